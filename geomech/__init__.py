@@ -1,0 +1,52 @@
+"""geomech: geometric mechanics of nonholonomic systems.
+
+Manifolds, vector fields, differential forms, distributions and Lie algebra actions are
+first-class objects; brackets are computed once through a dependency graph; equations of
+motion of nonholonomic systems are derived in every classical form.
+
+>>> import geomech as gm
+>>> M = gm.Manifold("M", "x y z"); x, y, z = M.coords
+>>> gm.bracket(M.vector_field([1, 0, -y/2]), M.vector_field([0, 1, x/2]))
+VectorField(M, [0, 0, 1])
+"""
+
+from importlib import import_module
+
+from .core import (DifferentialForm, Manifold, Map, VectorField, ZeroPolicy, bracket,
+                   lie_derivative, wedge)
+
+__version__ = "0.1.0"
+
+# Names provided by the upper layers, imported on first use so that ``import geomech`` stays
+# light and the layers stay independent.
+_LAZY = {
+    "BracketGraph": "geomech.lie.graph",
+    "Distribution": "geomech.lie.distribution",
+    "LieAlgebra": "geomech.lie.algebra",
+    "LieAlgebraAction": "geomech.lie.action",
+    "reduce": "geomech.lie.reduction",
+    "reconstruct": "geomech.lie.reduction",
+    "NonholonomicSystem": "geomech.mechanics.system",
+    "EquationsOfMotion": "geomech.mechanics.equations",
+    "rigid_body_so_n": "geomech.mechanics.rigidbody",
+    "RigidBodySoN": "geomech.mechanics.rigidbody",
+    "simulate": "geomech.numeric",
+    "examples": "geomech.examples",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        mod = import_module(_LAZY[name])
+        value = mod if mod.__name__ == f"geomech.{name}" else getattr(mod, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'geomech' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = ["Manifold", "VectorField", "DifferentialForm", "Map", "ZeroPolicy", "bracket",
+           "lie_derivative", "wedge", *_LAZY]

@@ -1,0 +1,281 @@
+r"""Vector fields as derivations: :class:`VectorField` and :func:`bracket`.
+
+A vector field :math:`X = \sum_i X^i(x)\,\partial_i` on a chart acts on functions by
+:math:`X(f) = \sum_i X^i \partial_i f`.  The Lie bracket follows the convention of the spec,
+
+.. math:: [X,Y]^i = X^j \partial_j Y^i - Y^j \partial_j X^i ,
+          \qquad [X,Y](f) = X(Y f) - Y(X f).
+
+Fields are immutable values; equality is mathematical (decided by the zero policy).
+
+Examples
+--------
+>>> from geomech.core.manifold import Manifold
+>>> M = Manifold("M", "x y z")
+>>> x, y, z = M.coords
+>>> X = M.vector_field([1, 0, -y/2]); Y = M.vector_field([0, 1, x/2])
+>>> X.bracket(Y) == M.vector_field([0, 0, 1])
+True
+>>> X(x*y)
+y
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+
+import sympy as sp
+
+from . import kernel
+from .manifold import Manifold
+from .zero import default_policy
+
+__all__ = ["VectorField", "bracket", "check_same_manifold"]
+
+
+def check_same_manifold(*objs) -> Manifold:
+    """Return the common manifold of fields/forms or raise ``ValueError`` naming them."""
+    mans = [o.manifold for o in objs]
+    for o, m in zip(objs, mans):
+        if m is not mans[0]:
+            raise ValueError(
+                f"objects live on different manifolds: {type(objs[0]).__name__} on "
+                f"{mans[0].name} and {type(o).__name__} on {m.name}")
+    return mans[0]
+
+
+class VectorField:
+    r"""A smooth vector field :math:`X = \sum_i X^i \partial/\partial x^i` on a chart.
+
+    Parameters
+    ----------
+    manifold : Manifold
+        The chart.
+    components : sequence or mapping
+        ``dim`` components, or ``{coordinate: component}`` (missing ones are zero).
+        Strings are parsed safely by the manifold.
+
+    Examples
+    --------
+    >>> M = Manifold("M", "x y")
+    >>> x, y = M.coords
+    >>> R = M.vector_field([-y, x])           # rotation
+    >>> R(x**2 + y**2)
+    0
+    >>> (x * R).components
+    (-x*y, x**2)
+    """
+
+    __slots__ = ("manifold", "components", "__dict__")
+
+    def __init__(self, manifold: Manifold, components: Sequence | Mapping):
+        if not isinstance(manifold, Manifold):
+            raise TypeError(f"expected a Manifold, got {type(manifold).__name__}")
+        norm = default_policy().normalize
+        if isinstance(components, Mapping):
+            comps = [sp.S.Zero] * manifold.dim
+            for k, v in components.items():
+                comps[manifold.index(k) if not isinstance(k, int) else k] = manifold.sympify(v)
+        else:
+            if isinstance(components, (str, bytes)) or not hasattr(components, "__len__"):
+                raise TypeError("components must be a sequence or a mapping")
+            comps = [manifold.sympify(c) for c in components]
+            if len(comps) != manifold.dim:
+                raise ValueError(
+                    f"a vector field on {manifold.name} (dim {manifold.dim}) needs "
+                    f"{manifold.dim} components, got {len(comps)}")
+        object.__setattr__(self, "manifold", manifold)
+        object.__setattr__(self, "components", tuple(norm(c) for c in comps))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("VectorField is immutable")
+
+    # -- action on functions -------------------------------------------------------------
+    def __call__(self, f):
+        """Apply the derivation: ``X(f)``; on a 0-form returns a 0-form."""
+        from .forms import DifferentialForm
+
+        if isinstance(f, DifferentialForm):
+            if f.degree != 0:
+                raise TypeError("X(w) is defined for functions; use w(X) or w.interior(X)")
+            check_same_manifold(self, f)
+            return self.manifold.scalar(self(f.coefficient(())))
+        if isinstance(f, VectorField):
+            raise TypeError("X(Y) is not defined; use X.bracket(Y) for the Lie bracket")
+        f = self.manifold.sympify(f)
+        return kernel.directional_derivative(self.components, self.manifold.coords, f)
+
+    # -- linear structure ----------------------------------------------------------------
+    def _coerce_scalar(self, c) -> sp.Expr:
+        if isinstance(c, VectorField):
+            raise TypeError("the product of two vector fields is not defined")
+        from .forms import DifferentialForm
+
+        if isinstance(c, DifferentialForm):
+            if c.degree != 0:
+                return NotImplemented
+            check_same_manifold(self, c)
+            return c.coefficient(())
+        return self.manifold.sympify(c)
+
+    def __add__(self, other):
+        if not isinstance(other, VectorField):
+            if other == 0:
+                return self
+            return NotImplemented
+        check_same_manifold(self, other)
+        return VectorField(self.manifold, [a + b for a, b in zip(self.components,
+                                                                 other.components)])
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return VectorField(self.manifold, [-a for a in self.components])
+
+    def __sub__(self, other):
+        if not isinstance(other, VectorField):
+            return NotImplemented
+        return self + (-other)
+
+    def __mul__(self, c):
+        c = self._coerce_scalar(c)
+        if c is NotImplemented:
+            return NotImplemented
+        return VectorField(self.manifold, [c * a for a in self.components])
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, c):
+        c = self._coerce_scalar(c)
+        return VectorField(self.manifold, [a / c for a in self.components])
+
+    # -- equality ------------------------------------------------------------------------
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (int, sp.Integer)) and other == 0:
+            return self.is_zero()
+        if not isinstance(other, VectorField):
+            return NotImplemented
+        if other.manifold is not self.manifold:
+            return False
+        pol = default_policy()
+        return all(pol.is_zero(a - b) for a, b in zip(self.components, other.components))
+
+    def __hash__(self) -> int:
+        return hash((id(self.manifold), "VectorField"))
+
+    def is_zero(self) -> bool:
+        """Whether every component vanishes identically (zero policy)."""
+        pol = default_policy()
+        return all(pol.is_zero(a) for a in self.components)
+
+    # -- differential calculus -----------------------------------------------------------
+    @cached_property
+    def jacobian(self) -> sp.Matrix:
+        r"""The matrix :math:`\partial_j X^i` (cached)."""
+        return kernel.jacobian(self.components, self.manifold.coords)
+
+    def bracket(self, other: VectorField) -> VectorField:
+        r"""The Lie bracket :math:`[X, Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`."""
+        if not isinstance(other, VectorField):
+            raise TypeError(f"bracket needs two vector fields, got {type(other).__name__}")
+        check_same_manifold(self, other)
+        return VectorField(self.manifold, kernel.bracket_components(
+            self.components, other.components, self.manifold.coords))
+
+    def divergence(self, density=1) -> sp.Expr:
+        r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""
+        rho = self.manifold.sympify(density)
+        acc = sp.Add(*[sp.diff(rho * a, c) for a, c in zip(self.components,
+                                                            self.manifold.coords)])
+        return default_policy().normalize(acc / rho)
+
+    def interior(self, form):
+        """Interior product ``i_X w`` (same as ``w.interior(X)``)."""
+        return form.interior(self)
+
+    def lie_derivative(self, obj):
+        """``L_X`` of a function, vector field or differential form."""
+        return lie_derivative(self, obj)
+
+    # -- evaluation, substitution, coordinates ------------------------------------------
+    def at(self, point: Mapping) -> tuple:
+        """Components at a point ``{coordinate: value}`` (other symbols stay symbolic)."""
+        rep = {sp.sympify(k): sp.sympify(v) for k, v in point.items()}
+        return tuple(sp.sympify(c).xreplace(rep) for c in self.components)
+
+    def subs(self, *args, **kwargs) -> VectorField:
+        """Substitute in the components (parameters, e.g. ``a=0``)."""
+        return VectorField(self.manifold, [c.subs(*args, **kwargs) for c in self.components])
+
+    def applyfunc(self, func) -> VectorField:
+        """Apply ``func`` to every component (e.g. ``sympy.factor`` for display)."""
+        return VectorField(self.manifold, [func(c) for c in self.components])
+
+    def to_manifold(self, other: Manifold) -> VectorField:
+        """The same components on another chart with the same coordinate symbols."""
+        if tuple(other.coords) != tuple(self.manifold.coords):
+            raise ValueError(f"{other.name} does not have the coordinates of {self.manifold.name}")
+        return VectorField(other, self.components)
+
+    def as_matrix(self) -> sp.Matrix:
+        """Components as a column matrix."""
+        return sp.Matrix(self.components)
+
+    # -- printing ------------------------------------------------------------------------
+    def _terms(self):
+        return [(c, x) for c, x in zip(self.components, self.manifold.coords) if c != 0]
+
+    def __repr__(self) -> str:
+        return f"VectorField({self.manifold.name}, {list(self.components)})"
+
+    def __str__(self) -> str:
+        terms = [f"({sp.sstr(c)})*d/d{x}" if c != 1 else f"d/d{x}" for c, x in self._terms()]
+        return " + ".join(terms) or "0"
+
+    def _latex(self, printer=None) -> str:
+        parts = []
+        for c, x in self._terms():
+            d = rf"\frac{{\partial}}{{\partial {sp.latex(x)}}}"
+            cl = sp.latex(c)
+            parts.append(d if c == 1 else rf"\left({cl}\right){d}")
+        return " + ".join(parts) or "0"
+
+    def _repr_latex_(self) -> str:
+        return "$" + self._latex() + "$"
+
+    def _sympystr(self, printer=None) -> str:
+        return str(self)
+
+
+def bracket(X: VectorField, Y: VectorField) -> VectorField:
+    """The Lie bracket ``[X, Y]``; see :meth:`VectorField.bracket`."""
+    if not isinstance(X, VectorField):
+        raise TypeError(f"bracket needs two vector fields, got {type(X).__name__}")
+    return X.bracket(Y)
+
+
+def lie_derivative(X: VectorField, obj):
+    r"""Lie derivative :math:`L_X` of a function, a vector field or a differential form.
+
+    * function: :math:`L_X f = X(f)`;
+    * vector field: :math:`L_X Y = [X, Y]`;
+    * form: Cartan's formula :math:`L_X\omega = i_X d\omega + d(i_X\omega)`.
+
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> R = M.vector_field([-y, x])
+    >>> lie_derivative(R, M.one_form([x, y])) == M.one_form([0, 0])
+    True
+    """
+    from .forms import DifferentialForm
+
+    if not isinstance(X, VectorField):
+        raise TypeError(f"the Lie derivative is along a vector field, got {type(X).__name__}")
+    if isinstance(obj, VectorField):
+        return X.bracket(obj)
+    if isinstance(obj, DifferentialForm):
+        check_same_manifold(X, obj)
+        if obj.degree == 0:
+            return X(obj)
+        return obj.d().interior_form(X) + obj.interior_form(X).d()
+    return X(obj)

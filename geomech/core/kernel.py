@@ -1,0 +1,149 @@
+r"""Differentiation kernels behind brackets, ``d`` and Jacobians.
+
+Two interchangeable backends compute the same canonical results:
+
+* ``"sympy"`` -- plain :func:`sympy.diff` followed by the zero policy's normalisation;
+* ``"symengine"`` -- differentiation, products and expansion in symengine (installed with the
+  ``fast`` extra), converted back to sympy once and normalised by the same policy, so the
+  stored expressions are identical to the sympy backend's.
+
+``"auto"`` (the default) uses symengine when it is importable.  The choice is global
+(:func:`set_backend`) or temporary (:func:`using_backend`).
+
+Examples
+--------
+>>> import sympy as sp
+>>> x, y = sp.symbols("x y")
+>>> bracket_components((1, 0), (0, x), (x, y))
+(0, 1)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import sympy as sp
+
+from .zero import default_policy
+
+__all__ = ["available_backends", "get_backend", "set_backend", "using_backend",
+           "jacobian", "bracket_components", "directional_derivative"]
+
+try:  # pragma: no cover - depends on the environment
+    import symengine as _se
+except ImportError:  # pragma: no cover
+    _se = None
+
+_BACKEND = "auto"
+
+
+def available_backends() -> tuple[str, ...]:
+    """Backends usable in this environment."""
+    return ("sympy", "symengine") if _se is not None else ("sympy",)
+
+
+def get_backend() -> str:
+    """The backend actually used (``"auto"`` resolved)."""
+    if _BACKEND == "auto":
+        return "symengine" if _se is not None else "sympy"
+    return _BACKEND
+
+
+def set_backend(name: str) -> str:
+    """Select ``"sympy"``, ``"symengine"`` or ``"auto"``; returns the previous setting."""
+    global _BACKEND
+    if name not in ("auto", "sympy", "symengine"):
+        raise ValueError(f"unknown backend {name!r}; choose 'auto', 'sympy' or 'symengine'")
+    if name == "symengine" and _se is None:
+        raise ValueError("symengine is not installed (pip install geomech[fast])")
+    old, _BACKEND = _BACKEND, name
+    return old
+
+
+@contextlib.contextmanager
+def using_backend(name: str) -> Iterator[str]:
+    """Temporarily select a backend."""
+    old = set_backend(name)
+    try:
+        yield name
+    finally:
+        set_backend(old)
+
+
+def _se_ok(exprs: Sequence[sp.Expr]) -> bool:
+    """symengine handles undefined functions poorly in conversion back: keep them in sympy."""
+    from sympy.core.function import AppliedUndef
+
+    return get_backend() == "symengine" and not any(
+        e.has(AppliedUndef) or e.has(sp.Derivative) for e in exprs)
+
+
+def _back(se_expr, originals: dict) -> sp.Expr:
+    """Convert a symengine result to sympy, restoring the original symbols (assumptions)."""
+    e = sp.sympify(se_expr)
+    return e.xreplace(originals) if originals else e
+
+
+def _originals(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> dict:
+    syms = set(coords)
+    for e in exprs:
+        syms |= e.free_symbols
+    return {sp.Symbol(s.name): s for s in syms if sp.Symbol(s.name) != s}
+
+
+def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> sp.Matrix:
+    r"""Normalised Jacobian matrix :math:`J_{ij} = \partial_j f_i`."""
+    comps = [sp.sympify(c) for c in components]
+    norm = default_policy().normalize
+    if _se_ok(comps):
+        sc = [_se.sympify(c) for c in coords]
+        orig = _originals(comps, coords)
+        rows = [[_back(_se.sympify(f).diff(x), orig) for x in sc] for f in comps]
+    else:
+        rows = [[sp.diff(f, x) for x in coords] for f in comps]
+    return sp.Matrix(len(comps), len(coords), lambda i, j: norm(rows[i][j]))
+
+
+def directional_derivative(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
+                           f: sp.Expr) -> sp.Expr:
+    r"""The derivation :math:`X(f) = \sum_j X^j \partial_j f`, normalised."""
+    f = sp.sympify(f)
+    comps = [sp.sympify(c) for c in components]
+    if _se_ok([*comps, f]):
+        sf = _se.sympify(f)
+        out = sum((_se.sympify(c) * sf.diff(_se.sympify(x)) for c, x in zip(comps, coords)
+                   if c != 0), _se.Integer(0))
+        orig = _originals([*comps, f], coords)
+        return default_policy().normalize(_back(_se.expand(out), orig))
+    out = sp.Add(*[c * sp.diff(f, x) for c, x in zip(comps, coords) if c != 0])
+    return default_policy().normalize(out)
+
+
+def bracket_components(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
+                       coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
+    r"""Components of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`, normalised."""
+    X = [sp.sympify(c) for c in X]
+    Y = [sp.sympify(c) for c in Y]
+    norm = default_policy().normalize
+    if _se_ok([*X, *Y]):
+        sx = [_se.sympify(c) for c in X]
+        sy = [_se.sympify(c) for c in Y]
+        sc = [_se.sympify(c) for c in coords]
+        orig = _originals([*X, *Y], coords)
+        out = []
+        for i in range(len(coords)):
+            acc = _se.Integer(0)
+            for j, xj in enumerate(sc):
+                if sx[j] != 0:
+                    acc += sx[j] * sy[i].diff(xj)
+                if sy[j] != 0:
+                    acc -= sy[j] * sx[i].diff(xj)
+            out.append(norm(_back(_se.expand(acc), orig)))
+        return tuple(out)
+    out = []
+    for i in range(len(coords)):
+        acc = sp.Add(*[X[j] * sp.diff(Y[i], xj) for j, xj in enumerate(coords) if X[j] != 0])
+        acc -= sp.Add(*[Y[j] * sp.diff(X[i], xj) for j, xj in enumerate(coords) if Y[j] != 0])
+        out.append(norm(acc))
+    return tuple(out)
