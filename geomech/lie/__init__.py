@@ -1,1 +1,1 @@
-"""(under construction)"""
+"""Brackets, distributions, Lie algebras, actions, reduction; knows no Lagrangians."""

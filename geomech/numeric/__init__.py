@@ -1,1 +1,1 @@
-"""(under construction)"""
+"""Numerics: compiled phase-space fields (CSE), integration, drift of integrals, plots."""

@@ -1,0 +1,3 @@
+"""Catalogue module (entries are added as the mechanics layer lands)."""
+
+__all__: list = []
