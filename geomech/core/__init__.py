@@ -8,8 +8,17 @@ from .forms import DifferentialForm, wedge
 from .manifold import Manifold
 from .maps import Map
 from .parse import parse_expr
-from .zero import (ProbablyZeroWarning, UndecidedZero, ZeroPolicy, ZeroVerdict, default_policy,
-                   is_zero, normalize, set_default_policy, using_policy)
+from .zero import (
+                   ProbablyZeroWarning,
+                   UndecidedZero,
+                   ZeroPolicy,
+                   ZeroVerdict,
+                   default_policy,
+                   is_zero,
+                   normalize,
+                   set_default_policy,
+                   using_policy,
+)
 
 __all__ = [
     "Manifold", "VectorField", "DifferentialForm", "Map", "bracket", "lie_derivative", "wedge",

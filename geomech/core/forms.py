@@ -261,8 +261,7 @@ class DifferentialForm:
             return self._comps.get((), sp.S.Zero)
         acc = []
         for I, a in self._comps.items():
-            m = sp.Matrix(self.degree, self.degree,
-                          lambda r, c: fields[c].components[I[r]])
+            m = sp.Matrix([[X.components[i] for X in fields] for i in I])
             acc.append(a * (m.det(method="berkowitz") if self.degree > 1 else m[0, 0]))
         return default_policy().normalize(sp.Add(*acc))
 

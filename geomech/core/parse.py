@@ -1,12 +1,13 @@
 r"""Safe parsing of user text into sympy expressions.
 
-The text is parsed by Python's :mod:`ast` module and the tree is *interpreted* node by node;
-nothing is ever passed to ``eval``/``exec``/``sympify``.  Allowed are numbers, the names the
-caller declares (coordinates, velocities, parameters), ``pi``, ``E``, ``I``, the elementary
-functions in :data:`FUNCTIONS`, the arithmetic operators ``+ - * / **`` (and ``^`` as power),
-unary signs and parentheses.  Anything else -- attribute access, subscripts, unknown names,
-calls of unknown functions, keyword arguments, lambdas, comprehensions, strings -- raises
-``ValueError`` naming the offending piece, before anything is evaluated.
+The text is parsed by Python's :mod:`ast` module and the tree is *interpreted* node by
+node; nothing is ever passed to ``eval``/``exec``/``sympify``.  Allowed are numbers, the
+names the caller declares (coordinates, velocities, parameters), ``pi``, ``E``, ``I``, the
+elementary functions in :data:`FUNCTIONS`, the arithmetic operators ``+ - * / **`` (the
+caret ``^`` is read as ``**``), unary signs and parentheses.  Anything else -- attribute
+access, subscripts, unknown names, calls of unknown functions, keyword arguments, lambdas,
+comprehensions, strings -- raises ``ValueError`` naming the offending piece, before anything
+is evaluated.
 
 Examples
 --------
@@ -14,10 +15,10 @@ Examples
 >>> x, y = sp.symbols("x y")
 >>> parse_expr("x**2*sin(y) + 1/2", {"x": x, "y": y})
 x**2*sin(y) + 1/2
->>> parse_expr("__import__('os')", {"x": x})
+>>> parse_expr("__import__('os')", {"x": x})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unsafe or unknown name '__import__' in 'x'-expression: only ['x'] and known functions are allowed
+ValueError: unsafe or unknown name '__import__' in 'x'-expression: ...
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ _BINOPS = {
     ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b,
     ast.Pow: None,  # handled separately (size check)
-    ast.BitXor: None,  # '^' means power, as in mathematics texts
 }
 
 
@@ -81,7 +81,8 @@ def parse_expr(text: str, names: Mapping[str, sp.Basic], *, context: str | None 
         raise ValueError(f"expression text too long ({len(text)} > {_MAX_LENGTH} characters)")
     where = context or ", ".join(sorted(names)) or "no names"
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        # '^' means power in mathematical texts; Python would parse it as a low-precedence xor
+        tree = ast.parse(text.strip().replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise ValueError(f"cannot parse {text!r}: {exc.msg}") from None
     return sp.sympify(_Interpreter(names, where).visit(tree.body))
@@ -115,7 +116,7 @@ class _Interpreter:
             if op not in _BINOPS:
                 self.fail(f"operator {op.__name__} not allowed")
             left, right = self.visit(node.left), self.visit(node.right)
-            if op in (ast.Pow, ast.BitXor):
+            if op is ast.Pow:
                 if right.is_number and abs(right) > _MAX_POWER:
                     self.fail(f"exponent {right} too large")
                 return left**right

@@ -187,8 +187,11 @@ class ZeroPolicy:
         if e.is_Atom:
             return e
         if _has_denominator(e):
-            return sp.cancel(e)
-        return sp.expand(e)
+            e = sp.cancel(e)
+            n, d = sp.fraction(e)
+            n2, d2 = _trig_reduce(n), _trig_reduce(d)
+            return e if (n2 is n and d2 is d) else sp.cancel(n2 / d2)
+        return _trig_reduce(sp.expand(e))
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
@@ -327,6 +330,40 @@ class ZeroPolicy:
         m = sp.Matrix(matrix)
         ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
         return [v.applyfunc(self.normalize) for v in ns]
+
+
+def _trig_reduce(e: sp.Expr) -> sp.Expr:
+    """Use ``sin(s)^2 + cos(s)^2 = 1`` when it shortens an expanded polynomial.
+
+    For each angle ``s`` carrying both ``sin(s)^k`` and ``cos(s)^l`` with ``k`` or ``l >= 2``,
+    the two reductions ``sin^2 -> 1 - cos^2`` and ``cos^2 -> 1 - sin^2`` are tried and the
+    shortest of the three expressions is kept (fewest terms, then fewest operations).  The
+    result is equal to ``e`` as a function; this is cosmetics, never a zero decision.
+    """
+    if not e.is_Add:
+        return e
+    angles = {f.args[0] for f in e.atoms(sp.sin)} & {f.args[0] for f in e.atoms(sp.cos)}
+    for s in angles:
+        sn, cs = sp.sin(s), sp.cos(s)
+        if not any(p.is_Pow and p.base in (sn, cs) and p.exp.is_Integer and p.exp >= 2
+                   for p in e.atoms(sp.Pow)):
+            continue
+        best = e
+        for a, b in ((sn, cs), (cs, sn)):
+            cand = sp.expand(_reduce_square(e, a, b))
+            if (len(cand.args) if cand.is_Add else 1, sp.count_ops(cand)) < \
+                    (len(best.args) if best.is_Add else 1, sp.count_ops(best)):
+                best = cand
+        e = best
+        if not e.is_Add:
+            break
+    return e
+
+
+def _reduce_square(e: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """Replace ``a**k`` (k >= 2) by ``a**(k-2) * (1 - b**2)``."""
+    return e.replace(lambda p: p.is_Pow and p.base == a and p.exp.is_Integer and p.exp >= 2,
+                     lambda p: a ** (p.exp - 2) * (1 - b**2))
 
 
 def _has_denominator(e: sp.Expr) -> bool:
