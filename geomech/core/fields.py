@@ -27,7 +27,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from . import kernel
+from . import kernel, polykernel
 from .manifold import Manifold
 from .zero import default_policy
 
@@ -67,7 +67,7 @@ class VectorField:
     (-x*y, x**2)
     """
 
-    __slots__ = ("manifold", "components", "__dict__")
+    __slots__ = ("manifold", "_exprs", "_ring", "__dict__")
 
     def __init__(self, manifold: Manifold, components: Sequence | Mapping):
         if not isinstance(manifold, Manifold):
@@ -86,10 +86,41 @@ class VectorField:
                     f"a vector field on {manifold.name} (dim {manifold.dim}) needs "
                     f"{manifold.dim} components, got {len(comps)}")
         object.__setattr__(self, "manifold", manifold)
-        object.__setattr__(self, "components", tuple(norm(c) for c in comps))
+        object.__setattr__(self, "_exprs", tuple(norm(c) for c in comps))
+        object.__setattr__(self, "_ring", None)
+
+    @classmethod
+    def _from_ring(cls, manifold: Manifold, ring, polys) -> VectorField:
+        """A field whose components are ring elements; expressions are built on demand."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "manifold", manifold)
+        object.__setattr__(self, "_exprs", None)
+        object.__setattr__(self, "_ring", (ring, tuple(polys)))
+        return self
 
     def __setattr__(self, name, value):
         raise AttributeError("VectorField is immutable")
+
+    def __reduce__(self):
+        return (VectorField, (self.manifold, self.components))
+
+    @property
+    def components(self) -> tuple[sp.Expr, ...]:
+        """The components :math:`(X^1, \\dots, X^n)` as normalised sympy expressions."""
+        if self._exprs is None:
+            R, polys = self._ring
+            norm = default_policy().normalize
+            object.__setattr__(self, "_exprs", tuple(norm(R.to_expr(p)) for p in polys))
+        return self._exprs
+
+    def ring_form(self):
+        """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
+        with rational coefficients, else ``None`` (cached)."""
+        if self._ring is None:
+            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords)
+            form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
+            object.__setattr__(self, "_ring", form)
+        return self._ring or None
 
     # -- action on functions -------------------------------------------------------------
     def __call__(self, f):
@@ -180,6 +211,13 @@ class VectorField:
         if not isinstance(other, VectorField):
             raise TypeError(f"bracket needs two vector fields, got {type(other).__name__}")
         check_same_manifold(self, other)
+        if kernel.use_rings():
+            a, b = self.ring_form(), other.ring_form()
+            if a and b:
+                R = polykernel.union_ring(a[0], b[0])
+                X = [R.lift(p) for p in a[1]]
+                Y = [R.lift(p) for p in b[1]]
+                return VectorField._from_ring(self.manifold, R, polykernel.bracket_polys(R, X, Y))
         return VectorField(self.manifold, kernel.bracket_components(
             self.components, other.components, self.manifold.coords))
 

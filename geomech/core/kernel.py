@@ -1,13 +1,17 @@
 r"""Differentiation kernels behind brackets, ``d`` and Jacobians.
 
-Two interchangeable backends compute the same canonical results:
+Interchangeable backends compute the same canonical results:
 
+* ``"poly"`` -- sparse polynomial rings with the trigonometric chain rule
+  (:mod:`geomech.core.polykernel`) for components that are polynomials in the symbols and
+  in ``sin``/``cos`` of symbols; the other components fall back to sympy;
 * ``"sympy"`` -- plain :func:`sympy.diff` followed by the zero policy's normalisation;
 * ``"symengine"`` -- differentiation, products and expansion in symengine (installed with the
   ``fast`` extra), converted back to sympy once and normalised by the same policy, so the
   stored expressions are identical to the sympy backend's.
 
-``"auto"`` (the default) uses symengine when it is importable.  The choice is global
+``"auto"`` (the default) uses rings where they apply and symengine (when importable) for
+the rest.  The choice is global
 (:func:`set_backend`) or temporary (:func:`using_backend`).
 
 Examples
@@ -40,21 +44,32 @@ _BACKEND = "auto"
 
 def available_backends() -> tuple[str, ...]:
     """Backends usable in this environment."""
-    return ("sympy", "symengine") if _se is not None else ("sympy",)
+    return ("sympy", "poly", "symengine") if _se is not None else ("sympy", "poly")
 
 
 def get_backend() -> str:
-    """The backend actually used (``"auto"`` resolved)."""
-    if _BACKEND == "auto":
-        return "symengine" if _se is not None else "sympy"
+    """The expression backend actually used (``"auto"`` resolved)."""
+    if _BACKEND in ("auto", "poly"):
+        return "symengine" if (_se is not None and _BACKEND == "auto") else "sympy"
     return _BACKEND
 
 
+def use_rings() -> bool:
+    """Whether brackets of trigonometric-polynomial fields run in the polynomial ring."""
+    return _BACKEND in ("auto", "poly")
+
+
 def set_backend(name: str) -> str:
-    """Select ``"sympy"``, ``"symengine"`` or ``"auto"``; returns the previous setting."""
+    """Select ``"auto"``, ``"poly"``, ``"sympy"`` or ``"symengine"``; returns the previous one.
+
+    ``"auto"``: sparse polynomial rings where the components fit
+    (:mod:`geomech.core.polykernel`), symengine for the rest when installed, sympy otherwise;
+    ``"poly"``: rings, else sympy; ``"sympy"``/``"symengine"``: that library only.
+    """
     global _BACKEND
-    if name not in ("auto", "sympy", "symengine"):
-        raise ValueError(f"unknown backend {name!r}; choose 'auto', 'sympy' or 'symengine'")
+    if name not in ("auto", "poly", "sympy", "symengine"):
+        raise ValueError(
+            f"unknown backend {name!r}; choose 'auto', 'poly', 'sympy' or 'symengine'")
     if name == "symengine" and _se is None:
         raise ValueError("symengine is not installed (pip install geomech[fast])")
     old, _BACKEND = _BACKEND, name

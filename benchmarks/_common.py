@@ -1,0 +1,59 @@
+"""Shared helpers for the benchmarks: timing with medians, subprocess time caps, tables."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import statistics
+import time
+from collections.abc import Callable
+
+
+def median_time(fn: Callable[[], object], repeat: int = 3) -> float:
+    """Median wall time of ``repeat`` calls of ``fn`` (seconds)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _target(q, fn, repeat):
+    q.put(median_time(fn, repeat))
+
+
+def capped_time(fn: Callable[[], object], cap: float, repeat: int = 1) -> float | None:
+    """Median time of ``fn`` in a child process, or ``None`` if it exceeds ``cap`` seconds."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_target, args=(q, fn, repeat))
+    p.start()
+    p.join(cap * repeat + 1)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None
+    return q.get() if not q.empty() else None
+
+
+def fmt(t: float | None, cap: float | None = None) -> str:
+    if t is None:
+        return f">{cap:g} s" if cap else "n/a"
+    return f"{t * 1e3:9.2f} ms"
+
+
+def ratio(ref: float | None, ours: float | None, cap: float | None = None) -> str:
+    if ours is None or ours == 0:
+        return "n/a"
+    if ref is None:
+        return f">{cap / ours:.0f}x" if cap else "n/a"
+    return f"{ref / ours:.1f}x"
+
+
+def table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    print(f"\n## {title}")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("-+-".join("-" * w for w in widths))
+    for r in rows:
+        print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
