@@ -1,0 +1,340 @@
+r"""Analysis report of a system: text, Markdown or LaTeX.
+
+A report is a list of :class:`Section` objects, each computed by one step (configuration
+space, constraint geometry, equations of motion, energy check, integrals, measure, a short
+simulation ...).  Steps report their progress and timing on ``stderr`` as they run; a step
+that fails shows its error in its section (and marks the report as failed) instead of
+stopping the others.
+
+Examples
+--------
+>>> import geomech as gm
+>>> rep = build_report(gm.examples.chaplygin_sleigh(), simulate=False)
+>>> [s.title for s in rep.sections][:3]
+['System', 'Configuration space', 'Lagrangian and constraints']
+>>> "growth vector" in rep.render("text")
+True
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+__all__ = ["Section", "Report", "build_report", "render"]
+
+
+@dataclass
+class Section:
+    """One titled block of a report: lines of text, each optionally with a formula."""
+
+    title: str
+    lines: list = field(default_factory=list)   # (text, sympy object or None)
+    seconds: float = 0.0
+    error: str | None = None
+
+    def add(self, text: str, obj=None) -> Section:
+        self.lines.append((text, obj))
+        return self
+
+
+@dataclass
+class Report:
+    """A rendered-on-demand analysis report."""
+
+    name: str
+    sections: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every step succeeded."""
+        return all(s.error is None for s in self.sections)
+
+    def render(self, fmt: str = "text") -> str:
+        """Render as ``"text"``, ``"markdown"`` or ``"latex"``."""
+        return render(self, fmt)
+
+
+# -- steps -------------------------------------------------------------------------------
+
+def _fmt_tuple(t) -> str:
+    return "(" + ", ".join(str(x) for x in t) + ")"
+
+
+def _system_section(obj) -> Section:
+    s = Section("System")
+    s.add(f"name: {getattr(obj, 'name', type(obj).__name__)}")
+    desc = getattr(obj, "description", "") or ""
+    if desc:
+        s.add(desc.strip().splitlines()[0])
+    return s
+
+
+def _configuration_section(sys_) -> Section:
+    s = Section("Configuration space")
+    N = sys_.manifold
+    s.add(f"chart {N.name}, dimension {N.dim}, coordinates {_fmt_tuple(N.coords)}")
+    if N.parameters:
+        s.add(f"parameters {_fmt_tuple(N.parameters)}")
+    P = sys_.phase_space
+    s.add(f"phase space (q, independent velocities): {_fmt_tuple(P.coords)}, dimension {P.dim}")
+    return s
+
+
+def _lagrangian_section(sys_) -> Section:
+    s = Section("Lagrangian and constraints")
+    s.add("L =", sys_.lagrangian)
+    if not sys_.constraints:
+        s.add("no constraints")
+    for i, c in enumerate(sys_.constraints, 1):
+        s.add(f"constraint {i}: 0 =", c)
+    if sys_.constraints:
+        s.add("dependent velocities:")
+        for k, v in sys_.dependent_solution.items():
+            s.add(f"  {k} =", v)
+    return s
+
+
+def _geometry_section(sys_) -> Section:
+    s = Section("Geometry of the constraints")
+    if not sys_.constraints:
+        return s.add("no constraints: the distribution is the whole tangent bundle")
+    D = sys_.constraint_distribution()
+    s.add(f"constraint distribution D: rank {D.rank} on a {D.manifold.dim}-dimensional space")
+    flag = D.growth_vector()
+    s.add(f"growth vector (Lie flag): {_fmt_tuple(flag)}")
+    frob = D.frobenius()
+    if getattr(frob, "involutive", False):
+        s.add("D is involutive: the constraints are integrable (holonomic in disguise)")
+    else:
+        off = getattr(frob, "offending", None)
+        s.add(f"D is not involutive (Frobenius fails at the bracket {off})"
+              if off else "D is not involutive")
+    if flag and flag[-1] == D.manifold.dim:
+        s.add("D is bracket-generating: every configuration is reachable (Chow–Rashevskii)")
+    for line in _provenance_lines(D):
+        s.add(line)
+    return s
+
+
+def _provenance_lines(D) -> list[str]:
+    """New directions of the flag and the bracket words they come from."""
+    fn = getattr(D, "new_directions", None)
+    if fn is None:
+        return []
+    out = []
+    for word, explanation in fn():
+        out.append(f"new direction {word}: {explanation}")
+    return out
+
+
+def _equations_section(sys_, method: str) -> Section:
+    s = Section(f"Equations of motion ({method.replace('_', '-')})")
+    eq = sys_.equations(method)
+    for e in eq.explicit():
+        s.add("", e)
+    if eq.multipliers:
+        s.add("multipliers:")
+        for k, v in eq.multipliers.items():
+            s.add(f"  {k} =", v)
+    s.add(f"operation count of the right-hand side: {eq.count_ops()}")
+    return s
+
+
+def _energy_section(sys_) -> Section:
+    from .core.zero import default_policy
+
+    s = Section("Energy")
+    E = sys_.energy()
+    s.add("E =", E)
+    v = sys_.vector_field()
+    verdict = default_policy().zero_test(v(E))
+    if verdict.zero:
+        s.add("dE/dt = 0 along the flow: verified "
+              + ("exactly" if verdict.certain else "numerically only (probable)"))
+    else:
+        s.add("dE/dt =", v(E))
+        s.add("the energy is NOT conserved (non-conservative forces or affine constraints)")
+    return s
+
+
+def _sections_from_object(obj) -> list[Section]:
+    out = []
+    for title, text in obj.report_sections():
+        sec = Section(title)
+        for line in str(text).splitlines():
+            sec.add(line)
+        out.append(sec)
+    return out
+
+
+def _numeric_defaults(obj):
+    """Parameter values and an initial state for the demonstration run."""
+    defaults = getattr(obj, "numeric_defaults", None)
+    if callable(defaults):
+        defaults = defaults()
+    if defaults:
+        return defaults
+    P = obj.phase_space
+    params = {p: 1.0 for p in getattr(obj.manifold, "parameters", P.parameters)}
+    x0 = {c: round(0.15 * (k + 1), 2) for k, c in enumerate(P.coords)}
+    return params, x0
+
+
+def _simulation_section(obj, t_end: float) -> Section:
+    from .numeric import simulate
+
+    s = Section("Simulation")
+    params, x0 = _numeric_defaults(obj)
+    res = simulate(obj, x0, (0.0, t_end), parameters=params)
+    s.add(f"parameters: {', '.join(f'{k}={v:g}' for k, v in params.items()) or 'none'}")
+    s.add("initial state: " + ", ".join(f"{k}={v:g}" for k, v in x0.items()))
+    s.add(f"integrated on [0, {t_end:g}] with {res.nfev} evaluations "
+          f"({'ok' if res.success else res.message})")
+    for k, v in res.drift.items():
+        s.add(f"relative drift of {k}: {v:.2e}")
+    return s
+
+
+def _extra_sections(sys_) -> list[tuple[str, Callable]]:
+    """Sections contributed by the analysis modules when they apply to the system."""
+    steps = []
+    try:
+        from .mechanics import report_hooks
+    except ImportError:
+        return steps
+    for title, fn in report_hooks.SECTIONS:
+        steps.append((title, lambda fn=fn, title=title: _hook_section(fn, sys_, title)))
+    return steps
+
+
+def _hook_section(fn, sys_, title) -> Section:
+    sec = Section(title)
+    for text, obj in fn(sys_):
+        sec.add(text, obj)
+    return sec
+
+
+def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
+                 t_end: float = 5.0, progress: bool = False) -> Report:
+    """Compute every section of the report of ``obj`` (a system or a catalogue object).
+
+    Parameters
+    ----------
+    obj : NonholonomicSystem or an object with ``report_sections()``
+    method : str
+        Form of the equations of motion to print.
+    simulate : bool
+        Include a short numerical run with the drift of the integrals.
+    t_end : float
+        Length of that run.
+    progress : bool
+        Print each step and its time on ``stderr`` as it runs.
+    """
+    rep = Report(getattr(obj, "name", type(obj).__name__))
+    steps: list[tuple[str, Callable]] = [("system", lambda: _system_section(obj))]
+    if hasattr(obj, "report_sections"):
+        steps.append(("analysis", lambda: _sections_from_object(obj)))
+    else:
+        steps += [
+            ("configuration space", lambda: _configuration_section(obj)),
+            ("Lagrangian and constraints", lambda: _lagrangian_section(obj)),
+            ("constraint geometry", lambda: _geometry_section(obj)),
+            ("equations of motion", lambda: _equations_section(obj, method)),
+            ("energy", lambda: _energy_section(obj)),
+            *_extra_sections(obj),
+        ]
+    if simulate:
+        steps.append(("simulation", lambda: _simulation_section(obj, t_end)))
+    for k, (label, fn) in enumerate(steps, 1):
+        if progress:
+            print(f"[{k}/{len(steps)}] {label} ...", end="", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        try:
+            result = fn()
+        except Exception as exc:  # noqa: BLE001 - reported in the section, not hidden
+            result = Section(label[:1].upper() + label[1:], error=f"{type(exc).__name__}: {exc}")
+        dt = time.perf_counter() - t0
+        for sec in result if isinstance(result, list) else [result]:
+            sec.seconds = dt
+            rep.sections.append(sec)
+        if progress:
+            print(f" {dt:.2f} s", file=sys.stderr, flush=True)
+    return rep
+
+
+# -- rendering ---------------------------------------------------------------------------
+
+def render(rep: Report, fmt: str = "text") -> str:
+    """Render a report; ``fmt`` is ``"text"``, ``"markdown"`` or ``"latex"``."""
+    if fmt == "text":
+        return _render_text(rep)
+    if fmt == "markdown":
+        return _render_markdown(rep)
+    if fmt == "latex":
+        return _render_latex(rep)
+    raise ValueError(f"unknown format {fmt!r}; choose 'text', 'markdown' or 'latex'")
+
+
+def _text_of(obj) -> str:
+    if obj is None:
+        return ""
+    if isinstance(obj, sp.Eq):
+        return f"{sp.sstr(obj.lhs)} = {sp.sstr(obj.rhs)}"
+    return sp.sstr(obj)
+
+
+def _render_text(rep: Report) -> str:
+    out = [f"geomech report: {rep.name}", "=" * (17 + len(rep.name))]
+    for sec in rep.sections:
+        out += ["", sec.title, "-" * len(sec.title)]
+        if sec.error:
+            out.append(f"FAILED: {sec.error}")
+        for text, obj in sec.lines:
+            out.append(" ".join(p for p in (text, _text_of(obj)) if p))
+    return "\n".join(out) + "\n"
+
+
+def _render_markdown(rep: Report) -> str:
+    out = [f"# geomech report: {rep.name}"]
+    for sec in rep.sections:
+        out += ["", f"## {sec.title}", ""]
+        if sec.error:
+            out.append(f"**FAILED:** `{sec.error}`")
+        for text, obj in sec.lines:
+            formula = f" ${sp.latex(obj)}$" if obj is not None else ""
+            out.append(f"- {text}{formula}")
+    return "\n".join(out) + "\n"
+
+
+def _tex_escape(s: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
+                 ("#", r"\#"), ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):
+        s = s.replace(a, b)
+    return s
+
+
+def _render_latex(rep: Report) -> str:
+    out = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb}",
+           r"\usepackage[margin=2cm]{geometry}", r"\allowdisplaybreaks",
+           rf"\title{{geomech report: {_tex_escape(rep.name)}}}", r"\date{}",
+           r"\begin{document}", r"\maketitle"]
+    for sec in rep.sections:
+        out.append(rf"\section*{{{_tex_escape(sec.title)}}}")
+        if sec.error:
+            out.append(rf"\textbf{{FAILED:}} \texttt{{{_tex_escape(sec.error)}}}")
+        for text, obj in sec.lines:
+            if obj is None:
+                out.append(_tex_escape(text) + r"\\")
+            else:
+                if text:
+                    out.append(_tex_escape(text))
+                out.append(r"\begin{equation*}")
+                out.append(sp.latex(obj))
+                out.append(r"\end{equation*}")
+    out.append(r"\end{document}")
+    return "\n".join(out) + "\n"

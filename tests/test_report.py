@@ -1,0 +1,65 @@
+"""The report and the command line on catalogue systems."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import geomech as gm
+from geomech.__main__ import main
+from geomech.report import build_report
+
+
+def test_sleigh_report_contains_the_spec_facts():
+    rep = build_report(gm.examples.chaplygin_sleigh(), simulate=True, t_end=2.0)
+    assert rep.ok, [s.error for s in rep.sections if s.error]
+    text = rep.render("text")
+    assert "growth vector (Lie flag): (2, 3)" in text
+    assert "not involutive" in text
+    assert "verified exactly" in text
+    drift = [ln for ln in text.splitlines() if ln.startswith("relative drift of energy")]
+    assert drift and float(drift[0].split(":")[1]) < 1e-9
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_other_formats(fmt):
+    rep = build_report(gm.examples.chaplygin_sleigh(), simulate=False)
+    out = rep.render(fmt)
+    if fmt == "latex":
+        assert out.startswith(r"\documentclass") and out.rstrip().endswith(r"\end{document}")
+        assert r"\begin{equation*}" in out
+    else:
+        assert out.startswith("# geomech report") and "$" in out
+    with pytest.raises(ValueError, match="unknown format"):
+        rep.render("html")
+
+
+def test_cli_list_and_unknown_name(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "chaplygin_sleigh" in out and "rolling_disk" in out
+    assert main(["report", "no_such_system", "--quiet"]) == 2
+    assert "unknown system" in capsys.readouterr().err
+
+
+def test_cli_report_runs_as_a_module(tmp_path):
+    target = tmp_path / "sleigh.tex"
+    proc = subprocess.run([sys.executable, "-m", "geomech", "report", "chaplygin_sleigh",
+                           "--format", "latex", "--no-simulation", "--quiet", "-o", str(target)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert r"\section*{Geometry of the constraints}" in target.read_text()
+
+
+def test_failed_step_is_reported_not_hidden():
+    class Broken:
+        name = "broken"
+
+        def report_sections(self):
+            raise RuntimeError("boom")
+
+    rep = build_report(Broken(), simulate=False)
+    assert not rep.ok
+    assert "FAILED: RuntimeError: boom" in rep.render("text")
