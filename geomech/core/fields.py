@@ -189,6 +189,10 @@ class VectorField:
             return NotImplemented
         if other.manifold is not self.manifold:
             return False
+        diff = _ring_difference(self, other)
+        if diff is not None:
+            R, polys = diff
+            return all(R.is_zero(p) for p in polys)
         pol = default_policy()
         return all(pol.is_zero(a - b) for a, b in zip(self.components, other.components))
 
@@ -197,6 +201,9 @@ class VectorField:
 
     def is_zero(self) -> bool:
         """Whether every component vanishes identically (zero policy)."""
+        form = self.ring_form()
+        if form:
+            return all(form[0].is_zero(p) for p in form[1])
         pol = default_policy()
         return all(pol.is_zero(a) for a in self.components)
 
@@ -284,6 +291,17 @@ class VectorField:
 
     def _sympystr(self, printer=None) -> str:
         return str(self)
+
+
+def _ring_difference(X: VectorField, Y: VectorField):
+    """``(ring, X - Y)`` in a common polynomial ring, or ``None`` if either does not fit."""
+    if not kernel.use_rings():
+        return None
+    a, b = X.ring_form(), Y.ring_form()
+    if not (a and b):
+        return None
+    R = polykernel.union_ring(a[0], b[0])
+    return R, [R.lift(p) - R.lift(q) for p, q in zip(a[1], b[1])]
 
 
 def bracket(X: VectorField, Y: VectorField) -> VectorField:

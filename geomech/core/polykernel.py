@@ -122,6 +122,28 @@ class DiffRing:
                 out += dp * dg
         return out
 
+    @property
+    def pythagoras(self) -> tuple:
+        r"""The relations :math:`\sin^2 s + \cos^2 s - 1`, a Gröbner basis in lex order."""
+        G = self.ring.gens
+        rel = []
+        for g in self.gens:
+            if isinstance(g, sp.sin):
+                i = self._index[g]
+                rel.append(G[i] ** 2 + G[self._index[sp.cos(g.args[0])]] ** 2 - 1)
+        return tuple(rel)
+
+    def reduce(self, p):
+        r"""Canonical representative modulo :math:`\sin^2+\cos^2 = 1` (degree < 2 in each
+        ``sin``).  The relations have coprime leading monomials, so they form a Gröbner basis
+        and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function."""
+        rel = self.pythagoras
+        return p.rem(list(rel)) if rel and p else p
+
+    def is_zero(self, p) -> bool:
+        """Exact zero test of a ring element as a function."""
+        return not self.reduce(p)
+
     def to_expr(self, p) -> sp.Expr:
         """The canonical expanded sympy expression of a ring element."""
         return p.as_expr()

@@ -202,6 +202,9 @@ class ZeroPolicy:
         if e.is_number and e.is_comparable:
             return ZeroVerdict(bool(abs(sp.N(e, 30)) < 1e-25 and e.equals(0)), True,
                                "evaluation")
+        ring_verdict = _ring_zero_test(e)
+        if ring_verdict is not None:
+            return ZeroVerdict(ring_verdict, True, "normal form")
         rat = _rational_form(e)
         if rat == 0:
             return ZeroVerdict(True, True, "normal form")
@@ -330,6 +333,17 @@ class ZeroPolicy:
         m = sp.Matrix(matrix)
         ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
         return [v.applyfunc(self.normalize) for v in ns]
+
+
+def _ring_zero_test(e: sp.Expr) -> bool | None:
+    """Exact decision for polynomials in symbols and ``sin``/``cos`` of symbols (rational
+    coefficients): the remainder modulo the Pythagorean relations is canonical."""
+    from .polykernel import DiffRing
+
+    R = DiffRing.for_expressions([e], ())
+    if R is None:
+        return None
+    return R.is_zero(R.to_ring(e))
 
 
 def _trig_reduce(e: sp.Expr) -> sp.Expr:
