@@ -205,7 +205,8 @@ class JetSpace:
         return sp.sympify(expr).xreplace(rep) if rep else sp.sympify(expr)
 
     def euler_lagrange(self, L) -> list[sp.Expr]:
-        r"""Lagrange operator :math:`E_i(L) = D_t(\partial L/\partial \dot q^i) - \partial L/\partial q^i`."""
+        r"""Lagrange operator
+        :math:`E_i(L) = D_t(\partial L/\partial \dot q^i) - \partial L/\partial q^i`."""
         return [sp.expand(self.D(sp.diff(L, v)) - sp.diff(L, q))
                 for q, v in zip(self.coords, self.velocities)]
 
