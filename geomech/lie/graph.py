@@ -35,14 +35,12 @@ True
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import networkx as nx
 import sympy as sp
 
-from ..core import kernel
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
 
@@ -54,8 +52,25 @@ _FORBIDDEN = set("[], \t\n")
 
 def _bracket_task(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
                   coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
-    """Worker function (module level so that it pickles): components of ``[X, Y]``."""
-    return kernel.bracket_components(X, Y, coords)
+    """Worker function (module level so that it pickles): components of ``[X, Y]``.
+
+    The fields are rebuilt on a throw-away chart with the same coordinate symbols and
+    bracketed by :meth:`VectorField.bracket`, exactly as in the serial path.
+    """
+    W = Manifold("_worker", tuple(coords))
+    return VectorField(W, X).bracket(VectorField(W, Y)).components
+
+
+class _GraphSlot:
+    """Holder of the per-manifold graph; pickles empty so that a chart stays picklable."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph=None):
+        self.graph = graph
+
+    def __reduce__(self):
+        return (_GraphSlot, ())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,11 +223,11 @@ class BracketGraph:
         """
         if not isinstance(manifold, Manifold):
             raise TypeError(f"BracketGraph.of needs a Manifold, got {type(manifold).__name__}")
-        g = manifold.__dict__.get(_GRAPH_ATTR)
-        if g is None:
-            g = cls(manifold)
-            manifold.__dict__[_GRAPH_ATTR] = g
-        return g
+        slot = manifold.__dict__.get(_GRAPH_ATTR)
+        if slot is None or slot.graph is None:
+            slot = _GraphSlot(cls(manifold))
+            manifold.__dict__[_GRAPH_ATTR] = slot
+        return slot.graph
 
     # -- registration --------------------------------------------------------------------
     def _check_field(self, X) -> VectorField:
@@ -265,7 +280,8 @@ class BracketGraph:
                 return name
             raise ValueError(f"the name {name!r} is already used for a different field")
         self._g.add_node(name, kind="generator", value=X, left=None, right=None, sign=1)
-        self._by_id[id(X)] = (name, X)
+        if id(X) not in self._by_id:
+            self._by_id[id(X)] = (name, X)
         self._by_content.setdefault(ckey, name)
         return name
 
@@ -388,6 +404,8 @@ class BracketGraph:
         k = self._key(key)
         node = self._g.nodes[k]
         if node["value"] is not None:
+            if node["kind"] == "bracket":
+                self._stats["hits"] += 1
             return node["value"]
         # iterative post-order over the operands still missing a value
         stack = [k]
@@ -407,10 +425,13 @@ class BracketGraph:
             Y = self._g.nodes[nd["right"]]["value"]
             comps = self._lookup(X, Y)
             if comps is None:
-                comps = _bracket_task(X.components, Y.components, self.manifold.coords)
+                Z = X.bracket(Y)
                 self._stats["computed"] += 1
-                self._memo[(X.components, Y.components)] = tuple(comps)
-            self._store(top, tuple(comps))
+                self._memo[(X.components, Y.components)] = Z.components
+                nd["value"] = Z
+                self._by_content.setdefault(Z.components, top)
+            else:
+                self._store(top, tuple(comps))
         return node["value"]
 
     def bracket(self, a, b) -> VectorField:
@@ -443,7 +464,7 @@ class BracketGraph:
                              f"or 'dask'")
         ks = [self._key(k) for k in keys]
         if executor == "serial":
-            return {k: self.value(k) for k in ks}
+            return {k: self._peek(k) for k in ks}
         needed = set(ks)
         for k in ks:
             needed |= nx.ancestors(self._g, k)
@@ -453,7 +474,12 @@ class BracketGraph:
             self._evaluate_dask(pending)
         else:
             self._evaluate_process(pending, max_workers)
-        return {k: self.value(k) for k in ks}
+        return {k: self._peek(k) for k in ks}
+
+    def _peek(self, k: str) -> VectorField:
+        """Value of a node without counting a memo hit (computing it if needed)."""
+        val = self._g.nodes[k]["value"]
+        return val if val is not None else self.value(k)
 
     def _levels(self, pending: list[str]) -> list[list[str]]:
         depth: dict[str, int] = {}
@@ -493,7 +519,7 @@ class BracketGraph:
                     self._memo[ck] = comps
                     self._store(k, comps)
                 for k in level:
-                    self.value(k)
+                    self._peek(k)
 
     def _evaluate_dask(self, pending: list[str]) -> None:
         try:
@@ -547,7 +573,7 @@ class BracketGraph:
         'A'
         'B'
         >>> print(G.provenance(G.bracket_node("B", "A")))
-        [B,A] where A = d/dx, B = (x)*d/dy
+        [B,A] where B = (x)*d/dy, A = d/dx
         """
         k = self._key(key)
         defs = ", ".join(f"{g} = {self._g.nodes[g]['value']}" for g in self.leaves(k))
@@ -579,6 +605,3 @@ class BracketGraph:
         return (f"BracketGraph({self.manifold.name}: {s['generators']} generators, "
                 f"{s['words']} words, {s['computed']} computed)")
 
-
-def _all_pairs(keys: Sequence[str]) -> list[tuple[str, str]]:
-    return list(itertools.combinations(keys, 2))
