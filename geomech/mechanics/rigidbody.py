@@ -36,7 +36,8 @@ Euler–Arnold equations (spec §2.5)
 With principal moments :math:`I_1..I_n` and :math:`\lambda_i = (I_1+\dots+I_n)/2 - I_i` (2.8),
 :math:`\Lambda = \operatorname{diag}\lambda`,
 
-.. math:: \dot\Omega\Lambda + \Lambda\dot\Omega + [\Omega, \Omega\Lambda + \Lambda\Omega] = \mathbf M,
+.. math:: \dot\Omega\Lambda + \Lambda\dot\Omega + [\Omega, \Omega\Lambda + \Lambda\Omega]
+          = \mathbf M,
 
 componentwise :math:`(\lambda_i+\lambda_j)\dot\Omega_{ij} + (\lambda_j-\lambda_i)(\Omega^2)_{ij} =
 \mathbf M_{ij}` with :math:`\lambda_i+\lambda_j = \sum I - I_i - I_j` and
@@ -339,9 +340,12 @@ def bivector_to_skew(B) -> sp.Matrix:
         raise TypeError(f"expected a galgebra multivector, got {type(B).__name__}")
     n = _mv_n(B)
     B2 = B.grade(2)
-    if not (B - B2).is_zero():
-        raise ValueError("the multivector is not a bivector (it has parts of other grades)")
-    coefs = B2.get_coefs(2)
+    rest = B - B2
+    if not rest.is_zero():
+        pol = default_policy()
+        if not all(pol.is_zero(c) for c in rest.blade_coefs()):
+            raise ValueError("the multivector is not a bivector (it has parts of other grades)")
+    coefs = [sp.expand(c) for c in B2.get_coefs(2)]
     A = sp.zeros(n, n)
     k = 0
     for i in range(n):
@@ -475,7 +479,7 @@ def symmetric_inertia(n: int, k: int, names: Sequence[str] | None = None) -> tup
     if not (isinstance(n, int) and isinstance(k, int)) or not 1 <= k < n:
         raise ValueError(f"a symmetric case (k-(n-k)) needs integers 1 <= k < n, got k={k}, "
                          f"n={n}")
-    a, b = names or (f"I1", f"I{k + 1}")
+    a, b = names or ("I1", f"I{k + 1}")
     A = sp.Symbol(a, positive=True)
     B = sp.Symbol(b, positive=True)
     return (A,) * k + (B,) * (n - k)
@@ -521,15 +525,44 @@ def euler_arnold_terms(inertia: Sequence, omega: Sequence, ordering: str = "sham
     basis = so_n_basis(len(inertia), ordering)
     if len(omega) != basis.dim:
         raise ValueError(f"{len(omega)} coordinates given; so({basis.n}) has {basis.dim}")
-    rows = _entries(omega, basis)
+    simple = all(I.is_Symbol or I.is_Number for I in inertia) and all(
+        w.is_Symbol or w == 0 for w in omega)
     total = sp.Add(*inertia)
+    if not simple:
+        rows = _entries(omega, basis)
+        out = []
+        for (i, j), s in zip(basis.pairs, basis.signs):
+            sq = sp.Add(*[rows[i][m] * rows[m][j] for m in rows[i] if j in rows[m]])
+            diff = inertia[i] - inertia[j]
+            Q = sp.S.Zero if diff == 0 or sq == 0 else sp.expand((s * diff) * sq)
+            out.append((total - inertia[i] - inertia[j], Q))
+        return out
+    # fast path: monomials built directly in expanded form (no sympy.expand)
+    srows: list = [{} for _ in range(basis.n)]
+    for (i, j), s, w in zip(basis.pairs, basis.signs, omega):
+        if w != 0:
+            srows[i][j] = (s, w)
+            srows[j][i] = (-s, w)
     out = []
+    Mul, Add = sp.Mul, sp.Add
     for (i, j), s in zip(basis.pairs, basis.signs):
-        Ri = rows[i]
-        sq = sp.Add(*[Ri[m] * rows[m][j] for m in Ri if j in rows[m]])
-        diff = inertia[i] - inertia[j]
-        Q = sp.S.Zero if diff == 0 or sq == 0 else sp.expand((s * diff) * sq)
-        out.append((total - inertia[i] - inertia[j], Q))
+        c = Add(*[I for k, I in enumerate(inertia) if k not in (i, j)])
+        Ii, Ij = inertia[i], inertia[j]
+        if Ii == Ij:
+            out.append((c, sp.S.Zero))
+            continue
+        terms = []
+        Ri = srows[i]
+        for m, (s1, w1) in Ri.items():
+            e = srows[m].get(j)
+            if e is None:
+                continue
+            s2, w2 = e
+            sg = s * s1 * s2
+            mono = w1 * w2
+            terms.append(Mul(sg * Ii, mono) if Ii.is_Number else Mul(sg, Ii, mono))
+            terms.append(Mul(-sg * Ij, mono) if Ij.is_Number else Mul(-sg, Ij, mono))
+        out.append((c, Add(*terms)))
     return out
 
 
@@ -605,7 +638,11 @@ class RigidBodySoN:
         coefs = euler_arnold_terms(self.inertia, coords, ordering)
         pol = default_policy()
         for (i, j), (c, _) in zip(self.basis.pairs, coefs):
-            if pol.is_zero(c):
+            # c is linear in the moments: its expanded form is canonical when they are
+            # numbers or symbols; anything else goes through the zero policy
+            cheap = all(sp.sympify(I).is_Symbol or sp.sympify(I).is_number
+                        for I in self.inertia)
+            if (sp.expand(c) == 0) if cheap else pol.is_zero(c):
                 raise ValueError(f"degenerate inertia: lambda_{i + 1} + lambda_{j + 1} = "
                                  f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
         self._terms = coefs
@@ -646,7 +683,8 @@ class RigidBodySoN:
         ``omega_k dot`` are the phase space's velocity symbols.
         """
         dots = self.phase_space.velocities
-        return [sp.Eq(sp.expand(c * d) + Q, m, evaluate=False)
+        return [sp.Eq(sp.Add(*[sp.Mul(a, d) for a in sp.Add.make_args(c)], Q), m,
+                      evaluate=False)
                 for d, (c, Q), m in zip(dots, self._terms, self.torque)]
 
     def matrix_equation(self) -> sp.Matrix:
@@ -680,22 +718,54 @@ class RigidBodySoN:
         return sp.expand(sp.Add(*[c * w ** 2 for (c, _), w in zip(self._terms, self.omega)])
                          / 2)
 
+    @functools.cached_property
+    def _mu(self) -> tuple:
+        """Momentum coordinates: mu_k = c_k omega_k, so that hat(mu) = M = Omega Lambda + ..."""
+        return tuple(sp.Dummy(f"mu{k + 1}") for k in range(self.basis.dim))
+
+    def _to_omega(self, expr_mu) -> sp.Expr:
+        sub = {m: c * w for m, (c, _), w in zip(self._mu, self._terms, self.omega)}
+        return sp.expand(expr_mu.xreplace(sub))
+
+    @functools.lru_cache(maxsize=8)  # noqa: B019 - instances are long-lived values
+    def _trace_mu(self, power: int) -> sp.Expr:
+        A = hat(self._mu, self.ordering)
+        P = A
+        for _ in range(power - 1):
+            P = (P * A).applyfunc(sp.expand)
+        return sp.expand(P.trace())
+
     def trace_invariant(self, power: int) -> sp.Expr:
-        r""":math:`\operatorname{tr}\mathcal M^{p}` (zero for odd ``p``)."""
-        if not isinstance(power, int) or power < 1:
+        r""":math:`\operatorname{tr}\mathcal M^{p}` (zero for odd ``p``), expanded in omega.
+
+        Computed in momentum coordinates :math:`\mu_k = c_k\omega_k` (:math:`\mathcal M =
+        \hat\mu`) and substituted.
+        """
+        if isinstance(power, bool) or not isinstance(power, int) or power < 1:
             raise ValueError(f"power must be a positive integer, got {power!r}")
-        return sp.expand((self.momentum ** power).trace())
+        return self._to_omega(self._trace_mu(power))
+
+    def _casimirs_mu(self) -> dict:
+        out = {f"tr M^{2 * k}": self._trace_mu(2 * k) for k in range(1, (self.n - 1) // 2 + 1)}
+        if self.n % 2 == 0:
+            out["Pf M"] = _pfaffian(hat(self._mu, self.ordering))
+        return out
 
     def casimirs(self) -> dict:
         r"""Casimirs of the Lie–Poisson structure, in :math:`\mathcal M`:
         :math:`\operatorname{tr}\mathcal M^{2k}` (:math:`2k \le n-1`) and, for even n, the
         Pfaffian :math:`\operatorname{Pf}\mathcal M` (replacing :math:`\operatorname{tr}
         \mathcal M^n`)."""
-        out = {f"tr M^{2 * k}": self.trace_invariant(2 * k)
-               for k in range(1, (self.n - 1) // 2 + 1)}
-        if self.n % 2 == 0:
-            out["Pf M"] = _pfaffian(self.momentum)
-        return out
+        return {k: self._to_omega(F) for k, F in self._casimirs_mu().items()}
+
+    def _derivative_mu(self, F_mu) -> sp.Expr:
+        r"""v(F) for F = F_mu(c omega): chain rule, :math:`\partial_{\omega_k}F =
+        c_k\partial_{\mu_k}F_\mu`, so :math:`v(F) = \sum_k \partial_{\mu_k}F_\mu (M_k - Q_k)`
+        -- a polynomial when the torque is."""
+        tq = (sp.S.Zero,) * self.basis.dim if self._torque_symbolic else self.torque
+        terms = [self._to_omega(sp.diff(F_mu, m)) * (t - Q)
+                 for m, (_, Q), t in zip(self._mu, self._terms, tq) if F_mu.has(m)]
+        return default_policy().normalize(sp.expand(sp.Add(*terms)))
 
     def manakov_integrals(self) -> dict:
         r"""Manakov's integrals: coefficients of :math:`\mu^m` in
@@ -717,18 +787,48 @@ class RigidBodySoN:
                     out[f"tr(M+mu*Lambda^2)^{p} [mu^{m}]"] = sp.expand(c)
         return out
 
+    def derivative(self, F) -> sp.Expr:
+        r"""The derivative :math:`v(F) = \sum_k \partial_k F\,(M_k - Q_k)/c_k` along the flow.
+
+        Same value as ``self.vector_field()(F)`` but computed term by term: each
+        :math:`\partial_k F / c_k` is cancelled first (for energy and the momenta-type
+        integrals :math:`c_k` divides :math:`\partial_k F`), so polynomial integrals give
+        polynomial results whose expanded form is canonical.  The torque is the one of
+        :meth:`vector_field`.
+
+        >>> rb = rigid_body_so_n(4, torque=0)
+        >>> rb.derivative(rb.energy())
+        0
+        """
+        F = self.phase_space.sympify(F)
+        tq = (sp.S.Zero,) * self.basis.dim if self._torque_symbolic else self.torque
+        terms = []
+        for w, (c, Q), m in zip(self.omega, self._terms, tq):
+            g = sp.diff(F, w)
+            if g == 0:
+                continue
+            q = sp.cancel(g / c)
+            terms.append(sp.expand(q * (m - Q)) if q.is_polynomial() else q * (m - Q))
+        return default_policy().normalize(sp.Add(*terms))
+
     def first_integrals(self, verify: bool = True) -> dict:
         r"""Energy and Casimirs that are first integrals of :meth:`vector_field`.
 
         Each candidate :math:`F` is kept only if :math:`v(F) \equiv 0` by an exact zero test
         (``verify=True``).  With a nonzero torque usually none survives.
         """
-        cands = {"energy": self.energy(), **self.casimirs()}
+        cands_mu = self._casimirs_mu()
+        cands = {"energy": self.energy(),
+                 **{k: self._to_omega(F) for k, F in cands_mu.items()}}
         if not verify:
             return cands
-        v = self.vector_field()
         pol = default_policy()
-        return {k: F for k, F in cands.items() if pol.zero_test(v(F)).zero}
+        keep = {}
+        for k, F in cands.items():
+            d = self._derivative_mu(cands_mu[k]) if k in cands_mu else self.derivative(F)
+            if pol.zero_test(d).zero:
+                keep[k] = F
+        return keep
 
     def cyclic_integrals(self) -> tuple:
         r"""Positions k with :math:`\dot\omega_k \equiv 0` (so :math:`\omega_k` = const)."""
@@ -740,7 +840,7 @@ class RigidBodySoN:
     def report_sections(self) -> list:
         """``(title, text)`` pairs for the report command."""
         eqs = "\n".join(f"  {sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" for e in self.equations())
-        ints = self.first_integrals() if not self._torque_symbolic or self.n <= 6 else {}
+        ints = self.first_integrals() if self.n <= 5 else {}
         ints_txt = "\n".join(f"  {k}: {sp.sstr(F)[:300]}" for k, F in ints.items())
         cyc = ", ".join(f"omega{k + 1}" for k in self.cyclic_integrals()) or "none"
         return [
@@ -756,7 +856,8 @@ class RigidBodySoN:
         ]
 
     def __repr__(self) -> str:
-        return f"RigidBodySoN(n={self.n}, inertia={tuple(self.inertia)}, ordering={self.ordering!r})"
+        return (f"RigidBodySoN(n={self.n}, inertia={tuple(self.inertia)}, "
+                f"ordering={self.ordering!r})")
 
 
 def _pfaffian(A: sp.Matrix) -> sp.Expr:
