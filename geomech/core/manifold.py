@@ -166,8 +166,9 @@ class Manifold:
     def function(self, name: str, *args) -> sp.Expr:
         """An undefined smooth function of the coordinates (or of ``args``), e.g. a potential.
 
-        >>> Manifold("N", "x y").function("U")
-        U(x, y)
+        >>> U = Manifold("N", "x y").function("U")
+        >>> U.func.__name__, U.args
+        ('U', (x, y))
         """
         return sp.Function(name, real=True)(*(args or self.coords))
 

@@ -52,6 +52,9 @@ __all__ = [
     "using_policy",
     "normalize",
     "is_zero",
+    "rational_rewrite",
+    "half_angle_symbol",
+    "is_auxiliary_symbol",
 ]
 
 
@@ -125,11 +128,43 @@ def _half_angle(expr: sp.Expr) -> sp.Expr:
         s = f.args[0]
         if not s.is_Symbol:
             continue
-        t = tvars.setdefault(s, sp.Dummy(f"t_{s}", real=True))
+        t = tvars[s] if s in tvars else half_angle_symbol(s)
         sn, cs = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
         rep[f] = {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
                   sp.sec: 1 / cs, sp.csc: 1 / sn}[f.func]
     return expr.xreplace(rep)
+
+
+def rational_rewrite(expr) -> sp.Expr:
+    """The injective rewriting used for exact evaluation and zero tests.
+
+    Undefined functions and their derivatives become independent jet symbols and
+    ``sin``/``cos``/``tan`` of a symbol ``s`` become rational functions of ``t_s = tan(s/2)``.
+    The auxiliary symbols are shared by all expressions (see :func:`half_angle_symbol`), so
+    the rewriting is one ring map on every entry of a matrix.
+
+    >>> import sympy as sp
+    >>> phi = sp.Symbol("phi")
+    >>> t = half_angle_symbol(phi)
+    >>> sp.simplify(rational_rewrite(sp.sin(phi)) - 2*t/(1 + t**2))
+    0
+    """
+    return _half_angle(_jet_replacement(sp.sympify(expr))[0])
+
+
+def half_angle_symbol(s: sp.Symbol) -> sp.Dummy:
+    """The auxiliary symbol ``tan(s/2)`` used by :func:`rational_rewrite` for angle ``s``."""
+    return _HALF_ANGLE.setdefault(s, sp.Dummy(f"t_{s}", real=True))
+
+
+def is_auxiliary_symbol(sym: sp.Symbol, kind: str | None = None) -> bool:
+    """Whether ``sym`` was introduced by :func:`rational_rewrite`: a jet symbol
+    (``kind="jet"``), a half-angle symbol (``kind="half_angle"``) or either (``None``)."""
+    if kind == "jet":
+        return sym in _JETS.values()
+    if kind == "half_angle":
+        return sym in _HALF_ANGLE.values()
+    return sym in _JETS.values() or sym in _HALF_ANGLE.values()
 
 
 def _rational_form(expr: sp.Expr) -> sp.Expr:

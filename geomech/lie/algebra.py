@@ -788,21 +788,15 @@ def _coordinate_like(M, exprs) -> tuple[list, dict]:
     Returns the rewritten expressions and the symbols to be sampled (coordinates of ``M``,
     their half-angle variables and jet variables); other symbols (parameters) stay symbolic.
     """
-    from geomech.core import zero as _zero
+    from geomech.core.zero import half_angle_symbol, is_auxiliary_symbol, rational_rewrite
 
-    out = []
-    for e in exprs:
-        e2, _ = _zero._jet_replacement(sp.sympify(e))
-        out.append(_zero._half_angle(e2))
+    out = [rational_rewrite(e) for e in exprs]
     coords = set(M.coords)
+    half_angles = {half_angle_symbol(c) for c in coords}
     sample = set()
     for e in out:
         for s in e.free_symbols:
-            if s in coords:
-                sample.add(s)
-            elif isinstance(s, sp.Dummy) and (
-                    s in _zero._JETS.values()
-                    or any(_zero._HALF_ANGLE.get(c) == s for c in coords)):
+            if s in coords or s in half_angles or is_auxiliary_symbol(s, "jet"):
                 sample.add(s)
     return out, sorted(sample, key=sp.default_sort_key)
 

@@ -47,7 +47,7 @@ from sympy.polys.matrices import DomainMatrix
 from ..core.fields import VectorField
 from ..core.forms import DifferentialForm
 from ..core.manifold import Manifold
-from ..core.zero import _half_angle, _jet_replacement, default_policy
+from ..core.zero import default_policy, rational_rewrite
 from .graph import BracketGraph
 
 __all__ = ["Distribution", "FrobeniusResult", "NotFoundError", "NotFound"]
@@ -126,7 +126,7 @@ class _Evaluator:
     def _rewrite(self, e: sp.Expr) -> sp.Expr:
         r = self._cache.get(e)
         if r is None:
-            r = _half_angle(_jet_replacement(sp.sympify(e))[0])
+            r = rational_rewrite(e)
             self._cache[e] = r
         return r
 

@@ -1,1 +1,24 @@
-"""Numerics: compiled phase-space fields (CSE), integration, drift of integrals, plots."""
+"""Numerics: compiled phase-space fields (CSE), integration, drift of integrals, plots.
+
+* :func:`compile_vector_field` -- one CSE'd numpy function for a whole right-hand side;
+* :func:`simulate` (also ``gm.simulate``) -- :func:`scipy.integrate.solve_ivp` on a system or
+  field, with the relative drift of the energy, of given integrals and of the constraints;
+* :class:`SimulationResult` -- trajectory, drifts, ``plot()`` (matplotlib, optional).
+
+>>> import geomech as gm
+>>> M = gm.Manifold("M", "x v"); x, v = M.coords
+>>> gm.simulate(M.vector_field([v, -x]), {"x": 1, "v": 0}, 1.0).success
+True
+"""
+
+from .compile import (
+                      CompiledField,
+                      CompiledFunction,
+                      compile_functions,
+                      compile_vector_field,
+                      resolve_parameters,
+)
+from .simulate import SimulationResult, simulate
+
+__all__ = ["compile_vector_field", "compile_functions", "CompiledField", "CompiledFunction",
+           "resolve_parameters", "simulate", "SimulationResult"]

@@ -1,0 +1,207 @@
+r"""Compilation of symbolic fields and functions to fast numpy callables.
+
+The whole right-hand side of a vector field is compiled into **one** function: common
+subexpressions of all components are eliminated together (:func:`sympy.cse`) and the result
+is turned into Python/numpy code by :func:`sympy.lambdify`.  Parameters are substituted as
+numbers first, so the compiled code only sees the phase-space coordinates.
+
+>>> import geomech as gm
+>>> M = gm.Manifold("M", "x y"); x, y = M.coords
+>>> f = compile_vector_field(M.vector_field([-y, x]))
+>>> f(0.0, [1.0, 0.0])
+array([-0., 1.])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from geomech.core.fields import VectorField
+
+__all__ = ["CompiledField", "CompiledFunction", "compile_vector_field", "compile_functions",
+           "resolve_parameters"]
+
+
+def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = (),
+                       needed: Iterable[sp.Symbol] = ()) -> dict[sp.Symbol, sp.Expr]:
+    """Turn ``{symbol or name: value}`` into ``{symbol: sympy number}``.
+
+    Names are matched against the symbols in ``known`` and ``needed``; a name that matches
+    none of them raises ``ValueError``.  Values must be real numbers (or exact sympy numbers).
+
+    >>> m = sp.Symbol("m")
+    >>> resolve_parameters({"m": 2}, known=[m])
+    {m: 2}
+    """
+    if parameters is None:
+        return {}
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a dict {{symbol or name: value}}, got "
+                        f"{type(parameters).__name__}")
+    pool = {s.name: s for s in (*known, *needed) if isinstance(s, sp.Symbol)}
+    out: dict[sp.Symbol, sp.Expr] = {}
+    for key, val in parameters.items():
+        if isinstance(key, str):
+            if key not in pool:
+                raise ValueError(f"unknown parameter {key!r}; the problem's parameters are "
+                                 f"{', '.join(sorted(pool)) or 'none'}")
+            sym = pool[key]
+        elif isinstance(key, sp.Symbol):
+            sym = pool.get(key.name, key) if key not in set(pool.values()) else key
+        else:
+            raise TypeError(f"parameter keys must be symbols or names, got {key!r}")
+        if isinstance(val, bool):
+            raise TypeError(f"value of parameter {sym} must be a number, got a bool")
+        try:
+            num = sp.sympify(val)
+        except (sp.SympifyError, TypeError):
+            raise TypeError(f"value of parameter {sym} must be a number, got {val!r}") from None
+        if not num.is_number:
+            raise ValueError(f"value of parameter {sym} must be a number, got {val!r}")
+        out[sym] = num
+    return out
+
+
+def _prepare(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol], params: dict,
+             what: str) -> list[sp.Expr]:
+    exprs = [sp.sympify(e).xreplace(params) for e in exprs]
+    cs = set(coords)
+    free = set().union(*(e.free_symbols for e in exprs)) - cs if exprs else set()
+    if free:
+        names = ", ".join(sorted(str(s) for s in free))
+        raise ValueError(f"{what} depends on {names} which are neither coordinates nor given "
+                         f"parameters; pass parameters={{'{names.split(', ')[0]}': value, ...}}")
+    undefined = set().union(*(e.atoms(sp.core.function.AppliedUndef) for e in exprs)) \
+        if exprs else set()
+    if undefined:
+        raise ValueError(f"{what} contains undefined functions "
+                         f"{', '.join(sorted(map(str, undefined)))}; substitute them (e.g. "
+                         f"give a concrete potential) before compiling")
+    return exprs
+
+
+class CompiledFunction:
+    r"""Several scalar expressions compiled into one CSE'd numpy function of the coordinates.
+
+    ``F(y)`` evaluates all expressions at a state ``y`` (shape ``(n,)``) or at many states at
+    once (shape ``(n, T)``) and returns an array of shape ``(k,)`` or ``(k, T)``.
+
+    Attributes
+    ----------
+    coords : tuple of Symbol
+        Argument order.
+    exprs : tuple of sympy expressions
+        The expressions, parameters substituted.
+    operations : int
+        Operation count after common-subexpression elimination.
+    """
+
+    def __init__(self, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
+                 parameters: Mapping | None = None, what: str = "expression",
+                 known: Iterable[sp.Symbol] = ()):
+        self.coords = tuple(coords)
+        params = resolve_parameters(parameters, known=known,
+                                    needed=_free(exprs) - set(self.coords))
+        self.parameters = params
+        self.exprs = tuple(_prepare(exprs, self.coords, params, what))
+        replacements, reduced = sp.cse(list(self.exprs), optimizations="basic")
+        self.operations = int(sum(sp.count_ops(r) for _, r in replacements)
+                              + sum(sp.count_ops(r) for r in reduced))
+        self._cse = (replacements, reduced)
+        self._func = sp.lambdify(list(self.coords), list(self.exprs), modules="numpy",
+                                 cse=True) if self.coords else None
+
+    def __call__(self, y) -> np.ndarray:
+        y = np.asarray(y, dtype=float)
+        if y.ndim == 0 or y.shape[0] != len(self.coords):
+            raise ValueError(f"expected a state with {len(self.coords)} components "
+                             f"{self.coords}, got shape {y.shape}")
+        vals = self._func(*y) if self._func is not None else [float(e) for e in self.exprs]
+        if y.ndim == 1:                      # one state: every value is a scalar
+            return np.array(vals, dtype=float)
+        shape = y.shape[1:]
+        return np.array([np.broadcast_to(np.asarray(v, dtype=float), shape) for v in vals])
+
+    def __repr__(self) -> str:
+        return (f"CompiledFunction({len(self.exprs)} expressions of "
+                f"{', '.join(map(str, self.coords))}; {self.operations} operations)")
+
+
+def _free(exprs) -> set:
+    out: set = set()
+    for e in exprs:
+        out |= sp.sympify(e).free_symbols
+    return out
+
+
+class CompiledField(CompiledFunction):
+    r"""A compiled vector field :math:`\dot x = X(x)`: call it as ``f(t, y)`` (scipy style).
+
+    Built by :func:`compile_vector_field`.  ``f.manifold`` is the field's chart; ``f(t, y)``
+    ignores ``t`` (fields are autonomous) and returns the components at ``y``.
+    """
+
+    def __init__(self, field: VectorField, parameters: Mapping | None = None):
+        if not isinstance(field, VectorField):
+            raise TypeError(f"compile_vector_field expects a VectorField, got "
+                            f"{type(field).__name__}")
+        self.manifold = field.manifold
+        super().__init__(field.components, field.manifold.coords, parameters,
+                         what=f"the vector field on {field.manifold.name}",
+                         known=field.manifold.parameters)
+
+    def __call__(self, t, y=None) -> np.ndarray:  # type: ignore[override]
+        if y is None:           # f(y) also works
+            t, y = 0.0, t
+        return super().__call__(y)
+
+    def __repr__(self) -> str:
+        return (f"CompiledField(on {self.manifold.name}{self.coords}; "
+                f"{self.operations} operations after CSE)")
+
+
+def compile_vector_field(field: VectorField, parameters: Mapping | None = None) -> CompiledField:
+    r"""Compile a vector field to a fast numpy right-hand side ``f(t, y)``.
+
+    All components are compiled together: one :func:`sympy.cse` over the whole right-hand
+    side, then :func:`sympy.lambdify` to numpy.  ``parameters`` (``{symbol or name:
+    number}``) are substituted before compiling; a symbol that is neither a coordinate nor a
+    given parameter raises ``ValueError`` naming it.
+
+    Parameters
+    ----------
+    field : VectorField
+        The field :math:`X = \sum_i X^i(x)\,\partial_{x^i}`.
+    parameters : dict, optional
+        Numeric values of the parameters.
+
+    Returns
+    -------
+    CompiledField
+        ``f(t, y) -> ndarray`` of the components :math:`X^i(y)`, in the order of
+        ``field.manifold.coords``; vectorised over ``y`` of shape ``(n, T)``.
+
+    Examples
+    --------
+    >>> import geomech as gm
+    >>> M = gm.Manifold("M", "x v", parameters="k"); x, v = M.coords; (k,) = M.parameters
+    >>> f = compile_vector_field(M.vector_field([v, -k*x]), parameters={"k": 4})
+    >>> f(0.0, [1.0, 0.0])
+    array([ 0., -4.])
+    """
+    return CompiledField(field, parameters)
+
+
+def compile_functions(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
+                      parameters: Mapping | None = None,
+                      what: str = "expression") -> CompiledFunction:
+    """Compile scalar expressions of ``coords`` together (one CSE) to a numpy function.
+
+    >>> x = sp.Symbol("x")
+    >>> compile_functions([x**2, sp.sin(x)], [x])(np.array([0.0]))
+    array([0., 0.])
+    """
+    return CompiledFunction(exprs, coords, parameters, what)
