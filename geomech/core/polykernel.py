@@ -133,12 +133,38 @@ class DiffRing:
                 rel.append(G[i] ** 2 + G[self._index[sp.cos(g.args[0])]] ** 2 - 1)
         return tuple(rel)
 
-    def reduce(self, p):
-        r"""Canonical representative modulo :math:`\sin^2+\cos^2 = 1` (degree < 2 in each
-        ``sin``).  The relations have coprime leading monomials, so they form a Gröbner basis
+    @property
+    def _cos_first(self):
+        """The same generators with each ``cos`` before its ``sin`` (for cos-reduction)."""
+        gens = []
+        for g in self.gens:
+            if isinstance(g, sp.sin):
+                continue
+            if isinstance(g, sp.cos):
+                gens += [g, sp.sin(g.args[0])]
+            else:
+                gens.append(g)
+        ring = _ring(tuple(gens))
+        rel = []
+        idx = {g: i for i, g in enumerate(gens)}
+        for g in gens:
+            if isinstance(g, sp.cos):
+                rel.append(ring.gens[idx[g]] ** 2 + ring.gens[idx[sp.sin(g.args[0])]] ** 2 - 1)
+        return ring, rel
+
+    def reduce(self, p, prefer: str = "sin"):
+        r"""Canonical representative modulo :math:`\sin^2+\cos^2 = 1`.
+
+        With ``prefer="sin"`` every ``sin`` has degree < 2, with ``prefer="cos"`` every
+        ``cos``.  The relations have coprime leading monomials, so they form a Gröbner basis
         and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function."""
         rel = self.pythagoras
-        return p.rem(list(rel)) if rel and p else p
+        if not (rel and p):
+            return p
+        if prefer == "sin":
+            return p.rem(list(rel))
+        ring, rel_c = self._cos_first
+        return p.set_ring(ring).rem(rel_c).set_ring(self.ring)
 
     def is_zero(self, p) -> bool:
         """Exact zero test of a ring element as a function."""

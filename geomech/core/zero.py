@@ -384,29 +384,38 @@ def _ring_zero_test(e: sp.Expr) -> bool | None:
 def _trig_reduce(e: sp.Expr) -> sp.Expr:
     """Use ``sin(s)^2 + cos(s)^2 = 1`` when it shortens an expanded polynomial.
 
-    For each angle ``s`` carrying both ``sin(s)^k`` and ``cos(s)^l`` with ``k`` or ``l >= 2``,
-    the two reductions ``sin^2 -> 1 - cos^2`` and ``cos^2 -> 1 - sin^2`` are tried and the
-    shortest of the three expressions is kept (fewest terms, then fewest operations).  The
-    result is equal to ``e`` as a function; this is cosmetics, never a zero decision.
+    When ``e`` is a polynomial in symbols and ``sin``/``cos`` of symbols, its two canonical
+    remainders modulo the Pythagorean relations (``sin`` of degree < 2, or ``cos`` of degree
+    < 2) are computed in the sparse ring and the expression with the fewest terms is kept
+    (ties keep ``e``, then prefer the ``sin``-reduced form).  Other expressions use the
+    substitution ``sin^2 -> 1 - cos^2`` / ``cos^2 -> 1 - sin^2`` with the same rule.  The
+    result equals ``e`` as a function; this is cosmetics, never a zero decision.
     """
     if not e.is_Add:
         return e
-    angles = {f.args[0] for f in e.atoms(sp.sin)} & {f.args[0] for f in e.atoms(sp.cos)}
+    angles = {p.base.args[0] for p in e.atoms(sp.Pow) if p.exp.is_Integer and p.exp >= 2
+              and isinstance(p.base, (sp.sin, sp.cos))}
+    if not angles:
+        return e
+    from .polykernel import DiffRing
+
+    R = DiffRing.for_expressions([e], ())
+    if R is not None:
+        p = R.to_ring(e)
+        best, n_best = None, len(p.terms())
+        for cand in (R.reduce(p), R.reduce(p, prefer="cos")):
+            if len(cand.terms()) < n_best:
+                best, n_best = cand, len(cand.terms())
+        return e if best is None else R.to_expr(best)
+    best, n_best = e, len(e.args)
     for s in angles:
         sn, cs = sp.sin(s), sp.cos(s)
-        if not any(p.is_Pow and p.base in (sn, cs) and p.exp.is_Integer and p.exp >= 2
-                   for p in e.atoms(sp.Pow)):
-            continue
-        best = e
         for a, b in ((sn, cs), (cs, sn)):
-            cand = sp.expand(_reduce_square(e, a, b))
-            if (len(cand.args) if cand.is_Add else 1, sp.count_ops(cand)) < \
-                    (len(best.args) if best.is_Add else 1, sp.count_ops(best)):
-                best = cand
-        e = best
-        if not e.is_Add:
-            break
-    return e
+            cand = sp.expand(_reduce_square(best, a, b))
+            n = len(cand.args) if cand.is_Add else 1
+            if n < n_best:
+                best, n_best = cand, n
+    return best
 
 
 def _reduce_square(e: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:

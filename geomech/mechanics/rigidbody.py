@@ -1,7 +1,7 @@
 r"""The n-dimensional rigid body: :math:`\mathfrak{so}(n)` as bivectors, Euler–Arnold equations.
 
 Coordinates on :math:`\mathfrak{so}(n)` (seed 002, spec Part 2 §2.3)
--------------------------------------------------------------------
+-------------------------------------------------------------------------
 A skew matrix :math:`\Omega` has :math:`N = n(n-1)/2` coordinates :math:`\omega_1..\omega_N`.
 Two orderings are supported:
 
