@@ -1,0 +1,439 @@
+r"""Nonholonomic systems: :class:`NonholonomicSystem`.
+
+A nonholonomic system is a configuration chart :math:`N\ni q`, a Lagrangian
+:math:`L(q,\dot q)` of the *free* system with :math:`\det\partial^2L/\partial\dot q^2\not\equiv0`,
+constraints linear (affine allowed) in the velocities
+
+.. math:: f_\mu(q,\dot q) = \sum_i a_{\mu i}(q)\,\dot q_i + b_\mu(q) = 0, \qquad \mu=1..k,
+
+and optional non-potential generalized forces :math:`Q_i(q,\dot q)`.  The constraints are
+solved for :math:`k` *dependent* velocities (a non-singular minor of :math:`a`), so the
+phase space :math:`\mathcal M\subset TN` has the coordinates :math:`q` and the
+:math:`n-k` independent velocities (the very same symbols).
+
+Examples
+--------
+>>> import sympy as sp
+>>> import geomech as gm
+>>> from geomech.mechanics.system import NonholonomicSystem
+>>> N = gm.Manifold("N", "x y phi", parameters="m I a")
+>>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
+>>> L = m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*(-xd*sp.sin(phi) + yd*sp.cos(phi))
+>>> sleigh = NonholonomicSystem(N, L, [-xd*sp.sin(phi) + yd*sp.cos(phi)], name="sleigh")
+>>> sleigh.dependent_velocities, sleigh.independent_velocities
+((xdot,), (ydot, phidot))
+>>> sleigh.dependent_solution
+{xdot: ydot*cos(phi)/sin(phi)}
+>>> sleigh.phase_space.coords
+(x, y, phi, ydot, phidot)
+>>> sleigh.is_holonomic()
+False
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from functools import cached_property
+
+import sympy as sp
+
+from geomech.core.forms import DifferentialForm
+from geomech.core.manifold import Manifold
+from geomech.core.zero import default_policy
+
+from .forms_common import bracket_via_graph, compact
+
+__all__ = ["NonholonomicSystem"]
+
+# further forms living in their own modules, imported on first use
+_LAZY_METHODS = {
+    "tzenoff": "geomech.mechanics.tzenoff",
+    "vakonomic": "geomech.mechanics.vakonomic",
+}
+
+
+class NonholonomicSystem:
+    r"""A Lagrangian system with constraints linear (or affine) in the velocities.
+
+    Parameters
+    ----------
+    manifold : Manifold
+        Configuration chart :math:`N`; velocities are ``manifold.velocities``.
+    lagrangian : expression or str
+        :math:`L(q,\dot q)` of the free system (strings are parsed safely).
+    constraints : sequence
+        Expressions :math:`\sum_i a_{\mu i}(q)\dot q_i + b_\mu(q)` (``= 0``) or 1-forms
+        :math:`\sum_i a_{\mu i}dq_i` on ``manifold``.
+    forces : sequence or mapping, optional
+        Non-potential generalized forces :math:`Q_i(q,\dot q)` (``dim`` entries or
+        ``{coordinate: Q}``).
+    independent : sequence, optional
+        The velocities kept independent (velocity symbols, coordinates or names).  By default
+        a non-singular minor of the constraint matrix is chosen automatically: a constant
+        determinant first, then the shortest one, then the earliest coordinates as dependent.
+    name, description : str, optional
+        Metadata for printing and reports.
+
+    Raises
+    ------
+    ValueError
+        A constraint not linear in the velocities, dependent constraints, a degenerate
+        Lagrangian (:math:`\det\partial^2L/\partial\dot q^2\equiv0`), a singular choice of
+        ``independent``, or forces of the wrong length.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> N = Manifold("N", "x y z")
+    >>> xd, yd, zd = N.velocities; y = N.coords[1]
+    >>> S = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd])
+    >>> S.dependent_solution
+    {zdot: xdot*y}
+    >>> NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd],
+    ...                    independent="y z").dependent_solution
+    {xdot: zdot/y}
+    >>> S.energy()
+    xdot**2*y**2/2 + xdot**2/2 + ydot**2/2
+    """
+
+    def __init__(self, manifold: Manifold, lagrangian, constraints=(), forces=None,
+                 independent=None, name: str | None = None, description: str = ""):
+        if not isinstance(manifold, Manifold):
+            raise TypeError(f"expected a Manifold as configuration space, got "
+                            f"{type(manifold).__name__}")
+        self.manifold = manifold
+        self.name = name or "system"
+        self.description = description
+        N = manifold
+        self.lagrangian: sp.Expr = N.sympify(lagrangian)
+        vel = N.velocities
+        pol = default_policy()
+        n = N.dim
+
+        # -- constraints -----------------------------------------------------------------
+        if isinstance(constraints, (DifferentialForm, str, sp.Basic)):
+            constraints = [constraints]
+        rows, affine, exprs = [], [], []
+        for idx, c in enumerate(constraints, 1):
+            if isinstance(c, DifferentialForm):
+                if c.manifold is not N or c.degree != 1:
+                    raise ValueError(f"constraint {idx} must be a 1-form on {N.name}")
+                a = c.as_list()
+                f = sp.Add(*[ai * v for ai, v in zip(a, vel)])
+                b = sp.S.Zero
+            else:
+                f = N.sympify(c)
+                if isinstance(f, sp.Equality):
+                    f = f.lhs - f.rhs
+                a = [sp.diff(f, v) for v in vel]
+                bad = [ai for ai in a if ai.has(*vel)
+                       and any(not pol.is_zero(sp.diff(ai, w)) for w in vel if ai.has(w))]
+                b = f.xreplace({v: 0 for v in vel})
+                if bad or not pol.is_zero(f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
+                    raise ValueError(f"constraint {idx} is not linear in the velocities: "
+                                     f"{sp.sstr(f)}")
+                a = [pol.normalize(ai.xreplace({v: 0 for v in vel})) for ai in a]
+                b = pol.normalize(b)
+            if all(pol.is_zero(ai) for ai in a):
+                raise ValueError(
+                    f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a holonomic "
+                    "constraint by its differential or use coordinates on the constraint surface")
+            rows.append(a)
+            affine.append(b)
+            exprs.append(f)
+        k = len(rows)
+        self.constraints: tuple[sp.Expr, ...] = tuple(exprs)
+        self.constraint_matrix = sp.Matrix(k, n, lambda i, j: rows[i][j]) if k else \
+            sp.zeros(0, n)
+        self.constraint_affine: tuple[sp.Expr, ...] = tuple(affine)
+        self._check_independent_constraints()
+
+        # -- forces ----------------------------------------------------------------------
+        if forces is None:
+            self.forces = None
+        else:
+            if isinstance(forces, Mapping):
+                fl = [sp.S.Zero] * n
+                for key, val in forces.items():
+                    fl[N.index(key) if not isinstance(key, int) else key] = N.sympify(val)
+            else:
+                fl = [N.sympify(f) for f in forces]
+                if len(fl) != n:
+                    raise ValueError(f"forces need {n} components (one per coordinate of "
+                                     f"{N.name}), got {len(fl)}")
+            self.forces = tuple(fl)
+
+        # -- non-degeneracy --------------------------------------------------------------
+        H = self.hessian
+        r = pol.rank(H)
+        if r < n:
+            raise ValueError(
+                f"degenerate Lagrangian: det d2L/dqdot2 = 0 identically (rank {r} < {n}); the "
+                "free system has no Lagrange equations solved for the accelerations")
+
+        # -- split of the velocities -----------------------------------------------------
+        self._choose_split(independent)
+
+    # ------------------------------------------------------------------------------------
+    def _check_independent_constraints(self) -> None:
+        A = self.constraint_matrix
+        k = A.shape[0]
+        if k == 0:
+            return
+        pol = default_policy()
+        if pol.rank(A) == k:
+            return
+        for i in range(1, k + 1):
+            if pol.rank(A[:i, :]) < i:
+                others = ", ".join(str(j) for j in range(1, i))
+                raise ValueError(
+                    f"dependent constraints: constraint {i} is a combination of constraint(s) "
+                    f"{others} (rank of the constraint matrix {pol.rank(A)} < {k})")
+
+    def _choose_split(self, independent) -> None:
+        N, A, pol = self.manifold, self.constraint_matrix, default_policy()
+        n, k = N.dim, A.shape[0]
+        vel = N.velocities
+        if independent is not None:
+            ind = []
+            if isinstance(independent, str):
+                independent = independent.replace(",", " ").split()
+            elif isinstance(independent, sp.Symbol):
+                independent = [independent]
+            for s in independent:
+                ind.append(self._velocity_of(s))
+            if len(set(ind)) != len(ind):
+                raise ValueError(f"repeated velocities in independent={list(independent)}")
+            if len(ind) != n - k:
+                raise ValueError(f"{len(ind)} independent velocities given, but {n} velocities "
+                                 f"and {k} constraints leave {n - k}")
+            dep_idx = [i for i, v in enumerate(vel) if v not in ind]
+            det = A[:, dep_idx].det(method="berkowitz") if k else sp.S.One
+            if pol.is_zero(det):
+                raise ValueError(
+                    f"independent={[str(v) for v in ind]} is a singular choice: the constraints "
+                    f"cannot be solved for {[str(vel[i]) for i in dep_idx]} (the minor vanishes)")
+            ind_idx = [vel.index(v) for v in ind]
+        else:
+            best = None
+            for combo in itertools.combinations(range(n), k):
+                det = pol.normalize(A[:, list(combo)].det(method="berkowitz")) if k else \
+                    sp.S.One
+                if det == 0 or pol.is_zero(det):
+                    continue
+                score = (0 if det.is_number else 1,
+                         min(sp.count_ops(det), sp.count_ops(-det)), combo)
+                if best is None or score < best[0]:
+                    best = (score, combo)
+            if best is None:  # pragma: no cover - excluded by the rank check
+                raise ValueError("dependent constraints: no non-singular minor")
+            dep_idx = list(best[1])
+            ind_idx = [i for i in range(n) if i not in dep_idx]
+        self.independent_indices = tuple(ind_idx)
+        self.dependent_indices = tuple(dep_idx)
+        self.independent_velocities = tuple(vel[i] for i in ind_idx)
+        self.dependent_velocities = tuple(vel[i] for i in dep_idx)
+        # solve A_dep v_dep + A_ind v_ind + b = 0
+        if k:
+            Ad = A[:, dep_idx]
+            rhs = -(A[:, ind_idx] * sp.Matrix(self.independent_velocities)
+                    + sp.Matrix(self.constraint_affine))
+            det = Ad.det(method="berkowitz")
+            sol = (Ad.adjugate(method="berkowitz") * rhs / det) if k > 1 else rhs / Ad[0, 0]
+            self.dependent_solution = {v: compact(e) for v, e in
+                                       zip(self.dependent_velocities, sol)}
+        else:
+            self.dependent_solution = {}
+
+    def _velocity_of(self, s) -> sp.Symbol:
+        N = self.manifold
+        if isinstance(s, str):
+            for c, v in zip(N.coords, N.velocities):
+                if s in (c.name, v.name):
+                    return v
+            raise ValueError(f"{s!r} is neither a coordinate nor a velocity of {N.name}")
+        if s in N.velocities:
+            return s
+        if s in N.coords:
+            return N.velocities[N.coords.index(s)]
+        raise ValueError(f"{s} is neither a coordinate nor a velocity of {N.name}")
+
+    # -- basic derived data ---------------------------------------------------------------
+    @cached_property
+    def hessian(self) -> sp.Matrix:
+        r"""The matrix :math:`\partial^2L/\partial\dot q_i\partial\dot q_j` on :math:`TN`."""
+        vel = self.manifold.velocities
+        p = [sp.diff(self.lagrangian, v) for v in vel]
+        return sp.Matrix(len(vel), len(vel), lambda i, j: sp.expand(sp.diff(p[i], vel[j])))
+
+    @property
+    def dim(self) -> int:
+        """Dimension of the configuration space."""
+        return self.manifold.dim
+
+    @property
+    def n_constraints(self) -> int:
+        """Number :math:`k` of constraints."""
+        return self.constraint_matrix.shape[0]
+
+    @property
+    def is_affine(self) -> bool:
+        """Whether some constraint has a velocity-free part :math:`b_\\mu\\neq0`."""
+        return any(b != 0 for b in self.constraint_affine)
+
+    @cached_property
+    def phase_space(self) -> Manifold:
+        """The constraint manifold :math:`\\mathcal M` with coordinates ``q`` and the
+        independent velocities (the same symbol objects as on ``manifold``)."""
+        N = self.manifold
+        return N.submanifold_chart(f"M_{self.name}",
+                                   (*N.coords, *self.independent_velocities))
+
+    def restricted(self, expr) -> sp.Expr:
+        """An expression on :math:`TN` restricted to :math:`\\mathcal M` (dependent velocities
+        substituted, no further normalisation)."""
+        e = self.manifold.sympify(expr)
+        return e.xreplace(self.dependent_solution) if self.dependent_solution else e
+
+    def velocity_on_phase_space(self) -> tuple[sp.Expr, ...]:
+        r""":math:`\dot q` as expressions on the phase space (dependent ones substituted)."""
+        return tuple(self.dependent_solution.get(v, v) for v in self.manifold.velocities)
+
+    def energy(self) -> sp.Expr:
+        r"""Energy :math:`E=\sum_i\dot q_i\,\partial L/\partial\dot q_i - L` on the phase space.
+
+        It is a first integral when there are no forces and the constraints are homogeneous.
+        """
+        vel = self.manifold.velocities
+        L = self.lagrangian
+        E = sp.Add(*[v * sp.diff(L, v) for v in vel]) - L
+        return compact(self.restricted(E))
+
+    # -- geometry of the constraints ------------------------------------------------------
+    def constraint_forms(self) -> tuple[DifferentialForm, ...]:
+        r"""The homogeneous parts :math:`\alpha_\mu=\sum_i a_{\mu i}dq_i` as 1-forms on ``N``."""
+        A = self.constraint_matrix
+        return tuple(self.manifold.one_form(list(A[i, :])) for i in range(A.shape[0]))
+
+    @cached_property
+    def _split_frame(self):
+        N = self.manifold
+        n = N.dim
+        sol = self.dependent_solution
+        tangent = []
+        for i in self.independent_indices:
+            v = N.velocities[i]
+            comps = [sp.S.Zero] * n
+            comps[i] = sp.S.One
+            for j in self.dependent_indices:
+                comps[j] = compact(sp.diff(sol[N.velocities[j]], v))
+            tangent.append(N.vector_field(comps))
+        transversal = [N.vector_field({N.coords[j]: 1}) for j in self.dependent_indices]
+        affine = [sp.S.Zero] * n
+        for j in self.dependent_indices:
+            affine[j] = compact(sol[N.velocities[j]].xreplace(
+                {v: 0 for v in self.independent_velocities}))
+        return tuple(tangent), tuple(transversal), N.vector_field(affine)
+
+    def adapted_frame(self):
+        r"""The frame adapted to the split of the velocities (Tzenoff/Voronets frame).
+
+        Returns ``(tangent, transversal)``: :math:`\tau_\alpha=\partial_{q_\alpha}+\sum_r
+        b_{r\alpha}\partial_{q_r}` spanning the constraint distribution (one per independent
+        velocity) and :math:`n_r=\partial_{q_r}` (one per dependent velocity), so that
+        :math:`\dot q=\sum_\alpha\dot q_\alpha\tau_\alpha + \dot q_0` on :math:`\mathcal M`.
+        """
+        t, n, _ = self._split_frame
+        return t, n
+
+    def affine_velocity(self):
+        r"""The velocity field :math:`\dot q_0(q)` of the affine part (zero if homogeneous)."""
+        return self._split_frame[2]
+
+    def constraint_distribution(self):
+        """The constraint distribution (annihilator of the constraint forms) as a
+        :class:`~geomech.lie.distribution.Distribution` spanned by the adapted frame."""
+        from geomech.lie.distribution import Distribution
+
+        tangent = self.adapted_frame()[0]
+        return Distribution(list(tangent))
+
+    def is_holonomic(self) -> bool:
+        r"""Whether the constraint distribution is involutive ("holonomic in disguise").
+
+        In the adapted frame :math:`[\tau_\alpha,\tau_\beta]` has no component along the
+        independent coordinates, so the distribution is involutive iff all these brackets
+        vanish (brackets from the bracket graph).
+        """
+        tangent = self.adapted_frame()[0]
+        return all(bracket_via_graph(X, Y).is_zero()
+                   for X, Y in itertools.combinations(tangent, 2))
+
+    def holonomic_integrals(self) -> list:
+        """First integrals :math:`g(q)` of an involutive constraint distribution.
+
+        Raises ``ValueError`` when the constraints are not holonomic.
+        """
+        if not self.is_holonomic():
+            raise ValueError(f"the constraints of {self.name} are not holonomic (the constraint "
+                             "distribution is not involutive)")
+        return list(self.constraint_distribution().first_integrals())
+
+    # -- equations ------------------------------------------------------------------------
+    def equations(self, method: str = "lagrange_dalembert", **options):
+        """Equations of motion in the form ``method`` (an
+        :class:`~geomech.mechanics.equations.EquationsOfMotion`).
+
+        Methods: ``lagrange_dalembert``, ``quasi_velocities``, ``voronets``, ``chaplygin``,
+        ``appell`` and the plug-ins ``tzenoff``, ``vakonomic``.  Results without options are
+        cached.
+        """
+        from .equations import get_method
+
+        if not options and method in self._eq_cache:
+            return self._eq_cache[method]
+        func = get_method(method)
+        eq = func(self, **options)
+        if not options:
+            self._eq_cache[method] = eq
+        return eq
+
+    @cached_property
+    def _eq_cache(self) -> dict:
+        return {}
+
+    def vector_field(self):
+        """The Lagrange–d'Alembert flow on :attr:`phase_space` (cached)."""
+        return self.equations("lagrange_dalembert").vector_field()
+
+    # -- printing -------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        k = self.n_constraints
+        coords = ", ".join(str(c) for c in self.manifold.coords)
+        ind = ", ".join(str(v) for v in self.independent_velocities)
+        extra = ", affine" if self.is_affine else ""
+        extra += ", with forces" if self.forces is not None else ""
+        return (f"NonholonomicSystem({self.name!r}, N=({coords}), {k} constraint"
+                f"{'s' if k != 1 else ''}{extra}, independent=({ind}))")
+
+    def _latex(self, printer=None) -> str:
+        coords = ", ".join(sp.latex(c) for c in self.manifold.coords)
+        lines = [rf"\text{{{self.name}}}:\ N = ({coords})",
+                 rf"L = {sp.latex(self.lagrangian)}"]
+        for f in self.constraints:
+            lines.append(rf"{sp.latex(f)} = 0")
+        if self.forces is not None:
+            lines.append(rf"Q = \left({', '.join(sp.latex(q) for q in self.forces)}\right)")
+        return r"\begin{aligned}" + r"\\ ".join("&" + ln for ln in lines) + r"\end{aligned}"
+
+    def _repr_latex_(self) -> str:
+        return "$" + self._latex() + "$"
+
+    def pretty(self) -> str:
+        """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
+        out = [repr(self), "L = " + sp.sstr(self.lagrangian)]
+        out += [f"constraint {i}: {sp.sstr(f)} = 0" for i, f in enumerate(self.constraints, 1)]
+        if self.dependent_solution:
+            out += [f"  {v} = {sp.sstr(e)}" for v, e in self.dependent_solution.items()]
+        return "\n".join(out)

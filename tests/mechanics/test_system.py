@@ -1,0 +1,143 @@
+"""NonholonomicSystem: input checks, split of the velocities, phase space, energy, geometry."""
+
+import pytest
+import sympy as sp
+
+import geomech as gm
+from geomech.core.zero import default_policy
+from geomech.mechanics.system import NonholonomicSystem
+
+sin, cos = sp.sin, sp.cos
+
+
+def sleigh_data():
+    N = gm.Manifold("N", "x y phi", parameters="m I a")
+    x, y, phi = N.coords
+    xd, yd, phid = N.velocities
+    m, I, a = N.parameters
+    f = -xd * sin(phi) + yd * cos(phi)
+    L = m / 2 * (xd**2 + yd**2) + I / 2 * phid**2 + m * a * phid * f
+    return N, L, f
+
+
+def test_sleigh_split_and_phase_space():
+    N, L, f = sleigh_data()
+    S = NonholonomicSystem(N, L, [f], name="sleigh")
+    x, y, phi = N.coords
+    xd, yd, phid = N.velocities
+    assert S.dependent_velocities == (xd,)
+    assert S.phase_space.coords == (x, y, phi, yd, phid)
+    assert all(a is b for a, b in zip(S.phase_space.coords, (x, y, phi, yd, phid)))
+    # the solution satisfies the constraint identically
+    assert default_policy().is_zero(S.restricted(f))
+    assert S.n_constraints == 1 and not S.is_affine
+    assert "sleigh" in repr(S) and "independent=(ydot, phidot)" in repr(S)
+    assert S._repr_latex_().startswith("$") and "L = " in S._repr_latex_()
+    forms = S.constraint_forms()
+    assert forms[0].as_list() == [-sin(phi), cos(phi), 0]
+
+
+def test_user_split_and_singular_user_split():
+    N, L, f = sleigh_data()
+    xd, yd, phid = N.velocities
+    S = NonholonomicSystem(N, L, [f], independent=["x", "phi"])
+    assert S.dependent_velocities == (yd,)
+    assert default_policy().is_zero(S.dependent_solution[yd] - xd * sp.tan(N.coords[2]))
+    with pytest.raises(ValueError, match="singular choice"):
+        NonholonomicSystem(N, L, [f], independent=[xd, yd])
+    with pytest.raises(ValueError, match="independent velocities given"):
+        NonholonomicSystem(N, L, [f], independent=[xd])
+
+
+def test_energy_restricted():
+    N, L, f = sleigh_data()
+    S = NonholonomicSystem(N, L, [f])
+    m, I, a = N.parameters
+    phi = N.coords[2]
+    yd, phid = S.independent_velocities
+    v1 = yd / sin(phi)          # blade velocity on the constraint
+    assert default_policy().is_zero(S.energy() - (m * v1**2 + I * phid**2) / 2)
+
+
+def test_nonholonomic_and_holonomic_detection():
+    N, L, f = sleigh_data()
+    assert not NonholonomicSystem(N, L, [f]).is_holonomic()
+    # an integrable constraint in disguise: (1 + z^2)(2x xd + 2y yd - zd) = 0 (O3.5)
+    M = gm.Manifold("M", "x y z")
+    x, y, z = M.coords
+    xd, yd, zd = M.velocities
+    S = NonholonomicSystem(M, (xd**2 + yd**2 + zd**2) / 2,
+                           [(1 + z**2) * (2 * x * xd + 2 * y * yd - zd)])
+    assert S.is_holonomic()
+
+
+def test_holonomic_integrals():
+    pytest.importorskip("geomech.lie.distribution")
+    M = gm.Manifold("M", "x y z")
+    x, y, z = M.coords
+    xd, yd, zd = M.velocities
+    S = NonholonomicSystem(M, (xd**2 + yd**2 + zd**2) / 2, [2 * x * xd + 2 * y * yd - zd])
+    try:
+        ints = S.holonomic_integrals()
+    except (NotImplementedError, AttributeError):
+        pytest.skip("Distribution.first_integrals not available yet")
+    g = ints[0]
+    for X in S.adapted_frame()[0]:
+        assert default_policy().is_zero(X(g))
+    N, L, f = sleigh_data()
+    with pytest.raises(ValueError, match="not holonomic"):
+        NonholonomicSystem(N, L, [f]).holonomic_integrals()
+
+
+def test_bad_input_quadratic_constraint():
+    N, L, f = sleigh_data()
+    xd, yd, phid = N.velocities
+    with pytest.raises(ValueError, match="constraint 2 is not linear in the velocities"):
+        NonholonomicSystem(N, L, [f, xd**2 + yd**2 - phid**2])
+
+
+def test_bad_input_degenerate_lagrangian():
+    N, L, f = sleigh_data()
+    xd, yd, phid = N.velocities
+    with pytest.raises(ValueError, match="degenerate Lagrangian"):
+        NonholonomicSystem(N, (xd + yd)**2 / 2 + phid**2 / 2, [f])
+
+
+def test_bad_input_dependent_constraints():
+    N, L, f = sleigh_data()
+    phi = N.coords[2]
+    with pytest.raises(ValueError, match="dependent constraints: constraint 2"):
+        NonholonomicSystem(N, L, [f, sp.cos(phi) ** 2 * f])
+
+
+def test_bad_input_position_constraint_and_forces():
+    N, L, f = sleigh_data()
+    with pytest.raises(ValueError, match="contains no velocities"):
+        NonholonomicSystem(N, L, [N.coords[0] - 1])
+    with pytest.raises(ValueError, match="forces need 3 components"):
+        NonholonomicSystem(N, L, [f], forces=[0, 0])
+
+
+def test_constraint_given_as_form_and_affine():
+    N, L, f = sleigh_data()
+    phi = N.coords[2]
+    w = N.one_form([-sin(phi), cos(phi), 0])
+    S1 = NonholonomicSystem(N, L, [w])
+    S2 = NonholonomicSystem(N, L, [f])
+    assert S1.dependent_solution == S2.dependent_solution
+    # affine: the blade is dragged sideways with speed c
+    c = sp.Symbol("c", real=True)
+    S3 = NonholonomicSystem(N, L, [f - c])
+    assert S3.is_affine
+    assert default_policy().is_zero(S3.restricted(f - c))
+
+
+def test_constraint_distribution():
+    pytest.importorskip("geomech.lie.distribution")
+    N, L, f = sleigh_data()
+    S = NonholonomicSystem(N, L, [f])
+    try:
+        D = S.constraint_distribution()
+    except (ImportError, NotImplementedError, AttributeError):
+        pytest.skip("Distribution not available yet")
+    assert D.rank == 2
