@@ -18,6 +18,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="form of the equations of motion to print")
     r.add_argument("--no-simulation", action="store_true", help="skip the numerical run")
     r.add_argument("--t-end", type=float, default=5.0, help="length of the numerical run")
+    r.add_argument("--step-timeout", type=float, default=300.0,
+                   help="seconds allowed to each step (default 300; 0 = no limit)")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     r.add_argument("-o", "--output", help="write to this file instead of stdout")
     return p
@@ -41,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     from .report import build_report
 
     rep = build_report(obj, method=args.method, simulate=not args.no_simulation,
-                       t_end=args.t_end, progress=not args.quiet)
+                       t_end=args.t_end, progress=not args.quiet,
+                       step_timeout=args.step_timeout or None)
     text = rep.render(args.format)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:

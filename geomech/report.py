@@ -18,7 +18,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -219,8 +222,35 @@ def _hook_section(fn, sys_, title) -> Section:
     return sec
 
 
+class StepTimeout(TimeoutError):
+    """A report step exceeded its time limit."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None):
+    """Raise :class:`StepTimeout` after ``seconds`` (main thread on POSIX; else no limit)."""
+    usable = (seconds and hasattr(signal, "SIGALRM")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def handler(signum, frame):
+        raise StepTimeout(f"step exceeded the time limit of {seconds:g} s "
+                          "(raise it with --step-timeout)")
+
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
-                 t_end: float = 5.0, progress: bool = False) -> Report:
+                 t_end: float = 5.0, progress: bool = False,
+                 step_timeout: float | None = None) -> Report:
     """Compute every section of the report of ``obj`` (a system or a catalogue object).
 
     Parameters
@@ -234,6 +264,8 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
         Length of that run.
     progress : bool
         Print each step and its time on ``stderr`` as it runs.
+    step_timeout : float, optional
+        Seconds allowed to each step; a step that exceeds it is reported as failed.
     """
     rep = Report(getattr(obj, "name", type(obj).__name__))
     steps: list[tuple[str, Callable]] = [("system", lambda: _system_section(obj))]
@@ -255,7 +287,8 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
             print(f"[{k}/{len(steps)}] {label} ...", end="", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
         try:
-            result = fn()
+            with _time_limit(step_timeout):
+                result = fn()
         except Exception as exc:  # noqa: BLE001 - reported in the section, not hidden
             result = Section(label[:1].upper() + label[1:], error=f"{type(exc).__name__}: {exc}")
         dt = time.perf_counter() - t0

@@ -63,3 +63,18 @@ def test_failed_step_is_reported_not_hidden():
     rep = build_report(Broken(), simulate=False)
     assert not rep.ok
     assert "FAILED: RuntimeError: boom" in rep.render("text")
+
+
+def test_step_timeout_is_reported():
+    import time as _time
+
+    class Slow:
+        name = "slow"
+
+        def report_sections(self):
+            _time.sleep(5)
+            return []
+
+    rep = build_report(Slow(), simulate=False, step_timeout=0.5)
+    assert not rep.ok
+    assert "time limit" in rep.render("text")
