@@ -183,7 +183,8 @@ def _numeric_defaults(obj):
     if defaults:
         return defaults
     P = obj.phase_space
-    params = {p: 1.0 for p in getattr(obj.manifold, "parameters", P.parameters)}
+    chart = getattr(obj, "manifold", P)
+    params = {p: 1.0 for p in chart.parameters}
     x0 = {c: round(0.15 * (k + 1), 2) for k, c in enumerate(P.coords)}
     return params, x0
 
