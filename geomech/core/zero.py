@@ -7,11 +7,19 @@ rank r" made anywhere in geomech goes through a :class:`ZeroPolicy`.  The defaul
    independent jet symbols, trigonometric functions of a symbol ``s`` are rewritten rationally
    in ``t = tan(s/2)``, and the result is put over a common denominator with ``cancel``
    (sparse polynomial arithmetic).  A zero numerator proves the expression is zero;
-2. **randomised evaluation** as a fast filter -- the expression is evaluated exactly at random
+2. **algebraic reduction** for square roots -- each distinct :math:`\sqrt{P}` (and
+   :math:`P^{k/2}`) of a rational function ``P`` becomes an auxiliary symbol :math:`r_P`, and
+   the numerator is reduced modulo the Gröbner basis :math:`\{r_P^2 - P\}` over
+   :math:`\mathbb{Q}(x)`.  A zero remainder is a ring identity and proves the expression is
+   zero (for every branch of the roots).  A non-zero remainder proves non-zero-ness only
+   when the radicands are independent modulo squares (no product of them is a square);
+   otherwise (``sqrt(x**2)`` with real ``x``, ``sqrt(x)*sqrt(y)`` against ``sqrt(x*y)``)
+   the decision is left to the next stages;
+3. **randomised evaluation** as a fast filter -- the expression is evaluated exactly at random
    rational points (after the rational rewriting) or at high precision otherwise; a clearly
    non-zero value proves the expression is non-zero;
-3. **exact confirmation** -- when evaluation says "zero" but the normal form did not vanish
-   (algebraic relations between generators, e.g. square roots), ``sympy.simplify`` is tried as
+4. **exact confirmation** -- when evaluation says "zero" but no exact stage could decide
+   (e.g. dependent square roots), ``sympy.simplify`` is tried as
    a confirmation.  If it cannot confirm, the answer is *probably zero*: the verdict carries
    ``certain=False`` and, under ``strict=True``, :class:`UndecidedZero` is raised.
 
@@ -78,8 +86,8 @@ class ZeroVerdict:
         ``True`` when the decision is proved (exact normal form, exact evaluation or a
         confirmed simplification); ``False`` when it rests on numerical evidence only.
     method : str
-        Which stage decided: ``"normal form"``, ``"evaluation"`` or ``"simplify"`` or
-        ``"numeric only"``.
+        Which stage decided: ``"normal form"``, ``"algebraic"`` (square roots reduced
+        modulo :math:`r_P^2 - P`), ``"evaluation"``, ``"simplify"`` or ``"numeric only"``.
     """
 
     zero: bool
@@ -246,8 +254,18 @@ class ZeroPolicy:
         if _is_rational_in_symbols(rat):
             # ``cancel`` is canonical on rational functions: a non-zero result is non-zero
             return ZeroVerdict(False, True, "normal form")
+        alg = _algebraic_reduction(rat)
+        if alg is not None and alg.zero:
+            # a zero remainder modulo r_P^2 - P is a ring identity: certain for every branch
+            return ZeroVerdict(True, True, "algebraic")
         numeric = self._numerically_zero(rat)
         if numeric is False:
+            return ZeroVerdict(False, True, "evaluation")
+        if alg is not None and alg.proves_nonzero():
+            return ZeroVerdict(False, True, "algebraic")
+        # undecided (dependent roots such as sqrt(x**2) = |x|, Abs, ...): before any
+        # expensive confirmation, probe more points with all sign patterns
+        if self._numerically_zero(rat, signs=True) is False:
             return ZeroVerdict(False, True, "evaluation")
         if self.confirm_with_simplify:
             with contextlib.suppress(Exception):
@@ -276,24 +294,37 @@ class ZeroPolicy:
 
     # -- evaluation ---------------------------------------------------------------------
     def random_point(self, symbols: Iterable[sp.Symbol]) -> dict:
-        """Random rational values (exact) for ``symbols``, respecting positivity."""
+        """Random rational values (exact) for ``symbols``, respecting the sign assumptions."""
         pt = {}
         for s in symbols:
             num = self._rng.randint(1, 97)
             den = self._rng.randint(1, 89)
             val = sp.Rational(num, den)
-            if not (s.is_positive or s.is_nonnegative) and self._rng.random() < 0.5:
+            if s.is_negative or s.is_nonpositive:
+                val = -val
+            elif not (s.is_positive or s.is_nonnegative) and self._rng.random() < 0.5:
                 val = -val
             pt[s] = val
         return pt
 
-    def _numerically_zero(self, rat: sp.Expr) -> bool | None:
+    def _numerically_zero(self, rat: sp.Expr, signs: bool = False) -> bool | None:
         """Evaluate at random points: ``False`` if clearly non-zero, ``True`` if zero at all,
-        ``None`` when evaluation is impossible."""
+        ``None`` when evaluation is impossible.
+
+        With ``signs=True`` ``2**min(n, 3) * samples`` points are used whose sign patterns
+        run through all combinations on the first symbols that may be negative (this
+        separates e.g. ``sqrt(x**2)`` from ``x``)."""
         syms = sorted(rat.free_symbols, key=sp.default_sort_key)
         seen_value = False
-        for _ in range(self.samples):
-            val = _evaluate(rat, self.random_point(syms))
+        free = [s for s in syms if not (s.is_positive or s.is_nonnegative
+                                        or s.is_negative or s.is_nonpositive)]
+        n_pat = 2 ** min(len(free), 3) if signs else 1
+        for k in range(self.samples * n_pat):
+            pt = self.random_point(syms)
+            if signs:
+                for j, s in enumerate(free[:3]):
+                    pt[s] = abs(pt[s]) * (-1 if (k >> j) & 1 else 1)
+            val = _evaluate(rat, pt)
             if val is None:
                 continue
             seen_value = True
@@ -447,6 +478,222 @@ def _is_rational_in_symbols(e: sp.Expr) -> bool:
         return False
     except Exception:  # noqa: BLE001
         return False
+
+
+# -- algebraic stage: square roots as auxiliary symbols ----------------------------------------
+@dataclass
+class _AlgebraicReduction:
+    r"""Remainder of a numerator modulo :math:`\{r_P^2 - P\}` (see :func:`_algebraic_reduction`).
+
+    ``zero`` is certain.  A non-zero remainder proves that the expression is non-zero only
+    when the radicands are independent modulo squares (:meth:`proves_nonzero`).
+    """
+
+    zero: bool
+    den_zero: bool
+    radicands: tuple
+    gens: tuple
+
+    def proves_nonzero(self) -> bool:
+        """Whether the non-zero remainder is a proof of non-zero-ness.
+
+        Requires that the denominator does not reduce to zero, that no generator is
+        declared integer/rational (the argument uses open sets of points) and that the
+        radicands :math:`P_1,\\dots,P_k` are multiplicatively independent modulo squares in
+        :math:`\\mathbb{Q}(x)`: then :math:`\\mathbb{Q}(x)[r]/(r_i^2-P_i)` is a field of degree
+        :math:`2^k` (Kummer theory) and evaluation at any analytic branch of the roots on an
+        open set is injective, so a non-zero remainder is a non-zero function.
+        """
+        if self.zero or self.den_zero:
+            return False
+        if any(s.is_integer or s.is_rational for s in self.gens):
+            return False
+        try:
+            return _independent_mod_squares(self.radicands, self.gens)
+        except Exception:  # noqa: BLE001 - factorisation failure: no proof
+            return False
+
+
+def _split_square_part(poly, ring) -> tuple:
+    """``(a, b, k, pos)`` with ``poly = a**2 * k * b * prod(pos)`` and ``a > 0`` as a function,
+    ``k`` a positive square-free integer and ``pos`` the provably positive irreducible
+    factors of odd multiplicity; ``b`` keeps the factors of unknown sign."""
+    c, facs = poly.factor_list()
+    out, inner = ring.one, ring.one
+    pos = []
+    for g, k in facs:
+        ge = g.as_expr()
+        if ge.is_positive:
+            out *= g ** (k // 2)
+            if k % 2:
+                pos.append(g)
+        elif (-ge).is_positive:
+            out *= (-g) ** (k // 2)
+            inner *= g ** (k % 2)
+        else:
+            inner *= g**k
+    num, den = int(c.numerator), int(c.denominator)
+    const = 1
+    for part, sign in ((abs(num), 1), (den, -1)):
+        if part > 10**12:  # do not factor large constants
+            inner *= sp.QQ(part) ** sign
+            continue
+        for prime, m in sp.factorint(part).items():
+            # for the denominator sqrt(1/p) = sqrt(p) / p
+            out *= sp.QQ(prime) ** (sign * ((m + (sign < 0)) // 2))
+            if m % 2:
+                const *= prime
+    if num < 0:
+        inner = -inner
+    return out, inner, const, pos
+
+
+def _split_radicand(f, field) -> tuple:
+    r"""``(A, Q, k, G)`` with :math:`\sqrt{f} = A\sqrt{k}\sqrt{Q}\prod_{g\in G}\sqrt{g}` for a
+    rational function ``f`` (``A``, ``Q``, ``g`` field elements, ``k`` a positive square-free
+    integer, each ``g`` a provably positive irreducible polynomial).
+
+    Only factors whose square root is unambiguous are split off: positive rational
+    constants, provably positive factors such as :math:`1+x^2` and squares of provably
+    negative ones; :math:`\sqrt{x^2}` with real ``x`` is left alone (it is :math:`|x|`).
+    For :math:`a>0` the principal root satisfies :math:`\sqrt{a Q} = \sqrt{a}\sqrt{Q}` and
+    :math:`\sqrt{Q/a} = \sqrt{Q}/\sqrt{a}` for every complex ``Q``.
+    """
+    an, qn, kn, gn = _split_square_part(f.numer, field.ring)
+    ad, qd, kd, gd = _split_square_part(f.denom, field.ring)
+    g = sp.igcd(kn, kd)
+    k = (kn // g) * (kd // g)
+    A = field(an) / field(ad) * sp.QQ(g, kd)
+    for h in gd:                      # 1/sqrt(h) = sqrt(h)/h
+        A = A / field(h)
+    return A, field(qn) / field(qd), k, [field(h) for h in (*gn, *gd)]
+
+
+def _algebraic_reduction(rat: sp.Expr) -> _AlgebraicReduction | None:
+    r"""Exact reduction of an expression with square roots of rational functions.
+
+    Each distinct :math:`\sqrt{P}` (radicand ``P`` put over a common denominator, so that
+    equal radicands share one symbol) and :math:`P^{k/2}` is replaced by :math:`r_P^k`; the
+    numerator of the result, a polynomial in the symbols ``x`` and the ``r_P``, is reduced
+    modulo :math:`r_P^2 - P` with coefficients in :math:`\mathbb{Q}(x)`.  The relations have
+    pairwise coprime leading monomials :math:`r_P^2`, so they are a Gröbner basis and the
+    remainder -- multilinear in the ``r_P`` -- is unique.  A zero remainder means the
+    numerator lies in the ideal: the expression vanishes for *every* choice of the square
+    roots, in particular the principal one.  Trigonometric functions were already rewritten
+    rationally (half angles), which enforces :math:`\sin^2+\cos^2=1`.
+
+    Returns ``None`` when ``rat`` has no square roots or atoms outside this class (other
+    fractional powers, nested roots, transcendental functions, non-rational coefficients).
+
+    >>> x = sp.Symbol("x")
+    >>> e = (1 + x**2)**sp.Rational(3, 2) - sp.expand((1 + x**2)*sp.sqrt(1 + x**2))
+    >>> _algebraic_reduction(e).zero
+    True
+    >>> _algebraic_reduction(sp.sqrt(x**2) - x).zero
+    False
+    """
+    from sympy.polys.fields import FracField
+
+    pows = [p for p in rat.atoms(sp.Pow) if not p.exp.is_Integer]
+    if not pows:
+        return None
+    xs = tuple(sorted(rat.free_symbols, key=sp.default_sort_key))
+    if not xs:
+        return None
+    F = FracField(xs, sp.QQ)
+    radicands: dict = {}
+    roots: dict = {}
+    rep = {}
+    for p in pows:
+        if not (p.exp.is_Rational and p.exp.q == 2):
+            return None
+        b = p.base
+        if b not in roots:
+            if any(not q.exp.is_Integer for q in b.atoms(sp.Pow)):
+                return None
+            try:
+                out, key, k, positive = _split_radicand(F.from_expr(b), F)
+            except Exception:  # noqa: BLE001 - not a rational function of the symbols
+                return None
+            root = out.as_expr()
+            for q in (key, F(k), *positive):
+                if q != F.one:
+                    root *= radicands.setdefault(q, sp.Dummy(f"r{len(radicands)}"))
+            roots[b] = root
+        rep[p] = roots[b] ** p.exp.p
+    try:
+        rs = tuple(radicands.values())
+        fe = FracField((*xs, *rs), sp.QQ).from_expr(rat.xreplace(rep))
+        P = list(radicands)
+        pn, pd = fe.numer, fe.denom
+    except Exception:  # noqa: BLE001 - not in the supported class
+        return None
+
+    nx = len(xs)
+
+    def remainder(poly) -> bool:
+        groups: dict = {}
+        for monom, coeff in poly.terms():
+            groups.setdefault(monom[nx:], {})[monom[:nx]] = coeff
+        buckets: dict = {}
+        for rm, terms in groups.items():
+            val = F(F.ring.from_dict(terms))
+            for i, k in enumerate(rm):
+                if k >= 2:
+                    val *= P[i] ** (k // 2)
+            key = tuple(k % 2 for k in rm)
+            buckets[key] = buckets.get(key, F.zero) + val
+        return any(buckets.values())
+
+    nonzero = remainder(pn)
+    return _AlgebraicReduction(zero=not nonzero,
+                               den_zero=nonzero and not remainder(pd),
+                               radicands=tuple(k.as_expr() for k in P), gens=xs)
+
+
+def _square_class(expr: sp.Expr, gens: tuple) -> frozenset:
+    r"""The class of a non-zero rational function in :math:`\mathbb{Q}(x)^*/(\mathbb{Q}(x)^*)^2`:
+    the set of sign, primes and irreducible factors occurring to an odd power."""
+    n, d = sp.fraction(sp.cancel(expr))
+    c, facs = sp.factor_list(sp.expand(n * d), *gens)
+    odd = set()
+    c = sp.Rational(c)
+    if c == 0:
+        raise ValueError("zero radicand")
+    sign = c < 0
+    for f, m in facs:
+        pf = sp.Poly(f, *gens)
+        if pf.LC() < 0:
+            pf = -pf
+            sign ^= bool(m % 2)
+        if m % 2:
+            odd.add(pf.as_expr())
+    for part in (abs(c.p), c.q):
+        for prime, m in sp.factorint(part).items():
+            if m % 2:
+                odd.add(sp.Integer(prime))
+    if sign:
+        odd.add(sp.Integer(-1))
+    return frozenset(odd)
+
+
+def _independent_mod_squares(radicands: tuple, gens: tuple) -> bool:
+    """Whether no non-empty product of the radicands is a square (linear algebra over GF(2))."""
+    index: dict = {}
+    basis: dict = {}
+    for P in radicands:
+        v = 0
+        for item in _square_class(P, gens):
+            v |= 1 << index.setdefault(item, len(index))
+        while v:
+            top = v.bit_length() - 1
+            if top not in basis:
+                basis[top] = v
+                break
+            v ^= basis[top]
+        else:
+            return False
+    return True
 
 
 def _evaluate(e: sp.Expr, pt: dict):
