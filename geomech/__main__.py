@@ -20,6 +20,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--t-end", type=float, default=5.0, help="length of the numerical run")
     r.add_argument("--step-timeout", type=float, default=300.0,
                    help="seconds allowed to each step (default 300; 0 = no limit)")
+    r.add_argument("--analysis-timeout", type=float, default=30.0,
+                   help="seconds allowed to each analysis (symmetries, integrals, measure, "
+                        "Hamiltonian structure); default 30, 0 = no limit")
+    r.add_argument("--no-analyses", action="store_true",
+                   help="skip symmetries, integrals, measure and Hamiltonian structure")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     r.add_argument("-o", "--output", help="write to this file instead of stdout")
     return p
@@ -44,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rep = build_report(obj, method=args.method, simulate=not args.no_simulation,
                        t_end=args.t_end, progress=not args.quiet,
-                       step_timeout=args.step_timeout or None)
+                       step_timeout=args.step_timeout or None,
+                       analyses=not args.no_analyses,
+                       analysis_timeout=args.analysis_timeout or None)
     text = rep.render(args.format)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:

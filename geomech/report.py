@@ -204,27 +204,90 @@ def _simulation_section(obj, t_end: float) -> Section:
     return s
 
 
+def _symmetry_section(sys_) -> Section:
+    """Point symmetries in the default ansatz, Theorem 3 check and C-1/C-2 classification."""
+    from .mechanics.symmetry import check_symmetry, classify_action, find_point_symmetries
+
+    s = Section("Symmetries")
+    fields = find_point_symmetries(sys_)
+    if not fields:
+        return s.add("no infinitesimal point symmetry in the default ansatz (coefficients "
+                     "of degree <= 1 in the coordinates and in sin/cos of the angles)")
+    s.add(f"{len(fields)} infinitesimal point symmetries (Theorem 3 checked, exact):")
+    for u in fields:
+        s.add(f"  u = {u}")
+    checks = check_symmetry(sys_, list(fields))
+    s.add("prolonged fields commute with the flow: "
+          + ", ".join("yes" if c.is_symmetry else "no" for c in checks))
+    cls = classify_action(sys_, fields)
+    s.add(f"action relative to the constraints: case {cls.case}, m0 = {cls.m0}")
+    return s
+
+
+def _integrals_section(sys_) -> Section:
+    """Linear (Noether / Kozlov–Kolesnikov) integrals, each verified along the flow."""
+    from .mechanics.symmetry import linear_integrals
+
+    s = Section("First integrals")
+    s.add("energy: see the Energy section")
+    found = linear_integrals(sys_)
+    if not found:
+        return s.add("no integral linear in the velocities in the default ansatz")
+    for F in found:
+        s.add("linear integral (verified exactly: dF/dt = 0):", getattr(F, "integral", F))
+    return s
+
+
+def _measure_section(sys_) -> Section:
+    from .mechanics.measure import system_divergence, system_invariant_measure
+
+    s = Section("Invariant measure")
+    s.add("divergence of the flow:", system_divergence(sys_))
+    res = system_invariant_measure(sys_)
+    if res:
+        s.add("invariant density (verified exactly: div(rho v) = 0):", res.density)
+    else:
+        s.add(f"no invariant density: {res.reason}")
+    return s
+
+
+def _hamiltonian_section(sys_) -> Section:
+    from .mechanics.hamiltonian import system_pseudo_hamiltonian
+
+    s = Section("Hamiltonian structure")
+    form = system_pseudo_hamiltonian(sys_)
+    s.add("pseudo-Hamiltonian form x' = J grad H (Prop. 7), H =", form.hamiltonian)
+    ok = form.satisfies_jacobi()
+    s.add("J satisfies the Jacobi identity: " + ("yes (a Poisson structure)" if ok else
+          "no: J is only almost-Poisson, as expected for non-integrable constraints"))
+    return s
+
+
+#: Analysis steps of the mechanics layer: (label, section builder).  They run under the
+#: report's time limit; one that exceeds it is reported as not computed, not as a failure.
+ANALYSES: list[tuple[str, Callable]] = [
+    ("symmetries", _symmetry_section),
+    ("first integrals", _integrals_section),
+    ("invariant measure", _measure_section),
+    ("Hamiltonian structure", _hamiltonian_section),
+]
+
+
 def _extra_sections(sys_) -> list[tuple[str, Callable]]:
-    """Sections contributed by the analysis modules when they apply to the system."""
-    steps = []
-    try:
-        from .mechanics import report_hooks
-    except ImportError:
-        return steps
-    for title, fn in report_hooks.SECTIONS:
-        steps.append((title, lambda fn=fn, title=title: _hook_section(fn, sys_, title)))
-    return steps
+    """Issue-4 analyses (symmetries, integrals, measure, Hamiltonian structure)."""
+    return [(label, lambda fn=fn: fn(sys_)) for label, fn in ANALYSES]
 
 
-def _hook_section(fn, sys_, title) -> Section:
-    sec = Section(title)
-    for text, obj in fn(sys_):
-        sec.add(text, obj)
-    return sec
+_ANALYSIS_LABELS = {"symmetries", "first integrals", "invariant measure",
+                    "Hamiltonian structure"}
 
 
-class StepTimeout(TimeoutError):
-    """A report step exceeded its time limit."""
+class StepTimeout(BaseException):
+    """A report step exceeded its time limit.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``) so that the ``except Exception``
+    fall-backs inside the algorithms cannot swallow it.
+    """
 
 
 @contextlib.contextmanager
@@ -238,7 +301,7 @@ def _time_limit(seconds: float | None):
 
     def handler(signum, frame):
         raise StepTimeout(f"step exceeded the time limit of {seconds:g} s "
-                          "(raise it with --step-timeout)")
+                          "(raise it with --step-timeout or --analysis-timeout)")
 
     old = signal.signal(signal.SIGALRM, handler)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -251,7 +314,8 @@ def _time_limit(seconds: float | None):
 
 def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
                  t_end: float = 5.0, progress: bool = False,
-                 step_timeout: float | None = None) -> Report:
+                 step_timeout: float | None = None, analyses: bool = True,
+                 analysis_timeout: float | None = 30.0) -> Report:
     """Compute every section of the report of ``obj`` (a system or a catalogue object).
 
     Parameters
@@ -267,6 +331,11 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
         Print each step and its time on ``stderr`` as it runs.
     step_timeout : float, optional
         Seconds allowed to each step; a step that exceeds it is reported as failed.
+    analyses : bool
+        Include the analyses of :data:`ANALYSES` (symmetries, integrals, measure,
+        Hamiltonian structure).
+    analysis_timeout : float, optional
+        Seconds allowed to each analysis; one that exceeds it is reported as not computed.
     """
     rep = Report(getattr(obj, "name", type(obj).__name__))
     steps: list[tuple[str, Callable]] = [("system", lambda: _system_section(obj))]
@@ -279,7 +348,7 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
             ("constraint geometry", lambda: _geometry_section(obj)),
             ("equations of motion", lambda: _equations_section(obj, method)),
             ("energy", lambda: _energy_section(obj)),
-            *_extra_sections(obj),
+            *(_extra_sections(obj) if analyses else []),
         ]
     if simulate:
         steps.append(("simulation", lambda: _simulation_section(obj, t_end)))
@@ -287,11 +356,17 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
         if progress:
             print(f"[{k}/{len(steps)}] {label} ...", end="", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
+        title = label[:1].upper() + label[1:]
         try:
-            with _time_limit(step_timeout):
+            with _time_limit(analysis_timeout if label in _ANALYSIS_LABELS else step_timeout):
                 result = fn()
+        except StepTimeout as exc:
+            if label in _ANALYSIS_LABELS:
+                result = Section(title).add(f"not computed: {exc}")
+            else:
+                result = Section(title, error=f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - reported in the section, not hidden
-            result = Section(label[:1].upper() + label[1:], error=f"{type(exc).__name__}: {exc}")
+            result = Section(title, error=f"{type(exc).__name__}: {exc}")
         dt = time.perf_counter() - t0
         for sec in result if isinstance(result, list) else [result]:
             sec.seconds = dt

@@ -19,6 +19,10 @@ def test_sleigh_report_contains_the_spec_facts():
     assert "growth vector (Lie flag): (2, 3)" in text
     assert "not involutive" in text
     assert "verified exactly" in text
+    # issue-4 analyses: SE(2) symmetries (B2.5/B2.6), no measure for a != 0, no Jacobi
+    assert "3 infinitesimal point symmetries" in text and "case C-2, m0 = 2" in text
+    assert "no invariant density" in text
+    assert "only almost-Poisson" in text
     drift = [ln for ln in text.splitlines() if ln.startswith("relative drift of energy")]
     assert drift and float(drift[0].split(":")[1]) < 1e-9
 

@@ -230,6 +230,8 @@ class ZeroPolicy:
         if e.is_Atom:
             return e
         if _has_denominator(e):
+            if e.is_Add and len(e.args) >= 4 and _vanishes_over_common_denominator(e):
+                return sp.S.Zero
             e = sp.cancel(e)
             n, d = sp.fraction(e)
             n2, d2 = _trig_reduce(n), _trig_reduce(d)
@@ -410,6 +412,20 @@ def _ring_zero_test(e: sp.Expr) -> bool | None:
     if R is None:
         return None
     return R.is_zero(R.to_ring(e))
+
+
+def _vanishes_over_common_denominator(e: sp.Expr) -> bool:
+    """Cheap exact shortcut: the numerator of ``together(e)`` is zero in the trigonometric
+    polynomial ring (modulo sin^2 + cos^2 = 1).  ``False`` means "not shown", not "non-zero".
+
+    A sum of fractions that cancels (e.g. ``X(E)`` for a first integral ``E``) costs a
+    ``together`` and a sparse-polynomial reduction instead of a multivariate ``cancel``.
+    """
+    from .polykernel import DiffRing
+
+    n, _ = sp.fraction(sp.together(e))
+    R = DiffRing.for_expressions([n], ())
+    return R is not None and R.is_zero(R.to_ring(n))
 
 
 def _trig_reduce(e: sp.Expr) -> sp.Expr:
