@@ -40,7 +40,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
-from geomech.core.zero import ZeroPolicy, _half_angle, _jet_replacement, default_policy
+from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
 __all__ = [
     "is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
@@ -76,8 +76,7 @@ def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None
     if pol.is_zero(e):
         return True
     rels = [sp.sympify(r) for r in relations]
-    e2, _ = _jet_replacement(e)
-    num, _den = sp.fraction(sp.cancel(sp.together(_half_angle(e2))))
+    num, _den = sp.fraction(sp.cancel(sp.together(rational_rewrite(e))))
     gens = sorted(set().union(*(r.free_symbols for r in rels)), key=sp.default_sort_key)
     others = sorted(num.free_symbols - set(gens), key=sp.default_sort_key)
     try:
@@ -193,7 +192,7 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
         row = [sp.diff(e, c) for c in unknowns]
         if any(r.has(*unknowns) for r in row):
             raise ValueError("the determining equations are not linear in the unknowns")
-        row = [_half_angle(_jet_replacement(r)[0]) for r in row]
+        row = [rational_rewrite(r) for r in row]
         coeffs.append(row)
     if not coeffs:
         return [{c: (1 if c is d else 0) for c in unknowns} for d in unknowns]
