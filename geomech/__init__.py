@@ -12,8 +12,16 @@ VectorField(M, [0, 0, 1])
 
 from importlib import import_module
 
-from .core import (DifferentialForm, Manifold, Map, VectorField, ZeroPolicy, bracket,
-                   lie_derivative, wedge)
+from .core import (
+    DifferentialForm,
+    Manifold,
+    Map,
+    VectorField,
+    ZeroPolicy,
+    bracket,
+    lie_derivative,
+    wedge,
+)
 
 __version__ = "0.1.0"
 

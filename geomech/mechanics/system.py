@@ -430,6 +430,92 @@ class NonholonomicSystem:
     def _repr_latex_(self) -> str:
         return "$" + self._latex() + "$"
 
+    # -- analyses (delegations to the mechanics modules) ----------------------------------
+    def is_first_integral(self, F) -> bool:
+        """Whether ``F`` (on the phase space or on TN) is an exact first integral of the flow;
+        see :func:`geomech.mechanics.integrals.system_is_first_integral`."""
+        from .integrals import system_is_first_integral
+
+        return system_is_first_integral(self, F)
+
+    def polynomial_integrals(self, degree: int, ansatz=None, **options) -> list:
+        """Integrals polynomial in the velocities up to ``degree`` (exact search)."""
+        from .integrals import system_polynomial_integrals
+
+        return system_polynomial_integrals(self, degree, ansatz=ansatz, **options)
+
+    def noether_integrals(self, ansatz=None, fields=None) -> list:
+        """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
+        along the flow; see :func:`geomech.mechanics.symmetry.linear_integrals`."""
+        from .symmetry import linear_integrals
+
+        return linear_integrals(self, ansatz=ansatz, fields=fields)
+
+    def check_symmetry(self, fields):
+        """Theorem 3 (strengthened) for given fields; see
+        :func:`geomech.mechanics.symmetry.check_symmetry`."""
+        from .symmetry import check_symmetry
+
+        return check_symmetry(self, fields)
+
+    def point_symmetries(self, ansatz=None) -> list:
+        """Infinitesimal point symmetries in an ansatz family."""
+        from .symmetry import find_point_symmetries
+
+        return find_point_symmetries(self, ansatz=ansatz)
+
+    def classify_action(self, fields):
+        """Case C-1 / C-2 of the action relative to the constraints (§4.2)."""
+        from .symmetry import classify_action
+
+        return classify_action(self, fields)
+
+    def divergence(self):
+        """Divergence of the phase-space flow (coordinate volume)."""
+        from .measure import system_divergence
+
+        return system_divergence(self)
+
+    def is_invariant_density(self, rho) -> bool:
+        """Whether ``div(rho v) = 0`` exactly."""
+        from .measure import system_is_invariant_density
+
+        return system_is_invariant_density(self, rho)
+
+    def invariant_measure(self, ansatz: str = "configuration", variables=None, functions=None):
+        """Search an invariant density; the result is truthy with ``.density`` or falsy with
+        ``.reason``; see :func:`geomech.mechanics.measure.invariant_measure`."""
+        from .measure import system_invariant_measure
+
+        return system_invariant_measure(self, ansatz=ansatz, variables=variables,
+                                        functions=functions)
+
+    def pseudo_hamiltonian(self, frame=None, transversal=None, momenta=None):
+        """Pseudo-Hamiltonian form (Prop. 7); ``.satisfies_jacobi()`` is ``False`` for
+        non-integrable constraints."""
+        from .hamiltonian import system_pseudo_hamiltonian
+
+        return system_pseudo_hamiltonian(self, frame=frame, transversal=transversal,
+                                         momenta=momenta)
+
+    def is_conformally_hamiltonian(self, cyclic=None):
+        """Chaplygin reducing multiplier of the reduced system (two degrees of freedom)."""
+        from .hamiltonian import system_is_conformally_hamiltonian
+
+        return system_is_conformally_hamiltonian(self, cyclic=cyclic)
+
+    def chaplygin_reduction(self, group_coords, frame=None):
+        """Generalized Chaplygin reduction (Prop. 5)."""
+        from .reduce import chaplygin_reduction
+
+        return chaplygin_reduction(self, group_coords, frame=frame)
+
+    def routh_reduction(self, coordinate):
+        """Routh reduction by a cyclic coordinate (§5.3)."""
+        from .reduce import routh_reduction
+
+        return routh_reduction(self, coordinate)
+
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
         out = [repr(self), "L = " + sp.sstr(self.lagrangian)]

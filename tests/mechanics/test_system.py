@@ -141,3 +141,16 @@ def test_constraint_distribution():
     except (ImportError, NotImplementedError, AttributeError):
         pytest.skip("Distribution not available yet")
     assert D.rank == 2
+
+
+def test_analysis_methods_delegate_and_agree_with_the_spec():
+    """The design's ``sys.*`` analysis API on the sleigh (B2): energy is an integral, no
+    invariant density for a != 0, the pseudo-Hamiltonian J is not Poisson, SE(2) symmetries."""
+    import geomech as gm
+
+    s = gm.examples.chaplygin_sleigh()
+    assert s.is_first_integral(s.energy())
+    assert not s.is_first_integral(s.phase_space.coords[3])
+    assert not s.invariant_measure()
+    assert s.pseudo_hamiltonian().satisfies_jacobi() is False
+    assert len(s.point_symmetries()) == 3
