@@ -20,6 +20,5 @@ napoleon_google_docstring = False
 nitpicky = False
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
-html_static_path = ["_static"]
 napoleon_use_ivar = True
 suppress_warnings = ["ref.python"]  # ambiguous short names in napoleon type fields
