@@ -109,7 +109,9 @@ class VectorField:
         """The components :math:`(X^1, \\dots, X^n)` as normalised sympy expressions."""
         if self._exprs is None:
             R, polys = self._ring
-            norm = default_policy().normalize
+            # a ring element without trigonometric generators converts to an expanded
+            # polynomial, which is already the normal form
+            norm = default_policy().normalize if R.has_trig else (lambda e: e)
             object.__setattr__(self, "_exprs", tuple(norm(R.to_expr(p)) for p in polys))
         return self._exprs
 
@@ -213,6 +215,16 @@ class VectorField:
         r"""The matrix :math:`\partial_j X^i` (cached)."""
         return kernel.jacobian(self.components, self.manifold.coords)
 
+    def _packed(self, R):
+        """Components in the ring ``R``, packed, with their lazily filled Jacobian; cached
+        per ring, so a field bracketed with many others differentiates each component
+        once.  ``None`` if an exponent is too large to pack."""
+        cache = self.__dict__.setdefault("_ring_cache", {})
+        if R not in cache:
+            P = polykernel.Packed(R, [R.lift(p) for p in self._ring[1]])
+            cache[R] = P if P.ok else None
+        return cache[R]
+
     def bracket(self, other: VectorField) -> VectorField:
         r"""The Lie bracket :math:`[X, Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`."""
         if not isinstance(other, VectorField):
@@ -222,9 +234,13 @@ class VectorField:
             a, b = self.ring_form(), other.ring_form()
             if a and b:
                 R = polykernel.union_ring(a[0], b[0])
-                X = [R.lift(p) for p in a[1]]
-                Y = [R.lift(p) for p in b[1]]
-                return VectorField._from_ring(self.manifold, R, polykernel.bracket_polys(R, X, Y))
+                PX, PY = self._packed(R), other._packed(R)
+                if PX is not None and PY is not None:
+                    polys = polykernel.bracket_packed(PX, PY)
+                else:
+                    polys = polykernel.bracket_polys(R, [R.lift(p) for p in a[1]],
+                                                     [R.lift(p) for p in b[1]])
+                return VectorField._from_ring(self.manifold, R, polys)
         return VectorField(self.manifold, kernel.bracket_components(
             self.components, other.components, self.manifold.coords))
 

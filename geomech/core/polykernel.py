@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import sympy as sp
+from sympy.core.add import _addsort
+from sympy.core.mul import _mulsort
 from sympy.polys.rings import PolyRing
 
 __all__ = ["DiffRing", "supported"]
@@ -67,6 +69,11 @@ def supported(exprs: Sequence[sp.Expr]) -> tuple[set, set] | None:
     return symbols, angles
 
 
+_BITS = 20           # bits per packed exponent
+_LIMIT = 1 << (_BITS - 1)  # exponents must stay below this (products: below 2**_BITS)
+_MASK = (1 << _BITS) - 1
+
+
 @lru_cache(maxsize=256)
 def _ring(gens: tuple) -> PolyRing:
     return PolyRing(gens, sp.QQ)
@@ -91,6 +98,10 @@ class DiffRing:
             if s in self._index:
                 i_s, i_c = self._index[sp.sin(s)], self._index[sp.cos(s)]
                 self._chain[s] = ((G[i_s], G[i_c]), (G[i_c], -G[i_s]))
+        self._powers: dict = {}
+        self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
+        self._chain_idx = {s: (self._index[sp.sin(s)], self._index[sp.cos(s)])
+                           for s in angles if sp.sin(s) in self._index}
 
     @classmethod
     def for_expressions(cls, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol]):
@@ -106,21 +117,150 @@ class DiffRing:
         return set(other.gens) <= set(self.gens) and self.coords == other.coords
 
     def to_ring(self, expr: sp.Expr):
-        """Convert an expression (must fit the ring)."""
-        return self.ring.from_expr(sp.sympify(expr)) if expr != 0 else self.ring.zero
+        """Convert an expression (must fit the ring).
+
+        Expanded sums of monomials are read term by term; anything else (products of
+        sums, powers of sums) goes through the ring arithmetic of :meth:`PolyRing.from_expr`."""
+        expr = sp.sympify(expr)
+        if expr == 0:
+            return self.ring.zero
+        idx, n = self._index, len(self.gens)
+        conv = self.ring.domain.convert
+        terms: dict = {}
+        for term in sp.Add.make_args(expr):
+            coeff, factors = term.as_coeff_mul()
+            if not coeff.is_Rational:
+                return self.ring.from_expr(expr)
+            m = [0] * n
+            for f in factors:
+                base, e = (f.base, f.exp) if f.is_Pow else (f, 1)
+                i = idx.get(base)
+                if i is None or not (e == 1 or (e.is_Integer and e > 0)):
+                    return self.ring.from_expr(expr)
+                m[i] += int(e)
+            m = tuple(m)
+            terms[m] = terms.get(m, 0) + conv(coeff)
+        return self._from_dict(terms)
 
     def lift(self, p):
         """Move an element of a smaller ring into this one."""
         return p.set_ring(self.ring) if p.ring is not self.ring else p
 
     def diff(self, p, coord: sp.Symbol):
-        r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``."""
-        out = p.diff(self.ring.gens[self._index[coord]])
-        for g, dg in self._chain.get(coord, ()):
-            dp = p.diff(g)
-            if dp:
-                out += dp * dg
+        r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``.
+
+        Works directly on the sparse monomial map: a term :math:`c\,x^{e}` contributes
+        :math:`c\,e_x\,x^{e-1_x}`, and for an angle :math:`s` the terms in
+        :math:`\sin s` and :math:`\cos s` shift one exponent to the other generator."""
+        i = self._index[coord]
+        chain = self._chain_idx.get(coord)
+        out: dict = {}
+        for m, c in p.items():
+            e = m[i]
+            if e:
+                mm = m[:i] + (e - 1,) + m[i + 1:]
+                out[mm] = out.get(mm, 0) + c * e
+            if chain is not None:
+                i_s, i_c = chain
+                e_s, e_c = m[i_s], m[i_c]
+                if e_s:          # d(sin^k)/ds = k sin^(k-1) cos
+                    mm = list(m)
+                    mm[i_s] -= 1
+                    mm[i_c] += 1
+                    mm = tuple(mm)
+                    out[mm] = out.get(mm, 0) + c * e_s
+                if e_c:          # d(cos^k)/ds = -k cos^(k-1) sin
+                    mm = list(m)
+                    mm[i_c] -= 1
+                    mm[i_s] += 1
+                    mm = tuple(mm)
+                    out[mm] = out.get(mm, 0) - c * e_c
+        return self._from_dict(out)
+
+    def _from_dict(self, terms: dict):
+        """A ring element from ``{monomial: coefficient}``, dropping zero coefficients."""
+        el = self.ring.zero
+        for m, c in terms.items():
+            if c:
+                el[m] = c
+        return el
+
+    # -- packed monomials: the hot path of brackets -------------------------------------
+    # A monomial x^e is packed into the integer sum(e_k << (_BITS k)), so a product of
+    # monomials is an integer sum and a derivative an integer difference.  Packed
+    # polynomials are lists of (packed monomial, coefficient).
+
+    def pack(self, p) -> list | None:
+        """The packed form of a ring element, or ``None`` if an exponent is too large."""
+        shifts = self._shifts
+        out = []
+        for m, c in p.items():
+            v = 0
+            for e, sh in zip(m, shifts):
+                if e:
+                    if e >= _LIMIT:
+                        return None
+                    v += e << sh
+            out.append((v, c))
         return out
+
+    def unpack(self, terms) -> object:
+        """The ring element of packed ``(monomial, coefficient)`` pairs (zeros dropped)."""
+        el = self.ring.zero
+        n = len(self.gens)
+        mask = _MASK
+        for v, c in terms:
+            if c:
+                m = []
+                for _ in range(n):
+                    m.append(v & mask)
+                    v >>= _BITS
+                el[tuple(m)] = c
+        return el
+
+    def diff_packed(self, P: list, coord: sp.Symbol) -> list:
+        r"""Total derivative of a packed polynomial (chain rule over ``sin``/``cos``)."""
+        sh = self._shifts[self._index[coord]]
+        one = 1 << sh
+        chain = self._chain_idx.get(coord)
+        acc: dict = {}
+        get = acc.get
+        for v, c in P:
+            e = (v >> sh) & _MASK
+            if e:
+                w = v - one
+                acc[w] = get(w, 0) + c * e
+            if chain is not None:
+                s_sh, c_sh = self._shifts[chain[0]], self._shifts[chain[1]]
+                e_s, e_c = (v >> s_sh) & _MASK, (v >> c_sh) & _MASK
+                if e_s:          # d(sin^k)/ds = k sin^(k-1) cos
+                    w = v - (1 << s_sh) + (1 << c_sh)
+                    acc[w] = get(w, 0) + c * e_s
+                if e_c:          # d(cos^k)/ds = -k cos^(k-1) sin
+                    w = v - (1 << c_sh) + (1 << s_sh)
+                    acc[w] = get(w, 0) - c * e_c
+        return [(w, c) for w, c in acc.items() if c]
+
+    @staticmethod
+    def fma_packed(pairs) -> dict:
+        r"""The sum :math:`\sum_k \pm a_k b_k` of packed products, accumulated in one map.
+
+        ``pairs`` is an iterable of ``(sign, a, b)`` with ``sign`` = ±1."""
+        acc: dict = {}
+        get = acc.get
+        for sign, pa, pb in pairs:
+            if sign < 0:
+                pa = [(m, -c) for m, c in pa]
+            for mb, cb in pb:
+                for ma, ca in pa:
+                    m = ma + mb
+                    acc[m] = get(m, 0) + ca * cb
+        return acc
+
+    @property
+    def has_trig(self) -> bool:
+        """Whether the ring has ``sin``/``cos`` generators."""
+        return bool(self._chain_idx)
 
     @property
     def pythagoras(self) -> tuple:
@@ -171,8 +311,37 @@ class DiffRing:
         return not self.reduce(p)
 
     def to_expr(self, p) -> sp.Expr:
-        """The canonical expanded sympy expression of a ring element."""
-        return p.as_expr()
+        """The canonical expanded sympy expression of a ring element.
+
+        Identical (``srepr``) to ``p.as_expr()``, built faster: each monomial's factors are
+        put in sympy's canonical order and the products and the sum are assembled without
+        re-running sympy's flattening (the terms are distinct monomials, so there is
+        nothing to collect)."""
+        terms, numbers = [], []
+        to_sympy = self.ring.domain.to_sympy
+        powers = self._powers
+        for m, c in p.items():
+            factors = []
+            for k, e in enumerate(m):
+                if e:
+                    f = powers.get((k, e))
+                    if f is None:
+                        f = powers[(k, e)] = self.gens[k] if e == 1 else sp.Pow(self.gens[k], e)
+                    factors.append(f)
+            coeff = to_sympy(c)
+            if not factors:
+                numbers.append(coeff)
+            elif len(factors) == 1 and coeff == 1:
+                terms.append(factors[0])
+            else:
+                _mulsort(factors)
+                if coeff != 1:
+                    factors.insert(0, coeff)
+                terms.append(sp.Mul._from_args(factors))
+        if len(terms) + len(numbers) <= 1:
+            return (terms + numbers + [sp.S.Zero])[0]
+        _addsort(terms)
+        return sp.Add._from_args(numbers + terms)
 
 
 @lru_cache(maxsize=256)
@@ -191,23 +360,49 @@ def union_ring(a: DiffRing, b: DiffRing) -> DiffRing:
     return _diff_ring(a.coords, syms, angles)
 
 
-def bracket_polys(R: DiffRing, X: Sequence, Y: Sequence) -> tuple:
+class Packed:
+    """Packed components of a field in a ring and their lazily computed Jacobian."""
+
+    __slots__ = ("R", "comps", "jac")
+
+    def __init__(self, R: DiffRing, polys: Sequence):
+        self.R = R
+        self.comps = [R.pack(p) for p in polys]
+        n = len(R.coords)
+        self.jac = [[None] * n for _ in range(n)]
+
+    @property
+    def ok(self) -> bool:
+        """Whether every component could be packed."""
+        return all(c is not None for c in self.comps)
+
+    def d(self, i: int, j: int) -> list:
+        r""":math:`\partial_j X^i`, packed (cached)."""
+        row = self.jac[i]
+        if row[j] is None:
+            row[j] = self.R.diff_packed(self.comps[i], self.R.coords[j])
+        return row[j]
+
+
+def bracket_packed(X: Packed, Y: Packed) -> tuple:
     r"""Ring elements of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`."""
-    coords = R.coords
-    n = len(coords)
-    dY = [[None] * n for _ in range(n)]
-    dX = [[None] * n for _ in range(n)]
+    R = X.R
+    n = len(R.coords)
     out = []
     for i in range(n):
-        acc = R.ring.zero
-        for j in range(n):
-            if X[j]:
-                if dY[i][j] is None:
-                    dY[i][j] = R.diff(Y[i], coords[j])
-                acc += X[j] * dY[i][j]
-            if Y[j]:
-                if dX[i][j] is None:
-                    dX[i][j] = R.diff(X[i], coords[j])
-                acc -= Y[j] * dX[i][j]
-        out.append(acc)
+        pairs = [(1, X.comps[j], Y.d(i, j)) for j in range(n) if X.comps[j]]
+        pairs += [(-1, Y.comps[j], X.d(i, j)) for j in range(n) if Y.comps[j]]
+        acc = R.fma_packed(p for p in pairs if p[2])
+        out.append(R.unpack(acc.items()))
     return tuple(out)
+
+
+def bracket_polys(R: DiffRing, X: Sequence, Y: Sequence) -> tuple:
+    r"""Ring elements of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`."""
+    PX, PY = Packed(R, X), Packed(R, Y)
+    if PX.ok and PY.ok:
+        return bracket_packed(PX, PY)
+    coords = R.coords
+    n = len(coords)
+    return tuple(sum((X[j] * R.diff(Y[i], coords[j]) - Y[j] * R.diff(X[i], coords[j])
+                      for j in range(n)), R.ring.zero) for i in range(n))

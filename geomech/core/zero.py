@@ -227,7 +227,7 @@ class ZeroPolicy:
         others are put over a common denominator and cancelled.  No ``simplify``.
         """
         e = sp.sympify(expr)
-        if e.is_Atom:
+        if e.is_Atom or _is_expanded_polynomial(e):
             return e
         if _has_denominator(e):
             if e.is_Add and len(e.args) >= 4 and _vanishes_over_common_denominator(e):
@@ -469,6 +469,23 @@ def _reduce_square(e: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:
     """Replace ``a**k`` (k >= 2) by ``a**(k-2) * (1 - b**2)``."""
     return e.replace(lambda p: p.is_Pow and p.base == a and p.exp.is_Integer and p.exp >= 2,
                      lambda p: a ** (p.exp - 2) * (1 - b**2))
+
+
+def _is_expanded_polynomial(e: sp.Expr) -> bool:
+    """Whether ``e`` is a sum of rational multiples of monomials in symbols.
+
+    Such an expression is already in the canonical expanded form (sympy combines like
+    terms on construction), so normalising it is the identity."""
+    for term in sp.Add.make_args(e):
+        coeff, factors = term.as_coeff_mul()
+        if not coeff.is_Rational:
+            return False
+        for f in factors:
+            if f.is_Symbol:
+                continue
+            if not (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0):
+                return False
+    return True
 
 
 def _has_denominator(e: sp.Expr) -> bool:
