@@ -8,10 +8,18 @@ import time
 from collections.abc import Callable
 
 
-def median_time(fn: Callable[[], object], repeat: int = 3) -> float:
-    """Median wall time of ``repeat`` calls of ``fn`` (seconds)."""
+def median_time(fn: Callable[[], object], repeat: int = 3, cold: bool = True) -> float:
+    """Median wall time of ``repeat`` calls of ``fn`` (seconds).
+
+    With ``cold=True`` (default) sympy's global cache is cleared before every call (outside
+    the timed region): every contender then pays for a first computation, as a user does;
+    with a warm cache a repeated identical sympy computation is mostly cache look-ups."""
+    from sympy.core.cache import clear_cache
+
     times = []
     for _ in range(repeat):
+        if cold:
+            clear_cache()
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from . import kernel, polykernel
 from .fields import VectorField, check_same_manifold
 from .manifold import Manifold
 from .zero import default_policy
@@ -185,6 +186,19 @@ class DifferentialForm:
         deg = self.degree + other.degree
         if deg > self.manifold.dim:
             return _zero_form(self, deg)
+        R = _ring_for(self, other)
+        if R is not None:
+            pa = {I: R.pack(R.to_ring(a)) for I, a in self._comps.items()}
+            pb = {J: R.pack(R.to_ring(b)) for J, b in other._comps.items()}
+            if all(v is not None for v in (*pa.values(), *pb.values())):
+                pairs: dict = {}
+                for I, J in itertools.product(pa, pb):
+                    if not set(I) & set(J):
+                        K = I + J
+                        pairs.setdefault(tuple(sorted(K)), []).append(
+                            (permutation_sign(K), pa[I], pb[J]))
+                return self._new(deg, {k: R.to_expr(R.unpack(R.fma_packed(v).items()))
+                                       for k, v in pairs.items()})
         comps: dict = {}
         for I, a in self._comps.items():
             for J, b in other._comps.items():
@@ -202,6 +216,11 @@ class DifferentialForm:
         if self.degree == self.manifold.dim:
             return _zero_form(self, self.degree + 1)
         coords = self.manifold.coords
+        R = _ring_for(self)
+        if R is not None:
+            packed = {I: R.pack(R.to_ring(a)) for I, a in self._comps.items()}
+            if all(v is not None for v in packed.values()):
+                return self._new(self.degree + 1, _d_packed(R, packed))
         comps: dict = {}
         for I, a in self._comps.items():
             for j, x in enumerate(coords):
@@ -354,6 +373,33 @@ class DifferentialForm:
 
     def _repr_latex_(self) -> str:
         return "$" + self._latex() + "$"
+
+
+def _ring_for(*forms: DifferentialForm):
+    """The differential polynomial ring of the forms' coefficients, or ``None`` when they
+    are not trigonometric polynomials with rational coefficients (or rings are off)."""
+    if not kernel.use_rings():
+        return None
+    exprs = [c for f in forms for c in f._comps.values()]
+    return polykernel.DiffRing.for_expressions(exprs, forms[0].manifold.coords)
+
+
+def _d_packed(R, packed: dict) -> dict:
+    r"""Coefficients of :math:`d\omega` from packed coefficients :math:`\omega_I`."""
+    acc: dict = {}
+    for I, P in packed.items():
+        for j, x in enumerate(R.coords):
+            if j in I:
+                continue
+            dP = R.diff_packed(P, x)
+            if not dP:
+                continue
+            K = (j, *I)
+            sign = permutation_sign(K)
+            slot = acc.setdefault(tuple(sorted(K)), {})
+            for m, c in dP:
+                slot[m] = slot.get(m, 0) + sign * c
+    return {k: R.to_expr(R.unpack(v.items())) for k, v in acc.items()}
 
 
 def _zero_form(form: DifferentialForm, degree: int):

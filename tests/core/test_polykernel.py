@@ -73,3 +73,20 @@ def test_cached_jacobians_give_the_same_brackets(comps):
         ref = [G[i].bracket(G[j]).components for i in range(3) for j in range(3)]
     got = [F[i].bracket(F[j]).components for i in range(3) for j in range(3)]
     assert got == ref
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(functions(n, max_terms=3), min_size=n, max_size=n),
+    st.lists(functions(n, max_terms=3), min_size=n, max_size=n))))
+def test_forms_in_the_ring_equal_forms_in_sympy(data):
+    """d and wedge computed in the packed ring give the sympy kernel's stored coefficients."""
+    n, u, v = data
+    M = manifold(n)
+    for backend in ("poly", "sympy"):
+        with kernel.using_backend(backend):
+            w, e = M.one_form([a * c for c in u]), M.one_form(v)
+            out = (w.d().components, w.wedge(e).components, w.d().wedge(e).components)
+        if backend == "poly":
+            ring = out
+    assert ring == out
