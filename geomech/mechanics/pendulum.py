@@ -448,6 +448,8 @@ class ShamolinFreeBody:
         self.m = m if m is not None else sp.Symbol("m", positive=True)
         self.sigma = sigma if sigma is not None else sp.Symbol("sigma", positive=True)
         self.T = sp.Symbol("T", real=True)
+        self.T1 = sp.Symbol("T1", real=True)
+        self.n1 = sp.Symbol("n1", positive=True)
         self.alpha, self.betas, self.v = p.alpha, p.betas, p.v
         t = sp.Symbol("t", real=True)
         self._t = t
@@ -581,6 +583,118 @@ class ShamolinFreeBody:
         for zi, zd in zip(z, zdot):
             rates[zi.name] = zd
         return rates
+
+    def rates_with_force(self, T=None) -> dict:
+        r"""Rates of :math:`v, \alpha, \beta, z` for a given force :math:`T` (6.38).
+
+        Without the servo-constraint the speed varies.  With the orthonormal frame
+        :math:`u = i_v(\alpha,\beta)`, :math:`a = \partial_\alpha u`,
+        :math:`b_l = \partial_{\beta_l}u/(\sin\alpha\,h_l)` of :math:`\mathbb R^n`,
+        :math:`\frac{d}{dt}(v u) = \dot v u + v\dot\alpha a + \sum_l v\sin\alpha\,h_l
+        \dot\beta_l b_l`, so projecting (6.1) on :math:`u, a, b_l` gives each rate alone:
+
+        .. math:: \dot v = -\langle u, r\rangle,\quad \dot\alpha = -\langle a, r\rangle/v,
+                  \quad \dot\beta_l = -\langle b_l, r\rangle/(v\sin\alpha\,h_l),
+
+        :math:`r` = the rest of (6.1) (:math:`\dot\omega` from (3.11)); then
+        :math:`\omega_r = Rz`, :math:`\dot z = R^T\dot\omega_r + \dot R^T R z` as in
+        :meth:`normal_form`.  ``T`` defaults to :math:`T_1 v^2` (6.37) with the symbol
+        ``T1``.  Returns ``{"v": ..., "alpha": ..., "beta1": ..., "z1": ...}``.
+        """
+        p = self.pendulum
+        T = self.T1 * p.v ** 2 if T is None else sp.sympify(T)
+        red = self._omega_rates()
+        vdot = sp.Symbol("vdot", real=True)
+        ad = sp.Symbol("alphadot", real=True)
+        bds = [sp.Symbol(f"{b.name}dot", real=True) for b in p.betas]
+        lin = [sp.expand((e.lhs - e.rhs).xreplace(red).xreplace({self.T: T}))
+               for e in self.newton_equations(reduced=True)]
+        angles = (p.alpha, *p.betas)
+        u = sphere_point(angles)
+        frame = [u, [sp.diff(c, p.alpha) for c in u]]
+        for b, h in zip(p.betas, spherical_frame(p.betas)[2]):
+            frame.append([sp.cancel(sp.diff(c, b) / (sp.sin(p.alpha) * h)) for c in u])
+        unknowns = [vdot, ad, *bds]
+        pol = default_policy()
+        sol = {}
+        for k, (vec, x) in enumerate(zip(frame, unknowns)):
+            proj = sp.expand(sp.Add(*[c * e for c, e in zip(vec, lin)]))
+            coefs = [pol.normalize(sp.diff(proj, y)) for y in unknowns]
+            if any(not pol.is_zero(c) for i, c in enumerate(coefs) if i != k):
+                raise ValueError("unexpected structure of the Newton equations")  # pragma: no cover
+            sol[x] = -proj.xreplace({y: 0 for y in unknowns}) / coefs[k]
+        z = self.z
+        R = rotation_composite(p.betas)
+        sub = dict(zip([p.omega[k] for k in p.basis.axial_positions], list(R * sp.Matrix(z))))
+        rates = {"v": pol.normalize(sol[vdot].xreplace(sub)),
+                 "alpha": pol.normalize(sol[ad].xreplace(sub))}
+        Rdot = sp.zeros(self.n - 1, self.n - 1)
+        for b, bd in zip(p.betas, bds):
+            rates[b.name] = pol.normalize(sol[bd].xreplace(sub))
+            Rdot += R.diff(b) * rates[b.name]
+        axial = [p.omega[k] for k in p.basis.axial_positions]
+        omdot = [red[sp.Symbol(f"{w.name}dot", real=True)].xreplace(sub) for w in axial]
+        zdot = R.T * sp.Matrix(omdot) + Rdot.T * R * sp.Matrix(z)
+        for zi, zd in zip(z, zdot):
+            rates[zi.name] = pol.normalize(zd)
+        return rates
+
+    def rescaled_system(self, n1=None, T=None) -> dict:
+        r"""Dimensionless form (6.39)–(6.49) (algorithm A2.7).
+
+        With :math:`z = n_1 v Z` and :math:`d\tau = n_1 v\,dt`:
+
+        .. math:: v' = v\Psi,\quad \Psi = \frac{\dot v}{n_1 v^2},\quad
+                  \alpha' = \frac{\dot\alpha}{n_1 v},\quad
+                  \beta_l' = \frac{\dot\beta_l}{n_1 v},\quad
+                  Z' = \frac{\dot z}{n_1^2 v^2} - Z\Psi .
+
+        For :math:`T = T_1(\alpha,\beta,\Omega/v)v^2` the rates of :math:`(\alpha,\beta,Z)`
+        and :math:`\Psi` do not depend on :math:`v` (checked: ``ValueError`` otherwise), so
+        :math:`(\alpha, \beta, Z)` is a closed system of order :math:`2(n-1)` on
+        :math:`TS^{n-1}`.  Returns ``{"Psi": Ψ, "v": v', "alpha": α', "beta1": ..., "Z1": ...}``
+        (the symbols ``Z1..`` are :attr:`Z`, ``n1`` a positive symbol by default).
+
+        Examples
+        --------
+        >>> b = ShamolinFreeBody(3, x_N=lambda a, bb, o: sp.symbols("x2N x3N"))
+        >>> r = b.rescaled_system()
+        >>> sorted(r)
+        ['Psi', 'Z1', 'Z2', 'alpha', 'beta1', 'v']
+        >>> b.pendulum.v in r["Psi"].free_symbols
+        False
+        """
+        p = self.pendulum
+        n1 = self.n1 if n1 is None else sp.sympify(n1)
+        rates = self.rates_with_force(T)
+        v = p.v
+        sub = {zi: n1 * v * Zi for zi, Zi in zip(self.z, self.Z)}
+        pol = default_policy()
+        Psi = pol.normalize(rates["v"].xreplace(sub) / (n1 * v ** 2))
+        out = {"Psi": Psi, "v": v * Psi,
+               "alpha": pol.normalize(rates["alpha"].xreplace(sub) / (n1 * v))}
+        for b in p.betas:
+            out[b.name] = pol.normalize(rates[b.name].xreplace(sub) / (n1 * v))
+        for zi, Zi in zip(self.z, self.Z):
+            out[Zi.name] = pol.normalize(rates[zi.name].xreplace(sub) / (n1 * v) ** 2 - Zi * Psi)
+        bad = [k for k, e in out.items() if k != "v" and v in e.free_symbols]
+        if bad:
+            raise ValueError(f"the rescaled rates of {bad} still depend on v: the force is not "
+                             f"of the form T_1(alpha, beta, Omega/v) v**2")
+        return out
+
+    def _omega_rates(self) -> dict:
+        r""":math:`\dot\omega` of the axial components from the reduced equations (3.11)."""
+        red = {}
+        for eq in self.pendulum.reduced_equations():
+            (dsym,) = [x for x in eq.lhs.free_symbols if x.name.endswith("dot")]
+            red[dsym] = sp.solve(eq, dsym)[0]
+        return red
+
+    @functools.cached_property
+    def Z(self) -> tuple:
+        r"""Dimensionless quasi-velocities ``Z1..Z_{n-1}`` of (6.39), :math:`z = n_1 v Z`."""
+        return tuple(sp.symbols(f"Z1:{self.n}", real=True))
 
     def singular_set(self, rates: dict | None = None) -> list:
         r"""Factors of the denominators of :meth:`normal_form` depending on the state

@@ -459,3 +459,55 @@ def test_x10c_normal_form_without_medium_conserves_z_squared():
     b = ShamolinFreeBody(4, s=lambda a: 0, x_N=lambda a, bb, o: [0, 0, 0])
     nf = b.normal_form()
     assert Z(sp.Add(*[zi * nf[zi.name] for zi in b.z]))
+
+
+# -- A2.7: varying speed and the dimensionless system (6.38)-(6.49) ----------------------
+def _psi_649(b, n, xs, Z):
+    """(6.49): Psi = -sigma n1 |Z|^2 cos a + sigma s sin a Gamma/((n-2) I2 n1)
+    + (T1 - s) cos a/(m n1), Gamma = <x_N, e_hat(beta)>."""
+    p = b.pendulum
+    a, n1 = p.alpha, b.n1
+    ehat = spherical_frame(p.betas)[0]
+    Gamma = sp.Add(*[x * e for x, e in zip(xs, ehat)])
+    return (-b.sigma * n1 * sp.Add(*[Zi ** 2 for Zi in Z]) * sp.cos(a)
+            + b.sigma * p.s * sp.sin(a) * Gamma / ((n - 2) * p.I2 * n1)
+            + (b.T1 - p.s) * sp.cos(a) / (b.m * n1))
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_rescaled_system_decouples_and_matches_649(n):
+    b, xs = _free(n)
+    r = b.rescaled_system()
+    pol = default_policy()
+    v = b.pendulum.v
+    assert all(v not in e.free_symbols for k, e in r.items() if k != "v")
+    assert pol.is_zero(r["Psi"] - _psi_649(b, n, xs, b.Z))
+    assert pol.is_zero(r["v"] - v * r["Psi"])
+
+
+@pytest.mark.parametrize("n", [3, pytest.param(4, marks=pytest.mark.slow)])
+def test_varying_speed_with_the_tracking_force_is_the_normal_form(n):
+    """With T = the tracking force (6.10) the speed is constant and the rates of (6.38)
+    reduce to the normal form (6.27) computed independently by normal_form()."""
+    b, _ = _free(n)
+    T, _ = b.tracking_force()
+    p = b.pendulum
+    # the tracking force is written with the axial omegas: express them by z (omega_r = R z)
+    from geomech.mechanics.pendulum import rotation_composite
+
+    om = list(rotation_composite(p.betas) * sp.Matrix(b.z))
+    axial = [p.omega[k] for k in p.basis.axial_positions]
+    T = T.xreplace(dict(zip(axial, om)))
+    rates = b.rates_with_force(T)
+    normal = b.normal_form()
+    pol = default_policy()
+    assert pol.is_zero(rates["v"])
+    for key, val in normal.items():
+        assert pol.is_zero(rates[key] - val), key
+
+
+def test_rescaled_system_rejects_a_force_not_quadratic_in_v():
+    xs = sp.symbols("x2N x3N")
+    b = ShamolinFreeBody(3, x_N=lambda a, bb, o: xs)
+    with pytest.raises(ValueError, match="depend on v"):
+        b.rescaled_system(T=b.T1 * b.pendulum.v ** 3)
