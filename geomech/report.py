@@ -350,8 +350,12 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
             ("energy", lambda: _energy_section(obj)),
             *(_extra_sections(obj) if analyses else []),
         ]
-    if simulate:
+    if simulate and hasattr(obj, "phase_space"):
         steps.append(("simulation", lambda: _simulation_section(obj, t_end)))
+    elif simulate:
+        steps.append(("simulation", lambda: Section("Simulation").add(
+            "not run: this object has no numeric phase space (its equations contain "
+            "undefined functions or abbreviations; give them explicitly to simulate)")))
     for k, (label, fn) in enumerate(steps, 1):
         if progress:
             print(f"[{k}/{len(steps)}] {label} ...", end="", file=sys.stderr, flush=True)

@@ -82,3 +82,10 @@ def test_step_timeout_is_reported():
     rep = build_report(Slow(), simulate=False, step_timeout=0.5)
     assert not rep.ok
     assert "time limit" in rep.render("text")
+
+
+def test_object_without_phase_space_says_why_it_is_not_simulated():
+    """The pendulum in a flow has undefined functions s, x_N: no simulation, no failure."""
+    rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True)
+    assert rep.ok
+    assert "not run: this object has no numeric phase space" in rep.render("text")
