@@ -694,7 +694,9 @@ def reconstruct(v: VectorField, symmetries=None, *, invariants: Sequence | None 
         raise ValueError(
             f"the symmetry algebra is not solvable (derived series dimensions {dims}, "
             f"stopping at {series[-1]!r}); Lie's Theorem 2 does not apply: the reconstruction "
-            "needs a non-autonomous linear ODE on the group, not quadratures")
+            "needs a non-autonomous linear ODE on the group, not quadratures (integrate it "
+            "numerically with geomech.lie.reconstruction_numeric.reconstruct_numerically or "
+            "integrate_on_group)")
     orbit = len(_independent_subset(fields))
     if orbit != g.dim:
         raise ValueError(f"the action is not locally free: algebra dimension {g.dim} but orbit "
