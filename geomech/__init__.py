@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 # Names provided by the upper layers, imported on first use so that ``import geomech`` stays
 # light and the layers stay independent.
 _LAZY = {
+    "default_policy": "geomech.core.zero",
     "BracketGraph": "geomech.lie.graph",
     "Distribution": "geomech.lie.distribution",
     "LieAlgebra": "geomech.lie.algebra",
