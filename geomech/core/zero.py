@@ -732,7 +732,12 @@ def _independent_mod_squares(radicands: tuple, gens: tuple) -> bool:
 def _evaluate(e: sp.Expr, pt: dict):
     """Exact value when possible, else a 40-digit float; ``None`` if undefined there."""
     try:
-        v = e.xreplace(pt)
+        try:
+            v = e.xreplace(pt)
+        except OverflowError:
+            # automatic evaluation of a rational power of a huge integer (sympy factors
+            # it); evaluate numerically instead, without exact substitution
+            v = e.evalf(40, subs=pt)
         if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             return None
         if v.is_Rational:
@@ -745,7 +750,7 @@ def _evaluate(e: sp.Expr, pt: dict):
         if abs(f) < sp.Float("1e-30", 40):
             return sp.S.Zero
         return f
-    except (ZeroDivisionError, TypeError, ValueError):
+    except (ZeroDivisionError, TypeError, ValueError, OverflowError):
         return None
 
 
