@@ -89,3 +89,36 @@ def test_object_without_phase_space_says_why_it_is_not_simulated():
     rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True)
     assert rep.ok
     assert "not run: this object has no numeric phase space" in rep.render("text")
+
+
+def test_time_limits_nest():
+    """An inner limit fires first; the outer one still holds after the inner block."""
+    import time as _time
+
+    from geomech.report import StepTimeout, _time_limit
+
+    t0 = _time.perf_counter()
+    with pytest.raises(StepTimeout):
+        with _time_limit(1.0):
+            with pytest.raises(StepTimeout):
+                with _time_limit(0.2):
+                    _time.sleep(2)
+            assert _time.perf_counter() - t0 < 1.0
+            _time.sleep(2)                      # the outer limit must still fire
+    assert _time.perf_counter() - t0 < 1.6
+
+
+def test_energy_check_falls_back_to_numerics_and_detects_dissipation():
+    """With no time for the exact check, the numeric residual still separates a
+    conservative system (sleigh) from a dissipative one (friction -k xdot)."""
+    from geomech.report import _energy_section
+
+    text = " ".join(str(x) for x in _energy_section(
+        gm.examples.get("chaplygin_sleigh"), exact_budget=1e-3).lines)
+    assert "verified numerically only" in text
+    N = gm.Manifold("N", "x y z", parameters="k")
+    (xd, yd, zd), y, k = N.velocities, N.coords[1], N.parameters[0]
+    S = gm.NonholonomicSystem(N, (xd**2 + yd**2 + zd**2) / 2, [zd - y * xd],
+                              forces=[-k * xd, 0, 0])
+    text = " ".join(str(x) for x in _energy_section(S, exact_budget=1e-3).lines)
+    assert "NOT conserved" in text

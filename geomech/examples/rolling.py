@@ -178,7 +178,42 @@ def _rolling_disk_system(m, a, A, C, g, independent, name, description):
                   - a_ * sp.cos(ps) * phd),
             yd - (-a_ * sp.cos(ps) * sp.sin(th) * thd - a_ * sp.sin(ps) * sp.cos(th) * psd
                   - a_ * sp.sin(ps) * phd)]
-    return _system(N, L, cons, name=name, independent=independent, description=description)
+    S = _system(N, L, cons, name=name, independent=independent, description=description)
+    S.natural_frame = _disk_frame(N, a_)
+    return S
+
+
+def _disk_frame(N, a) -> dict:
+    r"""Natural quasi-velocities of the rolling disk: :math:`\Omega = (\dot\theta,
+    \dot\psi\sin\theta, \dot\psi\cos\theta + \dot\varphi)`, the angular velocity in the
+    semi-moving (König) frame; :math:`\dot x = a(\Omega_1\sin\psi\sin\theta - \Omega_3\cos\psi)`,
+    :math:`\dot y = -a(\Omega_1\sin\theta\cos\psi + \Omega_3\sin\psi)`."""
+    x, y, th, ps, ph = N.coords
+    s, c = sp.sin, sp.cos
+    frame = (N.vector_field([a * s(ps) * s(th), -a * c(ps) * s(th), 1, 0, 0]),
+             N.vector_field([0, 0, 0, 1 / s(th), -c(th) / s(th)]),
+             N.vector_field([-a * c(ps), -a * s(ps), 0, 0, 1]))
+    return {"frame": frame, "names": ("Omega1", "Omega2", "Omega3")}
+
+
+def _ball_frame(N, R) -> dict:
+    r"""Body angular velocities :math:`\omega` (5.7) as quasi-velocities of a ball rolling on a
+    plane (no-slip (5.9) lifts them to :math:`\dot x, \dot y`); the low-rank vector of the
+    mass matrix is the Poisson vector, named ``gamma``."""
+    th, ph, ps = _angles(N)[:3]
+    s, c = sp.sin, sp.cos
+    names = [cc.name for cc in N.coords]
+
+    def lift(thd, phd, psd):
+        comp = {"x": R * thd * s(ps) - R * phd * s(th) * c(ps),
+                "y": -R * thd * c(ps) - R * phd * s(th) * s(ps),
+                "theta": thd, "phi": phd, "psi": psd}
+        return N.vector_field([comp[nm] for nm in names])
+
+    frame = (lift(c(ph), -c(th) * s(ph) / s(th), s(ph) / s(th)),
+             lift(-s(ph), -c(th) * c(ph) / s(th), c(ph) / s(th)),
+             lift(0, 1, 0))
+    return {"frame": frame, "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma"}
 
 
 @register
@@ -331,10 +366,12 @@ def chaplygin_ball(m: ParamValue = None, R: ParamValue = None, I1: ParamValue = 
     w = body_angular_velocity(th, ph, ps, thd, phd, psd)
     L = (p["m"] * (xd**2 + yd**2) / 2
          + _dot(w, _inertia(p["I1"], p["I2"], p["I3"]) * w) / 2)
-    return _system(N, L, _no_slip_plane(N, p["R"]), name="chaplygin_ball",
-                   independent=independent,
-                   description="Chaplygin's balanced ball rolling on a plane "
-                               "(Borisov-Mamaev 2015, §5.4)")
+    S = _system(N, L, _no_slip_plane(N, p["R"]), name="chaplygin_ball",
+                independent=independent,
+                description="Chaplygin's balanced ball rolling on a plane "
+                            "(Borisov-Mamaev 2015, §5.4)")
+    S.natural_frame = _ball_frame(N, p["R"])
+    return S
 
 
 @register

@@ -206,9 +206,19 @@ def chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None, a: ParamValue =
     xd, yd, phid = N.velocities
     f = -xd * sp.sin(phi) + yd * sp.cos(phi)
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2 + p["m"] * p["a"] * phid * f - U)
-    return _system(N, L, [f], name="chaplygin_sleigh", independent=independent,
-                   description="Chaplygin sleigh on a horizontal plane "
-                               "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))")
+    S = _system(N, L, [f], name="chaplygin_sleigh", independent=independent,
+                description="Chaplygin sleigh on a horizontal plane "
+                            "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))")
+    S.natural_frame = _sleigh_frame(N)
+    return S
+
+
+def _sleigh_frame(N) -> dict:
+    r"""The natural quasi-velocities of the sleigh: the speed :math:`v` along the blade
+    :math:`\cos\varphi\,\partial_x + \sin\varphi\,\partial_y` and :math:`\omega = \dot\varphi`."""
+    phi = N.coords[2]
+    return {"frame": (N.vector_field([sp.cos(phi), sp.sin(phi), 0]), N.vector_field([0, 0, 1])),
+            "names": ("v", "omega")}
 
 
 @register
@@ -255,9 +265,11 @@ def inclined_chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None,  # noq
     xd, yd, phid = N.velocities
     f = -xd * sp.sin(phi) + yd * sp.cos(phi)
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2 + p["m"] * p["a"] * phid * f - U)
-    return _system(N, L, [f], name="inclined_chaplygin_sleigh", independent=independent,
-                   description="Chaplygin sleigh on an inclined plane "
-                               "(Borisov-Mamaev 2015, §4.5, (4.25)-(4.27))")
+    S = _system(N, L, [f], name="inclined_chaplygin_sleigh", independent=independent,
+                description="Chaplygin sleigh on an inclined plane "
+                            "(Borisov-Mamaev 2015, §4.5, (4.25)-(4.27))")
+    S.natural_frame = _sleigh_frame(N)
+    return S
 
 
 @register

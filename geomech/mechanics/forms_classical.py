@@ -44,7 +44,7 @@ import sympy as sp
 from geomech.core.zero import default_policy
 
 from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
-from .forms_common import acceleration_symbols, compact, solve_linear
+from .forms_common import acceleration_symbols, compact, deferring, solve_linear
 
 __all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates"]
 
@@ -120,7 +120,9 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
         Smat = Smat.applyfunc(compact)
         for a in range(r):
             rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
-    rhs = [compact(e) for e in rhs]
+    # the implicit form (explicit=False) keeps the right-hand sides unnormalised
+    norm = (lambda e: e) if deferring() else compact
+    rhs = [norm(e) for e in rhs]
     dTheta = [sp.diff(Theta, ua) for ua in u]
     Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(dTheta[a], u[b])))
     drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(n)
@@ -128,9 +130,11 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
     udot = solve_linear(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
                         what="mass matrix d2L*/dqdot_ind2")
     acc = acceleration_symbols(u)
-    equations = [sp.Eq(sp.Add(*[Mass[a, b] * acc[b] for b in range(r)]) + drift[a], rhs[a])
-                 for a in range(r)]
-    equations += [sp.Eq(vel[j], system.dependent_solution[vel[j]]) for j in dep]
+    # evaluate=False: deciding the truth of an Eq of large expressions costs seconds
+    equations = [sp.Eq(sp.Add(*[Mass[a, b] * acc[b] for b in range(r)]) + drift[a], rhs[a],
+                       evaluate=False) for a in range(r)]
+    equations += [sp.Eq(vel[j], system.dependent_solution[vel[j]], evaluate=False)
+                  for j in dep]
     out = {c: qdot[i] for i, c in enumerate(q)}
     out.update(dict(zip(u, udot)))
     data = {"reduced_lagrangian": Theta, "dependent_momenta": {vel[j]: pr[j] for j in dep},
@@ -139,6 +143,23 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
         data["S"] = Smat
     return EquationsOfMotion(system, method, equations, out, variables={}, form_rhs=out,
                              data=data)
+
+
+def _depends_on(e: sp.Expr, x: sp.Symbol, pol) -> bool:
+    """Whether ``e`` depends on ``x``: structurally absent -> no; a non-zero derivative at a
+    random exact point (evaluated with 50 digits, clearly above the rounding level) -> yes;
+    otherwise the zero policy decides."""
+    if not e.has(x):
+        return False
+    d = sp.diff(e, x)
+    pt = pol.random_point(sorted(d.free_symbols, key=sp.default_sort_key))
+    try:
+        v = sp.N(d.xreplace(pt), 50)
+    except (ZeroDivisionError, TypeError, ValueError):
+        v = None
+    if v is not None and v.is_number and not v.has(sp.zoo, sp.nan) and abs(v) > 1e-25:
+        return True
+    return not pol.is_constant(e, [x])
 
 
 def chaplygin_coordinates(system) -> tuple[int, ...] | None:
@@ -153,7 +174,7 @@ def chaplygin_coordinates(system) -> tuple[int, ...] | None:
     pol = default_policy()
     exprs = [system.lagrangian, *system.constraint_matrix, *system.constraint_affine,
              *(system.forces or ())]
-    cyclic = [i for i in range(n) if all(pol.is_constant(e, [q[i]]) for e in exprs)]
+    cyclic = [i for i in range(n) if not any(_depends_on(e, q[i], pol) for e in exprs)]
     if set(system.dependent_indices) <= set(cyclic):
         return system.dependent_indices
     A = system.constraint_matrix

@@ -14,7 +14,10 @@ m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import sympy as sp
 from sympy.polys.fields import FracField
@@ -23,7 +26,7 @@ from sympy.polys.rings import PolyRing
 from geomech.core.zero import default_policy
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
-           "trig_reduce", "tidy"]
+           "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring"]
 
 
 def _reduce_poly(e: sp.Expr, angles, keep: str) -> sp.Expr:
@@ -619,6 +622,75 @@ def _poly_rows(M: sp.Matrix, rhs: sp.Matrix):
     return M, rhs
 
 
+@dataclass(frozen=True)
+class DeferredSolve:
+    r"""A mass-matrix system :math:`M z = F` recorded instead of solved (see
+    :func:`deferred_solves`): ``z`` are the placeholder symbols returned to the caller."""
+
+    matrix: sp.Matrix
+    rhs: sp.Matrix
+    unknowns: tuple
+    what: str
+
+
+_DEFERRED: contextvars.ContextVar = contextvars.ContextVar("geomech_deferred_solves",
+                                                           default=None)
+
+
+@contextlib.contextmanager
+def deferred_solves() -> Iterator[list]:
+    r"""Within this context :func:`solve_linear` does not invert *mass matrices*.
+
+    A call whose ``what`` names a mass matrix (every form of the equations of motion solves
+    its mass-matrix system :math:`M\dot\nu = F` through :func:`solve_linear` with such a
+    description) returns fresh placeholder symbols :math:`z` and appends a
+    :class:`DeferredSolve` ``(M, F, z)`` to the yielded list; all other solves (constraint
+    minors, frame changes) are done as usual.  The caller's expressions then contain
+    :math:`z` linearly: that is the implicit (mass-matrix) form of its equations.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> with deferred_solves() as rec:
+    ...     z = solve_linear(sp.Matrix([[2, x], [x, 3]]), sp.Matrix([1, 0]), what="mass matrix")
+    >>> rec[0].matrix == sp.Matrix([[2, x], [x, 3]]), rec[0].unknowns == tuple(z)
+    (True, True)
+    """
+    records: list = []
+    token = _DEFERRED.set(records)
+    try:
+        yield records
+    finally:
+        _DEFERRED.reset(token)
+
+
+def deferring() -> bool:
+    """Whether mass-matrix solves are being deferred (inside :func:`deferred_solves`): forms
+    may then skip normalising what only the implicit form uses."""
+    return _DEFERRED.get() is not None
+
+
+@contextlib.contextmanager
+def _no_deferral() -> Iterator[None]:
+    token = _DEFERRED.set(None)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+
+
+def _defer(M: sp.Matrix, rhs: sp.Matrix, what: str):
+    records = _DEFERRED.get()
+    if records is None or "mass matrix" not in what:
+        return None
+    n = M.shape[0]
+    if M.shape != (n, n) or rhs.shape[0] != n:
+        raise ValueError(f"the {what} must be square with a matching right-hand side, got "
+                         f"{M.shape} and {rhs.shape}")
+    z = tuple(sp.Dummy(f"z{len(records) + 1}_{i + 1}", real=True) for i in range(n))
+    records.append(DeferredSolve(sp.Matrix(M), sp.Matrix(rhs), z, what))
+    return sp.Matrix(z)
+
+
 def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
                  cancel_limit: int = 600) -> sp.Matrix:
     r"""Solve ``M x = rhs`` exactly, fraction free, in a polynomial ring.
@@ -640,8 +712,12 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     [    x/sin(phi)**2],
     [-x*cos(phi)/sin(phi)**2]])
 
-    Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
+    Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).  Inside
+    :func:`deferred_solves`, mass-matrix systems are recorded instead of solved.
     """
+    deferred = _defer(M, rhs, what)
+    if deferred is not None:
+        return deferred
     pol = default_policy()
     n = M.shape[0]
     if n == 0:

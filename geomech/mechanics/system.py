@@ -97,6 +97,11 @@ class NonholonomicSystem:
     xdot**2*y**2/2 + xdot**2/2 + ydot**2/2
     """
 
+    #: Optional natural quasi-velocities ``{"frame": fields, "names": ..., ...}`` (keyword
+    #: arguments of :func:`~geomech.mechanics.forms_quasi.compact_equations`), set by
+    #: catalogue entries such as the Chaplygin ball (body angular velocities).
+    natural_frame: dict | None = None
+
     def __init__(self, manifold: Manifold, lagrangian, constraints=(), forces=None,
                  independent=None, name: str | None = None, description: str = ""):
         if not isinstance(manifold, Manifold):

@@ -14,6 +14,7 @@ True
 from .compile import (
                       CompiledField,
                       CompiledFunction,
+                      CompiledImplicitField,
                       compile_functions,
                       compile_vector_field,
                       resolve_parameters,
@@ -21,4 +22,5 @@ from .compile import (
 from .simulate import SimulationResult, simulate
 
 __all__ = ["compile_vector_field", "compile_functions", "CompiledField", "CompiledFunction",
+           "CompiledImplicitField",
            "resolve_parameters", "simulate", "SimulationResult"]

@@ -32,27 +32,61 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 
-from .compile import CompiledFunction, compile_vector_field, resolve_parameters
+from .compile import CompiledFunction, _is_implicit, compile_vector_field, resolve_parameters
 
 __all__ = ["simulate", "SimulationResult"]
 
 _ABS_THRESHOLD = 1e-12
 
 
-def _field_of(obj, form: str | None = None):
-    """(field, energy expression or None, constraints or None, system or None)."""
+def _rate_exprs(field) -> list:
+    """The rate expressions of the phase coordinates (``None`` where a rate involves the
+    unknowns of a mass-matrix form)."""
+    if isinstance(field, VectorField):
+        return list(field.components)
+    z = set(field.unknowns)
+    return [field.drift[c] if not (field.rates[c].free_symbols & z) else None
+            for c in field.manifold.coords]
+
+
+def _field_exprs(field) -> list:
+    if isinstance(field, VectorField):
+        return list(field.components)
+    return [*field.mass_matrix, *field.forcing, *field.drift.values(), *field.selection]
+
+
+def _field_of(obj, form: str | None = None, implicit: bool = False):
+    """(field or mass-matrix form, energy expression or None, constraints or None, owner)."""
     if isinstance(obj, VectorField):
         if form is not None:
             raise ValueError("form= needs a system with .equations(), not a VectorField")
+        if implicit:
+            raise ValueError("implicit=True needs a system or equations, not a VectorField")
         return obj, None, None, None
+    if _is_implicit(obj):
+        if form is not None:
+            raise ValueError("form= is not used with a mass-matrix form (it has its form)")
+        field, obj = obj, obj.system
+    elif implicit and callable(getattr(obj, "mass_matrix_form", None)):
+        if form is not None:
+            raise ValueError("form= is not used with equations (they have their form)")
+        field, obj = obj.mass_matrix_form(), obj.system
+    elif implicit:
+        eqs = getattr(obj, "equations", None)
+        if not callable(eqs):
+            raise ValueError(f"implicit=True needs a system with .equations(); "
+                             f"{type(obj).__name__} has none")
+        field = eqs(form or "lagrange_dalembert", explicit=False).mass_matrix_form()
+    else:
+        field = None
     vf = getattr(obj, "vector_field", None)
-    if not callable(vf):
+    if field is None and not callable(vf):
         raise TypeError(
             f"simulate expects a NonholonomicSystem, an object with .vector_field() or a "
             f"VectorField, got {type(obj).__name__}")
-    if form is None:
+    if field is None and form is None:
         field = vf()
-    else:
+    elif field is None:
         eqs = getattr(obj, "equations", None)
         if not callable(eqs):
             raise ValueError(f"form={form!r} needs a system with .equations(); "
@@ -60,7 +94,7 @@ def _field_of(obj, form: str | None = None):
         phase = getattr(obj, "phase_space", None)
         eq = eqs(form)
         field = eq.vector_field(on=phase) if phase is not None else eq.vector_field()
-    if not isinstance(field, VectorField):
+    if not isinstance(field, VectorField) and not _is_implicit(field):
         raise TypeError(f"{type(obj).__name__}.vector_field() did not return a VectorField")
     energy = None
     en = getattr(obj, "energy", None)
@@ -151,13 +185,14 @@ def _constraint_data(constraints, system, field: VectorField):
     qs, vs = N.coords, N.velocities
     phase = field.manifold.coords
     pos = {c: i for i, c in enumerate(phase)}
+    rates = _rate_exprs(field)
     rep = {}
     for q, v in zip(qs, vs):
         if v in pos:
             continue
-        if q not in pos:
+        if q not in pos or rates[pos[q]] is None:
             return None                       # cannot reconstruct the configuration velocity
-        rep[v] = field.components[pos[q]]     # velocity of the computed configuration curve
+        rep[v] = rates[pos[q]]                # velocity of the computed configuration curve
     vals, scales = [], []
     for f in constraints:
         f = sp.sympify(f)
@@ -297,7 +332,7 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
              rtol: float = 1e-11, atol: float = 1e-12, t_eval=None,
              constraints: Sequence | None = None, energy: bool | sp.Expr = True,
              events=None, max_step: float = np.inf, dense_output: bool = False,
-             form: str | None = None) -> SimulationResult:
+             form: str | None = None, implicit: bool = False) -> SimulationResult:
     r"""Integrate a phase-space flow numerically and report the drift of its integrals.
 
     Parameters
@@ -330,6 +365,12 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         Integrate the flow of ``system.equations(form)`` (e.g. ``"voronets"``, ``"appell"``)
         on the system's phase space instead of ``system.vector_field()`` (Lagrange-d'Alembert);
         the same quantities are monitored, so forms can be compared numerically.
+    implicit : bool
+        Integrate the mass-matrix form :math:`M(x)z = F(x)`, :math:`\dot x = g + Pz` of
+        ``system.equations(form or "lagrange_dalembert", explicit=False)``, solving
+        :math:`Mz = F` numerically at every step (no symbolic inversion: the way to simulate
+        heavy rolling bodies).  ``system`` may also be an ``ImplicitEquations``
+        (``eq.mass_matrix_form()``) or, with ``implicit=True``, an ``EquationsOfMotion``.
 
     Returns
     -------
@@ -348,11 +389,15 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     """
     from scipy.integrate import solve_ivp
 
-    field, sys_energy, sys_constraints, owner = _field_of(system, form)
+    if not isinstance(implicit, bool):
+        raise TypeError(f"implicit must be True or False, got {implicit!r}")
+    field, sys_energy, sys_constraints, owner = _field_of(system, form, implicit)
     coords = field.manifold.coords
     syms: set = set()
-    for c in field.components:
+    for c in _field_exprs(field):
         syms |= c.free_symbols
+    if not isinstance(field, VectorField):
+        syms -= set(field.unknowns)
     extra = list(getattr(field.manifold, "parameters", ()))
     N = getattr(owner, "manifold", None)
     if N is not None:
