@@ -318,7 +318,16 @@ def _integrals_section(sys_) -> Section:
     if not found:
         return s.add("no integral linear in the velocities in the default ansatz")
     for F in found:
-        s.add("linear integral (verified exactly: dF/dt = 0):", getattr(F, "integral", F))
+        expr = getattr(F, "on_phase_space", getattr(F, "integral", F))
+        if getattr(F, "verified", True) is False:
+            s.add("linear integral candidate (NOT verified along the flow):", expr)
+            continue
+        s.add("linear integral (verified exactly: dF/dt = 0):", expr)
+        field = getattr(F, "field", None)
+        if field is not None:
+            kind = ("also a symmetry field" if getattr(F, "is_symmetry", False)
+                    else "not a symmetry field")
+            s.add(f"  Noether field u = {field} ({kind})")
     return s
 
 
