@@ -47,7 +47,8 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 
-from .integrals import _check_field, solve_constant_linear
+from .forms_common import compact, solve_linear
+from .integrals import _check_field, fast_is_zero, solve_constant_linear
 
 __all__ = [
     "AlmostPoissonStructure", "PoissonBivector", "PseudoHamiltonianForm",
@@ -87,11 +88,12 @@ class AlmostPoissonStructure:
         if J.shape != (n, n):
             raise ValueError(f"the bivector matrix must be {n}x{n} on {manifold.name}, "
                              f"got {J.shape[0]}x{J.shape[1]}")
-        pol = default_policy()
-        J = J.applyfunc(lambda e: pol.normalize(manifold.sympify(e)))
+        J = J.applyfunc(lambda e: compact(manifold.sympify(e)))
         for i in range(n):
             for j in range(i, n):
-                if not pol.is_zero(J[i, j] + J[j, i]):
+                if J[i, j] == -J[j, i]:
+                    continue
+                if not fast_is_zero(J[i, j] + J[j, i]):
                     raise ValueError(f"the matrix is not skew-symmetric: J[{i},{j}] = {J[i, j]},"
                                      f" J[{j},{i}] = {J[j, i]}")
         self.manifold = manifold
@@ -118,10 +120,32 @@ class AlmostPoissonStructure:
         r""":math:`\mathrm{Jac}^{ijk} = \sum_l (J^{il}\partial_l J^{jk} + J^{jl}\partial_l J^{ki}
         + J^{kl}\partial_l J^{ij})`; indices or coordinate symbols."""
         i, j, k = (self.manifold.index(a) if not isinstance(a, int) else a for a in (i, j, k))
+        return compact(self._jacobiator_sum(i, j, k))
+
+    def _jacobiator_sum(self, i: int, j: int, k: int) -> sp.Expr:
         J, X = self.matrix, self.manifold.coords
-        e = sum(J[i, m] * sp.diff(J[j, k], X[m]) + J[j, m] * sp.diff(J[k, i], X[m])
-                + J[k, m] * sp.diff(J[i, j], X[m]) for m in range(len(X)))
-        return default_policy().normalize(e)
+        terms = []
+        for m in range(len(X)):
+            for a, (b, c) in ((J[i, m], (j, k)), (J[j, m], (k, i)), (J[k, m], (i, j))):
+                if a != 0 and J[b, c] != 0 and J[b, c].has(X[m]):
+                    terms.append(a * self._partial(b, c, m))
+        return sp.Add(*terms)
+
+    def _partial(self, b: int, c: int, m: int) -> sp.Expr:
+        cache = self.__dict__.setdefault("_dcache", {})
+        key = (b, c, m)
+        if key not in cache:
+            cache[key] = sp.diff(self.matrix[b, c], self.manifold.coords[m])
+        return cache[key]
+
+    def _jacobiator_items(self):
+        """Lazily: ``((x_i, x_j, x_k), sum)`` for the components that do not vanish (exact
+        ring zero test of the unsimplified sum, the zero policy when undecided)."""
+        X = self.manifold.coords
+        for i, j, k in itertools.combinations(range(len(X)), 3):
+            e = self._jacobiator_sum(i, j, k)
+            if e != 0 and not fast_is_zero(e):
+                yield (X[i], X[j], X[k]), e
 
     def jacobiator(self) -> dict:
         """Non-vanishing Jacobiator components ``{(x_i, x_j, x_k): value}`` for ``i<j<k``.
@@ -129,19 +153,15 @@ class AlmostPoissonStructure:
         The Jacobiator is totally skew, so these determine it (it is the Schouten bracket
         ``[J, J]`` up to a constant factor)."""
         if "_jac" not in self.__dict__:
-            pol = default_policy()
-            X = self.manifold.coords
-            out = {}
-            for i, j, k in itertools.combinations(range(len(X)), 3):
-                val = self.jacobiator_component(i, j, k)
-                if not pol.is_zero(val):
-                    out[(X[i], X[j], X[k])] = val
-            self.__dict__["_jac"] = out
+            self.__dict__["_jac"] = {key: compact(e) for key, e in self._jacobiator_items()}
         return dict(self._jac)
 
     def satisfies_jacobi(self) -> bool:
-        """Whether the Jacobi identity holds identically (``J`` is Poisson)."""
-        return not self.jacobiator()
+        """Whether the Jacobi identity holds identically (``J`` is Poisson); stops at the
+        first non-vanishing component."""
+        if "_jac" in self.__dict__:
+            return not self._jac
+        return next(self._jacobiator_items(), None) is None
 
     is_poisson = satisfies_jacobi
 
@@ -191,14 +211,16 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
                          "(tangent fields plus transversal ones)")
     if pol.rank(E) < n:
         raise ValueError("the frame (tangent plus transversal fields) is singular")
-    Einv = E.inv(method="LU", iszerofunc=pol.is_zero).applyfunc(pol.normalize)
     m = len(tau)
     c = [[[sp.S.Zero] * m for _ in range(m)] for _ in range(m)]
     d = [[[sp.S.Zero] * len(transversal) for _ in range(m)] for _ in range(m)]
     for s in range(m):
         for r in range(s + 1, m):
             br = sp.Matrix(kernel.bracket_components(tau[s], tau[r], list(coords)))
-            co = (Einv * br).applyfunc(pol.normalize)
+            if all(b == 0 for b in br):
+                continue
+            # E co = [tau_s, tau_r]: exact ring solve (no inverse of E, no cancel)
+            co = solve_linear(E, br, what="frame matrix")
             for t in range(m):
                 c[s][r][t], c[r][s][t] = co[t], -co[t]
             for mu in range(len(transversal)):
@@ -209,16 +231,20 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
 def _legendre(Lstar, omegas, momenta):
     """Solve ``M = dL*/dω`` for ω; return (dict ω -> expr in M, Hessian)."""
     pol = default_policy()
-    grads = [sp.diff(Lstar, w) for w in omegas]
+    grads = [sp.expand(sp.diff(Lstar, w)) for w in omegas]
     K = sp.Matrix([[sp.diff(g, w) for w in omegas] for g in grads])
-    if pol.rank(K) < len(omegas):
-        raise ValueError("the restricted Lagrangian L* is degenerate in the quasi-velocities "
-                         "(det d2L*/domega2 vanishes identically)")
+    degenerate = ValueError("the restricted Lagrangian L* is degenerate in the "
+                            "quasi-velocities (det d2L*/domega2 vanishes identically)")
     if not any(e.has(*omegas) for e in K):
+        # quadratic L*: one exact ring solve K omega = M - h
         h = sp.Matrix([g.xreplace({w: 0 for w in omegas}) for g in grads])
-        Kinv = K.inv(method="LU", iszerofunc=pol.is_zero)
-        sol = Kinv * (sp.Matrix(momenta) - h)
-        return {w: pol.normalize(e) for w, e in zip(omegas, sol)}, K
+        try:
+            sol = solve_linear(K, sp.Matrix(momenta) - h, what="Legendre map")
+        except ValueError:
+            raise degenerate from None
+        return {w: e for w, e in zip(omegas, sol)}, K
+    if pol.rank(K) < len(omegas):
+        raise degenerate
     sol = sp.solve([sp.Eq(Mv, g) for Mv, g in zip(momenta, grads)], omegas, dict=True)
     if len(sol) != 1:
         raise ValueError("the Legendre map of L* could not be inverted uniquely")
@@ -348,19 +374,29 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
             + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
     Ltil = L.xreplace(dict(zip(velocities, qdot)))
     zero_w = {w: 0 for w in ws}
-    Lstar = pol.normalize(Ltil.xreplace(zero_w))
-    p_mu = [pol.normalize(sp.diff(Ltil, w).xreplace(zero_w)) for w in ws]
-    omega_of, _ = _legendre(Lstar, omegas, momenta)
-    M_of = {Mv: pol.normalize(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
-    H = pol.normalize((sum(Mv * w for Mv, w in zip(momenta, omegas)) - Lstar)
-                      .xreplace(omega_of))
-    p_M = [pol.normalize(p.xreplace(omega_of)) for p in p_mu]
+    Lstar = compact(sp.expand(Ltil.xreplace(zero_w)))
+    p_mu = [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws]
+    omega_of, K = _legendre(Lstar, omegas, momenta)
+    M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
+    if not any(e.has(*omegas) for e in K):
+        # quadratic L* = omega.K.omega/2 + h.omega + L0:  H = (M - h).omega(M)/2 - L0
+        zero_o = {w: 0 for w in omegas}
+        L0 = Lstar.xreplace(zero_o)
+        h = [sp.diff(Lstar, w).xreplace(zero_o) for w in omegas]
+        H = compact(sum((Mv - hs) * omega_of[w] for Mv, hs, w in zip(momenta, h, omegas)) / 2
+                    - L0)
+    else:
+        H = pol.normalize((sum(Mv * w for Mv, w in zip(momenta, omegas)) - Lstar)
+                          .xreplace(omega_of))
+    p_M = [compact(p.xreplace(omega_of)) for p in p_mu]
     c, d = frame_structure_functions(coords, tau, trans)
     Pi = sp.zeros(m, m)
     for s in range(m):
-        for r in range(m):
-            Pi[s, r] = pol.normalize(sum(c[s][r][t] * momenta[t] for t in range(m))
-                                     + sum(d[s][r][mu] * p_M[mu] for mu in range(k)))
+        for r in range(s + 1, m):
+            e = sum(c[s][r][t] * momenta[t] for t in range(m)) \
+                + sum(d[s][r][mu] * p_M[mu] for mu in range(k))
+            Pi[s, r] = compact(e)
+            Pi[r, s] = -Pi[s, r]
     T = sp.Matrix(tau)                       # (n-k) x n, rows tau_s
     J = sp.zeros(n + m, n + m)
     J[:n, n:] = T.T

@@ -48,7 +48,7 @@ __all__ = [
     "solve_constant_linear", "complete_lift", "check_noether_field", "NoetherCheck",
     "noether_integral", "find_noether_fields", "is_energy_conserved",
     "system_is_first_integral", "system_polynomial_integrals", "system_noether_integrals",
-    "system_check_noether_field",
+    "system_check_noether_field", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
 ]
 
 
@@ -72,8 +72,8 @@ def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None
     pol = policy or default_policy()
     e = sp.sympify(expr)
     if not relations:
-        return pol.is_zero(e)
-    if pol.is_zero(e):
+        return fast_is_zero(e, pol)
+    if fast_is_zero(e, pol):
         return True
     rels = [sp.sympify(r) for r in relations]
     num, _den = sp.fraction(sp.cancel(sp.together(rational_rewrite(e))))
@@ -87,6 +87,178 @@ def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None
         raise ValueError(f"cannot reduce modulo the relations {relations}: {exc}") from None
     del others
     return pol.is_zero(rem)
+
+
+def _common_fraction(alg, e, memo):
+    """``(numerator, denominator)`` ring elements with ``e = n/d``: like the lazy fraction of
+    :mod:`~geomech.mechanics.forms_common` but with *no* gcd at all (sums over different
+    denominators multiply them; a denominator dividing another is absorbed by an exact
+    division).  Any common denominator serves zero tests and coefficient splitting, and the
+    multivariate gcds are what costs on large sums."""
+    got = memo.get(e)
+    if got is not None:
+        return got
+    R = alg.ring
+    if e.is_Add:
+        acc: dict = {}
+        for a in e.args:
+            n, d = _common_fraction(alg, a, memo)
+            terms = acc.setdefault(d, {})
+            for m, c in n.items():
+                terms[m] = terms.get(m, 0) + c
+        items = [(d, R.from_dict({m: c for m, c in t.items() if c})) for d, t in acc.items()]
+        items.sort(key=lambda it: -len(it[0]))
+        d, n = items[0]
+        for d2, n2 in items[1:]:
+            if d2.is_ground:
+                n = n + n2 * d.quo_ground(d2.LC) if d2 != 1 else n + n2 * d
+                continue
+            q, r = d.div(d2)
+            if not r:
+                n = n + n2 * q
+            else:
+                n, d = n * d2 + n2 * d, d * d2
+        out = (n, d)
+    elif e.is_Mul:
+        n, d = R.one, R.one
+        for a in e.args:
+            n2, d2 = _common_fraction(alg, a, memo)
+            n, d = n * n2, d * d2
+        out = (n, d)
+    elif e.is_Pow and e.exp.is_Integer:
+        n, d = _common_fraction(alg, e.base, memo)
+        k = int(e.exp)
+        if k < 0:
+            n, d, k = d, n, -k
+            if not d:
+                raise ZeroDivisionError("division by zero")
+        out = (n**k, d**k)
+    else:
+        out = alg._frac(e, memo)
+    memo[e] = out
+    return out
+
+
+def ring_zero_test(expr) -> bool | None:
+    r"""Exact zero test in the ring :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b]`.
+
+    The expression is brought over one common denominator without any ``cancel`` (lazy
+    sparse-polynomial fractions of :mod:`geomech.mechanics.forms_common`) and the numerator is
+    reduced modulo :math:`\sin^2 s+\cos^2 s=1` and :math:`(\sqrt b)^2=b`.  Returns ``True``
+    when the reduced numerator vanishes (a ring identity: certain), ``False`` when it does not
+    and the normal form is canonical (no square roots, no opaque atoms: the trigonometric
+    normal form is unique), and ``None`` when undecided (the caller asks the zero policy).
+
+    >>> t, m = sp.symbols("theta m")
+    >>> ring_zero_test(m/sp.sin(t)*sp.cos(t)**2 + m*sp.sin(t) - m/sp.sin(t))
+    True
+    >>> ring_zero_test(sp.cos(t)**2 - 1)
+    False
+    """
+    from geomech.mechanics.forms_common import _Algebra, _Unsupported
+
+    e = sp.sympify(expr)
+    if e == 0:
+        return True
+    if e.is_number:
+        return None
+    try:
+        alg = _Algebra([e])
+        n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, {})
+        if not alg.reduce(d):
+            return None              # 0/0: let the policy decide
+        if not alg.reduce(n):
+            return True
+    except (_Unsupported, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
+            sp.CoercionFailed):
+        return None
+    return None if (alg.opaque or alg._sqrt) else False
+
+
+def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
+    """:func:`ring_zero_test` first, then the zero policy when it is undecided."""
+    verdict = ring_zero_test(expr)
+    if verdict is not None:
+        return verdict
+    return (policy or default_policy()).is_zero(expr)
+
+
+def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
+                     keep: Iterable[sp.Symbol] = ()) -> list[list[sp.Expr]] | None:
+    r"""Linear equations (rows of coefficients) for ``expr(x; c) \equiv 0`` in all ``x``.
+
+    Each expression is linear homogeneous in the ``unknowns`` ``c``; it is brought over one
+    common denominator in :math:`\mathbb Q[x,\sin s,\cos s,\sqrt b]` and its numerator is
+    reduced modulo the Pythagorean relations (and :math:`(\sqrt b)^2=b`).  The reduced
+    monomials in the symbols other than ``unknowns`` and ``keep`` are linearly independent
+    functions (for square roots of non-squares; otherwise extra equations can only remove
+    solutions, which callers verify), so every coefficient gives a row
+    :math:`\sum_j a_j(\text{keep})\,c_j = 0`.  Returns ``None`` for expressions outside the
+    ring (the caller then samples).
+
+    >>> x, a, b = sp.symbols("x a b")
+    >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
+    [[1, -1]]
+    """
+    from geomech.mechanics.forms_common import _Algebra, _Unsupported
+
+    unknowns = list(unknowns)
+    keep = set(keep)
+    exprs = [sp.sympify(e) for e in exprs]
+    exprs = [e for e in exprs if e != 0]
+    if not exprs:
+        return []
+    try:
+        alg = _Algebra(exprs)
+    except _Unsupported:
+        return None
+    R = alg.ring
+    syms = list(R.symbols)
+    uidx = {syms.index(c): j for j, c in enumerate(unknowns) if c in syms}
+    kidx = [i for i, g in enumerate(syms) if g in keep]
+    oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
+    kgens = [syms[i] for i in kidx]
+    memo: dict = {}
+    rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
+    for k, e in enumerate(exprs):
+        try:
+            n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, memo)
+        except (_Unsupported, ZeroDivisionError):
+            return None
+        if any(d.degree(R.gens[i]) > 0 for i in uidx):
+            raise ValueError("the determining equations are not linear in the unknowns "
+                             "(an unknown in a denominator)")
+        n = alg.reduce(n)
+        for mon, coeff in n.items():
+            us = [i for i in uidx if mon[i]]
+            if len(us) != 1 or mon[us[0]] != 1:
+                raise ValueError("the determining equations are not linear homogeneous in "
+                                 "the unknowns")
+            key = (k, *(mon[i] for i in oidx))    # one identity per expression
+            entry = rows.setdefault(key, {}).setdefault(uidx[us[0]], {})
+            kmon = tuple(mon[i] for i in kidx)
+            entry[kmon] = entry.get(kmon, 0) + coeff
+    out, seen = [], set()
+    dom = R.domain
+
+    def as_expr(poly: dict) -> sp.Expr:
+        return sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km) if e])
+                        for km, c in poly.items() if c])
+
+    for row in rows.values():
+        vec = tuple(as_expr(row[j]) if j in row else sp.S.Zero for j in range(len(unknowns)))
+        if all(v == 0 for v in vec) or vec in seen:
+            continue
+        seen.add(vec)
+        out.append(list(vec))
+    return out
+
+
+def _raw_derivative(v: VectorField, F: sp.Expr) -> sp.Expr:
+    r""":math:`v(F)=\sum_i v^i\partial_iF` without any normalisation (the zero tests of the
+    callers decide; normalising a large sum first is what costs)."""
+    return sp.Add(*[c * sp.diff(F, x) for x, c in zip(v.manifold.coords, v.components)
+                    if c != 0 and F.has(x)])
 
 
 def first_integral_defect(v: VectorField, F) -> sp.Expr:
@@ -112,13 +284,16 @@ def log_derivative(v: VectorField, F) -> sp.Expr:
     sqrt(2)
     """
     _check_field(v)
-    F = v.manifold.sympify(F)
-    out = sp.S.Zero
+    return default_policy().normalize(_log_derivative_raw(v, v.manifold.sympify(F)))
+
+
+def _log_derivative_raw(v: VectorField, F: sp.Expr) -> sp.Expr:
+    out = []
     for base, e in F.as_powers_dict().items() if F.is_Mul or F.is_Pow else [(F, 1)]:
         if base.is_number:
             continue
-        out += e * v(base) / base
-    return default_policy().normalize(out)
+        out.append(e * _raw_derivative(v, base) / base)
+    return sp.Add(*out)
 
 
 def _has_irrational_power(F) -> bool:
@@ -144,8 +319,8 @@ def is_first_integral(v: VectorField, F, relations: Sequence = ()) -> bool:
     _check_field(v)
     F = v.manifold.sympify(F)
     if (F.is_Mul or F.is_Pow) and _has_irrational_power(F):
-        return zero_modulo(log_derivative(v, F), relations)
-    return zero_modulo(v(F), relations)
+        return zero_modulo(_log_derivative_raw(v, F), relations)
+    return zero_modulo(_raw_derivative(v, F), relations)
 
 
 def _check_field(v) -> None:
@@ -465,14 +640,16 @@ class NoetherCheck:
     forces_ok: bool
     lift_of_L: sp.Expr
     reasons: tuple = field(default_factory=tuple)
+    lagrangian_ok: bool = True
 
     def __bool__(self) -> bool:
         return self.is_noether
 
 
 def _restrict(expr, solution: dict) -> sp.Expr:
-    return default_policy().normalize(sp.sympify(expr).xreplace(solution)) if solution \
-        else default_policy().normalize(expr)
+    """Restriction to the constraints (dependent velocities substituted), not normalised:
+    the zero tests decide, values are compacted only for reports."""
+    return sp.sympify(expr).xreplace(solution) if solution else sp.sympify(expr)
 
 
 def _dependent_solution(constraints, velocities, independent=None) -> dict:
@@ -513,8 +690,13 @@ def noether_integral(u: Sequence, L, velocities: Sequence[sp.Symbol]) -> sp.Expr
 
 def check_noether_field(u: Sequence, L, coords: Sequence[sp.Symbol],
                         velocities: Sequence[sp.Symbol], constraints: Sequence = (),
-                        forces: Sequence | None = None, independent=None) -> NoetherCheck:
+                        forces: Sequence | None = None, independent=None,
+                        solution: dict | None = None) -> NoetherCheck:
     r"""Kozlov--Kolesnikov test (Theorem 4): is ``u`` a Noether field?
+
+    This is the one implementation of Theorem 4; the system-level
+    :func:`geomech.mechanics.symmetry.check_noether_field` delegates to it.  ``solution``
+    (``{dependent velocity: expression}``) skips solving the constraints when it is known.
 
     Conditions (5.1)--(5.2): ``u`` tangent to the constraints
     (:math:`\sum_i a_{\mu i}u_i = 0`), :math:`(Q, u) = 0` on :math:`\mathcal M`, and
@@ -534,27 +716,29 @@ def check_noether_field(u: Sequence, L, coords: Sequence[sp.Symbol],
     L = sp.sympify(L)
     pol = default_policy()
     reasons = []
-    sol = _dependent_solution(constraints, velocities, independent)
+    sol = dict(solution) if solution is not None else \
+        _dependent_solution(constraints, velocities, independent)
     tangent = True
     for k, f in enumerate(constraints):
         val = sp.sympify(f).xreplace(dict(zip(velocities, u)))
-        if not pol.is_zero(val):
+        if not fast_is_zero(val, pol):
             tangent = False
             reasons.append(f"u is not tangent to constraint {k + 1}: a(u) = {pol.normalize(val)}")
     forces_ok = True
     if forces is not None:
         Qu = _restrict(sum(sp.sympify(Q) * ui for Q, ui in zip(forces, u)), sol)
-        if not pol.is_zero(Qu):
+        if not fast_is_zero(Qu, pol):
             forces_ok = False
-            reasons.append(f"(Q, u) = {Qu} does not vanish on the constraints")
+            reasons.append(f"(Q, u) = {pol.normalize(Qu)} does not vanish on the constraints")
     P, X = _lift_over_factor(u, L, coords, velocities, sol)
-    lift_ok = pol.is_zero(X)
+    lift_ok = fast_is_zero(X, pol)
+    X = sp.S.Zero if lift_ok else pol.normalize(X)
     lift = X if P == 1 else P * X
     if not lift_ok:
         reasons.append(f"the lift of u changes L on the constraints: {lift}")
     F = noether_integral(u, L, velocities)
     return NoetherCheck(tangent and forces_ok and lift_ok, F, tangent, forces_ok,
-                        lift, tuple(reasons))
+                        lift, tuple(reasons), lift_ok)
 
 
 def find_noether_fields(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],

@@ -58,7 +58,8 @@ from sympy.core.function import AppliedUndef
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
-from ..core.zero import default_policy
+from ..core.zero import default_policy, half_angle_symbol, rational_rewrite
+from .integrals import fast_is_zero, ring_linear_rows
 
 __all__ = [
     "Ansatz", "FunctionAnsatz", "SymmetryCheck", "ActionClassification", "MomentumEquation",
@@ -123,115 +124,10 @@ def _as_field(system, u) -> VectorField:
 
 
 def _is_zero(e) -> bool:
-    """Zero test: a fast exact certificate (trigonometric/algebraic normal form) first,
-    then the zero policy (which also settles non-zero expressions)."""
-    e = sp.sympify(e)
-    if e == 0:
-        return True
-    if e.is_number:
-        return default_policy().is_zero(e)
-    if _sqrt_free_zero(e):
-        return True
-    if _numerically_nonzero(e):
-        return False
-    return default_policy().is_zero(e)
-
-
-def _numerically_nonzero(e: sp.Expr, tries: int = 2) -> bool:
-    """``True`` when ``e`` evaluates (30 digits) clearly away from zero at a random point."""
-    import random
-
-    rng = random.Random(hash(sp.srepr(e)) & 0xFFFF)
-    jcache: dict = {}
-    e = _jets(e, jcache)
-    syms = sorted(e.free_symbols, key=sp.default_sort_key)
-    for _ in range(tries):
-        pt = {}
-        for s_ in syms:
-            val = sp.Rational(rng.randint(3, 97), rng.randint(5, 89))
-            pt[s_] = val
-        try:
-            v = sp.N(e.xreplace(pt), 30)
-        except (TypeError, ValueError, ZeroDivisionError):
-            continue
-        if v.has(sp.zoo, sp.nan) or not v.is_number:
-            continue
-        try:
-            if abs(complex(v)) > 1e-12:
-                return True
-        except TypeError:
-            continue
-    return False
-
-
-def _sqrt_free_zero(e: sp.Expr) -> bool:
-    r"""Fast exact certificate of :math:`e\equiv0` for trigonometric/algebraic expressions.
-
-    ``sin(s)``, ``cos(s)`` of symbols become independent symbols :math:`S_s, C_s`, every
-    :math:`\sqrt{P}` (and :math:`P^{k/2}`) a symbol :math:`r` with :math:`r^2=P`; undefined
-    functions become jets.  The numerator of the resulting rational function is reduced
-    modulo :math:`S_s^2+C_s^2-1` (a Groebner basis: the normal form is canonical for
-    trigonometric polynomials) and modulo :math:`r^2-P`.  A zero remainder proves
-    :math:`e\equiv0`; ``False`` means only "not certified" (the caller then asks the zero
-    policy, whose numerical filter settles non-zero expressions quickly).
-    """
-    try:
-        jcache: dict = {}
-        e = _jets(e, jcache)
-        trig = e.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-        if any(not t.args[0].is_Symbol for t in trig):
-            e = sp.expand_trig(e)
-            trig = e.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-        angles = sorted({t.args[0] for t in trig}, key=sp.default_sort_key)
-        SC = {a: (sp.Dummy(f"S_{a}"), sp.Dummy(f"C_{a}")) for a in angles}
-
-        def trig_rep(expr):
-            rep = {}
-            for f in expr.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
-                a = f.args[0]
-                if a not in SC:
-                    raise ValueError("non-symbol trigonometric argument")
-                S_, C_ = SC[a]
-                rep[f] = {sp.sin: S_, sp.cos: C_, sp.tan: S_ / C_, sp.cot: C_ / S_,
-                          sp.sec: 1 / C_, sp.csc: 1 / S_}[f.func]
-            return expr.xreplace(rep) if rep else expr
-
-        bases = []
-        for pw in e.atoms(sp.Pow):
-            if pw.exp.is_Rational and pw.exp.q == 2 and pw.base not in bases:
-                bases.append(pw.base)
-        roots = {b: sp.Dummy(f"r{i}", positive=True) for i, b in enumerate(bases)}
-        rep = {pw: roots[pw.base] ** pw.exp.p for pw in e.atoms(sp.Pow)
-               if pw.exp.is_Rational and pw.exp.q == 2}
-        e2 = trig_rep(e.xreplace(rep) if rep else e)
-        if any(pw.exp.is_Rational and not pw.exp.is_Integer for pw in e2.atoms(sp.Pow)):
-            return False
-        num = sp.expand(sp.numer(sp.together(e2)))
-        if num == 0:
-            return True
-        for a in angles:
-            S_, C_ = SC[a]
-            if num.has(S_):
-                num = sp.expand(sp.rem(num, S_**2 + C_**2 - 1, S_))
-                if num == 0:
-                    return True
-        for b in bases:
-            r = roots[b]
-            if not num.has(r):
-                continue
-            bn, bd = sp.fraction(sp.together(trig_rep(_jets(b, jcache))))
-            num = sp.expand(sp.prem(num, sp.expand(bd * r**2 - bn), r))
-            if num == 0:
-                return True
-            for a in angles:
-                S_, C_ = SC[a]
-                if num.has(S_):
-                    num = sp.expand(sp.rem(num, S_**2 + C_**2 - 1, S_))
-            if num == 0:
-                return True
-        return num == 0
-    except (sp.PolynomialError, ValueError, TypeError, sp.CoercionFailed):
-        return False
+    """Zero test: the exact ring certificate of :func:`geomech.mechanics.integrals.fast_is_zero`
+    (common denominator without ``cancel``, numerator reduced modulo the Pythagorean
+    relations), then the zero policy of :mod:`geomech.core.zero` when it is undecided."""
+    return fast_is_zero(e)
 
 
 def _zero_all(exprs) -> bool:
@@ -586,34 +482,6 @@ def _coerce_ansatz(system, ansatz) -> Ansatz:
                     f"got {type(ansatz).__name__}")
 
 
-def _half_angle(expr: sp.Expr, cache: dict) -> sp.Expr:
-    """Trigonometric functions of symbols -> rational functions of ``tan(s/2)`` (injective)."""
-    trig = expr.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-    if not trig:
-        return expr
-    if any(not t.args[0].is_Symbol for t in trig):
-        expr = sp.expand_trig(expr)
-        trig = expr.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-    rep = {}
-    for f in trig:
-        s = f.args[0]
-        if not s.is_Symbol:
-            continue
-        t = cache.setdefault(s, sp.Dummy(f"t_{s}", real=True))
-        sn, cs = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
-        rep[f] = {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
-                  sp.sec: 1 / cs, sp.csc: 1 / sn}[f.func]
-    return expr.xreplace(rep)
-
-
-def _jets(expr: sp.Expr, cache: dict) -> sp.Expr:
-    """Undefined functions and their derivatives -> independent symbols."""
-    atoms = sorted(expr.atoms(sp.Derivative), key=sp.default_sort_key, reverse=True)
-    atoms += sorted(expr.atoms(AppliedUndef), key=sp.default_sort_key)
-    rep = {a: cache.setdefault(a, sp.Dummy(f"j{len(cache)}", real=True)) for a in atoms}
-    return expr.xreplace(rep) if rep else expr
-
-
 def _linear_identity_rows(exprs, unknowns, keep=()) -> list:
     r"""Linear equations in ``unknowns`` expressing that every ``expr`` vanishes identically.
 
@@ -624,16 +492,17 @@ def _linear_identity_rows(exprs, unknowns, keep=()) -> list:
     monomial must vanish.  Non-polynomial atoms (``sqrt``, ``log``) are treated as further
     independent generators, which can only add equations (solutions are verified after).
     """
+    fast = ring_linear_rows(exprs, unknowns, keep)
+    if fast is not None:
+        return _CoefficientRows(fast)
     uset = set(unknowns)
     keep = set(keep)
-    hcache: dict = {}
-    jcache: dict = {}
     rows = []
     for e in exprs:
         e = sp.sympify(e)
         if e == 0:
             continue
-        r = _half_angle(_jets(e, jcache), hcache)
+        r = rational_rewrite(e)
         num = sp.numer(sp.together(r))
         num = sp.expand(num)
         if num == 0:
@@ -654,13 +523,96 @@ def _linear_identity_rows(exprs, unknowns, keep=()) -> list:
     return rows
 
 
+class _CoefficientRows(list):
+    """Rows of coefficients (one list per equation, one entry per unknown)."""
+
+
+def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
+    r"""Exact null space of many rows with few unknowns, guided by a random point.
+
+    The parameters in the entries are set to random rationals to find a maximal set of
+    independent rows (independent there, hence generically); the null space of these rows is
+    computed exactly over :math:`\mathbb Q(\text{parameters})`, and every basis vector is then
+    checked exactly against *all* rows.  Since the solution space lies in the null space of the
+    selected rows, a fully verified basis is the exact answer; otherwise (an unlucky point)
+    ``None`` is returned and the caller computes the full null space.
+    """
+    from sympy.polys.matrices import DomainMatrix
+
+    from ..core.zero import ZeroPolicy
+
+    M = sp.Matrix(rows)
+    params = sorted(M.free_symbols, key=sp.default_sort_key)
+    pt = ZeroPolicy(seed=4711, warn=False).random_point(params)
+    numeric = [[sp.Rational(e.xreplace(pt)) if e != 0 else sp.S.Zero for e in r] for r in rows]
+    dmT = DomainMatrix.from_Matrix(sp.Matrix(numeric).T).convert_to(sp.QQ)
+    _, piv = dmT.rref()
+    full = DomainMatrix.from_Matrix(M).to_field()
+    if not piv:
+        return None
+    ns = full.extract(list(piv), list(range(n))).nullspace()
+    if ns.shape[0] == 0:
+        return []
+    if not (full * ns.transpose()).is_zero_matrix:
+        return None
+    nsm = ns.to_Matrix()
+    return [nsm.row(i).T for i in range(nsm.rows)]
+
+
 def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
-    """Basis of the solution space of homogeneous linear equations (exact)."""
+    """Basis of the solution space of homogeneous linear equations (exact).
+
+    ``rows`` are linear expressions in ``unknowns`` or, from the ring path of
+    :func:`_linear_identity_rows`, lists of coefficients."""
     if not unknowns:
         return []
     if not rows:
         return [{u: (1 if u is v else 0) for u in unknowns} for v in unknowns]
-    M, _ = sp.linear_eq_to_matrix(rows, unknowns)
+    if isinstance(rows, _CoefficientRows):
+        # an equation with a single non-zero coefficient forces that unknown to vanish;
+        # eliminate those first (exact, and usually most of the ansatz)
+        n = len(unknowns)
+        active = set(range(n))
+        work = [{j: e for j, e in enumerate(r) if e != 0} for r in rows]
+        changed = True
+        while changed:
+            changed = False
+            for r in work:
+                live = [j for j in r if j in active]
+                if len(live) == 1:
+                    active.discard(live[0])
+                    changed = True
+        cols = sorted(active)
+        if not cols:
+            return []
+        sub, seen = [], set()
+        for r in work:
+            vec = tuple(r.get(j, sp.S.Zero) for j in cols)
+            if any(v != 0 for v in vec) and vec not in seen:
+                seen.add(vec)
+                sub.append(list(vec))
+        if not sub:
+            vecs = [sp.Matrix([1 if i == k else 0 for i in range(len(cols))])
+                    for k in range(len(cols))]
+        else:
+            with_free = any(e.free_symbols for r in sub for e in r)
+            vecs = _selected_nullspace(sub, len(cols)) if with_free or len(sub) > 200 \
+                else None
+            if vecs is None:
+                from sympy.polys.matrices import DomainMatrix
+
+                nsm = DomainMatrix.from_Matrix(sp.Matrix(sub)).to_field().nullspace() \
+                    .to_Matrix()
+                vecs = [nsm.row(i).T for i in range(nsm.rows)]
+        out = []
+        for v in vecs:
+            full = [sp.S.Zero] * n
+            for j, x in zip(cols, v):
+                full[j] = x
+            out.append(dict(zip(unknowns, _primitive_vector(full))))
+        return out
+    else:
+        M, _ = sp.linear_eq_to_matrix(rows, unknowns)
     # remove duplicate rows cheaply
     seen = []
     keys = set()
@@ -973,6 +925,10 @@ class NoetherCheck:
 def check_noether_field(system, u) -> NoetherCheck:
     r"""Theorem 4 (Kozlov–Kolesnikov): is ``u`` a Noether field, and its integral.
 
+    System-level front end of :func:`geomech.mechanics.integrals.check_noether_field` (the
+    one implementation of the test); adds the failing constraint rows, the restricted
+    integral and whether :math:`\tilde u` also preserves the constraints.
+
     Conditions (5.1)–(5.2): :math:`\sum_i a_{\mu i}u_i=0`, :math:`\sum_i Q_iu_i=0` on
     :math:`\mathcal M`, and :math:`\tilde u(L)|_{\mathcal M}=0` (computed on :math:`TN` with the
     given free Lagrangian, then restricted).  Then
@@ -991,23 +947,25 @@ def check_noether_field(system, u) -> NoetherCheck:
     >>> c.is_noether, c.integral, c.is_symmetry
     (True, 2*J*phdot, False)
     """
+    from .forms_common import compact
+    from .integrals import check_noether_field as _theorem4
+
     _check_system(system)
     u = _as_field(system, u)
     N = system.manifold
-    A = _constraint_matrix(system)
-    Au = [sp.expand(sum(A[m_, i] * u.components[i] for i in range(N.dim)))
-          for m_ in range(A.rows)]
-    failing = [m_ for m_, e in enumerate(Au) if not _is_zero(e)]
-    Q = _forces(system)
-    forces_ok = True if Q is None else _is_zero(
-        _restrict(system, sum(qi * ui for qi, ui in zip(Q, u.components))))
-    lag_ok = _is_zero(_restrict(system, prolong(u, system.lagrangian)))
-    F = sp.expand(sum(ui * sp.diff(system.lagrangian, v)
-                      for ui, v in zip(u.components, N.velocities)))
-    Fm = default_policy().normalize(_restrict(system, F))
+    base = _theorem4(u.components, system.lagrangian, N.coords, N.velocities,
+                     system.constraints, _forces(system),
+                     solution=dict(system.dependent_solution))
+    failing = []
+    if not base.tangent:
+        A = _constraint_matrix(system)
+        failing = [m_ for m_ in range(A.rows)
+                   if not _is_zero(sum(A[m_, i] * u.components[i] for i in range(N.dim)))]
+    F = base.integral
+    Fm = compact(_restrict(system, F))
     is_sym = _zero_all(_restrict(system, prolong(u, f)) for f in system.constraints)
-    return NoetherCheck(u, not failing, failing, forces_ok, lag_ok,
-                        bool(not failing and forces_ok and lag_ok), F, Fm, is_sym)
+    return NoetherCheck(u, base.tangent, failing, base.forces_ok, base.lagrangian_ok,
+                        base.is_noether, F, Fm, is_sym)
 
 
 def _kinetic_matrix(system) -> sp.Matrix:
@@ -1290,9 +1248,12 @@ def _ode_solution_dimension(eqs, funcs, var) -> int | None:
 
 
 def _half_angle_only(expr, syms, cache):
+    """Half-angle rewriting of the angles ``syms`` only (the core's auxiliary symbols
+    :func:`~geomech.core.zero.half_angle_symbol`, so that it agrees with
+    :func:`~geomech.core.zero.rational_rewrite`)."""
     rep = {}
     for s in syms:
-        t = cache.setdefault(s, sp.Dummy(f"t_{s}", real=True))
+        t = cache.setdefault(s, half_angle_symbol(s))
         rep[sp.sin(s)] = 2 * t / (1 + t**2)
         rep[sp.cos(s)] = (1 - t**2) / (1 + t**2)
     return sp.expand_trig(expr).subs(rep)
@@ -1377,8 +1338,10 @@ def is_first_integral(system, F) -> bool:
     (True, False)
     """
     _check_system(system)
+    from .integrals import is_first_integral as _field_is_first_integral
+
     F = system.manifold.sympify(F) if isinstance(F, str) else sp.sympify(F)
-    return _is_zero(_vector_field(system)(_restrict(system, F)))
+    return _field_is_first_integral(_vector_field(system), _restrict(system, F))
 
 
 def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
