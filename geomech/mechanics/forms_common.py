@@ -193,8 +193,14 @@ class _Algebra:
                 n, d = n.cancel(d)
         return n, d
 
-    def _frac(self, e, memo):
-        """Lazy fraction: gcds only where denominators of a sum differ."""
+    def _frac(self, e, memo, gcd: bool = True):
+        """Lazy fraction: gcds only where denominators of a sum differ.
+
+        With ``gcd=False`` no gcd at all is taken (sums over different denominators
+        multiply them; a denominator dividing another is absorbed by an exact division):
+        any common denominator serves zero tests and coefficient splitting, and the
+        multivariate gcds are what costs on large sums.  ``memo`` must not be shared
+        between the two modes."""
         got = memo.get(e)
         if got is not None:
             return got
@@ -202,28 +208,26 @@ class _Algebra:
         if e.is_Add:
             acc: dict = {}
             for a in e.args:
-                n, d = self._frac(a, memo)
+                n, d = self._frac(a, memo, gcd)
                 terms = acc.setdefault(d, {})
                 for m, c in n.items():      # linear-time summation of many terms
                     terms[m] = terms.get(m, 0) + c
             items = [(d, R.from_dict({m: c for m, c in t.items() if c}))
                      for d, t in acc.items()]
+            if not gcd:
+                items.sort(key=lambda it: -len(it[0]))
             d, n = items[0]
             for d2, n2 in items[1:]:
-                if d.is_ground and d2.is_ground:
-                    n, d = n * d2 + n2 * d, d * d2
-                    continue
-                g = d.gcd(d2)
-                n, d = n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
+                n, d = (_sum_with_gcd if gcd else _sum_without_gcd)(n, d, n2, d2)
             out = (n, d)
         elif e.is_Mul:
             n, d = R.one, R.one
             for a in e.args:
-                n2, d2 = self._frac(a, memo)
+                n2, d2 = self._frac(a, memo, gcd)
                 n, d = n * n2, d * d2
             out = (n, d)
         elif e.is_Pow and e.exp.is_Integer:
-            n, d = self._frac(e.base, memo)
+            n, d = self._frac(e.base, memo, gcd)
             k = int(e.exp)
             if k < 0:
                 n, d, k = d, n, -k
@@ -801,3 +805,21 @@ def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
         if sp.count_ops(alt) < sp.count_ops(out):
             out = alt
     return out if sp.count_ops(out) < sp.count_ops(e) else e
+
+
+def _sum_with_gcd(n, d, n2, d2) -> tuple:
+    """``n/d + n2/d2`` over ``lcm(d, d2)``."""
+    if d.is_ground and d2.is_ground:
+        return n * d2 + n2 * d, d * d2
+    g = d.gcd(d2)
+    return n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
+
+
+def _sum_without_gcd(n, d, n2, d2) -> tuple:
+    """``n/d + n2/d2`` over ``d`` when ``d2`` divides it, else over ``d d2`` (no gcd)."""
+    if d2.is_ground:
+        return (n + n2 * d.quo_ground(d2.LC) if d2 != 1 else n + n2 * d), d
+    q, r = d.div(d2)
+    if not r:
+        return n + n2 * q, d
+    return n * d2 + n2 * d, d * d2

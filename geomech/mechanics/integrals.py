@@ -90,53 +90,10 @@ def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None
 
 
 def _common_fraction(alg, e, memo):
-    """``(numerator, denominator)`` ring elements with ``e = n/d``: like the lazy fraction of
-    :mod:`~geomech.mechanics.forms_common` but with *no* gcd at all (sums over different
-    denominators multiply them; a denominator dividing another is absorbed by an exact
-    division).  Any common denominator serves zero tests and coefficient splitting, and the
-    multivariate gcds are what costs on large sums."""
-    got = memo.get(e)
-    if got is not None:
-        return got
-    R = alg.ring
-    if e.is_Add:
-        acc: dict = {}
-        for a in e.args:
-            n, d = _common_fraction(alg, a, memo)
-            terms = acc.setdefault(d, {})
-            for m, c in n.items():
-                terms[m] = terms.get(m, 0) + c
-        items = [(d, R.from_dict({m: c for m, c in t.items() if c})) for d, t in acc.items()]
-        items.sort(key=lambda it: -len(it[0]))
-        d, n = items[0]
-        for d2, n2 in items[1:]:
-            if d2.is_ground:
-                n = n + n2 * d.quo_ground(d2.LC) if d2 != 1 else n + n2 * d
-                continue
-            q, r = d.div(d2)
-            if not r:
-                n = n + n2 * q
-            else:
-                n, d = n * d2 + n2 * d, d * d2
-        out = (n, d)
-    elif e.is_Mul:
-        n, d = R.one, R.one
-        for a in e.args:
-            n2, d2 = _common_fraction(alg, a, memo)
-            n, d = n * n2, d * d2
-        out = (n, d)
-    elif e.is_Pow and e.exp.is_Integer:
-        n, d = _common_fraction(alg, e.base, memo)
-        k = int(e.exp)
-        if k < 0:
-            n, d, k = d, n, -k
-            if not d:
-                raise ZeroDivisionError("division by zero")
-        out = (n**k, d**k)
-    else:
-        out = alg._frac(e, memo)
-    memo[e] = out
-    return out
+    """``(numerator, denominator)`` ring elements with ``e = n/d`` and *no* gcd taken
+    (:meth:`~geomech.mechanics.forms_common._Algebra._frac` with ``gcd=False``; ``memo`` is
+    this mode's own)."""
+    return alg._frac(e, memo, gcd=False)
 
 
 def ring_zero_test(expr) -> bool | None:
