@@ -1043,37 +1043,19 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
 
     # restrict everything to the phase space (for the implicit form, explicit=False, the
     # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
-    R = system.restricted
     norm = (lambda e: e) if deferring() else compact
-    Hr = H.applyfunc(lambda e: compact(R(e)))
-    rest = sp.Matrix([norm(R(Q[i] - beta[i])) for i in range(n)])
-    cr = [norm(R(e)) for e in c]
-    ind, dep = system.independent_indices, system.dependent_indices
-    r = n - k
-    tangent = system.adapted_frame()[0]
-    T = sp.Matrix(n, r, lambda i, a: tangent[a].components[i])
-    pvec = sp.zeros(n, 1)
-    if k:
-        Ad = A[:, list(dep)]
-        e_dep = solve_linear(Ad, -sp.Matrix(cr), what="constraint minor")
-        for m, j in enumerate(dep):
-            pvec[j] = e_dep[m]
-    Mred = (T.T * Hr * T).applyfunc(compact)
-    rhs_red = (T.T * (rest - Hr * pvec)).applyfunc(norm)
-    udot = solve_linear(Mred, rhs_red, what="reduced mass matrix T^T H T on the constraint "
-                                            "distribution")
+    red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
+                          "reduced mass matrix T^T H T on the constraint distribution",
+                          norm)
+    T, udot, pvec, Hr, rest, cr = red.T, red.udot, red.pvec, red.H, red.force, red.cdot
+    Mred, rhs_red = red.mass, red.rhs
+    ind = system.independent_indices
 
     def accelerations():
         return (T * udot + pvec).applyfunc(compact)
 
-    def multipliers():
-        # a_dep^T lambda = (H qdd + beta - Q)_dep, evaluated on first access
-        qdd = (T * udot + pvec)
-        resid = Hr * qdd - rest
-        Ad = A[:, list(dep)]
-        lam_val = solve_linear(Ad.T, sp.Matrix([resid[j] for j in dep]),
-                               what="constraint minor")
-        return dict(zip(lam, lam_val))
+    def multipliers():     # evaluated on first access
+        return dict(zip(lam, red.multipliers(T * udot + pvec)))
 
     rhs = {}
     for cc, v in zip(q, vel):
@@ -1105,3 +1087,47 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
         {**{cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)},
          **dict(zip(system.independent_velocities, acc_u))})
     return eq
+
+
+class ReducedDynamics:
+    r"""Second-order equations restricted to the constraint distribution.
+
+    With :math:`\ddot q = T\dot u + p`, :math:`T` the adapted frame (identity rows at the
+    independent indices) and :math:`p` the particular solution of
+    :math:`a_{\rm dep}\,p_{\rm dep} = -\dot c` (derivative of the constraints), the
+    equations :math:`H\ddot q = F + a^{\mathsf T}\lambda` become
+
+    .. math:: (T^{\mathsf T}HT)\,\dot u = T^{\mathsf T}(F - Hp),\qquad
+              a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}.
+
+    Attributes: ``T``, ``pvec``, ``udot`` and the restricted ``H``, ``force``, ``cdot``,
+    ``mass`` (:math:`T^{\mathsf T}HT`), ``rhs``.
+    """
+
+    def __init__(self, system, H, force, cdot, A, what: str, norm=compact):
+        R = system.restricted
+        n, k = H.rows, A.rows
+        self.system, self.A = system, A
+        self.H = H.applyfunc(lambda e: compact(R(e)))
+        self.force = sp.Matrix([norm(R(f)) for f in force])
+        self.cdot = [norm(R(e)) for e in cdot]
+        tangent = system.adapted_frame()[0]
+        self.T = sp.Matrix(n, n - k, lambda i, a: tangent[a].components[i])
+        self.pvec = sp.zeros(n, 1)
+        if k:
+            dep = system.dependent_indices
+            e_dep = solve_linear(A[:, list(dep)], -sp.Matrix(self.cdot), what="constraint minor")
+            for m, j in enumerate(dep):
+                self.pvec[j] = e_dep[m]
+        self.mass = (self.T.T * self.H * self.T).applyfunc(compact)
+        self.rhs = (self.T.T * (self.force - self.H * self.pvec)).applyfunc(norm)
+        self.udot = solve_linear(self.mass, self.rhs, what=what)
+
+    def multipliers(self, qdd) -> list:
+        r"""Multipliers: :math:`a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}`."""
+        if not self.A.rows:
+            return []
+        dep = list(self.system.dependent_indices)
+        resid = self.H * qdd - self.force
+        return list(solve_linear(self.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
+                                 what="constraint minor"))

@@ -70,7 +70,7 @@ import sympy as sp
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
 from ..core.zero import default_policy
-from .equations import EquationsOfMotion, register_method
+from .equations import EquationsOfMotion, ReducedDynamics, register_method
 from .forms_common import acceleration_symbols, compact, solve_linear
 
 __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations",
@@ -469,30 +469,11 @@ def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquation
                  for i in range(n)]
     equations += [sp.Eq(f, 0) for f in S.constraints]
 
-    R = S.restricted
-    Gr = G.applyfunc(lambda e: compact(R(e)))
-    force = sp.Matrix([compact(R(Q[i] - beta[i] + extra[i])) for i in range(n)])
-    cr = [compact(R(e)) for e in cdot]
-    ind, dep = S.independent_indices, S.dependent_indices
-    r = n - m
-    tangent = S.adapted_frame()[0]
-    T = sp.Matrix(n, r, lambda i, a: tangent[a].components[i])
-    pvec = sp.zeros(n, 1)
-    if m:
-        Ad = A[:, list(dep)]
-        e_dep = solve_linear(Ad, -sp.Matrix(cr), what="constraint minor")
-        for k, j in enumerate(dep):
-            pvec[j] = e_dep[k]
-    Mred = (T.T * Gr * T).applyfunc(compact)
-    rhs_red = (T.T * (force - Gr * pvec)).applyfunc(compact)
-    udot = solve_linear(Mred, rhs_red, what="reduced mass matrix T^T G T")
-    qdd = (T * udot + pvec).applyfunc(compact)
-    lam_rates = []
-    if m:
-        resid = Gr * qdd - force
-        Ad = A[:, list(dep)]
-        lam_rates = list(solve_linear(Ad.T, sp.Matrix([resid[j] for j in dep]),
-                                      what="constraint minor"))
+    red = ReducedDynamics(S, G, [Q[i] - beta[i] + extra[i] for i in range(n)], cdot, A,
+                          "reduced mass matrix T^T G T")
+    ind = S.independent_indices
+    qdd = (red.T * red.udot + red.pvec).applyfunc(compact)
+    lam_rates = red.multipliers(qdd)
     rhs = {}
     for c, v in zip(q, vel):
         rhs[c] = S.dependent_solution.get(v, v)
