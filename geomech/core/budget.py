@@ -1,0 +1,153 @@
+r"""Cooperative time budgets: time limits that hold in any thread, without signals.
+
+A long computation (a report section, a symmetry search, a Gröbner-basis step) runs under
+:func:`time_limit`; the loops of the engine call :func:`check` between units of work, which
+raises :class:`BudgetExceeded` once the innermost deadline has passed.  Nothing here uses
+``signal``: limits work in worker threads, notebooks and Dask workers, and never touch a
+caller's own alarms.  Budgets live in a :class:`contextvars.ContextVar`, so each thread (and
+each asyncio task) sees only the limits it set itself.
+
+Limits nest: an inner limit never extends an outer one.  A step that does not call
+:func:`check` (one long call into sympy) is not interrupted, it is stopped at the next check
+after it returns; a computation that must be cut at a hard deadline runs in a worker process
+instead.
+
+Examples
+--------
+>>> from geomech.core.budget import time_limit, check, remaining, BudgetExceeded
+>>> with time_limit(10) as b:
+...     check()                       # plenty of time left: nothing happens
+...     0 < remaining() <= 10
+True
+>>> remaining() is None              # no limit outside
+True
+>>> with time_limit(0):
+...     try:
+...         check()
+...     except BudgetExceeded as exc:
+...         print("stopped:", exc.seconds)
+stopped: 0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["Budget", "BudgetExceeded", "time_limit", "check", "remaining", "current"]
+
+
+class BudgetExceeded(TimeoutError):
+    """A computation ran past its time budget.
+
+    Attributes
+    ----------
+    seconds : float
+        The limit that was exceeded.
+    label : str
+        What was being computed (for messages), possibly empty.
+    """
+
+    def __init__(self, seconds: float, label: str = ""):
+        self.seconds = seconds
+        self.label = label
+        what = f" ({label})" if label else ""
+        super().__init__(f"time limit of {seconds:g} s exceeded{what}")
+
+    def __reduce__(self):
+        return (type(self), (self.seconds, self.label))
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A deadline on the monotonic clock.
+
+    Attributes
+    ----------
+    deadline : float
+        ``time.monotonic()`` value after which :func:`check` raises.
+    seconds : float
+        The length of the limit as it was asked for.
+    label : str
+        A name for messages.
+    """
+
+    deadline: float
+    seconds: float
+    label: str = ""
+
+    def remaining(self) -> float:
+        """Seconds left (negative once expired)."""
+        return self.deadline - time.monotonic()
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed."""
+        return time.monotonic() >= self.deadline
+
+    def check(self) -> None:
+        """Raise :class:`BudgetExceeded` if the deadline has passed."""
+        if time.monotonic() >= self.deadline:
+            raise BudgetExceeded(self.seconds, self.label)
+
+
+_CURRENT: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
+    "geomech_budget", default=None)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None, label: str = "") -> Iterator[Budget | None]:
+    """Run the block under a limit of ``seconds`` (``None``: no new limit).
+
+    The effective deadline is the earlier of this one and any enclosing one.
+
+    Parameters
+    ----------
+    seconds : float or None
+        Length of the limit; must be finite and ``>= 0``.
+    label : str, optional
+        What is being computed, repeated in the :class:`BudgetExceeded` message.
+
+    Raises
+    ------
+    ValueError
+        If ``seconds`` is negative or not finite.
+    """
+    if seconds is None:
+        yield _CURRENT.get()
+        return
+    seconds = float(seconds)
+    if not (seconds >= 0 and seconds != float("inf")):
+        raise ValueError(f"a time limit must be a finite number of seconds >= 0, got {seconds}")
+    outer = _CURRENT.get()
+    mine = Budget(time.monotonic() + seconds, seconds, label)
+    if outer is not None and outer.deadline <= mine.deadline:
+        mine = outer
+    token = _CURRENT.set(mine)
+    try:
+        yield mine
+    finally:
+        _CURRENT.reset(token)
+
+
+def current() -> Budget | None:
+    """The innermost budget of this thread/context, or ``None``."""
+    return _CURRENT.get()
+
+
+def check() -> None:
+    """Raise :class:`BudgetExceeded` if the current budget has run out (cheap: one clock read).
+
+    Called by the engine between units of work; a no-op when no limit is set.
+    """
+    b = _CURRENT.get()
+    if b is not None and time.monotonic() >= b.deadline:
+        raise BudgetExceeded(b.seconds, b.label)
+
+
+def remaining() -> float | None:
+    """Seconds left in the current budget, or ``None`` without a limit."""
+    b = _CURRENT.get()
+    return None if b is None else b.remaining()
