@@ -25,8 +25,8 @@ True
 ...     try:
 ...         check()
 ...     except BudgetExceeded as exc:
-...         print("stopped:", exc.seconds)
-stopped: 0
+...         print(exc)
+time limit of 0 s exceeded
 """
 
 from __future__ import annotations
