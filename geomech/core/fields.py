@@ -98,6 +98,32 @@ class VectorField:
         object.__setattr__(self, "_ring", (ring, tuple(polys)))
         return self
 
+    @classmethod
+    def from_normal_form(cls, manifold: Manifold, components: Sequence) -> VectorField:
+        """A field from components that are already in normal form (no re-normalisation).
+
+        For constructions that produce canonical components by themselves -- expanded
+        polynomials, or a quotient ``P/c`` of expanded polynomials known to be coprime --
+        and would otherwise pay for a ``cancel`` per component.  The caller guarantees the
+        normal form; equality of fields stays mathematical (zero policy).
+
+        >>> M = Manifold("M", "x y"); x, y = M.coords
+        >>> VectorField.from_normal_form(M, [x*y + 1, x/(y + 1)]) == M.vector_field([x*y + 1,
+        ...                                                                        x/(y + 1)])
+        True
+        """
+        if not isinstance(manifold, Manifold):
+            raise TypeError(f"expected a Manifold, got {type(manifold).__name__}")
+        comps = tuple(manifold.sympify(c) for c in components)
+        if len(comps) != manifold.dim:
+            raise ValueError(f"a vector field on {manifold.name} (dim {manifold.dim}) needs "
+                             f"{manifold.dim} components, got {len(comps)}")
+        self = object.__new__(cls)
+        object.__setattr__(self, "manifold", manifold)
+        object.__setattr__(self, "_exprs", comps)
+        object.__setattr__(self, "_ring", None)
+        return self
+
     def __setattr__(self, name, value):
         raise AttributeError("VectorField is immutable")
 
