@@ -92,7 +92,7 @@ def _rank(rows: Sequence[Sequence]) -> int:
     return default_policy().rank(sp.Matrix([list(r) for r in rows]))
 
 
-def _independent_subset(fields: Sequence[VectorField]) -> list[VectorField]:
+def independent_subset(fields: Sequence[VectorField]) -> list[VectorField]:
     """A maximal subset of fields independent over functions (greedy, in order)."""
     out: list[VectorField] = []
     for f in fields:
@@ -101,7 +101,9 @@ def _independent_subset(fields: Sequence[VectorField]) -> list[VectorField]:
     return out
 
 
-def _jacobian_rank(funcs: Sequence, coords: Sequence) -> int:
+def jacobian_rank(funcs: Sequence, coords: Sequence) -> int:
+    r"""Generic rank of the Jacobian :math:`\partial f_i/\partial x_j` (functional
+    independence of ``funcs``), decided by the zero policy."""
     if not funcs:
         return 0
     return default_policy().rank(sp.Matrix([[sp.diff(f, c) for c in coords] for f in funcs]))
@@ -166,7 +168,7 @@ def express_in_invariants(exprs: Sequence, invariants: Sequence, fields: Sequenc
     invariants = [sp.sympify(f) for f in invariants]
     exprs = [sp.sympify(e) for e in exprs]
     pol = default_policy()
-    indep = _independent_subset(fields)
+    indep = independent_subset(fields)
     r = len(indep)
     if len(invariants) != M.dim - r:
         raise ValueError(f"{len(invariants)} invariants given; a complete set has "
@@ -323,7 +325,7 @@ class ReducedSystem:
 def _check_symmetry_distribution(v: VectorField, fields: list[VectorField]) -> dict:
     """Prop. 1 checks: involutive span and ``[u_a, v]`` in the span; returns the b's."""
     G = BracketGraph.of(v.manifold)
-    indep = _independent_subset(fields)
+    indep = independent_subset(fields)
     r = len(indep)
     base = [f.components for f in indep]
     for (i, a), (j, b) in itertools.combinations(enumerate(fields), 2):
@@ -406,7 +408,7 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
     fields = _symmetry_fields(v, symmetries)
     M = v.manifold
     structure = _check_symmetry_distribution(v, fields)
-    r = len(_independent_subset(fields))
+    r = len(independent_subset(fields))
     m = M.dim - r
     if seed is not None:
         return _companion_reduction(v, fields, M.sympify(seed), m, names, name, structure)
@@ -449,11 +451,11 @@ def _companion_reduction(v, fields, z1, m, names, name, structure) -> ReducedSys
         if not pol.is_zero(u(z1)):
             raise ValueError(f"the seed {z1} is not an invariant: u{a + 1}(seed) = {u(z1)}")
     Z = [z1]
-    if _jacobian_rank(Z, M.coords) == 0:
+    if jacobian_rank(Z, M.coords) == 0:
         raise ValueError(f"the seed {z1} is constant")
     while len(Z) < m:
         nxt = v(Z[-1])
-        if _jacobian_rank(Z + [nxt], M.coords) == len(Z):
+        if jacobian_rank(Z + [nxt], M.coords) == len(Z):
             break
         Z.append(nxt)
     last = v(Z[-1])
@@ -466,10 +468,10 @@ def _companion_reduction(v, fields, z1, m, names, name, structure) -> ReducedSys
         from geomech.lie.action import orbit_invariants
 
         full = orbit_invariants(fields)
-        extra = [f for f in full if _jacobian_rank(Z + [f], M.coords) > len(Z)]
+        extra = [f for f in full if jacobian_rank(Z + [f], M.coords) > len(Z)]
         comp = list(Z)
         for f in extra:
-            if _jacobian_rank(comp + [f], M.coords) > len(comp):
+            if jacobian_rank(comp + [f], M.coords) > len(comp):
                 comp.append(f)
         tmp = [sp.Dummy(f"w{i}") for i in range(len(comp) - len(Z))]
         (VL,), section, bpoint = express_in_invariants([last], comp, fields, syms + tmp)
@@ -801,9 +803,9 @@ def reconstruct(v: VectorField, symmetries=None, *, invariants: Sequence | None 
             f"the symmetry algebra is not solvable (derived series dimensions {dims}, "
             f"stopping at {series[-1]!r}); Lie's Theorem 2 does not apply: the reconstruction "
             "needs a non-autonomous linear ODE on the group, not quadratures (integrate it "
-            "numerically with geomech.lie.reconstruction_numeric.reconstruct_numerically or "
+            "numerically with geomech.numeric.reconstruction.reconstruct_numerically or "
             "integrate_on_group)")
-    orbit = len(_independent_subset(fields))
+    orbit = len(independent_subset(fields))
     if orbit != g.dim:
         raise ValueError(f"the action is not locally free: algebra dimension {g.dim} but orbit "
                          f"dimension {orbit}; reconstruct with a subalgebra acting freely")
@@ -828,7 +830,7 @@ def reconstruct(v: VectorField, symmetries=None, *, invariants: Sequence | None 
         Y = []
         for k in range(r):
             Y.append(_find_cyclic(e, k, M, Y))
-    if _jacobian_rank(list(red.invariants) + Y, M.coords) < M.dim:
+    if jacobian_rank(list(red.invariants) + Y, M.coords) < M.dim:
         raise ValueError("the reduced variables and cyclic coordinates are not independent "
                          f"(Z = {red.invariants}, Y = {Y})")
     ysyms = []
