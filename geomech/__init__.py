@@ -52,6 +52,7 @@ _LAZY = {
     "rigid_body_so_n": "geomech.mechanics.rigidbody",
     "RigidBodySoN": "geomech.mechanics.rigidbody",
     "simulate": "geomech.numeric",
+    "sweep": "geomech.numeric.sweep",
     "compile_vector_field": "geomech.numeric",
     "SimulationResult": "geomech.numeric",
     "examples": "geomech.examples",
