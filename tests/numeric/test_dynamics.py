@@ -89,7 +89,7 @@ def test_rigid_body_section_on_both_integrals():
     w = rb.vector_field().manifold.coords
     sec = poincare_section(rb, [[1.0, 0.5, 0.3], [0.2, 1.0, 0.6]], w[0], (0, 60), direction=0)
     assert sec.residual < 1e-12 and len(sec) >= 6
-    integrals = [sp.lambdify(w, e) for e in rb.first_integrals()]
+    integrals = [sp.lambdify(w, e) for e in rb.first_integrals().values()]
     assert len(integrals) >= 2
     for pts in sec.points:
         for F in integrals:
