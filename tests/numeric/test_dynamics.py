@@ -91,7 +91,7 @@ def test_rigid_body_section_on_both_integrals():
     assert sec.residual < 1e-12 and len(sec) >= 6
     integrals = [sp.lambdify(w, e) for e in rb.first_integrals().values()]
     assert len(integrals) >= 2
-    for pts in sec.points:
+    for pts in (p for p in sec.points if len(p)):
         for F in integrals:
             vals = F(*pts.T)
             assert np.ptp(vals) <= 1e-9 * max(1.0, np.abs(vals).max())
