@@ -14,6 +14,7 @@ array([-0., 1.])
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -155,6 +156,7 @@ class CompiledFunction:
 _UNPICKLED = ("_func", "_jacobian", "_fn", "_f")
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
+_CACHE_LOCK = threading.Lock()
 
 
 def _lambdified(coords: tuple, exprs: tuple):
@@ -164,18 +166,20 @@ def _lambdified(coords: tuple, exprs: tuple):
     same field again -- a second ``simulate`` of the same system, every run of a sweep, a
     field unpickled on a worker -- costs one dictionary look-up."""
     key = (coords, exprs)
-    hit = _CACHE.get(key)
-    if hit is not None:
-        _CACHE.move_to_end(key)
-        return hit
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
     replacements, reduced = sp.cse(list(exprs), optimizations="basic")
     ops = int(sum(sp.count_ops(r) for _, r in replacements)
               + sum(sp.count_ops(r) for r in reduced))
     func = sp.lambdify(list(coords), list(exprs), modules="numpy",
                        cse=lambda _: (replacements, reduced)) if coords else None
-    _CACHE[key] = (func, ops)
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = (func, ops)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return func, ops
 
 
@@ -205,6 +209,9 @@ class CompiledField(CompiledFunction):
     def __call__(self, t, y=None) -> np.ndarray:  # type: ignore[override]
         if y is None:           # f(y) also works
             t, y = 0.0, t
+        if (type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == len(self.coords)
+                and self._func is not None):       # the solver's call: no further checks
+            return np.array(self._func(*y), dtype=float)
         return super().__call__(y)
 
     @property
