@@ -64,7 +64,7 @@ def _hand_lambdified(V, params: dict):
 def _ball_states(n: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     Y = rng.uniform(-1.0, 1.0, (n, 8))
-    Y[:, 2] = rng.uniform(0.6, 2.5, n)              # theta away from the chart's poles
+    Y[:, 2] = rng.uniform(0.8, 2.3, n)              # theta away from the chart's poles
     return Y
 
 
