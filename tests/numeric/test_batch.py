@@ -126,3 +126,12 @@ def test_compiled_fields_pickle_and_recompile(sleigh_field, roundtrip):
     imp = compile_vector_field(S.equations(explicit=False).mass_matrix_form(), SLEIGH_P)
     imp2 = roundtrip(imp)
     assert np.array_equal(imp2.batch(Y), imp.batch(Y))
+
+
+def test_compiled_once(sleigh_field):
+    """Compiling the same field again (a second simulate, every run of a sweep, a field
+    unpickled on a worker) reuses the compiled function."""
+    S, f = sleigh_field
+    g = compile_vector_field(S.vector_field(), SLEIGH_P)
+    h = pickle.loads(pickle.dumps(f))
+    assert g._func is f._func and h._func is f._func

@@ -144,3 +144,13 @@ def test_bad_input(skate, sleigh):
         gm.sweep(skate, _skate_ics()[:1], (0, 1), client="threads")
     with pytest.raises(ValueError, match="workers"):
         gm.sweep(skate, _skate_ics()[:1], (0, 1), client="processes", workers=0)
+
+
+def test_implicit_runs_on_executor(sleigh):
+    ics = [{"x": 0, "y": 0, "phi": 0, "xdot": 1.0, "phidot": w} for w in (0.3, -0.6)]
+    p = {"m": 1, "I": 1, "a": 0.5}
+    explicit = gm.sweep(sleigh, ics, (0, 2.0), parameters=p, t_eval=[0.0, 1.0, 2.0])
+    with cf.ThreadPoolExecutor(2) as ex:
+        implicit = gm.sweep(sleigh, ics, (0, 2.0), parameters=p, t_eval=[0.0, 1.0, 2.0],
+                            implicit=True, client=ex, chunksize=1)
+    assert np.allclose(implicit.final_states, explicit.final_states, rtol=1e-9, atol=1e-10)
