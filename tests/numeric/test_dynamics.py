@@ -15,6 +15,9 @@ Mathematics asserted:
   E = 1/6 (Hénon & Heiles, Astron. J. 69 (1964) 73; positive exponents in the chaotic sea,
   Benettin, Galgani & Strelcyn, Phys. Rev. A 14 (1976) 2338), Lorenz (σ, ρ, β) = (10, 28, 8/3)
   with λ = (0.9056, 0, -14.5723) (Sprott, Chaos and Time-Series Analysis, OUP 2003; slow);
+* a catalogue nonholonomic system is chaotic: the rubber ball (no slip, no spin) in the
+  Hénon–Heiles potential, whose centre moves as a Hénon–Heiles particle of mass m + I/a^2
+  (checked against an independent integration) and has the same positive maximal exponent;
 * the reduced Chaplygin sleigh (v, omega) derived from the catalogue system agrees with the
   Borisov–Mamaev equations (3.18); its phase-portrait curves lie on the energy ellipses.
 """
@@ -31,6 +34,7 @@ import sympy as sp  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import geomech as gm  # noqa: E402
+from geomech.numeric import compile_vector_field  # noqa: E402
 from geomech.numeric.dynamics import (  # noqa: E402
     lyapunov_spectrum,
     max_lyapunov,
@@ -214,3 +218,37 @@ def test_bad_input(henon_heiles):
         max_lyapunov(42, x0, 1.0)
     with pytest.raises(ValueError, match="two coordinates"):
         phase_portrait(field, [x0], 1.0, axes=("x",))
+
+
+# -- a chaotic nonholonomic system of the catalogue ------------------------------------------------
+HH_POTENTIAL = "(x**2 + y**2)/2 + x**2*y - y**3/3"
+
+
+def test_rubber_ball_in_henon_heiles_potential_is_chaotic():
+    """A rubber ball (no slip, no spin) rolling on the plane in the potential U(x, y): its
+    centre moves as a particle of mass m + I/a^2 in U (Borisov–Mamaev 2015 §4.6:
+    omega = n x rdot / a), here the Hénon–Heiles potential at E = 1/6, chaotic."""
+    from scipy.integrate import solve_ivp
+
+    from geomech.numeric import compile_functions
+
+    S = gm.examples.rubber_ball(m=1, a=1, I=sp.Rational(2, 5), potential=HH_POTENTIAL)
+    mu = 1 + sp.Rational(2, 5)
+    V = S.vector_field()
+    coords = V.manifold.coords
+    y0 = -0.1
+    U0 = y0**2 / 2 - y0**3 / 3
+    speed = float(np.sqrt(2 * (float(E_HH) - U0) / float(mu)))
+    x0 = [0.0, y0, 1.0, 0.3, 0.2, speed, 0.0]            # (x, y, theta, phi, psi, ...)
+    ball = gm.simulate(S, x0, (0, 20), t_eval=np.linspace(0, 20, 41))
+    assert abs(float(S.energy().subs(dict(zip(coords, x0)))) - float(E_HH)) < 1e-12
+    vx, vy = compile_functions(V.components[:2], coords)(np.array(x0))
+    H = gm.Manifold("HHmu", "x y vx vy")
+    x, y, u, w = H.coords
+    hh = H.vector_field([u, w, (-x - 2 * x * y) / mu, (-y - x**2 + y**2) / mu])
+    ref = solve_ivp(compile_vector_field(hh), (0, 20), [0.0, y0, vx, vy], method="DOP853",
+                    rtol=1e-11, atol=1e-12, t_eval=ball.t)
+    assert np.allclose(ball.states[:, :2], ref.y[:2].T, atol=1e-7)
+    lam_ball = max_lyapunov(S, x0, 150.0).maximal
+    lam_hh = max_lyapunov(hh, [0.0, y0, vx, vy], 150.0).maximal
+    assert lam_ball > 0.03 and abs(lam_ball - lam_hh) < 0.2 * lam_hh
