@@ -464,6 +464,20 @@ class Distribution:
     def __len__(self) -> int:
         return len(self._fields)
 
+    def __eq__(self, other) -> bool:
+        """Equal distributions: on the same chart, of the same rank, each generator of one a
+        section of the other (the same span, whatever the generators)."""
+        if not isinstance(other, Distribution):
+            return NotImplemented
+        if other is self:
+            return True
+        if other._manifold is not self._manifold or other.rank != self.rank:
+            return False
+        return all(self.contains(X) for X in other._fields)
+
+    def __hash__(self) -> int:
+        return hash(self._manifold)
+
     # -- rank ------------------------------------------------------------------------------
     def _span(self) -> _Span:
         sp_ = self._cache.get("span")

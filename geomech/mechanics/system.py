@@ -412,6 +412,27 @@ class NonholonomicSystem:
         """The Lagrange–d'Alembert flow on :attr:`phase_space` (cached)."""
         return self.equations("lagrange_dalembert").vector_field()
 
+    def __eq__(self, other) -> bool:
+        """Equal systems: the same configuration chart, Lagrangians, constraints (in order),
+        forces and independent velocities, compared by the zero-test policy."""
+        if not isinstance(other, NonholonomicSystem):
+            return NotImplemented
+        if other is self:
+            return True
+        if (other.manifold is not self.manifold
+                or other.independent_velocities != self.independent_velocities
+                or len(other.constraints) != len(self.constraints)
+                or (other.forces is None) != (self.forces is None)):
+            return False
+        pairs = [(self.lagrangian, other.lagrangian),
+                 *zip(self.constraints, other.constraints),
+                 *zip(self.forces or (), other.forces or ())]
+        is_zero = default_policy().is_zero
+        return all(a == b or is_zero(a - b) for a, b in pairs)
+
+    def __hash__(self) -> int:
+        return hash((self.manifold, self.independent_velocities, len(self.constraints)))
+
     # -- printing -------------------------------------------------------------------------
     def __repr__(self) -> str:
         k = self.n_constraints

@@ -15,12 +15,14 @@ from .compile import (
                       CompiledField,
                       CompiledFunction,
                       CompiledImplicitField,
+                      CompiledJacobian,
                       compile_functions,
                       compile_vector_field,
                       resolve_parameters,
 )
 from .simulate import SimulationResult, simulate
+from .sweep import SweepResult, sweep
 
 __all__ = ["compile_vector_field", "compile_functions", "CompiledField", "CompiledFunction",
-           "CompiledImplicitField",
-           "resolve_parameters", "simulate", "SimulationResult"]
+           "CompiledImplicitField", "CompiledJacobian",
+           "resolve_parameters", "simulate", "SimulationResult", "sweep", "SweepResult"]
