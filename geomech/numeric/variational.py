@@ -86,8 +86,10 @@ class _StepFailure(ArithmeticError):
     """A Newton solve of one step failed (message says why)."""
 
 
-def _newton(fun, fixed: np.ndarray, z: np.ndarray, k: int) -> tuple[np.ndarray, int]:
-    """Solve ``R(fixed, z) = 0`` (``fun`` returns R and the Jacobian dR/dz, flattened)."""
+def _newton(fun, fixed: np.ndarray, z: np.ndarray, k: int,
+            linear: bool = False) -> tuple[np.ndarray, int]:
+    """Solve ``R(fixed, z) = 0`` (``fun`` returns R and the Jacobian dR/dz, flattened); for
+    ``R`` affine in ``z`` (``linear``) one Newton step is the solution."""
     for it in range(1, _NEWTON_MAXIT + 1):
         out = fun(np.concatenate([fixed, z]))
         if not np.all(np.isfinite(out)):
@@ -97,7 +99,7 @@ def _newton(fun, fixed: np.ndarray, z: np.ndarray, k: int) -> tuple[np.ndarray, 
         except np.linalg.LinAlgError:
             raise _StepFailure("the Jacobian of the discrete equations is singular") from None
         z = z + dz
-        if math.sqrt(dz @ dz) <= _NEWTON_TOL * (1.0 + math.sqrt(z @ z)):
+        if linear or math.sqrt(dz @ dz) <= _NEWTON_TOL * (1.0 + math.sqrt(z @ z)):
             return z, it
     raise _StepFailure(f"Newton's method did not converge in {_NEWTON_MAXIT} iterations "
                        f"(try a smaller step)")
@@ -198,6 +200,8 @@ class DiscreteLagrangeDAlembert:
         z2 = [*v1, *lam]
         J2 = sp.Matrix(R2).jacobian(z2)
         self._vel = lambdify_flat([*q0, *q1, h, *z2], [*R2, *J2])
+        # mechanical Lagrangians: the velocity step is linear in (v1, mu), one solve suffices
+        self._vel_linear = not (J2.free_symbols & set(z2))
         energy = sum(a * b for a, b in zip(v, Lv)) - L
         speed = sp.sqrt(sum(a**2 for a in v))
         scales = [sp.sqrt(sum(a**2 for a in row)) * speed + sp.Abs(f.xreplace(dict.fromkeys(v, 0)))
@@ -231,7 +235,7 @@ class DiscreteLagrangeDAlembert:
                         n + m)
         q1 = z[:n]
         w, i2 = _newton(self._vel, np.concatenate([q0, q1, [h]]), np.concatenate([v1, z[n:]]),
-                        n + m)
+                        n + m, linear=self._vel_linear)
         res = float(np.max(np.abs(self._dres(np.concatenate([q0, q1, [h]]))), initial=0.0))
         return q1, w[:n], res, i1 + i2, z[n:]
 
