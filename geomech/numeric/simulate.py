@@ -469,7 +469,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     result = SimulationResult(sol.t, sol.y.T.copy(), coords, series, drift, sol, params,
                               field, singularities=singular)
     if singular:
-        result.message = f"{result.message}; {_singularity_warning(singular, owner)}"
+        warning = _singularity_warning(singular, owner)
+        result.message = f"{result.message.rstrip('.')}; {warning}"
         warnings.warn(result.message, RuntimeWarning, stacklevel=2)
     return result
 
