@@ -469,7 +469,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     result = SimulationResult(sol.t, sol.y.T.copy(), coords, series, drift, sol, params,
                               field, singularities=singular)
     if singular:
-        warning = _singularity_warning(singular, owner)
+        split = _regular_split(owner, coords, params, sol.t, sol.y, singular[0][0])
+        warning = _singularity_warning(singular, owner, split)
         result.message = f"{result.message.rstrip('.')}; {warning}"
         warnings.warn(result.message, RuntimeWarning, stacklevel=2)
     return result
@@ -771,17 +772,46 @@ def _find_singularities(values) -> list[tuple[float, sp.Expr, float]]:
     return sorted(found, key=lambda x: x[0])
 
 
-def _singularity_warning(found, owner) -> str:
+def _regular_split(owner, coords, params, t, y, t_sing) -> tuple | None:
+    """Independent velocities whose dependent block of the constraint matrix is best
+    conditioned at the configuration nearest to ``t_sing`` (column-pivoted QR), or None."""
+    from scipy.linalg import qr
+
+    A = getattr(owner, "constraint_matrix", None)
+    N = getattr(owner, "manifold", None)
+    if A is None or N is None or not A.shape[0]:
+        return None
+    names = {c.name: i for i, c in enumerate(coords)}
+    if any(q.name not in names for q in N.coords):
+        return None
+    k = int(np.argmin(np.abs(np.asarray(t) - t_sing)))
+    at = {q: float(y[names[q.name], k]) for q in N.coords}
+    try:
+        An = np.array(sp.Matrix(A).xreplace(params).xreplace(at).evalf(), dtype=float)
+    except TypeError:
+        return None
+    _, _, piv = qr(An, pivoting=True)
+    dep = set(piv[:An.shape[0]].tolist())
+    ind = tuple(str(v) for j, v in enumerate(N.velocities) if j not in dep)
+    current = tuple(str(v) for v in getattr(owner, "independent_velocities", ()))
+    return ind if set(ind) != set(current) else None
+
+
+def _singularity_warning(found, owner, split: tuple | None = None) -> str:
     times = ", ".join(f"{x[0]:.4g}" for x in found[:5]) + (" ..." if len(found) > 5 else "")
     exprs = ", ".join(dict.fromkeys(f"{x[1]} = 0" for x in found))
     dep = tuple(getattr(owner, "dependent_velocities", ()) or ())
     remedy = ("integrate with method='dlda' (it solves for all velocities together and "
               "never divides by these denominators)")
-    if dep:
+    if split:
+        remedy += (f", or restart from there with the system rebuilt with "
+                   f"independent={split!r}, a split of the velocities that is regular there")
+    elif dep:
         remedy += (", or rebuild the system with another choice of independent velocities "
-                   "(independent=...) whose dependent block is regular there; if the "
-                   "denominator comes from the configuration chart (e.g. Euler angles at "
-                   "theta = 0 or pi) use other coordinates")
+                   "(independent=...) whose dependent block is regular there")
+    if dep:
+        remedy += ("; if the denominator comes from the configuration chart (e.g. Euler "
+                   "angles at theta = 0 or pi) use other coordinates")
     return (f"WARNING: the trajectory passes through a singularity of the phase-space chart "
             f"({exprs}) at t = {times}; the results near there are unreliable. Remedy: "
             f"{remedy}")
