@@ -505,6 +505,8 @@ def _parameters_of(field, owner, parameters) -> dict:
 
 def _finite_parameters(params: dict) -> dict:
     for sym, val in params.items():
+        if val.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
+            raise ValueError(f"value of parameter {sym} is not finite: {val}")
         try:
             fv = complex(val)
         except TypeError:

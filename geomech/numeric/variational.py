@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from scipy.linalg.lapack import dgesv as _gesv
 
 from geomech.core import budget
 
@@ -88,19 +89,28 @@ class _StepFailure(ArithmeticError):
 
 def _newton(fun, fixed: np.ndarray, z: np.ndarray, k: int,
             linear: bool = False) -> tuple[np.ndarray, int]:
-    """Solve ``R(fixed, z) = 0`` (``fun`` returns R and the Jacobian dR/dz, flattened); for
-    ``R`` affine in ``z`` (``linear``) one Newton step is the solution."""
+    r"""Solve ``R(fixed, z) = 0`` (``fun`` returns R and the Jacobian dR/dz, flattened); for
+    ``R`` affine in ``z`` (``linear``) one Newton step is the solution.  Stops when the
+    update, or the estimate :math:`\theta/(1-\theta)\,\|\Delta z\|` of the remaining error
+    (:math:`\theta` the contraction of the last two updates), is below 1e-13 relative."""
+    arg = np.empty(len(fixed) + k)
+    arg[:len(fixed)] = fixed
+    previous = math.inf
     for it in range(1, _NEWTON_MAXIT + 1):
-        out = fun(np.concatenate([fixed, z]))
-        if not np.all(np.isfinite(out)):
+        arg[len(fixed):] = z
+        out = fun(arg)
+        if not math.isfinite(float(out @ out)):
             raise _StepFailure("the discrete equations are not finite (NaN or inf)")
-        try:
-            dz = np.linalg.solve(out[k:].reshape(k, k), -out[:k])
-        except np.linalg.LinAlgError:
-            raise _StepFailure("the Jacobian of the discrete equations is singular") from None
+        lu, piv, dz, info = _gesv(out[k:].reshape(k, k), -out[:k])
+        if info != 0:
+            raise _StepFailure("the Jacobian of the discrete equations is singular")
         z = z + dz
-        if linear or math.sqrt(dz @ dz) <= _NEWTON_TOL * (1.0 + math.sqrt(z @ z)):
+        size = math.sqrt(dz @ dz)
+        tol = _NEWTON_TOL * (1.0 + math.sqrt(z @ z))
+        theta = size / previous if it > 1 else 1.0
+        if linear or size <= tol or (theta < 0.5 and theta / (1 - theta) * size <= tol):
             return z, it
+        previous = size
     raise _StepFailure(f"Newton's method did not converge in {_NEWTON_MAXIT} iterations "
                        f"(try a smaller step)")
 

@@ -98,7 +98,7 @@ def test_time_limit_ends_the_run(sleigh):
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_non_finite_parameters_and_states_are_bad_input(sleigh, bad):
     x0 = {"x": 0.0, "y": 0.0, "phi": 0.3, "xdot": 1.0, "phidot": 1.0}
-    with pytest.raises(ValueError, match="parameter m"):
+    with pytest.raises(ValueError, match="parameter m is not finite"):
         simulate(sleigh, x0, 1.0, parameters={**P, "m": bad})
     with pytest.raises(ValueError, match="xdot"):
         simulate(sleigh, {**x0, "xdot": bad}, 1.0, parameters=P)
