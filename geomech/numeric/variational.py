@@ -138,6 +138,9 @@ class DiscreteTrajectory:
 class DiscreteLagrangeDAlembert:
     r"""The compiled discrete Lagrange--d'Alembert map of a nonholonomic system.
 
+    The equations of one step are in the docstring of :mod:`geomech.numeric.variational`;
+    :meth:`step` makes one step, :meth:`run` many.
+
     Parameters
     ----------
     system : NonholonomicSystem
@@ -146,7 +149,16 @@ class DiscreteLagrangeDAlembert:
     parameters : dict, optional
         Numeric values ``{symbol or name: number}`` of the system's parameters.
 
-    The equations of one step are in the module docstring.  See :meth:`run`.
+    Examples
+    --------
+    A step of :math:`h` followed by a step of :math:`-h` returns to the start (symmetric map):
+
+    >>> import geomech as gm
+    >>> d = DiscreteLagrangeDAlembert(gm.examples.skate())
+    >>> q1, v1, *_ = d.step(np.array([0.0, 0.0, 0.0]), np.array([1.0, 0.0, 1.0]), 0.1)
+    >>> q0, v0, *_ = d.step(q1, v1, -0.1)
+    >>> bool(np.allclose(q0, 0, atol=1e-13) and np.allclose(v0, [1, 0, 1], atol=1e-13))
+    True
     """
 
     def __init__(self, system, parameters: Mapping | None = None):
