@@ -379,7 +379,9 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         Lagrange--d'Alembert integrator of
         :class:`~geomech.numeric.variational.DiscreteLagrangeDAlembert` (fixed ``step``;
         second order, constraints kept to round-off, bounded energy error on reversible
-        systems; a NonholonomicSystem without forces only).
+        systems; a NonholonomicSystem without forces only; ``rtol``, ``atol`` and
+        ``max_step`` are not used, ``t_eval``, ``events``, ``dense_output``, ``form``,
+        ``implicit`` and ``constraints`` are refused).
     rtol, atol, t_eval, events, max_step, dense_output
         As in :func:`scipy.integrate.solve_ivp`.  With ``t_eval=None`` the solver's own
         steps are returned (and monitored).  ``rtol = atol = 0`` cannot be met: the run
@@ -433,7 +435,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     if isinstance(method, str) and method.lower() == "dlda":
         return _simulate_dlda(system, x0, (t0, t1), parameters, integrals, step, energy,
                               timeout, dict(form=form, implicit=implicit, events=events,
-                                            t_eval=t_eval, dense_output=dense_output))
+                                            t_eval=t_eval, dense_output=dense_output,
+                                            constraints=constraints))
     if step is not None:
         raise ValueError("step= is the fixed step of method='dlda'; the scipy methods choose "
                          "their steps (use max_step= to bound them)")
