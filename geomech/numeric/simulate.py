@@ -232,7 +232,8 @@ class SimulationResult:
         ``(t, d, d(t))``: times where a denominator ``d`` of the right-hand side (the
         determinant of the dependent-velocity solve or of the mass matrix, ``cos(phi)`` for
         the Chaplygin sleigh) crosses zero (value 0.0, interpolated time) or has a local
-        minimum below 1e-3 of its largest value along the trajectory.  Empty when the
+        minimum below 1e-3 of its largest value along the trajectory (for a mass-matrix
+        form: :math:`\det M/\prod_i\|M_i\|` below 1e-6 of its largest value).  Empty when the
         trajectory stays in the regular part of its chart.
     solution : the raw solver result (a :class:`scipy.optimize.OptimizeResult` with the
         fields of ``solve_ivp``'s result).
@@ -730,36 +731,38 @@ def _singular_denominators(field) -> list[sp.Expr]:
                 d = sp.sin(p.args[0])
             else:
                 continue
-            for f in sp.Mul.make_args(d):
+            for f in sp.Mul.make_args(sp.factor_terms(d)):
                 if f.free_symbols & coords and f not in out:
                     out.append(f)
     return out
 
 
-def _singular_values(field, dens, coords, params, y) -> list[tuple[sp.Expr, np.ndarray]]:
-    r"""(label, values along the states ``y`` (n, T)) of each monitored denominator; for a
-    mass-matrix form the Hadamard ratio :math:`\det M / \prod_i \|M_i\|` (in [-1, 1],
-    zero exactly where :math:`M` is singular)."""
+def _singular_values(field, dens, coords, params, y) -> list[tuple]:
+    r"""(label, values along the states ``y`` (n, T), relative threshold) of each monitored
+    denominator; for a mass-matrix form the Hadamard ratio
+    :math:`\det M / \prod_i \|M_i\|` (in [-1, 1], zero exactly where :math:`M` is
+    singular), with the squared threshold."""
     if not dens:
         return []
     f = lambdify_flat(coords, [sp.sympify(d).xreplace(params) for d in dens])
     with np.errstate(all="ignore"):
         vals = np.array([f(yi) for yi in y.T]).T
     if isinstance(field, VectorField):
-        return list(zip(dens, vals))
+        return [(d, v, _SINGULAR_RATIO) for d, v in zip(dens, vals)]
     m = len(field.unknowns)
     M = vals.T.reshape(-1, m, m)
     with np.errstate(all="ignore"):
         ratio = np.linalg.det(M) / np.prod(np.linalg.norm(M, axis=2), axis=1)
-    return [(sp.Symbol("det(mass matrix)"), ratio)]
+    # a determinant vanishes to second order at the poles of an Euler-angle chart (sin^2)
+    return [(sp.Symbol("det(mass matrix)"), ratio, _SINGULAR_RATIO**2)]
 
 
 def _find_singularities(values) -> list[tuple[float, sp.Expr, float]]:
     """``(t, d, d(t))`` where a denominator ``d`` changes sign between two samples
-    (interpolated time, value 0.0) or has a local minimum of ``|d|`` below
-    ``_SINGULAR_RATIO`` times its largest value along the trajectory."""
+    (interpolated time, value 0.0) or has a local minimum of ``|d|`` below its threshold
+    times its largest value along the trajectory."""
     t, found = values[0], []
-    for d, v in values[1]:
+    for d, v, threshold in values[1]:
         a = np.abs(v)
         scale = np.max(a[np.isfinite(a)], initial=0.0)
         if scale == 0 or len(v) < 2:
@@ -768,7 +771,7 @@ def _find_singularities(values) -> list[tuple[float, sp.Expr, float]]:
             tk = t[k] + (t[k + 1] - t[k]) * v[k] / (v[k] - v[k + 1])
             found.append((float(tk), d, 0.0))
         sign = np.sign(v)
-        for k in np.nonzero(a < _SINGULAR_RATIO * scale)[0]:
+        for k in np.nonzero(a < threshold * scale)[0]:
             lo, hi = a[k - 1] if k else np.inf, a[k + 1] if k + 1 < len(a) else np.inf
             crossing = (k and sign[k - 1] * sign[k] < 0) or \
                 (k + 1 < len(v) and sign[k] * sign[k + 1] < 0)

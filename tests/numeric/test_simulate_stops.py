@@ -142,3 +142,27 @@ def test_skate_crossing_reported_and_dlda_passes():
     dl = simulate(S, x0, 2.0, method="dlda", step=0.01)
     assert dl.success and not dl.singularities and dl.drift["energy"] < 1e-3
     assert abs(dl["phi"][-1] - (-3.0)) < 1e-12                 # phidot is constant
+
+
+def test_rolling_disk_falling_flat_reported_in_both_forms():
+    """The rolling disk with little spin falls towards theta = 0, the pole of its Euler
+    angles: 1/sin(theta) in the explicit field, a singular mass matrix in the mass-matrix
+    form.  Both report it at the same time (theta_min ~ 8e-4, energy error 1e-9 instead of
+    1e-12); a disk that only dips to theta ~ 0.05 (energy kept to 1e-12) is not flagged."""
+    D = gm.examples.rolling_disk()
+    p = {"m": 1.0, "a": 1.0, "A": 0.25, "C": 0.5, "g": 1.0}
+    x0 = {"x": 0.0, "y": 0.0, "theta": 1.3, "psi": 0.0, "phi": 0.0, "thetadot": 0.0,
+          "psidot": 0.02, "phidot": 0.01}
+    times = []
+    for implicit in (False, True):
+        res = _quiet(D, x0, 4.0, parameters=p, implicit=implicit)
+        assert res.success and len(res.singularities) == 1
+        t, expr, _ = res.singularities[0]
+        k = int(np.argmin(res["theta"]))
+        assert abs(t - res.t[k]) < 1e-9 and res["theta"][k] < 1e-3
+        theta = D.manifold.coords[2]
+        assert expr == (sp.Symbol("det(mass matrix)") if implicit else sp.sin(theta))
+        times.append(t)
+    assert times[0] == pytest.approx(times[1], abs=1e-4)       # at the sampled minimum
+    dip = simulate(D, {**x0, "psidot": 0.3, "phidot": 0.1}, 4.0, parameters=p, implicit=True)
+    assert not dip.singularities and dip.drift["energy"] < 1e-11
