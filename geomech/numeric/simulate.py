@@ -860,7 +860,7 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
     if energy is True:
         series = {"energy": out.energy, **series}
         drift = {"energy": _drift(out.energy), **drift}
-    rel = np.array([dlda.constraints(q, v) for q, v in zip(out.q, out.v)]).T
+    rel = out.constraints.T
     for i in range(dlda.m):
         series[f"constraint {i + 1}"] = rel[i]
         drift[f"constraint {i + 1}"] = float(np.max(rel[i]))

@@ -130,6 +130,7 @@ class DiscreteTrajectory:
     v: np.ndarray
     energy: np.ndarray
     residual: np.ndarray
+    constraints: np.ndarray
     nfev: int
     success: bool
     message: str
@@ -234,10 +235,7 @@ class DiscreteLagrangeDAlembert:
         r"""Relative residuals :math:`|f_\mu(q,v)| / (\|a_\mu(q)\|\,\|v\| + |b_\mu(q)|)`
         of the constraints :math:`f_\mu = a_\mu\cdot v + b_\mu` (absolute where the scale is
         below 1e-12)."""
-        out = self._qv(np.concatenate([q, v]))
-        m = self.m
-        f, s = np.abs(out[self.n + 1:self.n + 1 + m]), out[self.n + 1 + m:]
-        return np.where(s > 1e-12, f / np.where(s > 0, s, 1.0), f)
+        return self._at(q, v)[2]
 
     def momentum_energy(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, float]:
         r"""Momentum :math:`p = \partial L/\partial\dot q` and energy
@@ -245,13 +243,22 @@ class DiscreteLagrangeDAlembert:
         out = self._qv(np.concatenate([q, v]))
         return out[:self.n], float(out[self.n])
 
-    def step(self, q0: np.ndarray, v0: np.ndarray, h: float, guess=None):
+    def _at(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        """Momentum, energy and relative constraint residuals at ``(q, v)`` (one call)."""
+        out = self._qv(np.concatenate([q, v]))
+        n, m = self.n, self.m
+        f, s = np.abs(out[n + 1:n + 1 + m]), out[n + 1 + m:]
+        return out[:n], float(out[n]), np.where(s > 1e-12, f / np.where(s > 0, s, 1.0), f)
+
+    def step(self, q0: np.ndarray, v0: np.ndarray, h: float, guess=None, p0=None):
         """One step from ``(q0, v0)`` (``v0`` consistent with the constraints): returns
         ``(q1, v1, discrete residual, Newton iterations, multipliers lambda)``.  ``guess``:
-        optional starting values ``(q1, v1, lam)`` of the Newton solves.  Raises
-        ``ArithmeticError`` when a Newton solve fails."""
+        optional starting values ``(q1, v1, lam)`` of the Newton solves; ``p0``: the
+        momentum at ``(q0, v0)`` if known.  Raises ``ArithmeticError`` when a Newton solve
+        fails."""
         n, m = self.n, self.m
-        p0, _ = self.momentum_energy(q0, v0)
+        if p0 is None:
+            p0, _ = self.momentum_energy(q0, v0)
         q1, v1, lam = guess if guess is not None else (q0 + h * v0, v0, np.zeros(m))
         z, i1 = _newton(self._pos, np.concatenate([q0, p0, [h]]), np.concatenate([q1, lam]),
                         n + m)
@@ -271,9 +278,9 @@ class DiscreteLagrangeDAlembert:
             raise ValueError(f"the step must be a non-zero finite number, got {h!r}")
         n = self.n
         Q, V = np.empty((steps + 1, n)), np.empty((steps + 1, n))
-        E, R = np.empty(steps + 1), np.zeros(steps + 1)
+        E, R, C = np.empty(steps + 1), np.zeros(steps + 1), np.empty((steps + 1, self.m))
         Q[0], V[0] = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
-        E[0] = self.momentum_energy(Q[0], V[0])[1]
+        p, E[0], C[0] = self._at(Q[0], V[0])
         nfev, k, message = 0, 0, "the integration reached the end of the interval"
         lam = np.zeros(self.m)
         try:
@@ -283,16 +290,16 @@ class DiscreteLagrangeDAlembert:
                 if k >= 2:         # cubic extrapolation: Newton starts O(h^3) away
                     guess = (3 * Q[k] - 3 * Q[k - 1] + Q[k - 2],
                              3 * V[k] - 3 * V[k - 1] + V[k - 2], lam)
-                Q[k + 1], V[k + 1], R[k + 1], it, lam = self.step(Q[k], V[k], h, guess)
+                Q[k + 1], V[k + 1], R[k + 1], it, lam = self.step(Q[k], V[k], h, guess, p)
                 nfev += it
-                E[k + 1] = self.momentum_energy(Q[k + 1], V[k + 1])[1]
+                p, E[k + 1], C[k + 1] = self._at(Q[k + 1], V[k + 1])
             k = steps
         except (_StepFailure, budget.BudgetExceeded) as exc:
             message = f"step {k + 1} (t = {k * h:g} from the start) failed: {exc}"
         ok = k == steps
         j = k + 1
-        return DiscreteTrajectory(np.arange(j) * h, Q[:j], V[:j], E[:j], R[:j], nfev, ok,
-                                  message)
+        return DiscreteTrajectory(np.arange(j) * h, Q[:j], V[:j], E[:j], R[:j], C[:j], nfev,
+                                  ok, message)
 
     def __repr__(self) -> str:
         return (f"DiscreteLagrangeDAlembert({self.n} coordinates "
