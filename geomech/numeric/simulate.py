@@ -240,7 +240,7 @@ class SimulationResult:
     """
 
     def __init__(self, t, states, coords, series, drift, solution, parameters, field,
-                 singularities=()):
+                 singularities=None):
         self.t = t
         self.states = states
         self.coords = tuple(coords)
@@ -252,6 +252,8 @@ class SimulationResult:
         self.nfev = int(solution.nfev)
         self.parameters = parameters
         self.field = field
+        if singularities is None:        # e.g. rebuilt from a pickled solution
+            singularities = getattr(solution, "singularities", None) or ()
         self.singularities = list(singularities)
 
     # -- access --------------------------------------------------------------------------
@@ -476,6 +478,7 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         split = _regular_split(owner, coords, params, sol.t, sol.y, singular[0][0])
         warning = _singularity_warning(singular, owner, split)
         result.message = f"{result.message.rstrip('.')}; {warning}"
+        sol.message, sol.singularities = result.message, singular   # travel with the solution
         warnings.warn(result.message, RuntimeWarning, stacklevel=2)
     return result
 

@@ -12,6 +12,7 @@ error jumps by orders of magnitude while a trajectory away from it keeps the ene
 from __future__ import annotations
 
 import math
+import pickle
 import time
 import warnings
 
@@ -21,7 +22,7 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.budget import time_limit
-from geomech.numeric import simulate
+from geomech.numeric import SimulationResult, simulate
 
 P = {"m": 1.0, "I": 0.7, "a": 0.4}
 
@@ -122,6 +123,11 @@ def test_sleigh_crossing_phi_pi_over_2_is_reported(sleigh):
     assert "method='dlda'" in res.message
     assert "independent=('ydot', 'phidot')" in res.message     # the split regular at pi/2
     assert "WARNING" in str(res) and "singularit" in repr(res)
+    # the report travels with the solver result (e.g. through a pickled sweep run)
+    sol = pickle.loads(pickle.dumps(res.solution))
+    again = SimulationResult(res.t, res.states, res.coords, res.series, res.drift, sol,
+                             res.parameters, res.field)
+    assert again.singularities == res.singularities and again.message == res.message
     # away from the singularity the same run keeps the energy; through it, it does not
     far = simulate(sleigh, {**x0, "phi": 0.0, "xdot": 1.0, "phidot": 0.2}, 3.0, parameters=P)
     assert not far.singularities and "ok" in str(far)
