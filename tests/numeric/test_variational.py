@@ -89,6 +89,16 @@ def test_step_is_fitted_to_the_interval(sleigh):
     assert res.solution.step == pytest.approx(0.25)
 
 
+def test_backward_run_retraces_the_forward_run(disk):
+    """Symmetric map: integrating back from the end with the same steps returns to the start
+    (to round-off, after 100 steps), the whole way."""
+    fw = simulate(disk, DISK_X0, (0, 5), parameters=DISK_P, method="dlda", step=0.05)
+    bw = simulate(disk, dict(zip(map(str, fw.coords), fw.states[-1])), (5, 0),
+                  parameters=DISK_P, method="dlda", step=0.05)
+    assert np.allclose(bw.t, fw.t[::-1])
+    assert np.max(np.abs(bw.states - fw.states[::-1])) < 1e-9
+
+
 @settings(max_examples=10, deadline=None)
 @given(phi=st.floats(-1.2, 1.2), xd=st.floats(-2, 2), om=st.floats(-2, 2),
        h=st.floats(0.01, 0.2))
