@@ -46,13 +46,13 @@ phase space): it passes through the chart singularities of
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy.linalg.lapack import dgesv as _gesv
 
 from geomech.core import budget
 
@@ -87,6 +87,14 @@ class _StepFailure(ArithmeticError):
     """A Newton solve of one step failed (message says why)."""
 
 
+@functools.cache
+def _gesv():
+    """LAPACK ``dgesv`` (imported on first use: scipy.linalg is slow to import)."""
+    from scipy.linalg.lapack import dgesv
+
+    return dgesv
+
+
 def _newton(fun, fixed: np.ndarray, z: np.ndarray, k: int,
             linear: bool = False) -> tuple[np.ndarray, int]:
     r"""Solve ``R(fixed, z) = 0`` (``fun`` returns R and the Jacobian dR/dz, flattened); for
@@ -95,13 +103,13 @@ def _newton(fun, fixed: np.ndarray, z: np.ndarray, k: int,
     (:math:`\theta` the contraction of the last two updates), is below 1e-13 relative."""
     arg = np.empty(len(fixed) + k)
     arg[:len(fixed)] = fixed
-    previous = math.inf
+    previous, gesv = math.inf, _gesv()
     for it in range(1, _NEWTON_MAXIT + 1):
         arg[len(fixed):] = z
         out = fun(arg)
         if not math.isfinite(float(out @ out)):
             raise _StepFailure("the discrete equations are not finite (NaN or inf)")
-        lu, piv, dz, info = _gesv(out[k:].reshape(k, k), -out[:k])
+        lu, piv, dz, info = gesv(out[k:].reshape(k, k), -out[:k])
         if info != 0:
             raise _StepFailure("the Jacobian of the discrete equations is singular")
         z = z + dz
