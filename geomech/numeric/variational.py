@@ -72,6 +72,8 @@ def lambdify_flat(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
     >>> lambdify_flat([x, y], [x*y, x + y])(np.array([2.0, 3.0]))
     array([6., 5.])
     """
+    if not exprs:
+        return lambda z: np.empty(0)
     try:
         import symengine as se
     except ImportError:  # pragma: no cover - optional dependency

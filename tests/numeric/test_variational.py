@@ -193,3 +193,28 @@ def test_bad_input(sleigh):
                  method="dlda", step=0.1)
     with pytest.raises(ValueError, match="unknown method"):
         simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="leapfrog")
+
+
+_CATALOGUE = ["ball_on_surface_of_revolution", "board_with_fixed_axis", "chaplygin_ball",
+              "free_rigid_body", "hoop", "inclined_chaplygin_sleigh",
+              "particle_holonomic_in_disguise", "particle_zdot_y_xdot", "routh_sphere",
+              "rubber_ball", "sharp_edge_body", "skateboard"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _CATALOGUE)
+def test_catalogue_systems_keep_constraints_and_energy(name):
+    """dlda on the catalogue (all parameters 1, all coordinates 0.3; the free rigid body has
+    no constraints): constraints to round-off, energy error below 1e-3 at h = 0.05, and
+    second order against DOP853 at t = 1 (error ratio 4 when h halves; measured 3.99-4.02)."""
+    S = gm.examples.get(name)
+    p = {s.name: 1.0 for s in S.manifold.parameters}
+    x0 = {c.name: 0.3 for c in S.phase_space.coords}
+    ref = simulate(S, x0, 1.0, parameters=p, rtol=1e-13, atol=1e-14)
+    errs = []
+    for h in (0.05, 0.025):
+        res = simulate(S, x0, 1.0, parameters=p, method="dlda", step=h)
+        assert res.success and res.drift["energy"] < 1e-3
+        assert all(v <= 1e-12 for k, v in res.drift.items() if k.startswith("constraint"))
+        errs.append(np.max(np.abs(res.states[-1] - ref.states[-1])))
+    assert 3.8 < errs[0] / errs[1] < 4.2
