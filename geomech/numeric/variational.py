@@ -5,7 +5,8 @@ integrators", Nonlinearity 14) and McLachlan & Perlmutter (2006, "Integrators fo
 nonholonomic mechanical systems", J. Nonlinear Sci. 16), here in a symmetric
 position--momentum form (the constraint impulse split between the two ends of the step, as
 in RATTLE), built from the symbolic Lagrangian :math:`L(q,\dot q)` and constraints
-:math:`f(q,\dot q) = 0` of a :class:`~geomech.mechanics.system.NonholonomicSystem`.  With the midpoint discrete Lagrangian
+:math:`f(q,\dot q) = 0` of a :class:`~geomech.mechanics.system.NonholonomicSystem`.  With
+the midpoint discrete Lagrangian
 
 .. math::  L_d(q_0, q_1) = h\,L\big(\tfrac{q_0+q_1}{2}, \tfrac{q_1-q_0}{h}\big)
 
