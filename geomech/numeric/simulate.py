@@ -712,6 +712,7 @@ def _check_t_eval(t_eval, span):
 
 # -- chart singularities -------------------------------------------------------------------
 _SINGULAR_RATIO = 1e-3      # |d| below this fraction of its largest value: near-singular
+_DLDA_POLE_RATIO = 0.05     # the same for sqrt(det/prod) of the mass matrix along dlda runs
 
 
 def _singular_denominators(field) -> list[sp.Expr]:
@@ -741,46 +742,69 @@ def _singular_denominators(field) -> list[sp.Expr]:
 
 
 def _singular_values(field, dens, coords, params, y) -> list[tuple]:
-    r"""(label, values along the states ``y`` (n, T), relative threshold) of each monitored
-    denominator; for a mass-matrix form the Hadamard ratio
-    :math:`\det M / \prod_i \|M_i\|` (in [-1, 1], zero exactly where :math:`M` is
-    singular), with the squared threshold."""
+    r"""(label, values along the states ``y`` (n, T), kind) of each monitored quantity:
+    the denominators (kind ``"signed"``); for a mass-matrix form the Hadamard ratio
+    :math:`\det M / \prod_i \|M_i\|` (kind ``"metric"``: in [-1, 1], zero exactly where
+    :math:`M` is singular, to second order at the poles of Euler angles)."""
     if not dens:
         return []
     f = lambdify_flat(coords, [sp.sympify(d).xreplace(params) for d in dens])
     with np.errstate(all="ignore"):
         vals = np.array([f(yi) for yi in y.T]).T
     if isinstance(field, VectorField):
-        return [(d, v, _SINGULAR_RATIO) for d, v in zip(dens, vals)]
-    m = len(field.unknowns)
-    M = vals.T.reshape(-1, m, m)
+        return [(d, v, "signed") for d, v in zip(dens, vals)]
+    return [(sp.Symbol("det(mass matrix)"), _hadamard(vals.T, len(field.unknowns)), "metric")]
+
+
+def _hadamard(rows: np.ndarray, m: int) -> np.ndarray:
+    """det M / prod of the row norms of M, for the flattened matrices ``rows`` (T, m*m)."""
+    M = rows.reshape(-1, m, m)
     with np.errstate(all="ignore"):
-        ratio = np.linalg.det(M) / np.prod(np.linalg.norm(M, axis=2), axis=1)
-    # a determinant vanishes to second order at the poles of an Euler-angle chart (sin^2)
-    return [(sp.Symbol("det(mass matrix)"), ratio, _SINGULAR_RATIO**2)]
+        return np.linalg.det(M) / np.prod(np.linalg.norm(M, axis=2), axis=1)
 
 
-def _find_singularities(values) -> list[tuple[float, sp.Expr, float]]:
-    """``(t, d, d(t))`` where a denominator ``d`` changes sign between two samples
-    (interpolated time, value 0.0) or has a local minimum of ``|d|`` below its threshold
-    times its largest value along the trajectory."""
+def _find_singularities(values, ratio: float = _SINGULAR_RATIO) -> list[tuple]:
+    r"""``(t, d, d(t))`` where a signed denominator ``d`` changes sign between two samples
+    (interpolated time, value 0.0) or where ``|d|`` (for a metric ratio:
+    :math:`\sqrt{|d|}`) has a local minimum below ``ratio`` times its largest value, at a
+    sample or extrapolated from both sides (a V-shaped minimum between samples: the
+    crossing of a pole)."""
     t, found = values[0], []
-    for d, v, threshold in values[1]:
-        a = np.abs(v)
+    for d, v, kind in values[1]:
+        a = np.abs(v) if kind == "signed" else np.sqrt(np.abs(v))
         scale = np.max(a[np.isfinite(a)], initial=0.0)
         if scale == 0 or len(v) < 2:
             continue
-        for k in np.nonzero(v[:-1] * v[1:] < 0)[0]:
+        crossings = np.nonzero(v[:-1] * v[1:] < 0)[0] if kind == "signed" else []
+        for k in crossings:
             tk = t[k] + (t[k + 1] - t[k]) * v[k] / (v[k] - v[k + 1])
             found.append((float(tk), d, 0.0))
-        sign = np.sign(v)
-        for k in np.nonzero(a < threshold * scale)[0]:
-            lo, hi = a[k - 1] if k else np.inf, a[k + 1] if k + 1 < len(a) else np.inf
-            crossing = (k and sign[k - 1] * sign[k] < 0) or \
-                (k + 1 < len(v) and sign[k] * sign[k + 1] < 0)
-            if a[k] <= lo and a[k] < hi and not crossing:
-                found.append((float(t[k]), d, float(v[k])))
+        a = a / scale
+        for k in range(1, len(a) - 1):
+            if not (a[k] <= a[k - 1] and a[k] < a[k + 1]) or k in crossings or \
+                    k - 1 in crossings:
+                continue
+            tk, low = float(t[k]), a[k]
+            if 2 <= k < len(a) - 2:
+                tv, av = _v_bottom(t[k - 2:k + 3], a[k - 2:k + 3])
+                if av < low:
+                    tk, low = tv, av
+            if low < ratio:
+                found.append((tk, d, float(v[k])))
     return sorted(found, key=lambda x: x[0])
+
+
+def _v_bottom(t: np.ndarray, a: np.ndarray) -> tuple[float, float]:
+    """Intersection of the lines through samples 0, 1 and 3, 4 of five samples around a
+    minimum (the bottom of a V: where a pole is crossed between samples); (t[2], a[2]) if
+    the lines do not descend and rise."""
+    sl, sr = (a[1] - a[0]) / (t[1] - t[0]), (a[4] - a[3]) / (t[4] - t[3])
+    if not (sl < 0 < sr):
+        return float(t[2]), float(a[2])
+    x = (a[3] - a[1] + sl * t[1] - sr * t[3]) / (sl - sr)
+    if not t[1] <= x <= t[3]:
+        return float(t[2]), float(a[2])
+    return float(x), float(max(a[1] + sl * (x - t[1]), 0.0))
 
 
 def _regular_split(owner, coords, params, t, y, t_sing) -> tuple | None:
@@ -875,6 +899,20 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
     if not out.success:
         warnings.warn(f"integration stopped early: {out.message}", RuntimeWarning,
                       stacklevel=3)
+    ratio = _hadamard(np.array([dlda.mass_matrix(q, v) for q, v in zip(out.q, out.v)]),
+                      dlda.n)
+    # a fixed step resolves a pass near a pole badly: warn within ~3 degrees of it
+    singular = _find_singularities((t, [(sp.Symbol("det(mass matrix)"), ratio, "metric")]),
+                                   ratio=_DLDA_POLE_RATIO)
+    if singular:
+        times = ", ".join(f"{x[0]:.4g}" for x in singular[:5])
+        sol.message = (f"{sol.message}; WARNING: the trajectory passes through a "
+                       f"singularity of the configuration chart (the mass matrix "
+                       f"d2L/dv2 is singular) at t = {times}; the results near there are "
+                       f"unreliable. Remedy: a smaller step there, or other coordinates "
+                       f"(e.g. Euler angles away from their poles theta = 0, pi)")
+        sol.singularities = singular
+        warnings.warn(sol.message, RuntimeWarning, stacklevel=3)
     return SimulationResult(t, states, phase.coords, series, drift, sol, dlda.parameters,
                             None)
 

@@ -244,6 +244,12 @@ class DiscreteLagrangeDAlembert:
         scales = [sp.sqrt(sum(a**2 for a in row)) * speed + sp.Abs(f.xreplace(dict.fromkeys(v, 0)))
                   for row, f in zip(A, cons)]
         self._qv = lambdify_flat([*q, *v], [*Lv, energy, *cons, *scales])
+        self._hessian = lambdify_flat([*q, *v], [sp.diff(a, b) for a in Lv for b in v])
+
+    def mass_matrix(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        r"""The Hessian :math:`\partial^2 L/\partial\dot q^2` at :math:`(q, \dot q)`, shape
+        (n, n): singular at the poles of a configuration chart (Euler angles)."""
+        return self._hessian(np.concatenate([q, v])).reshape(self.n, self.n)
 
     def constraints(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         r"""Relative residuals :math:`|f_\mu(q,v)| / (\|a_\mu(q)\|\,\|v\| + |b_\mu(q)|)`
