@@ -71,6 +71,9 @@ _LAZY = {
     "linear_integrals": "geomech.mechanics.symmetry",
     "chaplygin_reduction": "geomech.mechanics.reduce",
     "routh_reduction": "geomech.mechanics.reduce",
+    "report": "geomech.report",
+    "Report": "geomech.report",
+    "load_model": "geomech.interop.model",
 }
 
 
