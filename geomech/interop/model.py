@@ -234,6 +234,25 @@ def _frame(N: Manifold, source: str, data: Mapping) -> dict | None:
     return {"frame": tuple(fields), "names": tuple(names)}
 
 
+def _check_frame(S, frame: dict, source: str) -> None:
+    """The frame spans the constraint distribution: ``n - k`` fields, each annihilated by
+    the constraints (their homogeneous parts)."""
+    from ..core.zero import default_policy
+
+    pol, A = default_policy(), S.constraint_matrix
+    need = S.manifold.dim - A.shape[0]
+    if len(frame["frame"]) != need:
+        raise ModelFileError(source, "frame.fields", f"{len(frame['frame'])} fields given; the "
+                             f"constraints leave {need} independent velocities")
+    for i, X in enumerate(frame["frame"], 1):
+        for j in range(A.shape[0]):
+            value = sum(A[j, c] * X.components[c] for c in range(S.manifold.dim))
+            if not pol.is_zero(value):
+                raise ModelFileError(source, f"frame.fields[{i}]", f"the field does not "
+                                     f"satisfy constraint {j + 1} (its value is "
+                                     f"{value}, not 0)")
+
+
 def _key_of(message: str) -> str | None:
     low = message.lower()
     for word, key in (("constraint", "constraints"), ("lagrangian", "lagrangian"),
@@ -291,6 +310,7 @@ def parse_model(data: Mapping, source: str = "<model>"):
     S.numeric_defaults = (params, _initial(S, source, data))
     frame = _frame(N, source, data)
     if frame is not None:
+        _check_frame(S, frame, source)
         S.natural_frame = frame
     S.source = source
     return S
