@@ -11,11 +11,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import geomech as gm
 import geomech.report as report_mod
 from geomech.cli import main
-from geomech.interop.model import ModelFileError, load_model
+from geomech.interop.model import ModelFileError, load_model, parse_model
 
 DOCS_MODEL = Path(__file__).resolve().parents[1] / "docs" / "diff_drive.toml"
 
@@ -274,3 +276,29 @@ def test_every_catalogue_report_exits_0(name, tmp_path):
                           env={**os.environ, "PYTHONPATH": str(Path(gm.__file__).parents[1])})
     assert proc.returncode == 0, (proc.stderr, out.read_text())
     assert "FAILED" not in out.read_text()
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(alphabet=list("xyphidot+-*/()_.[]'\"12 ,sincos_import"), max_size=40),
+       key=st.sampled_from(["lagrangian", "constraint", "force"]))
+def test_any_text_in_a_model_gives_a_system_or_a_clear_error(text, key):
+    """Whatever the text of an expression, loading gives a system or a ModelFileError
+    naming the key -- never another exception, never an evaluation."""
+    lag = "m/2*(xdot**2 + ydot**2) + I/2*phidot**2"
+    con = "-xdot*sin(phi) + ydot*cos(phi)"
+    force = "0"
+    if key == "lagrangian":
+        lag = text
+    elif key == "constraint":
+        con = text
+    else:
+        force = text
+    data = {"name": "fuzz", "coordinates": ["x", "y", "phi"], "lagrangian": lag,
+            "constraints": [con], "parameters": {"m": 1.0, "I": 2.0},
+            "forces": {"x": force}}
+    try:
+        S = parse_model(data, "fuzz.toml")
+    except ModelFileError as exc:
+        assert str(exc).startswith("fuzz.toml")
+    else:
+        assert S.name == "fuzz"
