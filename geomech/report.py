@@ -869,12 +869,14 @@ class _TextWriter:
         return "\n".join(out) + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}<>#|$~])")
 
 
 def _md_escape(text: str) -> str:
-    """Escape Markdown's special characters (``(y)*d/dx`` stays literal, no italics)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Escape Markdown's special characters (``(y)*d/dx`` stays literal, no italics);
+    brackets become entities, so that ``\\[`` is never read as display math in Jupyter."""
+    text = _MD_SPECIAL.sub(r"\\\1", text.replace("&", "&amp;"))
+    return text.replace("[", "&#91;").replace("]", "&#93;")
 
 
 class _MarkdownWriter:
