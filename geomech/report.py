@@ -462,21 +462,36 @@ def _power_balance_error(sys_, res, params, t_end: float) -> float:
     coords = sys_.phase_space.coords
     fn = compile_functions([sys_.energy(), _power(sys_)], coords, params,
                            what="energy and power")
-    tt = np.linspace(0.0, t_end, 2001)
-    Y = res.solution.sol(tt)
+    sol = getattr(res.solution, "sol", None)
+    if callable(sol):
+        tt = np.linspace(0.0, t_end, 2001)
+        Y = sol(tt)
+    else:                                   # no dense output: the solver's own steps
+        tt, Y = np.asarray(res.t, float), np.asarray(res.states, float).T
     E, P = (np.asarray(v, float) * np.ones_like(tt) for v in fn(Y))
     W = cumulative_simpson(P, x=tt, initial=0.0)
     return float(np.max(np.abs(E - E[0] - W)) / max(np.max(np.abs(E)), 1e-12))
+
+
+def _singularity_text(item) -> str:
+    """``(t, d, d(t))`` of :class:`~geomech.numeric.SimulationResult` as a phrase."""
+    if isinstance(item, tuple) and len(item) == 3:
+        t, d, value = item
+        if value == 0:
+            return f"{sp.sstr(d)} = 0 at t = {float(t):.4g}"
+        return f"{sp.sstr(d)} nearly 0 ({float(value):.1e}) at t = {float(t):.4g}"
+    return str(item)
 
 
 def _status_of_run(res) -> str:
     """``"ok"``, the solver's message, or the chart singularities crossed."""
     sing = getattr(res, "singularities", None)
     if sing:
-        what = sing if isinstance(sing, str) else "; ".join(str(x) for x in sing) \
-            if isinstance(sing, (list, tuple)) else str(sing)
-        return (f"the trajectory crossed a chart singularity ({what}); values past it are "
-                "not reliable")
+        items = [sing] if isinstance(sing, str) else list(sing)
+        what = "; ".join(_singularity_text(x) for x in items[:3])
+        more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+        return (f"the trajectory crossed a chart singularity: {what}{more}; values past it "
+                "are not reliable")
     return "ok" if res.success else f"solver stopped: {res.message}"
 
 

@@ -210,8 +210,12 @@ def test_rigid_body_so_n_report():
 
 
 def test_crossed_singularity_is_reported_instead_of_ok():
-    res = types.SimpleNamespace(success=True, message="", singularities=["theta = 0 at t=1.2"])
-    assert "crossed a chart singularity (theta = 0 at t=1.2)" in _status_of_run(res)
+    phi = sp.Symbol("phi")
+    res = types.SimpleNamespace(success=True, message="",
+                                singularities=[(1.5708, sp.cos(phi), 0.0)])
+    assert "crossed a chart singularity: cos(phi) = 0 at t = 1.571" in _status_of_run(res)
+    res.singularities = [(0.5, sp.sin(phi), 1e-4)]
+    assert "sin(phi) nearly 0 (1.0e-04) at t = 0.5" in _status_of_run(res)
     assert _status_of_run(types.SimpleNamespace(success=True, message="")) == "ok"
 
 
