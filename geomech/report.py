@@ -227,7 +227,8 @@ def _lagrangian_section(sys_) -> Section:
     if _has_forces(sys_):
         for c, Q in zip(sys_.manifold.coords, sys_.forces):
             if Q != 0:
-                s.add(f"generalized force on {c}: Q_{c} =", Q)
+                s.add(f"generalized force on {c}:", sp.Eq(sp.Symbol(f"Q_{c}"), Q,
+                                                           evaluate=False))
     if not sys_.constraints:
         s.add("no constraints")
     for i, c in enumerate(sys_.constraints, 1):
@@ -235,7 +236,7 @@ def _lagrangian_section(sys_) -> Section:
     if sys_.constraints:
         s.add("dependent velocities:")
         for k, v in sys_.dependent_solution.items():
-            s.add(f"  {k} =", v)
+            s.add("  ", sp.Eq(k, v, evaluate=False))
     return s
 
 
@@ -292,7 +293,7 @@ def _equations_section(sys_, method: str) -> Section:
     if eq.multipliers:
         s.add("multipliers:")
         for k, v in eq.multipliers.items():
-            s.add(f"  {k} =", v)
+            s.add("  ", sp.Eq(k, v, evaluate=False))
     s.add(f"operation count of the right-hand side: {eq.count_ops()}")
     return s
 
@@ -813,6 +814,13 @@ def _wrap(line: str, width: int = TEXT_WIDTH, indent: str = "    ") -> list[str]
     return out[:1] + [indent + piece for piece in out[1:]]
 
 
+def _join(text: str, formula: str) -> str:
+    """``text`` and a formula on one line (a blank ``text`` is an indentation)."""
+    if text.isspace():
+        return text + formula
+    return " ".join(p for p in (text, formula) if p)
+
+
 def _parts(obj) -> list:
     if isinstance(obj, sp.Eq):
         return [obj.lhs, obj.rhs]
@@ -856,11 +864,11 @@ class _TextWriter:
         return [line] if self.full else _wrap(line)
 
     def _formula_lines(self, text: str, obj) -> list[str]:
-        line = " ".join(p for p in (text, _text_of(obj)) if p)
+        line = _join(text, _text_of(obj))
         if self.full or len(line) <= TEXT_WIDTH or not _parts(obj):
             return self._fit(line)
         main, defs = _abbreviate(obj)
-        body = [" ".join(p for p in (text, main) if p)]
+        body = [_join(text, main)]
         if defs:
             body.append("  where")
             body += [f"    {s} = {sp.sstr(v)}" for s, v in defs]
@@ -868,12 +876,12 @@ class _TextWriter:
             chosen = body if sum(map(len, body)) < 0.7 * len(line) else [line]
             return [piece for b in chosen for piece in _wrap(b)]
         k = sum(1 for a in self.appendix if a.startswith("[A")) + 1
-        self.appendix.append(f"[A{k}] {text}".rstrip())
+        lhs = f"{sp.sstr(obj.lhs)} =" if isinstance(obj, sp.Eq) else ""
+        self.appendix.append(f"[A{k}] " + _join(text.strip(), lhs))
         self.appendix += [piece for b in body for piece in _wrap("  " + b)]
         ops = sum(sp.count_ops(p) for p in _parts(obj))
-        head = text or (f"{sp.sstr(obj.lhs)} =" if isinstance(obj, sp.Eq) else "")
-        return _wrap(f"{head} [{ops} operations: written out in the appendix, entry A{k}; "
-                     "--full prints it here]")
+        return _wrap(_join(text, lhs) + f" [{ops} operations: written out in the appendix, "
+                     f"entry A{k}; --full prints it here]")
 
     def section(self, sec: Section) -> str:
         out = ["", sec.title, "-" * len(sec.title)]
