@@ -206,11 +206,11 @@ def _system_section(obj) -> Section:
 def _configuration_section(sys_) -> Section:
     s = Section("Configuration space")
     N = sys_.manifold
-    s.add(f"chart {N.name}, dimension {N.dim}, coordinates {_fmt_tuple(N.coords)}")
+    s.add(f"chart {N.name}, dimension {N.dim}, coordinates", sp.Tuple(*N.coords))
     if N.parameters:
-        s.add(f"parameters {_fmt_tuple(N.parameters)}")
+        s.add("parameters", sp.Tuple(*N.parameters))
     P = sys_.phase_space
-    s.add(f"phase space (q, independent velocities): {_fmt_tuple(P.coords)}, dimension {P.dim}")
+    s.add(f"phase space (q, independent velocities), dimension {P.dim}:", sp.Tuple(*P.coords))
     return s
 
 
@@ -304,8 +304,7 @@ def _compact_section(sys_) -> Section:
 
     ce = compact_equations(sys_, frame="natural")
     s = Section("Equations in natural quasi-velocities")
-    s.add("quasi-velocities: " + ", ".join(str(e) for e in ce.quasi_velocities)
-          + f"  (linear solve: {ce.solver})")
+    s.add(f"quasi-velocities (linear solve: {ce.solver}):", sp.Tuple(*ce.quasi_velocities))
     for q, rate in ce.kinematics.items():
         s.add("", sp.Eq(sp.Symbol(f"{q}'"), rate, evaluate=False))
     if ce.abbreviations:

@@ -254,6 +254,8 @@ def test_latex_converts_every_name():
     eqs = re.findall(r"\\begin\{equation\*\}\n(.*?)\n\\end\{equation\*\}", latex, re.S)
     assert eqs and not any("'" in e or "omega" in e.replace(r"\omega", "") for e in eqs)
     assert r"\dot{\omega}" in latex and r"\dot{\phi}" in latex
+    text_lines = re.sub(r"\\begin\{equation\*\}.*?\\end\{equation\*\}", "", latex, flags=re.S)
+    assert not re.search(r"xdot|phidot|lambda|omega", text_lines)
     assert _latex(sp.Symbol("Omega2'") + 1) == r"\dot{\Omega_{2}} + 1"
 
 
