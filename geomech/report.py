@@ -200,6 +200,9 @@ def _system_section(obj) -> Section:
     desc = getattr(obj, "description", "") or ""
     if desc:
         s.add(_first_sentence(desc))
+    source = getattr(obj, "source", None)
+    if isinstance(source, str):
+        s.add(f"model file: {source}")
     return s
 
 
