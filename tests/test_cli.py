@@ -302,3 +302,19 @@ def test_any_text_in_a_model_gives_a_system_or_a_clear_error(text, key):
         assert str(exc).startswith("fuzz.toml")
     else:
         assert S.name == "fuzz"
+
+
+def test_json_file_is_a_complete_document_after_every_section(tmp_path, monkeypatch):
+    out = tmp_path / "rep.json"
+    real = report_mod.iter_report
+    counts = []
+
+    def spy(*args, **kwargs):
+        for sec in real(*args, **kwargs):
+            yield sec
+            counts.append(len(json.loads(out.read_text())["sections"]))
+
+    monkeypatch.setattr(report_mod, "iter_report", spy)
+    assert main(["report", "particle_zdot_y_xdot", "--quiet", "--format", "json", "-o",
+                 str(out), "--no-simulation", "--no-analyses"]) == 0
+    assert counts == list(range(1, len(counts) + 1)) and len(counts) >= 5
