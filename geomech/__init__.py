@@ -55,6 +55,9 @@ _LAZY = {
     "compile_vector_field": "geomech.numeric",
     "SimulationResult": "geomech.numeric",
     "examples": "geomech.examples",
+    "report": "geomech.report",
+    "Report": "geomech.report",
+    "load_model": "geomech.interop.model",
     "FrobeniusResult": "geomech.lie.distribution",
     "NotFoundError": "geomech.lie.distribution",
     "prolong": "geomech.lie.action",
@@ -71,9 +74,6 @@ _LAZY = {
     "linear_integrals": "geomech.mechanics.symmetry",
     "chaplygin_reduction": "geomech.mechanics.reduce",
     "routh_reduction": "geomech.mechanics.reduce",
-    "report": "geomech.report",
-    "Report": "geomech.report",
-    "load_model": "geomech.interop.model",
 }
 
 
