@@ -196,9 +196,9 @@ def _parameter_values(obj, given: dict[str, str]) -> dict[str, float]:
 def _describe(func) -> str:
     """One plain line for ``geomech list``: the first sentence of the docstring, without
     markup or references to internal notes."""
-    from .report import _first_sentence
+    from .report import first_sentence
 
-    text = _first_sentence(func.__doc__ or "")
+    text = first_sentence(func.__doc__ or "")
     text = re.sub(r"\s*\((?:spec |seeds?[_ \d])[^)]*\)", "", text)
     text = re.sub(r";\s*(?:spec |seeds?[_ \d])[^)]*", "", text)
     return text if text.endswith(".") or not text else text + "."

@@ -40,8 +40,8 @@ import sympy as sp
 
 from .core.budget import BudgetExceeded, check, time_limit
 
-__all__ = ["Section", "Report", "report", "build_report", "iter_report", "render",
-           "STATUSES", "ANALYSES"]
+__all__ = ["Section", "Report", "report", "build_report", "iter_report", "render", "writer",
+           "first_sentence", "STATUSES", "ANALYSES"]
 
 #: The states of a section.
 STATUSES = ("ok", "not computed", "does not apply", "failed")
@@ -184,9 +184,13 @@ def _plain_math(tex: str) -> str:
     return tex.replace("{", "").replace("}", "").replace("\\", "")
 
 
-def _first_sentence(doc: str) -> str:
-    """The first sentence of a docstring as plain text (``:math:`\\dot x``` -> ``ẋ``,
-    ``:func:`f``` -> ``f``)."""
+def first_sentence(doc: str) -> str:
+    r"""The first sentence of a docstring as plain text (``:math:`\dot x``` -> ``ẋ``,
+    ``:func:`f``` -> ``f``).
+
+    >>> first_sentence("Board with :math:`\\varphi_b = 0` and :func:`~x.f`. More text.")
+    'Board with φ_b = 0 and x.f.'
+    """
     para = " ".join(doc.strip().split("\n\n")[0].split())
     para = re.sub(r":math:`([^`]*)`", lambda m: _plain_math(m.group(1)), para)
     para = re.sub(r":[a-z]+:`~?([^`]*)`", r"\1", para).replace("``", "").replace("**", "")
@@ -199,7 +203,7 @@ def _system_section(obj) -> Section:
     s.add(f"name: {getattr(obj, 'name', type(obj).__name__)}")
     desc = getattr(obj, "description", "") or ""
     if desc:
-        s.add(_first_sentence(desc))
+        s.add(first_sentence(desc))
     source = getattr(obj, "source", None)
     if isinstance(source, str):
         s.add(f"model file: {source}")
