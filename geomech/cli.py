@@ -287,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:            # --help, --version (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    if args.command == "list":
-        return _list()
-    return _report(args)
+    try:
+        return _list() if args.command == "list" else _report(args)
+    except BrokenPipeError:              # `geomech list | head`: the reader left, not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK

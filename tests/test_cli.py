@@ -318,3 +318,14 @@ def test_json_file_is_a_complete_document_after_every_section(tmp_path, monkeypa
     assert main(["report", "particle_zdot_y_xdot", "--quiet", "--format", "json", "-o",
                  str(out), "--no-simulation", "--no-analyses"]) == 0
     assert counts == list(range(1, len(counts) + 1)) and len(counts) >= 5
+
+
+def test_list_into_a_closed_pipe_is_not_an_error():
+    """``geomech list | head -1``: the reader leaving early gives no traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(f"{sys.executable} -m geomech list | head -1", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.count("\n") == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
