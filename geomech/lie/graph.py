@@ -177,7 +177,24 @@ _BASES = {"hall": hall_words, "lyndon": lyndon_words, "right-normed": right_norm
 
 
 # ---------------------------------------------------------------------------------------------
-def _content_key(X: VectorField) -> tuple:
+class _Content:
+    """A hashable content key with its hash computed once (ring elements rehash otherwise)."""
+
+    __slots__ = ("data", "h")
+
+    def __init__(self, data: tuple, h: int | None = None):
+        self.data = data
+        self.h = hash(data) if h is None else h
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other) -> bool:
+        return self is other or (isinstance(other, _Content) and self.h == other.h
+                                 and self.data == other.data)
+
+
+def _content_key(X: VectorField) -> _Content:
     """Canonical memo key of a field's content, without building sympy expressions.
 
     Fields whose components fit the polynomial ring (:mod:`geomech.core.polykernel`) are keyed
@@ -187,8 +204,12 @@ def _content_key(X: VectorField) -> tuple:
     """
     form = X.ring_form() if kernel.use_rings() else None
     if form:
-        return ("ring", form[1])
-    return ("expr", X.components)
+        # hash the monomial supports only (hashing rational coefficients is slow); equal
+        # hashes are confirmed by comparing the full ring elements
+        polys = form[1]
+        return _Content(("ring", polys),
+                        hash((form[0].gens, tuple(frozenset(p) for p in polys))))
+    return _Content(("expr", X.components))
 
 
 def _active_dask_client():
@@ -252,7 +273,8 @@ class BracketGraph:
         self._g = nx.DiGraph()
         self._nodes: dict[str, dict] = {}            # node key -> its networkx attribute dict
         self._by_id: dict[int, tuple[str, VectorField]] = {}
-        self._by_content: dict[tuple, str] = {}
+        self._by_content: dict[_Content, str] = {}
+        self._unindexed: list[str] = []   # evaluated words not yet in _by_content (lazy)
         self._memo: dict[tuple, tuple[VectorField, str]] = {}   # (key X, key Y) -> value, node
         self._counter = 0
         self._stats = {"computed": 0, "reused": 0, "hits": 0, "trivial": 0}
@@ -337,20 +359,30 @@ class BracketGraph:
                 return hit[0]
             ckey = _content_key(X)
             existing = self._by_content.get(ckey)
+            if existing is None and self._unindexed:
+                self._index_words()
+                existing = self._by_content.get(ckey)
             if existing is not None and (name is None or name == existing):
                 self._by_id[id(X)] = (existing, X)
                 return existing
             if name is None:
                 name = self._fresh_name()
             elif name in self._nodes:
-                if _content_key(self._nodes[name]["value"]) == ckey:
+                if self._content(name) == ckey:
                     return name
                 raise ValueError(f"the name {name!r} is already used for a different field")
-            self._new_node(name, kind="generator", value=X, left=None, right=None, how=None)
+            self._new_node(name, kind="generator", value=X, left=None, right=None, how=None,
+                           content=ckey)
             if id(X) not in self._by_id:
                 self._by_id[id(X)] = (name, X)
             self._by_content.setdefault(ckey, name)
             return name
+
+    def _index_words(self) -> None:
+        """Register the content of the evaluated words (so ``add`` finds equal fields)."""
+        while self._unindexed:
+            k = self._unindexed.pop()
+            self._by_content.setdefault(self._content(k), k)
 
     def _key(self, a) -> str:
         if isinstance(a, str):
@@ -389,7 +421,8 @@ class BracketGraph:
             ka, kb = self._key(a), self._key(b)
             key = f"[{ka},{kb}]"
             if key not in self._nodes:
-                self._new_node(key, kind="bracket", value=None, left=ka, right=kb, how=None)
+                self._new_node(key, kind="bracket", value=None, left=ka, right=kb, how=None,
+                               content=None)
                 self._g.add_edge(ka, key, role="left" if kb != ka else "both")
                 if kb != ka:
                     self._g.add_edge(kb, key, role="right")
@@ -438,10 +471,18 @@ class BracketGraph:
             return out
 
     # -- evaluation ----------------------------------------------------------------------
-    def _lookup(self, key: str, X: VectorField, Y: VectorField):
+    def _content(self, key: str) -> _Content:
+        """Content key of a node holding a value (computed once per node)."""
+        nd = self._nodes[key]
+        if nd["content"] is None:
+            nd["content"] = _content_key(nd["value"])
+        return nd["content"]
+
+    def _lookup(self, key: str):
         """``(memo key, value)``: the memoised value of [X,Y] by content, by antisymmetry or
         ``[a,a] = 0`` (recorded in the node's ``how``), or ``(memo key, None)`` if unknown."""
-        kx, ky = _content_key(X), _content_key(Y)
+        nd = self._nodes[key]
+        kx, ky = self._content(nd["left"]), self._content(nd["right"])
         mk = (kx, ky)
         hit = self._memo.get(mk)
         if hit is not None:
@@ -470,6 +511,7 @@ class BracketGraph:
             self._stats["computed"] += 1
             nd["how"] = ("computed", None)
             self._memo[mk] = (Z, key)
+        self._unindexed.append(key)  # content keys of results are hashed only when needed
         return Z
 
     def _operands(self, key: str) -> tuple[VectorField, VectorField]:
@@ -478,11 +520,11 @@ class BracketGraph:
 
     def _compute(self, key: str) -> VectorField:
         """Value of a bracket node whose operands have values (memo, else the kernel)."""
-        X, Y = self._operands(key)
-        mk, val = self._lookup(key, X, Y)
+        mk, val = self._lookup(key)
         if val is not None:
             return self._store(key, mk, val, computed=False)
         budget.check()
+        X, Y = self._operands(key)
         return self._store(key, mk, X.bracket(Y), computed=True)
 
     def value(self, key) -> VectorField:
@@ -585,11 +627,11 @@ class BracketGraph:
                 budget.check()
                 jobs: dict[tuple, tuple] = {}
                 for k in level:
-                    X, Y = self._operands(k)
-                    mk, val = self._lookup(k, X, Y)
+                    mk, val = self._lookup(k)
                     if val is not None:
                         self._store(k, mk, val, computed=False)
                     elif mk not in jobs and (mk[1], mk[0]) not in jobs:
+                        X, Y = self._operands(k)
                         jobs[mk] = (k, pool.submit(_bracket_task, X.components, Y.components,
                                                    coords))
                     # else: computed by another job of this level, found by _peek below
@@ -623,8 +665,7 @@ class BracketGraph:
         results = dask.compute(tasks, scheduler="threads" if client is None else client)[0]
         budget.check()
         for k in pending:
-            X, Y = self._operands(k)
-            mk, val = self._lookup(k, X, Y)
+            mk, val = self._lookup(k)
             if val is not None:
                 self._store(k, mk, val, computed=False)
             else:
