@@ -226,8 +226,32 @@ def test_dask_executor_is_optional():
         ref = BracketGraph(N)
         wr = ref.words([ref.add(tau1), ref.add(tau2)], 3)
         r = ref.evaluate(wr)
-        d = G.evaluate(w, executor="dask")
+        with pytest.warns(RuntimeWarning, match="no dask.distributed Client"):
+            d = G.evaluate(w, executor="dask")
         assert all(r[a].components == d[b].components for a, b in zip(wr, w))
+
+
+def test_dask_executor_runs_on_the_active_distributed_client():
+    """With a running Client the graph is evaluated by its workers (the task stream records
+    the bracket tasks), silently and with the serial results."""
+    import warnings
+
+    distributed = pytest.importorskip("distributed")
+    N, frame = rolling_disk_frame()
+    Gs, Gd = BracketGraph(N), BracketGraph(N)
+    ws = Gs.words([Gs.add(F, f"V{i}") for i, F in enumerate(frame)], 3)
+    wd = Gd.words([Gd.add(F, f"V{i}") for i, F in enumerate(frame)], 3)
+    serial = Gs.evaluate(ws)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as ts, warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no fallback to threads
+            dasked = Gd.evaluate(wd, executor="dask")
+        ran = [t["key"] for t in ts.data]
+    assert any("_bracket_task" in str(k) for k in ran)
+    assert all(serial[k].components == dasked[k].components for k in ws)
+    assert Gd.stats["computed"] == Gs.stats["computed"]
 
 
 # -- bad input --------------------------------------------------------------------------------
@@ -289,5 +313,9 @@ def test_dask_code_path_with_a_minimal_stand_in(monkeypatch):
     ws = Gs.words([Gs.add(F, f"V{i}") for i, F in enumerate(frame)], 3)
     wd = Gd.words([Gd.add(F, f"V{i}") for i, F in enumerate(frame)], 3)
     serial = Gs.evaluate(ws)
-    dasked = Gd.evaluate(wd, executor="dask")
+    if "distributed" in sys.modules:  # a client could be running: the graph looks for one
+        monkeypatch.setitem(sys.modules, "distributed", types.SimpleNamespace(
+            get_client=lambda: (_ for _ in ()).throw(ValueError("No global client found"))))
+    with pytest.warns(RuntimeWarning, match="threads scheduler"):
+        dasked = Gd.evaluate(wd, executor="dask")
     assert all(serial[k].components == dasked[k].components for k in ws)
