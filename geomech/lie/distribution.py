@@ -33,17 +33,21 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
+import atexit
 import functools
 import itertools
+import multiprocessing
 import random
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
+from sympy.polys.polyerrors import BasePolynomialError
 
+from ..core import budget
 from ..core.fields import VectorField
 from ..core.forms import DifferentialForm
 from ..core.manifold import Manifold
@@ -51,6 +55,10 @@ from ..core.zero import default_policy, rational_rewrite
 from .graph import BracketGraph
 
 __all__ = ["Distribution", "FrobeniusResult", "NotFoundError", "NotFound"]
+
+# what sympy's polynomial algorithms, solvers and ODE methods raise when they cannot handle an
+# input (every fallback below catches these only; anything else is a bug and propagates)
+_SYMPY_FAILURES = (BasePolynomialError, NotImplementedError, ValueError)
 
 
 class NotFoundError(ValueError):
@@ -116,6 +124,18 @@ class _Evaluator:
         self._rng = random.Random(seed)
         self.points: list[dict] = [{} for _ in range(npoints)]
         self._cache: dict = {}
+        # the points grow lazily (a value per new symbol) and are shared by every span of a
+        # distribution: all vectors must be taken at the same points, also across threads
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def _value(self, sym: sp.Symbol) -> sp.Rational:
         val = sp.Rational(self._rng.randint(1, 97), self._rng.randint(1, 89))
@@ -132,13 +152,16 @@ class _Evaluator:
 
     def vectors(self, comps: Sequence[sp.Expr]) -> list[list[Fraction] | None]:
         """The vector at each point (``None`` where undefined or not rational)."""
+        budget.check()
         rew = [self._rewrite(c) for c in comps]
         syms = set().union(*(r.free_symbols for r in rew)) if rew else set()
         out = []
-        for pt in self.points:
-            for s in syms:
-                if s not in pt:
+        with self._lock:
+            for pt in self.points:
+                for s in sorted(syms - pt.keys(), key=sp.default_sort_key):
                     pt[s] = self._value(s)
+            points = [dict(pt) for pt in self.points]
+        for pt in points:
             vec = []
             for r in rew:
                 try:
@@ -203,6 +226,7 @@ class _Span:
     def offer(self, key: str, comps: tuple) -> bool | None:
         """Add if independent at a random point (True); ``None`` if undecided; False for
         an exactly zero vector."""
+        budget.check()
         if all(c == 0 for c in comps):
             return False
         if self.rank >= self.n:
@@ -224,6 +248,7 @@ class _Span:
             return []
         added = []
         for k, c in undecided:
+            budget.check()
             if self.rank >= full:
                 break
             if _rank(_columns(self.vals + [c], self.n)) > self.rank:
@@ -249,7 +274,7 @@ def _rank(m: sp.Matrix) -> int:
         if dom.is_PolynomialRing and (dom.domain.is_ZZ or dom.domain.is_QQ) and \
                 all(g.is_Symbol for g in dom.symbols):
             return dm.to_field().rank()
-    except Exception:  # noqa: BLE001 - fall back to the policy
+    except (BasePolynomialError, NotImplementedError):  # not a polynomial matrix: policy
         pass
     return default_policy().rank(m)
 
@@ -331,7 +356,7 @@ def _primitive(v: list[sp.Expr]) -> tuple:
             if cg != 0 and cg.is_number and cg != 1:
                 nums = [norm(e / cg) for e in nums]
         return tuple(nums)
-    except Exception:  # noqa: BLE001 - keep the exact, unsimplified vector
+    except _SYMPY_FAILURES:  # keep the exact, unsimplified vector
         return tuple(norm(e) for e in v)
 
 
@@ -824,7 +849,7 @@ def _squarefree(num: sp.Expr) -> sp.Expr:
         _, facs = sp.factor_list(num)
         out = sp.Mul(*[f for f, _ in facs if not f.is_number])
         return sp.expand(out) if facs else sp.S.One
-    except Exception:  # noqa: BLE001
+    except _SYMPY_FAILURES:  # cannot factor: report the numerator as it is
         return num
 
 
@@ -847,7 +872,7 @@ def _prune_equations(eqs: list[sp.Expr]) -> list[sp.Expr]:
                 if rem == 0 and sp.count_ops(u) < sp.count_ops(e):
                     redundant = True
                     break
-            except Exception:  # noqa: BLE001
+            except _SYMPY_FAILURES:  # not polynomials in these generators: keep both
                 continue
         if not redundant:
             out.append(e)
@@ -878,7 +903,7 @@ def _no_common_zero(eqs: list[sp.Expr], coords) -> bool:
             return False
         gb = sp.groebner(polys, *allgens, order="grevlex")
         return list(gb.exprs) == [1]
-    except Exception:  # noqa: BLE001
+    except _SYMPY_FAILURES:  # no Groebner basis: the locus is not known to be empty
         return False
 
 
@@ -918,6 +943,7 @@ def _find_first_integrals(D: Distribution, expected: int, max_degree: int,
     grad = _Span(n, _Evaluator(seed=104729))
 
     def accept(f: sp.Expr) -> bool:
+        budget.check()
         f = pol.normalize(f)
         if f.is_number or not (f.free_symbols & set(coords)):
             return False
@@ -1026,7 +1052,7 @@ class _Ansatz:
                 den = sp.lcm_list([d for _, d in fr])
                 nums = [sp.expand(nm * sp.cancel(den / d)) for nm, d in fr]
                 self.fields.append([self.R.from_expr(e) for e in nums])
-        except Exception as exc:  # noqa: BLE001 - not polynomial in the chosen generators
+        except _SYMPY_FAILURES as exc:  # not polynomial in the chosen generators
             raise ValueError("components are not rational in the ansatz generators") from exc
         self.gidx = {g: i for i, g in enumerate(self.gens)}
         self.pairs = [(self.gidx[self.S[c]], self.gidx[self.C[c]]) for c in self.S]
@@ -1092,6 +1118,7 @@ class _Ansatz:
     def _column(self, mon: tuple) -> dict:
         col = self._cols.get(mon)
         if col is None:
+            budget.check()
             m = self.R({mon: self.dom.one})
             ders = [self._derive(m, j) for j in range(len(self.coords))]
             col = {}
@@ -1150,7 +1177,7 @@ def _content_free(f: sp.Expr) -> sp.Expr:
         f = sp.expand(p) if c.is_number and c != 0 else f
         lead = (f.as_ordered_terms()[0] if f.is_Add else f).as_coeff_Mul()[0]
         return sp.expand(-f) if lead.is_number and lead < 0 else f
-    except Exception:  # noqa: BLE001
+    except (*_SYMPY_FAILURES, TypeError):  # (TypeError: sign of a non-real number)
         return f
 
 
@@ -1164,6 +1191,7 @@ def _characteristic_integrals(D: Distribution, coords) -> list[sp.Expr]:
         active = [j for j, c in enumerate(X.components) if c != 0]
         moved = {coords[j] for j in active}
         for a, b in itertools.combinations(active, 2):
+            budget.check()
             sols = None
             for i, j in ((a, b), (b, a)):
                 xi, xj = coords[i], coords[j]
@@ -1185,7 +1213,7 @@ def _characteristic_integrals(D: Distribution, coords) -> list[sp.Expr]:
                     continue
                 try:
                     expr = sp.solve(sol.subs(yf(t), xj).subs(t, xi), consts[0], dict=True)
-                except Exception:  # noqa: BLE001
+                except _SYMPY_FAILURES:  # solve cannot isolate the constant
                     continue
                 out.extend(e[consts[0]] for e in expr)
     return out
@@ -1197,49 +1225,84 @@ _SAFE_HINTS = ("1st_linear", "Bernoulli", "separable", "1st_exact", "almost_line
                "1st_homogeneous_coeff_best", "linear_coefficients", "separable_reduced")
 
 
-class _Timeout(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    """Raise :class:`_Timeout` after ``seconds`` (main thread with SIGALRM only; else no
-    limit).  The previous handler and timer are restored."""
-    import signal
-    import threading
-
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not \
-            threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise _Timeout
-
-    old = signal.signal(signal.SIGALRM, handler)
-    old_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
+def _dsolve_task(eq, y):
+    """Worker (module level, so that it pickles): the first elementary method that solves
+    ``eq``, or ``None``."""
     try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        if old_timer[0] > 0:
-            signal.setitimer(signal.ITIMER_REAL, *old_timer)
+        hints = sp.classify_ode(eq, y)
+    except _SYMPY_FAILURES:  # classification failed
+        return None
+    for h in _SAFE_HINTS:
+        if h in hints:
+            try:
+                return sp.dsolve(eq, y, hint=h, simplify=False)
+            except _SYMPY_FAILURES:  # next method
+                continue
+    return None
+
+
+class _DsolveWorker:
+    """One worker process for ``dsolve`` with a hard timeout, shared by all threads.
+
+    A call that overruns its time is abandoned by terminating the worker (a new one starts on
+    the next call), so no signal and no stuck thread is involved.  Where no child process can
+    be started (e.g. inside a daemonic process) the call runs in-process, without the limit.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pool = None
+
+    def _get_pool(self):
+        if self._pool is None:
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                ctx = multiprocessing.get_context("forkserver")
+                # the server imports sympy once; workers (and restarts) fork from it
+                ctx.set_forkserver_preload([__name__])
+            else:
+                ctx = multiprocessing.get_context("spawn")
+            self._pool = ctx.Pool(1)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the worker (also at interpreter exit)."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.terminate()
+                self._pool.join()
+                self._pool = None
+
+    def solve(self, eq, y, seconds: float):
+        with self._lock:
+            try:
+                pool = self._get_pool()
+            except (AssertionError, OSError):  # daemonic process / no processes allowed
+                pool = None
+            if pool is None:
+                return _dsolve_task(eq, y)
+            job = pool.apply_async(_dsolve_task, (eq, y))
+            try:
+                return job.get(seconds)
+            except multiprocessing.TimeoutError:
+                pool.terminate()
+                self._pool = None
+                return None
+
+
+_DSOLVE = _DsolveWorker()
+atexit.register(_DSOLVE.close)
 
 
 def _solve_first_order(eq, y, seconds: float = 4.0):
-    """General solution(s) of a first-order ODE by an elementary method, or ``None``."""
-    try:
-        with _time_limit(seconds):
-            hints = sp.classify_ode(eq, y)
-            for h in _SAFE_HINTS:
-                if h in hints:
-                    try:
-                        return sp.dsolve(eq, y, hint=h, simplify=False)
-                    except Exception:  # noqa: BLE001 - next method
-                        continue
-    except _Timeout:
-        return None
-    except Exception:  # noqa: BLE001 - classification failed
-        return None
-    return None
+    """General solution(s) of a first-order ODE by an elementary method, or ``None``.
+
+    ``dsolve`` runs in a worker process with a hard limit of ``seconds`` (cut to what is
+    left of an enclosing :func:`geomech.core.budget.time_limit`); past it, no solution.
+    """
+    budget.check()
+    left = budget.remaining()
+    if left is not None:
+        seconds = max(0.0, min(seconds, left))
+    sol = _DSOLVE.solve(eq, y, seconds)
+    budget.check()
+    return sol

@@ -146,3 +146,52 @@ def test_time_limit_stops_a_growth_vector_in_a_thread():
 
     out, errors = _run_together(work, 2)
     assert len(errors) == 2 and all(isinstance(e, BudgetExceeded) for e in errors)
+
+
+def test_no_signals_in_lie_and_budgets_stop_the_characteristics_solver():
+    import pathlib
+
+    import geomech.lie as lie
+    from geomech.lie.distribution import _solve_first_order
+
+    src = "".join(p.read_text() for p in pathlib.Path(lie.__file__).parent.glob("*.py"))
+    assert "import signal" not in src and "SIGALRM" not in src
+    t = sp.Dummy("t")
+    y = sp.Function("y")
+    out, errors = _run_together(lambda i: _time_limited_solve(
+        _solve_first_order, sp.Eq(y(t).diff(t), -t / y(t)), y(t)), 2)
+    assert not errors and out == ["stopped", "stopped"]
+
+
+def _time_limited_solve(solver, eq, y):
+    with time_limit(0):
+        try:
+            solver(eq, y)
+        except BudgetExceeded:
+            return "stopped"
+    return "finished"
+
+
+@pytest.mark.slow  # starts (and kills) dsolve worker processes: a few seconds
+def test_characteristics_solver_has_a_hard_limit_without_signals():
+    """dsolve runs in a worker process: a limit too short to finish gives no solution (and
+    returns promptly) in a thread; a normal call solves, also after the worker was killed."""
+    from geomech.lie.distribution import _solve_first_order
+
+    t = sp.Dummy("t")
+    y = sp.Function("y")
+    eq = sp.Eq(y(t).diff(t), -t / y(t))                      # circles: y^2 + t^2 = C
+    sols = _solve_first_order(eq, y(t))
+    sols = sols if isinstance(sols, list) else [sols]
+    for sol in sols:                                         # each branch solves the ODE
+        f = sp.solve(sol, y(t))[0] if sol.lhs != y(t) else sol.rhs
+        assert sp.simplify(f.diff(t) + t / f) == 0
+
+    def work(i):
+        t0 = time.perf_counter()
+        res = _solve_first_order(eq, y(t), seconds=0.0)
+        return res, time.perf_counter() - t0
+
+    out, errors = _run_together(work, 1)
+    assert not errors and all(res is None and dt < 10 for res, dt in out)
+    assert _solve_first_order(eq, y(t)) is not None          # a new worker after the kill
