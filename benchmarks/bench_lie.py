@@ -260,6 +260,41 @@ def bench_overhead(repeat: int, n: int = 8) -> None:
     print(f"worst graph/direct ratio: {worst:.2f}x (target <= 1.2x)")
 
 
+def bench_lock(n: int = 8, hits: int = 20000) -> None:
+    """Single-thread cost of the graph's lock: the same work with the lock replaced by a
+    no-op context (what an unsynchronised graph would cost)."""
+    import contextlib
+
+    M, frame = random_frame(n, False)
+    upper = [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    def table(G):
+        keys = [G.add(M.vector_field(v)) for v in frame]
+        return G.evaluate([G.bracket_node(keys[i], keys[j]) for i, j in upper])
+
+    def run(nolock: bool):
+        G = BracketGraph(M)
+        if nolock:
+            G._lock = contextlib.nullcontext()
+        t0 = time.perf_counter()
+        table(G)
+        t1 = time.perf_counter()
+        w = G.bracket_node(G.generators[0], G.generators[1])
+        for _ in range(hits):
+            G.value(w)
+        return t1 - t0, (time.perf_counter() - t1) / hits
+
+    res = {True: [], False: []}
+    for _ in range(15):
+        for nolock in (False, True):
+            res[nolock].append(run(nolock))
+    (tl, hl), (tn, hn) = (tuple(min(r[k] for r in res[x]) for k in (0, 1))
+                          for x in (False, True))
+    print(f"\nlock cost (single thread, best of 15): R^{n} polynomial table {tl:.4f}s with the "
+          f"lock vs {tn:.4f}s without ({tl / tn:.2f}x); memo hit {hl * 1e6:.2f} us vs "
+          f"{hn * 1e6:.2f} us ({hl / hn:.2f}x)")
+
+
 # -- runner ----------------------------------------------------------------------------------
 def _child(q, kind, make):
     M, fields = make()
@@ -308,6 +343,7 @@ def main(argv=None):
                     help="only the graph-versus-direct-kernel tables")
     args = ap.parse_args(argv)
     bench_overhead(args.repeat)
+    bench_lock()
     if args.overhead_only:
         return 0
     nmax = 5 if args.quick else args.nmax
