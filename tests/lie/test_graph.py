@@ -319,3 +319,39 @@ def test_dask_code_path_with_a_minimal_stand_in(monkeypatch):
     with pytest.warns(RuntimeWarning, match="threads scheduler"):
         dasked = Gd.evaluate(wd, executor="dask")
     assert all(serial[k].components == dasked[k].components for k in ws)
+
+
+# -- memo by content, work counters, explanations ------------------------------------------------
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(st.just(n), st.lists(
+    fields(n), min_size=2, max_size=4))))
+def test_full_table_costs_one_kernel_call_per_unordered_pair(data):
+    """A full n x n table: [a,a] trivial, [b,a] reused as -[a,b], each unordered pair of
+    distinct fields computed once; every entry equals the direct kernel."""
+    n, fs = data
+    G = BracketGraph(chart(n))
+    keys = list(dict.fromkeys(G.add(F) for F in fs))
+    k = len(keys)
+    table = G.evaluate([G.bracket_node(a, b) for a in keys for b in keys])
+    s = G.stats
+    assert (s["computed"], s["reused"], s["trivial"]) == (k * (k - 1) // 2,) * 2 + (k,)
+    for a in keys:
+        for b in keys:
+            direct = G.value(a).bracket(G.value(b))
+            assert table[f"[{a},{b}]"] == direct
+            how = G.how(f"[{a},{b}]")
+            assert how == ("[a,a] = 0" if a == b else "computed by the kernel"
+                           if keys.index(a) < keys.index(b) else f"-1 times the value of [{b},{a}]")
+
+
+def test_memo_is_shared_between_names_and_words():
+    """The same content under another name (an alias) or as a computed word is not recomputed,
+    and ``add`` of a field equal to a computed bracket returns that word."""
+    N, tau1, tau2, a_field = sleigh_frame()
+    G = BracketGraph(N)
+    w = G.bracket_node(G.add(tau1, "t1"), G.add(tau2, "t2"))
+    G.value(w)
+    assert G.add(-a_field) == w                          # [t1,t2] = -a (B2 (3.15))
+    G.add(tau1, "alias")
+    assert G.bracket("alias", "t2") == -a_field and G.stats["computed"] == 1
+    assert G.how("[alias,t2]") == "memoised value of [t1,t2] (same operands)"

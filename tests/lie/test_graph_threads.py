@@ -195,3 +195,12 @@ def test_characteristics_solver_has_a_hard_limit_without_signals():
     out, errors = _run_together(work, 1)
     assert not errors and all(res is None and dt < 10 for res, dt in out)
     assert _solve_first_order(eq, y(t)) is not None          # a new worker after the kill
+
+
+def test_tangent_bundle_chart_is_created_once_under_threads(interleave):
+    from geomech.lie.action import tangent_bundle
+
+    for trial in range(20):
+        N = Manifold(f"TB{trial}", "x y")
+        out, errors = _run_together(lambda i: tangent_bundle(N))
+        assert not errors and len({id(TN) for TN in out}) == 1
