@@ -280,12 +280,22 @@ class BracketGraph:
         self._stats = {"computed": 0, "reused": 0, "hits": 0, "trivial": 0}
 
     def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
+        """Nodes, values and counters; the lock and the content indexes (ring elements, object
+        ids) are rebuilt after unpickling (lazily, like the index of evaluated words)."""
+        with self._lock:
+            g = nx.DiGraph()
+            for k, d in self._nodes.items():
+                g.add_node(k, **{**d, "content": None})
+            g.add_edges_from(self._g.edges(data=True))
+            state = {**self.__dict__, "_g": g, "_by_id": {}, "_by_content": {}, "_memo": {},
+                     "_unindexed": [k for k, d in self._nodes.items()
+                                    if d["value"] is not None]}
+            del state["_lock"], state["_nodes"]
+            return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._nodes = {k: self._g.nodes[k] for k in self._g.nodes}
         self._lock = threading.RLock()
 
     # -- shared per-manifold instance ----------------------------------------------------

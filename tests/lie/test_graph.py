@@ -355,3 +355,21 @@ def test_memo_is_shared_between_names_and_words():
     G.add(tau1, "alias")
     assert G.bracket("alias", "t2") == -a_field and G.stats["computed"] == 1
     assert G.how("[alias,t2]") == "memoised value of [t1,t2] (same operands)"
+
+
+def test_graph_and_distribution_survive_pickle_and_deepcopy():
+    """Ring-valued memo entries and the lock are not pickled; nodes, values and counters are,
+    and the copy finds equal fields again (index rebuilt lazily)."""
+    import copy
+    import pickle
+
+    from geomech.lie.distribution import Distribution
+
+    N, tau1, tau2, a_field = sleigh_frame()
+    D = Distribution([tau1, tau2], graph=BracketGraph(N))
+    assert D.growth_vector() == (2, 3)
+    for clone in (pickle.loads(pickle.dumps(D)), copy.deepcopy(D)):
+        G, M = clone.graph, clone.manifold
+        assert clone.growth_vector() == (2, 3) and G.stats == D.graph.stats
+        a_copy = M.vector_field(list(a_field.components))
+        assert G.add(-a_copy) == "[X1,X2]" and G.value("[X1,X2]") == -a_copy
