@@ -8,8 +8,12 @@ direct kernel ``X.bracket(Y)`` (an independent route to the same brackets).
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.zero import default_policy
@@ -94,3 +98,32 @@ def test_mechanics_brackets_go_through_the_graph(name):
 @pytest.mark.parametrize("name", SLOW)
 def test_mechanics_brackets_go_through_the_graph_slow(name):
     _routes(name)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 4).flatmap(lambda n: st.tuples(st.just(n), st.lists(
+    st.lists(st.integers(-2, 2), min_size=4, max_size=4), min_size=n * (n - 1) // 2,
+    max_size=n * (n - 1) // 2))))
+def test_jacobiator_from_graph_brackets_equals_the_triple_sum(data):
+    r"""For a random polynomial skew J: Jac^{ijk} = [X_i, X_j]^k + (J grad J^{ij})^k with the
+    brackets of the columns X_i = J e_i from the graph, equals the direct sum
+    J^{il} d_l J^{jk} + cyclic, and satisfies_jacobi agrees."""
+    from geomech.mechanics.hamiltonian import AlmostPoissonStructure
+
+    n, coeffs = data
+    M = gm.Manifold(f"J{n}", [f"x{i}" for i in range(n)])
+    x = M.coords
+    J = sp.zeros(n, n)
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    for (i, j), c in zip(pairs, coeffs):
+        J[i, j] = c[0] + c[1] * x[(i + j) % n] + c[2] * x[i] * x[j] + c[3] * x[(i + 1) % n] ** 2
+        J[j, i] = -J[i, j]
+    P = AlmostPoissonStructure(M, J)
+    before = _work(M)
+    jac = P.jacobiator()
+    pol = default_policy()
+    for i, j, k in itertools.combinations(range(n), 3):
+        direct = P.jacobiator_component(i, j, k)
+        assert pol.is_zero(jac.get((x[i], x[j], x[k]), 0) - direct)
+    assert P.satisfies_jacobi() == (not jac)
+    assert _work(M) > before                  # the columns are polynomial: graph brackets
