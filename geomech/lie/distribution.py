@@ -36,7 +36,6 @@ from __future__ import annotations
 import atexit
 import functools
 import itertools
-import multiprocessing
 import random
 import threading
 from collections.abc import Mapping, Sequence
@@ -1225,68 +1224,144 @@ _SAFE_HINTS = ("1st_linear", "Bernoulli", "separable", "1st_exact", "almost_line
                "1st_homogeneous_coeff_best", "linear_coefficients", "separable_reduced")
 
 
+# what classify_ode / dsolve raise on equations their methods do not handle
+_ODE_FAILURES = (*_SYMPY_FAILURES, TypeError)
+
+
 def _dsolve_task(eq, y):
-    """Worker (module level, so that it pickles): the first elementary method that solves
-    ``eq``, or ``None``."""
+    """The first elementary method that solves ``eq`` (run in the worker), or ``None``."""
     try:
         hints = sp.classify_ode(eq, y)
-    except _SYMPY_FAILURES:  # classification failed
+    except _ODE_FAILURES:  # classification failed
         return None
     for h in _SAFE_HINTS:
         if h in hints:
             try:
                 return sp.dsolve(eq, y, hint=h, simplify=False)
-            except _SYMPY_FAILURES:  # next method
+            except _ODE_FAILURES:  # next method
                 continue
     return None
+
+
+def _dsolve_serve() -> None:
+    """Body of the worker process: answer pickled ``(eq, y)`` requests on stdin with pickled
+    ``("ok", solution)`` / ``("error", message)`` on stdout, after a ``"ready"`` greeting."""
+    import pickle
+    import sys
+
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    pickle.dump("ready", out)
+    out.flush()
+    while True:
+        try:
+            eq, y = pickle.load(inp)
+        except EOFError:
+            return
+        try:
+            reply = ("ok", _dsolve_task(eq, y))
+        except Exception as exc:  # noqa: BLE001 - forwarded: the parent re-raises it
+            reply = ("error", exc)
+        try:
+            data = pickle.dumps(reply)
+        except (pickle.PicklingError, TypeError, AttributeError):  # an unpicklable exception
+            data = pickle.dumps(("error", RuntimeError(f"{type(reply[1]).__name__}: "
+                                                       f"{reply[1]}")))
+        out.write(data)
+        out.flush()
 
 
 class _DsolveWorker:
     """One worker process for ``dsolve`` with a hard timeout, shared by all threads.
 
-    A call that overruns its time is abandoned by terminating the worker (a new one starts on
-    the next call), so no signal and no stuck thread is involved.  Where no child process can
-    be started (e.g. inside a daemonic process) the call runs in-process, without the limit.
+    The worker is a fresh interpreter (``python -c``) that imports this module and serves
+    requests over pipes, so it does not depend on how the calling program was started.  A
+    call that overruns its time is abandoned by killing the worker (a new one starts on the
+    next call): no signal and no stuck thread.  Where no worker can be started (no
+    subprocesses allowed, or it fails to start) the call runs in-process, without the limit,
+    so the results do not depend on the environment.
     """
+
+    _STARTUP = 120.0  # seconds allowed for the worker's imports (not part of any limit)
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._pool = None
+        self._proc = None
+        self._reader = None
+        self._broken = False
 
-    def _get_pool(self):
-        if self._pool is None:
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                ctx = multiprocessing.get_context("forkserver")
-                # the server imports sympy once; workers (and restarts) fork from it
-                ctx.set_forkserver_preload([__name__])
-            else:
-                ctx = multiprocessing.get_context("spawn")
-            self._pool = ctx.Pool(1)
-        return self._pool
+    def _start(self) -> None:
+        import os
+        import queue
+        import subprocess
+        import sys
+
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+        proc = subprocess.Popen(
+            [sys.executable, "-c", f"from {__name__} import _dsolve_serve; _dsolve_serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        replies: queue.Queue = queue.Queue()
+
+        def read():
+            import pickle
+            while True:
+                try:
+                    replies.put(pickle.load(proc.stdout))
+                except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+                    replies.put(None)  # the worker is gone
+                    return
+
+        threading.Thread(target=read, daemon=True, name="geomech-dsolve-reader").start()
+        self._proc, self._reader = proc, replies
+        if self._get(self._STARTUP) != "ready":
+            raise OSError("the dsolve worker did not start")
+
+    def _get(self, seconds: float):
+        import queue
+        try:
+            return self._reader.get(timeout=seconds)
+        except queue.Empty:
+            return TimeoutError
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = self._reader = None
 
     def close(self) -> None:
         """Stop the worker (also at interpreter exit)."""
         with self._lock:
-            if self._pool is not None:
-                self._pool.terminate()
-                self._pool.join()
-                self._pool = None
+            self._kill()
 
     def solve(self, eq, y, seconds: float):
+        import pickle
         with self._lock:
-            try:
-                pool = self._get_pool()
-            except (AssertionError, OSError):  # daemonic process / no processes allowed
-                pool = None
-            if pool is None:
+            if not self._broken and self._proc is None:
+                try:
+                    self._start()
+                except OSError:  # no subprocesses here, or the worker cannot import us
+                    self._kill()
+                    self._broken = True
+            if self._broken:
                 return _dsolve_task(eq, y)
-            job = pool.apply_async(_dsolve_task, (eq, y))
             try:
-                return job.get(seconds)
-            except multiprocessing.TimeoutError:
-                pool.terminate()
-                self._pool = None
+                pickle.dump((eq, y), self._proc.stdin)
+                self._proc.stdin.flush()
+            except (OSError, pickle.PicklingError):  # worker died: solve here
+                self._kill()
+                return _dsolve_task(eq, y)
+            reply = self._get(seconds)
+            if reply is TimeoutError:
+                self._kill()
                 return None
+            if reply is None:  # the worker crashed on this input
+                self._kill()
+                return None
+            if reply[0] == "error":  # an unexpected failure of dsolve: not hidden
+                raise reply[1]
+            return reply[1]
 
 
 _DSOLVE = _DsolveWorker()

@@ -204,3 +204,23 @@ def test_tangent_bundle_chart_is_created_once_under_threads(interleave):
         N = Manifold(f"TB{trial}", "x y")
         out, errors = _run_together(lambda i: tangent_bundle(N))
         assert not errors and len({id(TN) for TN in out}) == 1
+
+
+@pytest.mark.slow  # two fresh interpreters: a few seconds
+def test_characteristics_worker_does_not_depend_on_how_the_program_started():
+    """A program read from stdin (no main file to re-import, which breaks multiprocessing's
+    spawn/forkserver workers) gets the same integrals as the test process."""
+    import pathlib
+    import subprocess
+
+    import geomech
+
+    code = ("import geomech as gm\n"
+            "from geomech.lie.distribution import Distribution\n"
+            "P = gm.Manifold('P', 'u v w'); u, v, w = P.coords\n"
+            "print(Distribution([P.vector_field([1, v, 1])]).first_integrals())\n")
+    root = str(pathlib.Path(geomech.__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
+                         timeout=120, cwd=root)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[u - w, v*exp(-u)]"
