@@ -23,30 +23,45 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
 
-from .parse import parse_expr
+from .parse import as_expr, parse_expr
 
 __all__ = ["Manifold", "as_symbols"]
 
 
 def as_symbols(spec, assumptions: Mapping[str, bool] | None = None) -> tuple[sp.Symbol, ...]:
-    """Symbols from a whitespace/comma separated string or a sequence of symbols/strings."""
+    """Symbols from a whitespace/comma separated string or a sequence of symbols/strings.
+
+    Names given as text must be Python identifiers (``x``, ``theta_1``, ``phi``).
+
+    >>> as_symbols("x, theta_1")
+    (x, theta_1)
+    """
     assumptions = dict(assumptions or {})
     if spec is None:
         return ()
     if isinstance(spec, str):
-        names = spec.replace(",", " ").split()
-        return tuple(sp.Symbol(n, **assumptions) for n in names)
+        return tuple(_named_symbol(n, assumptions) for n in spec.replace(",", " ").split())
     if isinstance(spec, sp.Symbol):
         return (spec,)
+    if not isinstance(spec, Iterable) or isinstance(spec, (bytes, Mapping)):
+        raise TypeError(f"coordinates and parameters must be a string of names or a sequence "
+                        f"of symbols/names, got {type(spec).__name__}")
     out = []
     for s in spec:
         if isinstance(s, str):
-            out.append(sp.Symbol(s, **assumptions))
+            out.append(_named_symbol(s, assumptions))
         elif isinstance(s, sp.Symbol):
             out.append(s)
         else:
             raise TypeError(f"coordinates and parameters must be symbols or names, got {s!r}")
     return tuple(out)
+
+
+def _named_symbol(name: str, assumptions: dict) -> sp.Symbol:
+    if not name.isidentifier():
+        raise ValueError(f"{name[:40]!r} is not a valid name: use letters, digits and '_' "
+                         f"(e.g. 'x', 'theta_1')")
+    return sp.Symbol(name, **assumptions)
 
 
 class Manifold:
@@ -85,26 +100,30 @@ class Manifold:
     def __init__(self, name: str, coords, parameters=(), assumptions=None, velocities=None):
         if not isinstance(name, str):
             raise TypeError("Manifold name must be a string")
+        if assumptions is not None and not isinstance(assumptions, Mapping):
+            raise TypeError("assumptions must be a dict such as {'real': True}")
         assumptions = {"real": True} if assumptions is None else dict(assumptions)
         self.name = name
+        if not isinstance(coords, (str, sp.Symbol)) and isinstance(coords, Iterable):
+            coords = tuple(coords)
+        derived = isinstance(coords, sp.Symbol) or (
+            isinstance(coords, tuple) and all(isinstance(c, sp.Symbol) for c in coords))
         self.coords: tuple[sp.Symbol, ...] = as_symbols(coords, assumptions)
         if not self.coords:
             raise ValueError("a manifold needs at least one coordinate")
-        if len(set(self.coords)) != len(self.coords):
-            raise ValueError(f"repeated coordinate names in {self.coords}")
         self.parameters: tuple[sp.Symbol, ...] = as_symbols(
             parameters, {**assumptions, "positive": True} if assumptions.get("real") else
             assumptions)
-        if set(self.parameters) & set(self.coords):
-            raise ValueError("a symbol cannot be both a coordinate and a parameter")
+        _check_distinct(self.coords, self.parameters)
         if velocities is None:
-            self.velocities = tuple(
-                sp.Symbol(f"{c.name}dot", **_assumptions_of(c)) for c in self.coords)
+            self.velocities = _default_velocities(self.coords, self.parameters,
+                                                  derived=derived)
         else:
             self.velocities = as_symbols(velocities, assumptions)
             if len(self.velocities) != len(self.coords):
                 raise ValueError(
                     f"{len(self.velocities)} velocities given for {len(self.coords)} coordinates")
+            _check_velocities(self.coords, self.parameters, self.velocities)
         self.assumptions = assumptions
         self._index = {c: i for i, c in enumerate(self.coords)}
 
@@ -137,9 +156,11 @@ class Manifold:
         return rf"{self.name}\ni({', '.join(sp.latex(c) for c in self.coords)})"
 
     def names(self) -> dict[str, sp.Symbol]:
-        """Names accepted by :meth:`parse`: coordinates, velocities and parameters."""
-        out = {s.name: s for s in (*self.coords, *self.velocities, *self.parameters)}
-        return out
+        """Names accepted by :meth:`parse`: coordinates, velocities and parameters.
+
+        The names are distinct (checked at construction), so no name shadows another.
+        """
+        return {s.name: s for s in (*self.coords, *self.velocities, *self.parameters)}
 
     def parse(self, text: str) -> sp.Expr:
         """Parse user text safely (see :mod:`geomech.core.parse`).
@@ -150,18 +171,15 @@ class Manifold:
         return parse_expr(text, self.names(), context=self.name)
 
     def sympify(self, value) -> sp.Expr:
-        """Turn a component into a sympy expression; strings go through :meth:`parse`."""
-        if isinstance(value, str):
-            return self.parse(value)
-        if isinstance(value, sp.Basic):
-            if not isinstance(value, sp.Expr):
-                raise TypeError(f"{value!r} is not a scalar expression")
-            return value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return sp.nsimplify(value) if isinstance(value, float) else sp.Integer(value)
-        if hasattr(value, "_sympy_"):
-            return sp.sympify(value)
-        raise TypeError(f"cannot use {value!r} of type {type(value).__name__} as an expression")
+        """Turn a component into a sympy expression through the one door
+        :func:`geomech.core.parse.as_expr`: strings are parsed with the names of this chart,
+        Python numbers become exact (``0.5 -> 1/2``), sympy expressions pass unchanged.
+
+        >>> M = Manifold("M", "x y")
+        >>> M.sympify("x/2"), M.sympify(0.25), M.sympify(M.coords[1])
+        (x/2, 1/4, y)
+        """
+        return as_expr(value, self.names(), context=self.name)
 
     def function(self, name: str, *args) -> sp.Expr:
         """An undefined smooth function of the coordinates (or of ``args``), e.g. a potential.
@@ -236,6 +254,52 @@ class Manifold:
         return Manifold(name, tuple(coords),
                         parameters=self.parameters if parameters is None else parameters,
                         assumptions=self.assumptions)
+
+
+def _check_distinct(coords: tuple, parameters: tuple) -> None:
+    """Coordinates and parameters must carry pairwise different names."""
+    seen: dict[str, str] = {}
+    for role, syms in (("coordinate", coords), ("parameter", parameters)):
+        for s in syms:
+            if s.name in seen:
+                what = (f"repeated {role} name" if seen[s.name] == role else
+                        f"name clash: {seen[s.name]} and {role} with the same name")
+                raise ValueError(f"{what} {s.name!r}; every name of a chart must be different")
+            seen[s.name] = role
+
+
+def _check_velocities(coords: tuple, parameters: tuple, velocities: tuple) -> None:
+    """Given velocities must differ from each other, the coordinates and the parameters."""
+    taken = {s.name: f"coordinate {s.name!r}" for s in coords}
+    taken.update({s.name: f"parameter {s.name!r}" for s in parameters})
+    for c, v in zip(coords, velocities):
+        if v.name in taken:
+            raise ValueError(f"name clash: the velocity of {c.name!r} is named {v.name!r}, "
+                             f"which is also the {taken[v.name]}")
+        taken[v.name] = f"velocity of {c.name!r}"
+
+
+def _default_velocities(coords: tuple, parameters: tuple, derived: bool) -> tuple:
+    """``xdot`` for ``x``.  A clash with a parameter or a coordinate typed as text is an
+    error; on charts built from symbols (phase spaces ``(q, qdot)``) a clashing velocity gets
+    a fresh name ``x_dot``, ``x_dot2``, ..."""
+    coord_names = {c.name for c in coords}
+    param_names = {p.name for p in parameters}
+    out, taken = [], coord_names | param_names
+    for c in coords:
+        name = f"{c.name}dot"
+        if name in param_names or (name in coord_names and not derived):
+            role = "parameter" if name in param_names else "coordinate"
+            raise ValueError(
+                f"name clash: the velocity of coordinate {c.name!r} would be {name!r}, which "
+                f"is also a {role}; rename one of them or pass velocities=")
+        k = 1
+        while name in taken:
+            name = f"{c.name}_dot" + (str(k) if k > 1 else "")
+            k += 1
+        taken.add(name)
+        out.append(sp.Symbol(name, **_assumptions_of(c)))
+    return tuple(out)
 
 
 def _assumptions_of(sym: sp.Symbol) -> dict:
