@@ -29,6 +29,7 @@ import sympy as sp
 
 from . import kernel, polykernel
 from .manifold import Manifold
+from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["VectorField", "bracket", "check_same_manifold"]
@@ -262,8 +263,8 @@ class VectorField:
     # -- evaluation, substitution, coordinates ------------------------------------------
     def at(self, point: Mapping) -> tuple:
         """Components at a point ``{coordinate: value}`` (other symbols stay symbolic)."""
-        rep = {sp.sympify(k): sp.sympify(v) for k, v in point.items()}
-        return tuple(sp.sympify(c).xreplace(rep) for c in self.components)
+        rep = {self.manifold.sympify(k): self.manifold.sympify(v) for k, v in point.items()}
+        return tuple(as_expr(c).xreplace(rep) for c in self.components)
 
     def subs(self, *args, **kwargs) -> VectorField:
         """Substitute in the components (parameters, e.g. ``a=0``)."""

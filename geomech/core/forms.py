@@ -37,6 +37,7 @@ import sympy as sp
 from . import kernel, polykernel
 from .fields import VectorField, check_same_manifold
 from .manifold import Manifold
+from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["DifferentialForm", "wedge", "permutation_sign"]
@@ -342,7 +343,7 @@ class DifferentialForm:
             # coefficient: scalar part of grade * reverse(blade) / (blade * reverse(blade))
             num = (grade | blade.rev()).scalar() if degree else grade.scalar()
             den = (blade | blade.rev()).scalar() if degree else 1
-            c = sp.sympify(num) / sp.sympify(den)
+            c = as_expr(num) / as_expr(den)
             if c != 0:
                 comps[I] = c
         return cls(manifold, degree, comps)

@@ -337,7 +337,7 @@ def _power(base: sp.Expr, exp: sp.Expr, where: str) -> sp.Expr:
 
 
 def as_expr(value, names: Mapping[str, sp.Basic] | None = None, *,
-            context: str | None = None) -> sp.Expr:
+            context: str | None = None, exact: bool = True) -> sp.Expr:
     """The one door from a value to a scalar sympy expression.
 
     - a sympy expression is returned unchanged;
@@ -349,6 +349,9 @@ def as_expr(value, names: Mapping[str, sp.Basic] | None = None, *,
       without names text is refused (use ``Manifold.parse``);
     - objects with ``_sympy_`` (symengine, ...) are converted;
     - anything else (``None``, booleans, lists, other sympy objects) raises ``TypeError``.
+
+    ``exact=False`` keeps finite floats as ``sympy.Float`` (for numeric data such as
+    initial states); everything else is unchanged.
 
     Examples
     --------
@@ -371,15 +374,19 @@ def as_expr(value, names: Mapping[str, sp.Basic] | None = None, *,
         return parse_expr(value, names, context=context)
     if isinstance(value, (bool, sp.logic.boolalg.Boolean)) or value is None:
         raise TypeError(f"{value!r} is not a scalar expression{_at(context)}")
-    if isinstance(value, numbers.Number):
-        return _exact_number(value, context)
-    if isinstance(value, decimal.Decimal):
-        return _exact_number(float(value), context) if not value.is_finite() else \
-            sp.Rational(str(value))
     if not isinstance(value, sp.Basic) and hasattr(value, "_sympy_"):
         converted = value._sympy_()
         if isinstance(converted, sp.Expr):
             return converted
+    if isinstance(value, numbers.Number):
+        if not exact and isinstance(value, numbers.Real) and not isinstance(
+                value, numbers.Rational):
+            _exact_number(value, context)  # non-finite -> ValueError
+            return sp.Float(float(value))
+        return _exact_number(value, context)
+    if isinstance(value, decimal.Decimal):
+        return _exact_number(float(value), context) if not value.is_finite() else \
+            sp.Rational(str(value))
     raise TypeError(f"cannot use {_short(value)} of type {type(value).__name__} as a scalar "
                     f"expression{_at(context)}")
 

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 import sympy as sp
 
 from geomech.core.fields import VectorField, check_same_manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["LieAlgebra", "Subspace", "NotALieAlgebraError", "constant_coefficients",
@@ -69,7 +70,7 @@ class NotALieAlgebraError(ValueError):
 # linear algebra over the field of constants (rationals and parameters)
 # ---------------------------------------------------------------------------------------------
 def _norm(e) -> sp.Expr:
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Number:
         return e
     return default_policy().normalize(e)
@@ -279,7 +280,7 @@ class LieAlgebra:
         if isinstance(v, Mapping):
             out = [sp.S.Zero] * self.dim
             for k, x in v.items():
-                out[self._index(k)] += sp.sympify(x)
+                out[self._index(k)] += as_expr(x)
             return tuple(_norm(x) for x in out)
         if isinstance(v, sp.MatrixBase):
             v = list(v)

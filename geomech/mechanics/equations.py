@@ -45,6 +45,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 from .forms_common import (
@@ -436,7 +437,7 @@ class ImplicitEquations:
         missing = [c for c in self.manifold.coords if c not in rates]
         if missing:
             raise ValueError(f"{method}: no rate for the phase-space coordinates {missing}")
-        self.rates = {c: sp.sympify(rates[c]) for c in self.manifold.coords}
+        self.rates = {c: as_expr(rates[c]) for c in self.manifold.coords}
         zero = dict.fromkeys(self.unknowns, sp.S.Zero)
         for c, e in self.rates.items():
             for zj in self.unknowns:
@@ -591,7 +592,7 @@ class ImplicitEquations:
             sym = names.get(k) if isinstance(k, str) else k
             if sym is None:
                 raise ValueError(f"unknown name {k!r} in the point")
-            rep[sym] = sp.sympify(v)
+            rep[sym] = as_expr(v, exact=False)
         free = set()
         for e in (*self.mass_matrix, *self.forcing, *self.rates.values()):
             free |= e.free_symbols
@@ -643,7 +644,7 @@ class ImplicitEquations:
         >>> imp.is_first_integral(S.energy()), imp.is_first_integral(S.manifold.coords[0])
         (True, False)
         """
-        f = self.manifold.sympify(f) if isinstance(f, str) else sp.sympify(f)
+        f = self.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
         grad = [(c, sp.diff(f, c)) for c in self.coords]
         grad = [(c, g) for c, g in grad if g != 0]
         done = 0
@@ -680,7 +681,7 @@ class ImplicitEquations:
         For the energy of a system with homogeneous constraints in the reduced form of
         Lagrange--d'Alembert or Voronets, :math:`w = u` (the independent velocities).
         """
-        f = self.manifold.sympify(f) if isinstance(f, str) else sp.sympify(f)
+        f = self.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
         grad = [sp.diff(f, c) for c in self.coords]
         if cofactor is None:
             r = self.explicit_rates()
@@ -714,7 +715,7 @@ def _rates_of(other, point: Mapping) -> dict:
         if hasattr(other, "system") else {}
     rep = {}
     for k, v in point.items():
-        rep[names.get(k, k) if isinstance(k, str) else k] = sp.sympify(v)
+        rep[names.get(k, k) if isinstance(k, str) else k] = as_expr(v, exact=False)
     out = {}
     for c, e in rates.items():
         v = e.xreplace(rep)
@@ -941,7 +942,7 @@ def _numerically_zero(e: sp.Expr, points: int) -> bool:
     pol = default_policy()
     from geomech.core.zero import _jet_replacement
 
-    e, _ = _jet_replacement(sp.sympify(e))
+    e, _ = _jet_replacement(as_expr(e))
     syms = sorted(e.free_symbols, key=sp.default_sort_key)
     seen = 0
     for _ in range(4 * points):
