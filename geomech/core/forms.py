@@ -288,6 +288,8 @@ class DifferentialForm:
     # -- maps ----------------------------------------------------------------------------
     def pullback(self, phi) -> DifferentialForm:
         """Pull back by a :class:`~geomech.core.maps.Map` whose target is this manifold."""
+        if not hasattr(phi, "pullback") or isinstance(phi, DifferentialForm):
+            raise TypeError(f"pullback needs a Map, got {type(phi).__name__}")
         return phi.pullback(self)
 
     # -- equality and tests --------------------------------------------------------------
@@ -310,8 +312,8 @@ class DifferentialForm:
 
     def subs(self, *args, **kwargs) -> DifferentialForm:
         """Substitute in the coefficients."""
-        return self._new(self.degree, {k: v.subs(*args, **kwargs)
-                                       for k, v in self._comps.items()})
+        rep = self.manifold.substitution(*args, **kwargs)
+        return self._new(self.degree, {k: v.subs(rep) for k, v in self._comps.items()})
 
     # -- galgebra ------------------------------------------------------------------------
     def to_galgebra(self, ga=None):
@@ -321,6 +323,8 @@ class DifferentialForm:
         :func:`galgebra_algebra`.
         """
         ga = ga or galgebra_algebra(self.manifold)
+        if not hasattr(ga, "mv"):
+            raise TypeError(f"ga must be a galgebra algebra, got {type(ga).__name__}")
         basis = ga.mv()
         acc = ga.mv(0, "scalar")
         for I, a in self._comps.items():
@@ -333,6 +337,8 @@ class DifferentialForm:
     @classmethod
     def from_galgebra(cls, manifold: Manifold, mv, degree: int) -> DifferentialForm:
         """Read the grade-``degree`` part of a galgebra multivector as a form."""
+        if not isinstance(manifold, Manifold) or not hasattr(mv, "Ga"):
+            raise TypeError("from_galgebra needs a Manifold and a galgebra multivector")
         ga = mv.Ga
         comps = {}
         grade = mv.get_grade(degree)

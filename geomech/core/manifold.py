@@ -188,7 +188,34 @@ class Manifold:
         >>> U.func.__name__, U.args
         ('U', (x, y))
         """
-        return sp.Function(name, real=True)(*(args or self.coords))
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"a function name must be an identifier, got {name!r}")
+        return sp.Function(name, real=True)(*(tuple(self.sympify(a) for a in args)
+                                              or self.coords))
+
+    def substitution(self, *args, **kwargs) -> dict:
+        """A substitution ``{old: new}`` from the arguments of ``subs``: a pair ``old, new``,
+        a mapping or a sequence of pairs, and ``name=value`` keywords; names and text are
+        read with :meth:`sympify` (never ``sympy.sympify``).
+
+        >>> M = Manifold("M", "x", parameters="a")
+        >>> M.substitution(a=0), M.substitution("x", "2*a")
+        ({a: 0}, {x: 2*a})
+        """
+        if len(args) == 2:
+            pairs = [tuple(args)]
+        elif len(args) == 1 and isinstance(args[0], Mapping):
+            pairs = list(args[0].items())
+        elif len(args) == 1 and isinstance(args[0], Iterable) and not isinstance(args[0], str):
+            pairs = list(args[0])
+            if not all(isinstance(q, tuple) and len(q) == 2 for q in pairs):
+                raise TypeError("subs takes (old, new), a mapping or a list of (old, new) pairs")
+        elif not args:
+            pairs = []
+        else:
+            raise TypeError("subs takes (old, new), a mapping or a list of (old, new) pairs")
+        pairs += list(kwargs.items())
+        return {self.sympify(k): self.sympify(v) for k, v in pairs}
 
     def random_point(self, seed: int = 0) -> dict:
         """A random rational point (coordinates and parameters), for numeric checks."""

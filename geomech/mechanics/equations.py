@@ -151,6 +151,8 @@ class EquationsOfMotion:
                  multipliers: Mapping | None = None, variables: Mapping | None = None,
                  form_rhs: Mapping | Callable | None = None, data: Mapping | None = None,
                  tidy: bool = True, implicit: ImplicitEquations | Callable | None = None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         self.system = system
         self.method = method
         self.equations = list(equations)
@@ -423,6 +425,8 @@ class ImplicitEquations:
 
     def __init__(self, system, method: str, mass_matrix, forcing, unknowns, rates: Mapping,
                  kind: str = "reduced", own_velocities: Mapping | None = None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         self.system = system
         self.method = method
         self.kind = kind

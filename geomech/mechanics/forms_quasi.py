@@ -899,6 +899,8 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     >>> ce.kinematics
     {x: v*cos(phi), y: v*sin(phi), phi: omega}
     """
+    if not hasattr(system, "phase_space"):
+        raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
     if isinstance(frame, str):
         if frame != "natural":
             raise ValueError(f"frame must be 'natural', a sequence of vector fields or None, "

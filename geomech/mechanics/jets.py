@@ -123,6 +123,8 @@ class JetSpace:
     def __init__(self, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol] | None = None,
                  order: int = 3, t: sp.Symbol | None = None):
         coords = tuple(coords)
+        if not all(isinstance(c, sp.Symbol) for c in coords):
+            raise TypeError("JetSpace coordinates must be sympy Symbols (or use from_manifold)")
         if order < 1:
             raise ValueError(f"a jet space needs order >= 1, got {order}")
         if velocities is None:
@@ -143,6 +145,8 @@ class JetSpace:
     @classmethod
     def from_manifold(cls, manifold, order: int = 3, t: sp.Symbol | None = None) -> JetSpace:
         """Jet space over a :class:`~geomech.core.manifold.Manifold` (reusing its velocities)."""
+        if not hasattr(manifold, "coords") or not hasattr(manifold, "velocities"):
+            raise TypeError(f"expected a Manifold, got {type(manifold).__name__}")
         return cls(manifold.coords, manifold.velocities, order=order, t=t)
 
     @property

@@ -296,6 +296,8 @@ class VakonomicEquations(EquationsOfMotion):
 
     def __init__(self, system, form, equations, rhs, space, to_phase, multipliers, lambdas,
                  hamiltonian=None, data=None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         phase = system.phase_space
         super().__init__(system, "vakonomic", equations,
                          {c: rhs.get(c, sp.S.Zero) for c in phase.coords},
