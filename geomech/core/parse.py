@@ -45,8 +45,8 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-__all__ = ["parse_expr", "as_expr", "FUNCTIONS", "CONSTANTS", "MAX_LENGTH", "MAX_DEPTH",
-           "MAX_BITS", "MAX_POWER"]
+__all__ = ["parse_expr", "as_expr", "as_matrix", "FUNCTIONS", "CONSTANTS", "MAX_LENGTH",
+           "MAX_DEPTH", "MAX_BITS", "MAX_POWER"]
 
 #: Elementary functions a user may call by name.
 FUNCTIONS: dict[str, object] = {
@@ -389,6 +389,32 @@ def as_expr(value, names: Mapping[str, sp.Basic] | None = None, *,
             sp.Rational(str(value))
     raise TypeError(f"cannot use {_short(value)} of type {type(value).__name__} as a scalar "
                     f"expression{_at(context)}")
+
+
+def as_matrix(value, names: Mapping[str, sp.Basic] | None = None, *,
+               context: str | None = None) -> sp.Matrix:
+    """A sympy matrix whose entries went through :func:`as_expr` (``sympy.Matrix`` itself
+    would ``sympify`` text).  A sympy matrix is returned as a mutable copy; a flat sequence
+    is a column; a sequence of equally long sequences gives the rows.
+
+    >>> as_matrix([[1, 0.5], [0, 2]])
+    Matrix([
+    [1, 1/2],
+    [0,   2]])
+    """
+    if isinstance(value, sp.MatrixBase):
+        return sp.Matrix(value)
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"expected a matrix (a list of rows){_at(context)}, got "
+                        f"{type(value).__name__}")
+    rows = list(value)
+    if rows and all(isinstance(r, (list, tuple, sp.MatrixBase)) for r in rows):
+        rows = [list(r) for r in rows]
+        if len({len(r) for r in rows}) > 1:
+            raise ValueError(f"rows of different lengths{_at(context)}: "
+                             f"{[len(r) for r in rows]}")
+        return sp.Matrix([[as_expr(e, names, context=context) for e in r] for r in rows])
+    return sp.Matrix([as_expr(e, names, context=context) for e in rows])
 
 
 def _exact_number(value: numbers.Number, context: str | None) -> sp.Expr:

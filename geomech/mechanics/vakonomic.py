@@ -69,7 +69,7 @@ import sympy as sp
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
-from ..core.parse import as_expr
+from ..core.parse import as_expr, as_matrix
 from ..core.zero import default_policy
 from .equations import EquationsOfMotion, ReducedDynamics, register_method
 from .forms_common import acceleration_symbols, compact, solve_linear
@@ -214,11 +214,11 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
     policy = default_policy()
     coords, velocities = tuple(coords), tuple(velocities)
     n = len(coords)
-    A = sp.Matrix(A) if A is not None else sp.zeros(0, n)
+    A = as_matrix(A) if A is not None else sp.zeros(0, n)
     if A.cols != n:
         raise ValueError(f"constraint rows need {n} entries, got {A.cols}")
     m = A.rows
-    b = sp.zeros(m, 1) if b is None else sp.Matrix(list(b))
+    b = sp.zeros(m, 1) if b is None else as_matrix(list(b))
     if b.rows != m:
         raise ValueError(f"{b.rows} affine terms for {m} constraints")
     G, g, L0 = _split_quadratic(L, velocities, policy)
