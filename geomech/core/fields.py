@@ -80,7 +80,7 @@ class VectorField:
         if isinstance(components, Mapping):
             comps = [sp.S.Zero] * manifold.dim
             for k, v in components.items():
-                comps[manifold.index(k) if not isinstance(k, int) else k] = manifold.sympify(v)
+                comps[manifold.index(k)] = manifold.sympify(v)
         else:
             if isinstance(components, (str, bytes)) or not hasattr(components, "__len__"):
                 raise TypeError("components must be a sequence or a mapping")

@@ -134,7 +134,14 @@ class Manifold:
         return len(self.coords)
 
     def index(self, coord) -> int:
-        """Position of a coordinate symbol (or its name)."""
+        """Position of a coordinate symbol (or its name, or an index ``0 <= i < dim``)."""
+        if isinstance(coord, bool):
+            raise TypeError(f"a coordinate is a symbol, a name or an index, got {coord!r}")
+        if isinstance(coord, (int, sp.Integer)):
+            if not 0 <= int(coord) < self.dim:
+                raise ValueError(f"coordinate index {coord} out of range for {self.name} "
+                                 f"(dimension {self.dim})")
+            return int(coord)
         if isinstance(coord, str):
             for i, c in enumerate(self.coords):
                 if c.name == coord:
@@ -144,6 +151,9 @@ class Manifold:
             return self._index[coord]
         except KeyError:
             raise ValueError(f"{coord} is not a coordinate of {self.name}") from None
+        except TypeError:
+            raise TypeError(f"a coordinate is a symbol, a name or an index, got "
+                            f"{type(coord).__name__}") from None
 
     def __repr__(self) -> str:
         cs = ", ".join(str(c) for c in self.coords)
