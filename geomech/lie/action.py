@@ -488,7 +488,11 @@ class LieAlgebraAction:
         pol = default_policy()
         if point is None:
             return pol.rank(self._matrix())
-        return pol.rank_at(self._matrix(), point)
+        if not isinstance(point, Mapping):
+            raise TypeError(f"a point is a mapping {{coordinate: value}}, got "
+                            f"{type(point).__name__}")
+        M = self.manifold
+        return pol.rank_at(self._matrix(), {M.sympify(k): M.sympify(v) for k, v in point.items()})
 
     def singular_locus(self) -> list[sp.Expr]:
         """Equations of the points on singular orbits (orbit dimension below the generic one).

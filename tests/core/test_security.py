@@ -98,7 +98,7 @@ def test_subs_and_function_arguments_are_not_executed(marker):
 
 
 # -- the public API, enumerated -------------------------------------------------------------
-def _public_callables() -> dict:
+def _public_callables(extended: bool = False) -> dict:
     out = {}
     for n in gm.__all__:
         obj = getattr(gm, n)
@@ -120,6 +120,13 @@ def _public_callables() -> dict:
     X, Y = M.vector_field([1, 0, -y / 2]), M.vector_field([0, 1, x / 2])
     instances = {"M": M, "X": X, "w": M.one_form([1, 0, x]), "D": gm.Distribution([X, Y]),
                  "g": gm.LieAlgebra.so(3), "S": gm.examples.chaplygin_sleigh()}
+    if extended:
+        S = instances["S"]
+        instances.update({
+            "eq": S.equations("lagrange_dalembert"), "G": gm.BracketGraph.of(M),
+            "act": gm.LieAlgebraAction(M, generators=[M.vector_field([-y, x, 0])]),
+            "rb": gm.rigid_body_so_n(3, [1, 2, 3]), "map": gm.Map(M, M, [y, x, z]),
+            "ps": S.phase_space, "v": S.vector_field()})
     for label, inst in instances.items():
         for m in dir(inst):
             attr = getattr(type(inst), m, None)
@@ -153,9 +160,9 @@ def _calls(f, forms: dict):
             yield p.name, fk, args, kwargs
 
 
-def _sweep(forms: dict, path: str) -> list:
+def _sweep(forms: dict, path: str, extended: bool = False) -> list:
     bad = []
-    for name, f in _public_callables().items():
+    for name, f in _public_callables(extended).items():
         for pname, fk, args, kwargs in _calls(f, forms):
             try:
                 with time_limit(2):
@@ -178,8 +185,25 @@ def test_public_api_with_injection_payloads(marker):
 def test_public_api_with_injection_payloads_all_forms(marker):
     P = payload(marker)
     bad = _sweep({"str": P, "dict key": {P: 1}, "dict value": {"x": P},
-                  "list": [P, [P]], "pair": (P, P)}, marker)
+                  "list": [P, [P]], "pair": (P, P)}, marker, extended=True)
     assert bad == []
+
+
+@pytest.mark.xfail(strict=True, reason="core/zero.py (ZeroPolicy) still passes text to "
+                   "sympy.sympify; it belongs to the zero-policy work and is left to it")
+def test_zero_policy_does_not_execute_text(marker):
+    P = payload(marker)
+    pol = gm.default_policy()
+    for call in (lambda: pol.is_zero(P), lambda: pol.normalize(P),
+                 lambda: pol.rank([[P]]), lambda: pol.zero_test(P)):
+        try:
+            call()
+        except Exception:  # noqa: BLE001 - only the marker matters here
+            pass
+    executed = os.path.exists(marker)
+    if executed:
+        os.remove(marker)
+    assert not executed
 
 
 # -- the door -------------------------------------------------------------------------------
