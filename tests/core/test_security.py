@@ -74,7 +74,9 @@ def test_prolong_velocity_key_is_not_executed(marker):
 def test_group_action_identity_is_not_executed(marker):
     M = gm.Manifold("M", "x")
     _rejects(lambda: gm.LieAlgebraAction.from_group_action(
-        M, "t", {"x": "x + t"}, identity={"t": payload(marker)}), marker)
+        M, {"x": "x + t"}, "t", identity={"t": payload(marker)}), marker)
+    act = gm.LieAlgebraAction.from_group_action(M, {"x": "x + t"}, "t", identity={"t": "0"})
+    assert act.generators[0] == M.vector_field([1])
 
 
 def test_express_in_invariants_text_is_not_executed(marker):
