@@ -82,6 +82,16 @@ class Manifold:
     velocities : str or sequence of sympy.Symbol, optional
         Velocity symbols, one per coordinate; default ``xdot`` for ``x``.
 
+    Raises
+    ------
+    ValueError
+        When two names of the chart collide (coordinates, parameters and velocities must all
+        be named differently): ``Manifold("M", "x xdot")`` is refused since the velocity of
+        ``x`` would be ``xdot``.  Charts built from symbol objects (phase spaces
+        ``(q, qdot)`` of the library) give such a velocity a fresh name ``x_dot`` instead.
+    TypeError
+        For a name that is not a string or coordinates that are not names/symbols.
+
     Notes
     -----
     Manifolds compare by identity: two charts with the same symbols are different objects
