@@ -29,6 +29,7 @@ import sympy as sp
 
 from . import kernel, polykernel
 from .manifold import Manifold, kind, register_kind
+from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["VectorField", "bracket", "check_same_manifold"]
@@ -36,6 +37,9 @@ __all__ = ["VectorField", "bracket", "check_same_manifold"]
 
 def check_same_manifold(*objs) -> Manifold:
     """Return the common manifold of fields/forms or raise ``ValueError`` naming them."""
+    bad = [o for o in objs if not isinstance(getattr(o, "manifold", None), Manifold)]
+    if bad:
+        raise TypeError(f"expected vector fields or forms, got {type(bad[0]).__name__}")
     mans = [o.manifold for o in objs]
     for o, m in zip(objs, mans):
         if m is not mans[0]:
@@ -77,7 +81,7 @@ class VectorField:
         if isinstance(components, Mapping):
             comps = [sp.S.Zero] * manifold.dim
             for k, v in components.items():
-                comps[manifold.index(k) if not isinstance(k, int) else k] = manifold.sympify(v)
+                comps[manifold.index(k)] = manifold.sympify(v)
         else:
             if isinstance(components, (str, bytes)) or not hasattr(components, "__len__"):
                 raise TypeError("components must be a sequence or a mapping")
@@ -279,6 +283,8 @@ class VectorField:
 
     def interior(self, form):
         """Interior product ``i_X w`` (same as ``w.interior(X)``)."""
+        if not hasattr(form, "interior_form"):
+            raise TypeError(f"interior product with a differential form, got {type(form).__name__}")
         return form.interior(self)
 
     def lie_derivative(self, obj):
@@ -293,12 +299,16 @@ class VectorField:
     # -- evaluation, substitution, coordinates ------------------------------------------
     def at(self, point: Mapping) -> tuple:
         """Components at a point ``{coordinate: value}`` (other symbols stay symbolic)."""
-        rep = {sp.sympify(k): sp.sympify(v) for k, v in point.items()}
-        return tuple(sp.sympify(c).xreplace(rep) for c in self.components)
+        if not isinstance(point, Mapping):
+            raise TypeError(f"a point is a mapping {{coordinate: value}}, got "
+                            f"{type(point).__name__}")
+        rep = {self.manifold.sympify(k): self.manifold.sympify(v) for k, v in point.items()}
+        return tuple(as_expr(c).xreplace(rep) for c in self.components)
 
     def subs(self, *args, **kwargs) -> VectorField:
         """Substitute in the components (parameters, e.g. ``a=0``)."""
-        return VectorField(self.manifold, [c.subs(*args, **kwargs) for c in self.components])
+        rep = self.manifold.substitution(*args, **kwargs)
+        return VectorField(self.manifold, [c.subs(rep) for c in self.components])
 
     def applyfunc(self, func) -> VectorField:
         """Apply ``func`` to every component (e.g. ``sympy.factor`` for display)."""
@@ -306,6 +316,8 @@ class VectorField:
 
     def to_manifold(self, other: Manifold) -> VectorField:
         """The same components on another chart with the same coordinate symbols."""
+        if not isinstance(other, Manifold):
+            raise TypeError(f"expected a Manifold, got {type(other).__name__}")
         if tuple(other.coords) != tuple(self.manifold.coords):
             raise ValueError(f"{other.name} does not have the coordinates of {self.manifold.name}")
         return VectorField(other, self.components)

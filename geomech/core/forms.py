@@ -37,6 +37,7 @@ import sympy as sp
 from . import kernel, polykernel
 from .fields import VectorField, check_same_manifold
 from .manifold import Manifold, register_kind
+from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["DifferentialForm", "wedge", "permutation_sign", "lie_derivative"]
@@ -295,6 +296,8 @@ class DifferentialForm:
     # -- maps ----------------------------------------------------------------------------
     def pullback(self, phi) -> DifferentialForm:
         """Pull back by a :class:`~geomech.core.maps.Map` whose target is this manifold."""
+        if not hasattr(phi, "pullback") or isinstance(phi, DifferentialForm):
+            raise TypeError(f"pullback needs a Map, got {type(phi).__name__}")
         return phi.pullback(self)
 
     # -- equality and tests --------------------------------------------------------------
@@ -317,8 +320,8 @@ class DifferentialForm:
 
     def subs(self, *args, **kwargs) -> DifferentialForm:
         """Substitute in the coefficients."""
-        return self._new(self.degree, {k: v.subs(*args, **kwargs)
-                                       for k, v in self._comps.items()})
+        rep = self.manifold.substitution(*args, **kwargs)
+        return self._new(self.degree, {k: v.subs(rep) for k, v in self._comps.items()})
 
     # -- galgebra ------------------------------------------------------------------------
     def to_galgebra(self, ga=None):
@@ -328,6 +331,8 @@ class DifferentialForm:
         :func:`galgebra_algebra`.
         """
         ga = ga or galgebra_algebra(self.manifold)
+        if not hasattr(ga, "mv"):
+            raise TypeError(f"ga must be a galgebra algebra, got {type(ga).__name__}")
         basis = ga.mv()
         acc = ga.mv(0, "scalar")
         for I, a in self._comps.items():
@@ -340,6 +345,8 @@ class DifferentialForm:
     @classmethod
     def from_galgebra(cls, manifold: Manifold, mv, degree: int) -> DifferentialForm:
         """Read the grade-``degree`` part of a galgebra multivector as a form."""
+        if not isinstance(manifold, Manifold) or not hasattr(mv, "Ga"):
+            raise TypeError("from_galgebra needs a Manifold and a galgebra multivector")
         ga = mv.Ga
         comps = {}
         grade = mv.get_grade(degree)
@@ -350,7 +357,7 @@ class DifferentialForm:
             # coefficient: scalar part of grade * reverse(blade) / (blade * reverse(blade))
             num = (grade | blade.rev()).scalar() if degree else grade.scalar()
             den = (blade | blade.rev()).scalar() if degree else 1
-            c = sp.sympify(num) / sp.sympify(den)
+            c = as_expr(num) / as_expr(den)
             if c != 0:
                 comps[I] = c
         return cls(manifold, degree, comps)

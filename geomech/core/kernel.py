@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
+from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["available_backends", "get_backend", "set_backend", "using_backend",
@@ -96,7 +97,7 @@ def _se_ok(exprs: Sequence[sp.Expr]) -> bool:
 
 def _back(se_expr, originals: dict) -> sp.Expr:
     """Convert a symengine result to sympy, restoring the original symbols (assumptions)."""
-    e = sp.sympify(se_expr)
+    e = as_expr(se_expr)
     return e.xreplace(originals) if originals else e
 
 
@@ -109,7 +110,7 @@ def _originals(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> dict:
 
 def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> sp.Matrix:
     r"""Normalised Jacobian matrix :math:`J_{ij} = \partial_j f_i`."""
-    comps = [sp.sympify(c) for c in components]
+    comps = [as_expr(c) for c in components]
     norm = default_policy().normalize
     if _se_ok(comps):
         sc = [_se.sympify(c) for c in coords]
@@ -123,8 +124,8 @@ def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> sp.M
 def directional_derivative(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
                            f: sp.Expr) -> sp.Expr:
     r"""The derivation :math:`X(f) = \sum_j X^j \partial_j f`, normalised."""
-    f = sp.sympify(f)
-    comps = [sp.sympify(c) for c in components]
+    f = as_expr(f)
+    comps = [as_expr(c) for c in components]
     if _se_ok([*comps, f]):
         sf = _se.sympify(f)
         out = sum((_se.sympify(c) * sf.diff(_se.sympify(x)) for c, x in zip(comps, coords)
@@ -138,8 +139,8 @@ def directional_derivative(components: Sequence[sp.Expr], coords: Sequence[sp.Sy
 def bracket_components(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
                        coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
     r"""Components of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`, normalised."""
-    X = [sp.sympify(c) for c in X]
-    Y = [sp.sympify(c) for c in Y]
+    X = [as_expr(c) for c in X]
+    Y = [as_expr(c) for c in Y]
     norm = default_policy().normalize
     if _se_ok([*X, *Y]):
         sx = [_se.sympify(c) for c in X]

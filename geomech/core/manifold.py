@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
 
-from .parse import parse_expr
+from .parse import as_expr, parse_expr
 
 __all__ = ["Manifold", "as_symbols", "register_kind", "kind"]
 
@@ -56,24 +56,39 @@ def kind(name: str) -> type:
 
 
 def as_symbols(spec, assumptions: Mapping[str, bool] | None = None) -> tuple[sp.Symbol, ...]:
-    """Symbols from a whitespace/comma separated string or a sequence of symbols/strings."""
+    """Symbols from a whitespace/comma separated string or a sequence of symbols/strings.
+
+    Names given as text must be Python identifiers (``x``, ``theta_1``, ``phi``).
+
+    >>> as_symbols("x, theta_1")
+    (x, theta_1)
+    """
     assumptions = dict(assumptions or {})
     if spec is None:
         return ()
     if isinstance(spec, str):
-        names = spec.replace(",", " ").split()
-        return tuple(sp.Symbol(n, **assumptions) for n in names)
+        return tuple(_named_symbol(n, assumptions) for n in spec.replace(",", " ").split())
     if isinstance(spec, sp.Symbol):
         return (spec,)
+    if not isinstance(spec, Iterable) or isinstance(spec, (bytes, Mapping)):
+        raise TypeError(f"coordinates and parameters must be a string of names or a sequence "
+                        f"of symbols/names, got {type(spec).__name__}")
     out = []
     for s in spec:
         if isinstance(s, str):
-            out.append(sp.Symbol(s, **assumptions))
+            out.append(_named_symbol(s, assumptions))
         elif isinstance(s, sp.Symbol):
             out.append(s)
         else:
             raise TypeError(f"coordinates and parameters must be symbols or names, got {s!r}")
     return tuple(out)
+
+
+def _named_symbol(name: str, assumptions: dict) -> sp.Symbol:
+    if not name.isidentifier():
+        raise ValueError(f"{name[:40]!r} is not a valid name: use letters, digits and '_' "
+                         f"(e.g. 'x', 'theta_1')")
+    return sp.Symbol(name, **assumptions)
 
 
 class Manifold:
@@ -94,6 +109,16 @@ class Manifold:
     velocities : str or sequence of sympy.Symbol, optional
         Velocity symbols, one per coordinate; default ``xdot`` for ``x``.
 
+    Raises
+    ------
+    ValueError
+        When two names of the chart collide (coordinates, parameters and velocities must all
+        be named differently): ``Manifold("M", "x xdot")`` is refused since the velocity of
+        ``x`` would be ``xdot``.  Charts built from symbol objects (phase spaces
+        ``(q, qdot)`` of the library) give such a velocity a fresh name ``x_dot`` instead.
+    TypeError
+        For a name that is not a string or coordinates that are not names/symbols.
+
     Notes
     -----
     Manifolds compare by identity: two charts with the same symbols are different objects
@@ -112,26 +137,30 @@ class Manifold:
     def __init__(self, name: str, coords, parameters=(), assumptions=None, velocities=None):
         if not isinstance(name, str):
             raise TypeError("Manifold name must be a string")
+        if assumptions is not None and not isinstance(assumptions, Mapping):
+            raise TypeError("assumptions must be a dict such as {'real': True}")
         assumptions = {"real": True} if assumptions is None else dict(assumptions)
         self.name = name
+        if not isinstance(coords, (str, sp.Symbol)) and isinstance(coords, Iterable):
+            coords = tuple(coords)
+        derived = isinstance(coords, sp.Symbol) or (
+            isinstance(coords, tuple) and all(isinstance(c, sp.Symbol) for c in coords))
         self.coords: tuple[sp.Symbol, ...] = as_symbols(coords, assumptions)
         if not self.coords:
             raise ValueError("a manifold needs at least one coordinate")
-        if len(set(self.coords)) != len(self.coords):
-            raise ValueError(f"repeated coordinate names in {self.coords}")
         self.parameters: tuple[sp.Symbol, ...] = as_symbols(
             parameters, {**assumptions, "positive": True} if assumptions.get("real") else
             assumptions)
-        if set(self.parameters) & set(self.coords):
-            raise ValueError("a symbol cannot be both a coordinate and a parameter")
+        _check_distinct(self.coords, self.parameters)
         if velocities is None:
-            self.velocities = tuple(
-                sp.Symbol(f"{c.name}dot", **_assumptions_of(c)) for c in self.coords)
+            self.velocities = _default_velocities(self.coords, self.parameters,
+                                                  derived=derived)
         else:
             self.velocities = as_symbols(velocities, assumptions)
             if len(self.velocities) != len(self.coords):
                 raise ValueError(
                     f"{len(self.velocities)} velocities given for {len(self.coords)} coordinates")
+            _check_velocities(self.coords, self.parameters, self.velocities)
         self.assumptions = assumptions
         self._index = {c: i for i, c in enumerate(self.coords)}
 
@@ -142,7 +171,14 @@ class Manifold:
         return len(self.coords)
 
     def index(self, coord) -> int:
-        """Position of a coordinate symbol (or its name)."""
+        """Position of a coordinate symbol (or its name, or an index ``0 <= i < dim``)."""
+        if isinstance(coord, bool):
+            raise TypeError(f"a coordinate is a symbol, a name or an index, got {coord!r}")
+        if isinstance(coord, (int, sp.Integer)):
+            if not 0 <= int(coord) < self.dim:
+                raise ValueError(f"coordinate index {coord} out of range for {self.name} "
+                                 f"(dimension {self.dim})")
+            return int(coord)
         if isinstance(coord, str):
             for i, c in enumerate(self.coords):
                 if c.name == coord:
@@ -152,6 +188,9 @@ class Manifold:
             return self._index[coord]
         except KeyError:
             raise ValueError(f"{coord} is not a coordinate of {self.name}") from None
+        except TypeError:
+            raise TypeError(f"a coordinate is a symbol, a name or an index, got "
+                            f"{type(coord).__name__}") from None
 
     def __repr__(self) -> str:
         cs = ", ".join(str(c) for c in self.coords)
@@ -176,9 +215,11 @@ class Manifold:
         return rf"{self.name}\ni({', '.join(sp.latex(c) for c in self.coords)})"
 
     def names(self) -> dict[str, sp.Symbol]:
-        """Names accepted by :meth:`parse`: coordinates, velocities and parameters."""
-        out = {s.name: s for s in (*self.coords, *self.velocities, *self.parameters)}
-        return out
+        """Names accepted by :meth:`parse`: coordinates, velocities and parameters.
+
+        The names are distinct (checked at construction), so no name shadows another.
+        """
+        return {s.name: s for s in (*self.coords, *self.velocities, *self.parameters)}
 
     def parse(self, text: str) -> sp.Expr:
         """Parse user text safely (see :mod:`geomech.core.parse`).
@@ -189,18 +230,15 @@ class Manifold:
         return parse_expr(text, self.names(), context=self.name)
 
     def sympify(self, value) -> sp.Expr:
-        """Turn a component into a sympy expression; strings go through :meth:`parse`."""
-        if isinstance(value, str):
-            return self.parse(value)
-        if isinstance(value, sp.Basic):
-            if not isinstance(value, sp.Expr):
-                raise TypeError(f"{value!r} is not a scalar expression")
-            return value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return sp.nsimplify(value) if isinstance(value, float) else sp.Integer(value)
-        if hasattr(value, "_sympy_"):
-            return sp.sympify(value)
-        raise TypeError(f"cannot use {value!r} of type {type(value).__name__} as an expression")
+        """Turn a component into a sympy expression through the one door
+        :func:`geomech.core.parse.as_expr`: strings are parsed with the names of this chart,
+        Python numbers become exact (``0.5 -> 1/2``), sympy expressions pass unchanged.
+
+        >>> M = Manifold("M", "x y")
+        >>> M.sympify("x/2"), M.sympify(0.25), M.sympify(M.coords[1])
+        (x/2, 1/4, y)
+        """
+        return as_expr(value, self.names(), context=self.name)
 
     def function(self, name: str, *args) -> sp.Expr:
         """An undefined smooth function of the coordinates (or of ``args``), e.g. a potential.
@@ -209,7 +247,34 @@ class Manifold:
         >>> U.func.__name__, U.args
         ('U', (x, y))
         """
-        return sp.Function(name, real=True)(*(args or self.coords))
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"a function name must be an identifier, got {name!r}")
+        return sp.Function(name, real=True)(*(tuple(self.sympify(a) for a in args)
+                                              or self.coords))
+
+    def substitution(self, *args, **kwargs) -> dict:
+        """A substitution ``{old: new}`` from the arguments of ``subs``: a pair ``old, new``,
+        a mapping or a sequence of pairs, and ``name=value`` keywords; names and text are
+        read with :meth:`sympify` (never ``sympy.sympify``).
+
+        >>> M = Manifold("M", "x", parameters="a")
+        >>> M.substitution(a=0), M.substitution("x", "2*a")
+        ({a: 0}, {x: 2*a})
+        """
+        if len(args) == 2:
+            pairs = [tuple(args)]
+        elif len(args) == 1 and isinstance(args[0], Mapping):
+            pairs = list(args[0].items())
+        elif len(args) == 1 and isinstance(args[0], Iterable) and not isinstance(args[0], str):
+            pairs = list(args[0])
+            if not all(isinstance(q, tuple) and len(q) == 2 for q in pairs):
+                raise TypeError("subs takes (old, new), a mapping or a list of (old, new) pairs")
+        elif not args:
+            pairs = []
+        else:
+            raise TypeError("subs takes (old, new), a mapping or a list of (old, new) pairs")
+        pairs += list(kwargs.items())
+        return {self.sympify(k): self.sympify(v) for k, v in pairs}
 
     def random_point(self, seed: int = 0) -> dict:
         """A random rational point (coordinates and parameters), for numeric checks."""
@@ -265,6 +330,52 @@ class Manifold:
         return Manifold(name, tuple(coords),
                         parameters=self.parameters if parameters is None else parameters,
                         assumptions=self.assumptions)
+
+
+def _check_distinct(coords: tuple, parameters: tuple) -> None:
+    """Coordinates and parameters must carry pairwise different names."""
+    seen: dict[str, str] = {}
+    for role, syms in (("coordinate", coords), ("parameter", parameters)):
+        for s in syms:
+            if s.name in seen:
+                what = (f"repeated {role} name" if seen[s.name] == role else
+                        f"name clash: {seen[s.name]} and {role} with the same name")
+                raise ValueError(f"{what} {s.name!r}; every name of a chart must be different")
+            seen[s.name] = role
+
+
+def _check_velocities(coords: tuple, parameters: tuple, velocities: tuple) -> None:
+    """Given velocities must differ from each other, the coordinates and the parameters."""
+    taken = {s.name: f"coordinate {s.name!r}" for s in coords}
+    taken.update({s.name: f"parameter {s.name!r}" for s in parameters})
+    for c, v in zip(coords, velocities):
+        if v.name in taken:
+            raise ValueError(f"name clash: the velocity of {c.name!r} is named {v.name!r}, "
+                             f"which is also the {taken[v.name]}")
+        taken[v.name] = f"velocity of {c.name!r}"
+
+
+def _default_velocities(coords: tuple, parameters: tuple, derived: bool) -> tuple:
+    """``xdot`` for ``x``.  A clash with a parameter or a coordinate typed as text is an
+    error; on charts built from symbols (phase spaces ``(q, qdot)``) a clashing velocity gets
+    a fresh name ``x_dot``, ``x_dot2``, ..."""
+    coord_names = {c.name for c in coords}
+    param_names = {p.name for p in parameters}
+    out, taken = [], coord_names | param_names
+    for c in coords:
+        name = f"{c.name}dot"
+        if name in param_names or (name in coord_names and not derived):
+            role = "parameter" if name in param_names else "coordinate"
+            raise ValueError(
+                f"name clash: the velocity of coordinate {c.name!r} would be {name!r}, which "
+                f"is also a {role}; rename one of them or pass velocities=")
+        k = 1
+        while name in taken:
+            name = f"{c.name}_dot" + (str(k) if k > 1 else "")
+            k += 1
+        taken.add(name)
+        out.append(sp.Symbol(name, **_assumptions_of(c)))
+    return tuple(out)
 
 
 def _assumptions_of(sym: sp.Symbol) -> dict:

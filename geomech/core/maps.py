@@ -31,6 +31,7 @@ import sympy as sp
 from .fields import VectorField
 from .forms import DifferentialForm
 from .manifold import Manifold
+from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["Map"]
@@ -72,7 +73,7 @@ class Map:
 
     def pullback_function(self, f) -> sp.Expr:
         """``f ∘ Φ`` for a function on the target."""
-        return sp.sympify(f).xreplace(self._to_target)
+        return as_expr(f).xreplace(self._to_target)
 
     def pullback(self, form: DifferentialForm) -> DifferentialForm:
         """Pull back a form on the target to the source."""

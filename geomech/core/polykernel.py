@@ -33,6 +33,8 @@ from sympy.core.add import _addsort
 from sympy.core.mul import _mulsort
 from sympy.polys.rings import PolyRing
 
+from .parse import as_expr
+
 __all__ = ["DiffRing", "supported"]
 
 
@@ -64,7 +66,7 @@ def supported(exprs: Sequence[sp.Expr]) -> tuple[set, set] | None:
     symbols: set = set()
     angles: set = set()
     for e in exprs:
-        if not _atoms_ok(sp.sympify(e), angles, symbols):
+        if not _atoms_ok(as_expr(e), angles, symbols):
             return None
     return symbols, angles
 
@@ -121,7 +123,7 @@ class DiffRing:
 
         Expanded sums of monomials are read term by term; anything else (products of
         sums, powers of sums) goes through the ring arithmetic of :meth:`PolyRing.from_expr`."""
-        expr = sp.sympify(expr)
+        expr = as_expr(expr)
         if expr == 0:
             return self.ring.zero
         idx, n = self._index, len(self.gens)

@@ -29,6 +29,8 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from geomech.core.parse import as_matrix
+
 from ._registry import register
 from .sleighs import (
     ParamValue,
@@ -480,7 +482,7 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
         Imat = _inertia(p["I1"], p["I2"], p["I3"])
         allp = {**p, **extra}
     else:
-        Imat = sp.Matrix(inertia)
+        Imat = as_matrix(inertia, context="inertia")
         if Imat.shape != (3, 3):
             raise ValueError(f"inertia must be a 3x3 matrix, got shape {Imat.shape}")
         if not (Imat - Imat.T).is_zero_matrix:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 import sympy as sp
 
 from geomech.core.manifold import Manifold, as_symbols
-from geomech.core.parse import parse_expr
+from geomech.core.parse import as_expr, parse_expr
 
 from ._registry import register
 
@@ -54,7 +54,7 @@ def _param(value: ParamValue, name: str) -> sp.Expr:
     if isinstance(value, float):
         return sp.nsimplify(value, rational=True)
     try:
-        out = sp.sympify(value, strict=True)
+        out = as_expr(value)
     except (sp.SympifyError, TypeError):
         raise TypeError(f"parameter {name!r} must be a number or a sympy expression, got "
                         f"{type(value).__name__}") from None
@@ -115,7 +115,7 @@ def _manifold(name: str, coords: Sequence[sp.Symbol], params: Mapping[str, sp.Ex
     seen: list[sp.Symbol] = []
     cs = set(coords)
     for v in (*params.values(), *extra):
-        for s in sorted(sp.sympify(v).free_symbols, key=sp.default_sort_key):
+        for s in sorted(as_expr(v).free_symbols, key=sp.default_sort_key):
             if isinstance(s, sp.Symbol) and s not in cs and s not in seen:
                 seen.append(s)
     return Manifold(name, tuple(coords), parameters=tuple(seen))
@@ -339,7 +339,7 @@ def _tidy(expr: sp.Expr, velocities: Sequence[sp.Symbol]) -> sp.Expr:
     >>> _tidy(a**2*sp.sin(th)**2 + a**2*sp.cos(th)**2 + b*sp.cos(th)**2, [a])
     a**2 + b*cos(theta)**2
     """
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if any(not p.exp.is_Integer for p in expr.atoms(sp.Pow)):
         return expr                  # radicals (e.g. ellipsoids): expansion would only grow
     poly = sp.Poly(sp.expand(expr), *velocities)

@@ -44,7 +44,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.manifold import Manifold, as_symbols
-from geomech.core.parse import parse_expr
+from geomech.core.parse import as_expr, parse_expr
 from geomech.core.zero import default_policy
 from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError
 from geomech.lie.graph import BracketGraph
@@ -184,7 +184,7 @@ def prolong(field: VectorField, phase_space: Manifold | None = None,
     if missing:
         raise ValueError(f"the phase space {P.name} lacks the coordinates {missing} of {N.name} "
                          "(it must reuse the same symbols)")
-    velocities = {sp.sympify(k): P.sympify(v) for k, v in dict(velocities or {}).items()}
+    velocities = {N.sympify(k): P.sympify(v) for k, v in dict(velocities or {}).items()}
     bad = [k for k in velocities if k not in qd]
     if bad:
         raise ValueError(f"{bad} are not velocities of {N.name} (velocities are {qd})")
@@ -435,7 +435,7 @@ class LieAlgebraAction:
         def conv(e):
             if isinstance(e, str):
                 return parse_expr(e, names_map, context=f"action on {manifold.name}")
-            return sp.sympify(e)
+            return as_expr(e)
 
         if isinstance(formula, Mapping):
             comps = [formula.get(c, formula.get(c.name, c)) for c in manifold.coords]
@@ -451,7 +451,7 @@ class LieAlgebraAction:
                 key = names_map.get(k, k) if isinstance(k, str) else k
                 if key not in ident:
                     raise ValueError(f"{k} is not a group parameter")
-                ident[key] = sp.sympify(v)
+                ident[key] = as_expr(v, names_map, context=f"identity of {manifold.name}")
         pol = default_policy()
         for c, e in zip(manifold.coords, comps):
             if not pol.is_zero(e.xreplace(ident) - c):
@@ -491,7 +491,11 @@ class LieAlgebraAction:
         pol = default_policy()
         if point is None:
             return pol.rank(self._matrix())
-        return pol.rank_at(self._matrix(), point)
+        if not isinstance(point, Mapping):
+            raise TypeError(f"a point is a mapping {{coordinate: value}}, got "
+                            f"{type(point).__name__}")
+        M = self.manifold
+        return pol.rank_at(self._matrix(), {M.sympify(k): M.sympify(v) for k, v in point.items()})
 
     def singular_locus(self) -> list[sp.Expr]:
         """Equations of the points on singular orbits (orbit dimension below the generic one).

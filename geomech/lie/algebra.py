@@ -33,11 +33,12 @@ False
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
 
 from geomech.core.fields import VectorField, check_same_manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["LieAlgebra", "Subspace", "NotALieAlgebraError", "constant_coefficients",
@@ -69,10 +70,22 @@ class NotALieAlgebraError(ValueError):
 # linear algebra over the field of constants (rationals and parameters)
 # ---------------------------------------------------------------------------------------------
 def _norm(e) -> sp.Expr:
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Number:
         return e
     return default_policy().normalize(e)
+
+
+def _nested_exprs(obj, depth: int = 0):
+    """A nested sequence with every leaf through the door (no text reaches ``sp.Array``)."""
+    if isinstance(obj, (str, bytes, Mapping)) or not isinstance(obj, Iterable):
+        if depth == 3:
+            return as_expr(obj)
+        raise TypeError("structure constants must be a mapping {(a, b): bracket} or a "
+                        "dim x dim x dim nested sequence of numbers/expressions")
+    if depth == 3:
+        raise ValueError("structure constants must be a dim x dim x dim array (too deep)")
+    return [_nested_exprs(x, depth + 1) for x in obj]
 
 
 def _rref_basis(vectors: Sequence[Sequence], dim: int) -> tuple[tuple[sp.Expr, ...], ...]:
@@ -201,7 +214,7 @@ class LieAlgebra:
                         raise ValueError("give names= or dim= when brackets use names")
                     dim = max(idx, default=-1) + 1
         else:
-            arr = sp.Array(structure_constants) if not isinstance(
+            arr = sp.Array(_nested_exprs(structure_constants)) if not isinstance(
                 structure_constants, sp.NDimArray) else structure_constants
             if len(arr.shape) != 3 or len(set(arr.shape)) != 1:
                 raise ValueError("structure constants must be a dim x dim x dim array, got "
@@ -279,7 +292,7 @@ class LieAlgebra:
         if isinstance(v, Mapping):
             out = [sp.S.Zero] * self.dim
             for k, x in v.items():
-                out[self._index(k)] += sp.sympify(x)
+                out[self._index(k)] += as_expr(x)
             return tuple(_norm(x) for x in out)
         if isinstance(v, sp.MatrixBase):
             v = list(v)
@@ -382,6 +395,8 @@ class LieAlgebra:
 
     def bracket_subspaces(self, a: Subspace, b: Subspace) -> Subspace:
         """The subspace ``[A, B]`` spanned by brackets of basis vectors of ``A`` and ``B``."""
+        if not (isinstance(a, Subspace) and isinstance(b, Subspace)):
+            raise TypeError("bracket_subspaces needs two subspaces of this algebra")
         return Subspace(self, [self.bracket(x, y) for x in a.basis for y in b.basis])
 
     def derived_series(self) -> list[Subspace]:

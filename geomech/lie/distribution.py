@@ -50,6 +50,7 @@ from ..core import budget
 from ..core.fields import VectorField
 from ..core.forms import DifferentialForm
 from ..core.manifold import Manifold
+from ..core.parse import as_expr
 from ..core.zero import default_policy, rational_rewrite
 from .graph import BracketGraph
 
@@ -537,7 +538,7 @@ class Distribution:
                     raise ValueError(f"{k!r} is not a coordinate or parameter of "
                                      f"{self._manifold.name}")
                 k = names[k]
-            rep[sp.sympify(k)] = self._manifold.sympify(v)
+            rep[as_expr(k)] = self._manifold.sympify(v)
         return rep
 
     def rank_at(self, point: Mapping) -> int:

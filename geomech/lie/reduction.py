@@ -53,6 +53,7 @@ from sympy.polys.polyerrors import BasePolynomialError
 from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.manifold import Manifold
 from geomech.core.maps import Map
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError, function_coefficients
 from geomech.lie.graph import BracketGraph
@@ -116,7 +117,7 @@ def _positive_point(symbols: Sequence[sp.Symbol], rng: random.Random) -> dict:
 
 def _numeric_zero(e, pt: Mapping) -> bool | None:
     try:
-        val = sp.N(sp.sympify(e).xreplace(dict(pt)), 30)
+        val = sp.N(as_expr(e).xreplace(dict(pt)), 30)
     except (ZeroDivisionError, TypeError, ValueError):
         return None
     if not val.is_number or val.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
@@ -166,8 +167,8 @@ def express_in_invariants(exprs: Sequence, invariants: Sequence, fields: Sequenc
     fields = list(fields)
     M = check_same_manifold(*fields)
     coords = list(M.coords)
-    invariants = [sp.sympify(f) for f in invariants]
-    exprs = [sp.sympify(e) for e in exprs]
+    invariants = [M.sympify(f) for f in invariants]
+    exprs = [M.sympify(e) for e in exprs]
     pol = default_policy()
     indep = independent_subset(fields)
     r = len(indep)
@@ -597,8 +598,7 @@ class Reconstruction:
         red = self.reduced
         zs = list(red.manifold.coords)
         if reduced_solution is not None:
-            sol = {red.manifold.sympify(k) if isinstance(k, str) else k:
-                   red.manifold.sympify(v) for k, v in reduced_solution.items()}
+            sol = {red.manifold.sympify(k): as_expr(v) for k, v in reduced_solution.items()}
             missing = [z for z in zs if z not in sol]
             if missing:
                 raise ValueError(f"the reduced solution lacks {missing}")

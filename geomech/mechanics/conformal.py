@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 from .hamiltonian import AlmostPoissonStructure, ReducingMultiplier
@@ -75,12 +76,12 @@ def _two_dof_data(system):
         raise ValueError("the system still has constraints: reduce it first (Chaplygin or "
                          "Routh reduction) to an unconstrained system with gyroscopic forces")
     z, zd = list(N.coords), list(N.velocities)
-    L = sp.sympify(system.lagrangian)
+    L = as_expr(system.lagrangian)
     A = sp.Matrix(2, 2, lambda i, j: sp.diff(L, zd[i], zd[j]))
     if any(e.has(*zd) for e in A):
         raise ValueError("the Lagrangian is not quadratic in the velocities (A depends on them)")
     Q = getattr(system, "forces", None)
-    Q = [sp.S.Zero, sp.S.Zero] if Q is None else [sp.sympify(q) for q in Q]
+    Q = [sp.S.Zero, sp.S.Zero] if Q is None else [as_expr(q) for q in Q]
     return z, zd, L, A, Q
 
 
@@ -154,7 +155,7 @@ def is_reducing_multiplier(system, N) -> bool:
     """
     pol = default_policy()
     z, zd, _, A, _ = _two_dof_data(system)
-    N = system.manifold.sympify(N) if isinstance(N, str) else sp.sympify(N)
+    N = system.manifold.sympify(N) if isinstance(N, str) else as_expr(N)
     if N.has(*zd):
         raise ValueError("a reducing multiplier is a function of the coordinates only")
     S12 = gyroscopic_coefficient(system)
@@ -165,7 +166,7 @@ def is_reducing_multiplier(system, N) -> bool:
 
 def _log_family(sigma, z, candidates, keep):
     """Constants c with sum_k c_k d ln f_k = sigma; the product or None."""
-    fs = [sp.sympify(f) for f in candidates]
+    fs = [as_expr(f) for f in candidates]
     cs = list(sp.symbols(f"_c0:{len(fs)}", cls=sp.Dummy))
     c0 = sp.Dummy("_c_sigma")
     eqs = [sp.together(sum(c * sp.diff(f, zi) / f for c, f in zip(cs, fs)) - c0 * si)
@@ -223,7 +224,7 @@ def reducing_multiplier(system, candidates: Sequence | None = None) -> ReducingM
         return ReducingMultiplier(None, str(exc))
     keep = list(system.manifold.parameters)
     if candidates is not None:
-        fs = [system.manifold.sympify(f) if isinstance(f, str) else sp.sympify(f)
+        fs = [system.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
               for f in candidates]
         if any(f.has(*zd) for f in fs):
             raise ValueError("candidate multipliers must be functions of the coordinates only")
@@ -277,7 +278,7 @@ def rescaled_jacobiator(J: AlmostPoissonStructure, f) -> dict:
         raise TypeError(f"expected an AlmostPoissonStructure, got {type(J).__name__}")
     pol = default_policy()
     X = J.manifold.coords
-    f = J.manifold.sympify(f) if isinstance(f, str) else sp.sympify(f)
+    f = J.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
     g = sp.Matrix([sp.diff(f, x) / f for x in X])
     W = J.matrix * g
     out = {}
@@ -340,7 +341,7 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     if not candidates:
         raise ValueError("give candidates=[f1, ...] for the family f = prod f_k**c_k")
     chart = J.manifold
-    fs = [chart.sympify(f) if isinstance(f, str) else sp.sympify(f) for f in candidates]
+    fs = [chart.sympify(f) if isinstance(f, str) else as_expr(f) for f in candidates]
     X = chart.coords
     cs = list(sp.symbols(f"_k0:{len(fs)}", cls=sp.Dummy))
     g = sp.Matrix([sum(c * sp.diff(f, x) / f for c, f in zip(cs, fs)) for x in X])

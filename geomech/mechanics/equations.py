@@ -45,6 +45,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 from .forms_common import (
@@ -150,6 +151,8 @@ class EquationsOfMotion:
                  multipliers: Mapping | None = None, variables: Mapping | None = None,
                  form_rhs: Mapping | Callable | None = None, data: Mapping | None = None,
                  tidy: bool = True, implicit: ImplicitEquations | Callable | None = None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         self.system = system
         self.method = method
         self.equations = list(equations)
@@ -432,6 +435,8 @@ class ImplicitEquations:
 
     def __init__(self, system, method: str, mass_matrix, forcing, unknowns, rates: Mapping,
                  kind: str = "reduced", own_velocities: Mapping | None = None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         self.system = system
         self.method = method
         self.kind = kind
@@ -446,7 +451,7 @@ class ImplicitEquations:
         missing = [c for c in self.manifold.coords if c not in rates]
         if missing:
             raise ValueError(f"{method}: no rate for the phase-space coordinates {missing}")
-        self.rates = {c: sp.sympify(rates[c]) for c in self.manifold.coords}
+        self.rates = {c: as_expr(rates[c]) for c in self.manifold.coords}
         zero = dict.fromkeys(self.unknowns, sp.S.Zero)
         for c, e in self.rates.items():
             for zj in self.unknowns:
@@ -601,7 +606,7 @@ class ImplicitEquations:
             sym = names.get(k) if isinstance(k, str) else k
             if sym is None:
                 raise ValueError(f"unknown name {k!r} in the point")
-            rep[sym] = sp.sympify(v)
+            rep[sym] = as_expr(v, exact=False)
         free = set()
         for e in (*self.mass_matrix, *self.forcing, *self.rates.values()):
             free |= e.free_symbols
@@ -653,7 +658,7 @@ class ImplicitEquations:
         >>> imp.is_first_integral(S.energy()), imp.is_first_integral(S.manifold.coords[0])
         (True, False)
         """
-        f = self.manifold.sympify(f) if isinstance(f, str) else sp.sympify(f)
+        f = self.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
         grad = [(c, sp.diff(f, c)) for c in self.coords]
         grad = [(c, g) for c, g in grad if g != 0]
         done = 0
@@ -690,7 +695,7 @@ class ImplicitEquations:
         For the energy of a system with homogeneous constraints in the reduced form of
         Lagrange--d'Alembert or Voronets, :math:`w = u` (the independent velocities).
         """
-        f = self.manifold.sympify(f) if isinstance(f, str) else sp.sympify(f)
+        f = self.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
         grad = [sp.diff(f, c) for c in self.coords]
         if cofactor is None:
             r = self.explicit_rates()
@@ -724,7 +729,7 @@ def _rates_of(other, point: Mapping) -> dict:
         if hasattr(other, "system") else {}
     rep = {}
     for k, v in point.items():
-        rep[names.get(k, k) if isinstance(k, str) else k] = sp.sympify(v)
+        rep[names.get(k, k) if isinstance(k, str) else k] = as_expr(v, exact=False)
     out = {}
     for c, e in rates.items():
         v = e.xreplace(rep)
@@ -951,7 +956,7 @@ def _numerically_zero(e: sp.Expr, points: int) -> bool:
     pol = default_policy()
     from geomech.core.zero import _jet_replacement
 
-    e, _ = _jet_replacement(sp.sympify(e))
+    e, _ = _jet_replacement(as_expr(e))
     syms = sorted(e.free_symbols, key=sp.default_sort_key)
     seen = 0
     for _ in range(4 * points):

@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
@@ -136,7 +137,7 @@ class _Algebra:
         sqrt_pows: dict = {}
         opaque: set = set()
         for e in exprs:
-            _collect_atoms(sp.sympify(e), syms, angles, sqrt_pows, opaque)
+            _collect_atoms(as_expr(e), syms, angles, sqrt_pows, opaque)
         key = sp.default_sort_key
         trig = []
         for s in sorted(angles, key=key):
@@ -182,7 +183,7 @@ class _Algebra:
     # -- conversion --------------------------------------------------------------------
     def frac(self, e):
         """``(numerator, denominator)`` ring elements of ``e`` (cancelled)."""
-        e = sp.sympify(e)
+        e = as_expr(e)
         if self._rep:
             e = e.xreplace(self._rep)
         n, d = self._frac(e, {})
@@ -562,7 +563,7 @@ def compact(e) -> sp.Expr:
     a polynomial modulo :math:`\sin^2+\cos^2=1` cancels); the shortest result of the two
     rules is kept.  Equal to the input as a function; no ``simplify``.
     """
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Atom:
         return e
     try:
@@ -771,7 +772,7 @@ def tidy(e, velocities) -> sp.Expr:
     >>> tidy(a*b*v**2 + a*v**2 + a*b + a, [v])
     a*(b + 1)*(v**2 + 1)
     """
-    e = sp.sympify(e)
+    e = as_expr(e)
     vel = [v for v in velocities if e.has(v)]
     if e.is_Atom or not vel:
         return e

@@ -43,6 +43,7 @@ from typing import NamedTuple
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
@@ -583,12 +584,12 @@ class CompactEquations:
         """``{state variable: value}`` of the right-hand side at ``point`` (a mapping of
         the state variables, parameters and, optionally, ``sin``/``cos`` atoms to values),
         evaluating the abbreviations once."""
-        pt = {k: sp.sympify(v) for k, v in point.items()}
+        pt = {k: as_expr(v, exact=False) for k, v in point.items()}
         vals = {}
         for s, e in self.abbreviations:
             vals[s] = e.xreplace(pt).xreplace(vals)
         pt.update(vals)
-        return {c: sp.sympify(e).xreplace(pt) for c, e in
+        return {c: as_expr(e).xreplace(pt) for c, e in
                 {**self.kinematics, **self.dynamics}.items()}
 
     def phase_space_rhs(self) -> dict:
@@ -673,7 +674,7 @@ def _constant_part(mass: sp.Matrix, q, max_rank: int):
             pt = {**params, **{s: rng.uniform(0.3, 1.2) for s in syms if s in q}}
             values.append(np.array([[float(mass[i, j].evalf(subs=pt)) for j in range(r)]
                                     for i in range(r)]))
-        cvals = [[float(sp.sympify(c).evalf(subs=params)) for c in cs] for cs in cands]
+        cvals = [[float(as_expr(c).evalf(subs=params)) for c in cs] for cs in cands]
     except (TypeError, ValueError):         # free functions, complex values: no choice
         return None
     best = None
@@ -766,7 +767,7 @@ def _structured_solve(mass: sp.Matrix, f: list, q, eta, vector_name: str):
     pol = default_policy()
     r = mass.shape[0]
     f = sp.Matrix(f)
-    taken = {s.name for e in (*mass, *f) for s in sp.sympify(e).free_symbols}
+    taken = {s.name for e in (*mass, *f) for s in as_expr(e).free_symbols}
     taken |= {s.name for s in (*q, *eta)}
 
     def fresh(stem: str) -> sp.Symbol:
@@ -796,7 +797,7 @@ def _structured_solve(mass: sp.Matrix, f: list, q, eta, vector_name: str):
 
         def name(e):
             """Abbreviate a non-trivial vector entry (shared between u and w)."""
-            e = sp.sympify(e)
+            e = as_expr(e)
             if e.is_Atom or sp.count_ops(e) <= 1 and not e.has(*q):
                 return e
             if e in known:
@@ -898,6 +899,8 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     >>> ce.kinematics
     {x: v*cos(phi), y: v*sin(phi), phi: omega}
     """
+    if not hasattr(system, "phase_space"):
+        raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
     if isinstance(frame, str):
         if frame != "natural":
             raise ValueError(f"frame must be 'natural', a sequence of vector fields or None, "

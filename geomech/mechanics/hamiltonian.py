@@ -45,6 +45,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
 
@@ -228,8 +229,8 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
         manifold = Manifold("frame", list(coords))
     elif tuple(manifold.coords) != tuple(coords):
         raise ValueError(f"the chart {manifold.name} does not have the coordinates {coords}")
-    tau = [[sp.sympify(c) for c in t] for t in tau]
-    transversal = [[sp.sympify(c) for c in a] for a in transversal]
+    tau = [[as_expr(c) for c in t] for t in tau]
+    transversal = [[as_expr(c) for c in a] for a in transversal]
     n = len(coords)
     if any(len(t) != n for t in [*tau, *transversal]):
         raise ValueError(f"every frame field needs {n} components")
@@ -337,9 +338,9 @@ class PseudoHamiltonianForm:
         """Rewrite an expression (or the ``q`` components of a field) with ``M = M(q, ω)``."""
         rep = dict(self.momentum_of)
         if isinstance(field_or_expr, VectorField):
-            return [default_policy().normalize(sp.sympify(c).xreplace(rep))
+            return [default_policy().normalize(as_expr(c).xreplace(rep))
                     for c in field_or_expr.components]
-        return default_policy().normalize(sp.sympify(field_or_expr).xreplace(rep))
+        return default_policy().normalize(as_expr(field_or_expr).xreplace(rep))
 
 
 def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
@@ -387,9 +388,9 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     pol = default_policy()
     coords, velocities = list(coords), list(velocities)
     n = len(coords)
-    L = sp.sympify(lagrangian)
-    tau = [[sp.sympify(c) for c in t] for t in frame]
-    trans = [[sp.sympify(c) for c in a] for a in transversal]
+    L = as_expr(lagrangian)
+    tau = [[as_expr(c) for c in t] for t in frame]
+    trans = [[as_expr(c) for c in a] for a in transversal]
     m, k = len(tau), len(trans)
     if m + k != n:
         raise ValueError(f"{m} frame fields and {k} transversal fields do not make a frame "
@@ -464,8 +465,8 @@ def chaplygin_gyroscopic_matrix(lagrangian, z: Sequence[sp.Symbol], zdot: Sequen
     0
     """
     pol = default_policy()
-    L = sp.sympify(lagrangian)
-    rep = {yd: sum(sp.sympify(b[mu][j]) * zdot[j] for j in range(len(z)))
+    L = as_expr(lagrangian)
+    rep = {yd: sum(as_expr(b[mu][j]) * zdot[j] for j in range(len(z)))
            for mu, yd in enumerate(ydot)}
     mom = [sp.diff(L, yd).xreplace(rep) for yd in ydot]
     m = len(z)
@@ -505,10 +506,10 @@ def reduced_pseudo_hamiltonian(z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol]
     if momenta is None:
         momenta = [f"p_{zi}" for zi in z]
     momenta = [sp.Symbol(s, real=True) if isinstance(s, str) else s for s in momenta]
-    Lstar = sp.sympify(Lstar)
+    Lstar = as_expr(Lstar)
     zdot_of, _ = _legendre(Lstar, zdot, momenta)
     H = pol.normalize((sum(p * zd for p, zd in zip(momenta, zdot)) - Lstar).xreplace(zdot_of))
-    Sbar = S.applyfunc(lambda e: pol.normalize(sp.sympify(e).xreplace(zdot_of)))
+    Sbar = S.applyfunc(lambda e: pol.normalize(as_expr(e).xreplace(zdot_of)))
     J = sp.zeros(2 * m, 2 * m)
     J[:m, m:] = sp.eye(m)
     J[m:, :m] = -sp.eye(m)
@@ -733,7 +734,7 @@ def _graph_frame(system):
     tau = []
     for w in indep:
         rep = {x: (1 if x == w else 0) for x in indep}
-        tau.append([sp.sympify(sol.get(qd, qd)).xreplace(rep) for qd in N.velocities])
+        tau.append([as_expr(sol.get(qd, qd)).xreplace(rep) for qd in N.velocities])
     trans = [[1 if qd == dep else 0 for qd in N.velocities] for dep in system.dependent_velocities]
     return tau, trans
 
@@ -786,7 +787,7 @@ def system_chaplygin_pseudo_hamiltonian(system, cyclic=None, momenta=None):
     sol = system.dependent_solution
     b = [[pol.normalize(sp.diff(sol[yd], zd)) for zd in zdot] for yd in ydot]
     S = chaplygin_gyroscopic_matrix(L, z, zdot, ydot, b)
-    Lstar = pol.normalize(sp.sympify(L).xreplace(sol))
+    Lstar = pol.normalize(as_expr(L).xreplace(sol))
     return reduced_pseudo_hamiltonian(z, zdot, Lstar, S, momenta, N.parameters,
                                       name=f"{getattr(system, 'name', 'system')}_reduced")
 

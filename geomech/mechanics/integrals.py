@@ -40,6 +40,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
 __all__ = [
@@ -70,12 +71,12 @@ def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None
     False
     """
     pol = policy or default_policy()
-    e = sp.sympify(expr)
+    e = as_expr(expr)
     if not relations:
         return fast_is_zero(e, pol)
     if fast_is_zero(e, pol):
         return True
-    rels = [sp.sympify(r) for r in relations]
+    rels = [as_expr(r) for r in relations]
     num, _den = sp.fraction(sp.cancel(sp.together(rational_rewrite(e))))
     gens = sorted(set().union(*(r.free_symbols for r in rels)), key=sp.default_sort_key)
     others = sorted(num.free_symbols - set(gens), key=sp.default_sort_key)
@@ -114,7 +115,7 @@ def ring_zero_test(expr) -> bool | None:
     """
     from geomech.mechanics.forms_common import _Algebra, _Unsupported
 
-    e = sp.sympify(expr)
+    e = as_expr(expr)
     if e == 0:
         return True
     if e.is_number:
@@ -161,7 +162,7 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
 
     unknowns = list(unknowns)
     keep = set(keep)
-    exprs = [sp.sympify(e) for e in exprs]
+    exprs = [as_expr(e) for e in exprs]
     exprs = [e for e in exprs if e != 0]
     if not exprs:
         return []
@@ -198,12 +199,12 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     out, seen = [], set()
     dom = R.domain
 
-    def as_expr(poly: dict) -> sp.Expr:
+    def poly_expr(poly: dict) -> sp.Expr:
         return sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km) if e])
                         for km, c in poly.items() if c])
 
     for row in rows.values():
-        vec = tuple(as_expr(row[j]) if j in row else sp.S.Zero for j in range(len(unknowns)))
+        vec = tuple(poly_expr(row[j]) if j in row else sp.S.Zero for j in range(len(unknowns)))
         if all(v == 0 for v in vec) or vec in seen:
             continue
         seen.add(vec)
@@ -315,7 +316,7 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
         return []
     coeffs = []   # rows: one per expression, entries d expr / d c_j (with jets/half angles)
     for e in exprs:
-        e = sp.expand(sp.sympify(e)) if not _has_den(sp.sympify(e)) else sp.sympify(e)
+        e = sp.expand(as_expr(e)) if not _has_den(as_expr(e)) else as_expr(e)
         if not e.has(*unknowns):
             if not pol.is_zero(e):
                 raise ValueError(f"expression {sp.sstr(e)[:80]} does not involve the unknowns "
@@ -334,7 +335,7 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
                   key=sp.default_sort_key)
     sampler = ZeroPolicy(seed=seed, warn=False)
     par_pt = sampler.random_point(kept)            # parameters: used only to find the rank
-    exprs_l = [sp.sympify(e) for e in exprs]
+    exprs_l = [as_expr(e) for e in exprs]
     rows: list[list] = []        # symbolic in the kept parameters
     nrows: list[list] = []       # fully numeric (parameters sampled too)
     stable, last_rank, npts = 0, -1, 0
@@ -540,13 +541,13 @@ def complete_lift(u: Sequence, coords: Sequence[sp.Symbol],
     >>> complete_lift([x], [x], [xd])(xd**2)
     2*xdot**2
     """
-    u = [sp.sympify(c) for c in u]
+    u = [as_expr(c) for c in u]
     if len(u) != len(coords) or len(velocities) != len(coords):
         raise ValueError("u, coords and velocities must have the same length")
     udot = [sum(sp.diff(ui, q) * qd for q, qd in zip(coords, velocities)) for ui in u]
 
     def lift(f):
-        f = sp.sympify(f)
+        f = as_expr(f)
         return (sum(ui * sp.diff(f, q) for ui, q in zip(u, coords))
                 + sum(ud * sp.diff(f, qd) for ud, qd in zip(udot, velocities)))
     return lift
@@ -554,11 +555,11 @@ def complete_lift(u: Sequence, coords: Sequence[sp.Symbol],
 
 def _irrational_part(b: sp.Expr) -> sp.Expr:
     """Product of the factors of ``b`` raised to non-integer powers (1 if none)."""
-    b = sp.factor_terms(sp.sympify(b))
+    b = sp.factor_terms(as_expr(b))
     if not (b.is_Mul or b.is_Pow):
         return sp.S.One
     return sp.Mul(*[base**e for base, e in b.as_powers_dict().items()
-                    if not sp.sympify(e).is_Integer and not base.is_number])
+                    if not as_expr(e).is_Integer and not base.is_number])
 
 
 def _lift_over_factor(u: Sequence, L, coords, velocities, solution) -> tuple[sp.Expr, sp.Expr]:
@@ -568,7 +569,7 @@ def _lift_over_factor(u: Sequence, L, coords, velocities, solution) -> tuple[sp.
     With :math:`u = P\bar u`: :math:`\tilde u(L) = P\,(\tilde{\bar u}(L) + \dot P/P\,
     \sum_i\bar u_i\partial L/\partial\dot q_i)`, and :math:`\dot P/P` is computed factor by
     factor (rational for rational bases)."""
-    u = [sp.sympify(c) for c in u]
+    u = [as_expr(c) for c in u]
     nz = [c for c in u if c != 0]
     P = sp.S.One
     if nz:
@@ -606,12 +607,12 @@ class NoetherCheck:
 def _restrict(expr, solution: dict) -> sp.Expr:
     """Restriction to the constraints (dependent velocities substituted), not normalised:
     the zero tests decide, values are compacted only for reports."""
-    return sp.sympify(expr).xreplace(solution) if solution else sp.sympify(expr)
+    return as_expr(expr).xreplace(solution) if solution else as_expr(expr)
 
 
 def _dependent_solution(constraints, velocities, independent=None) -> dict:
     """Solve linear homogeneous constraints for dependent velocities."""
-    constraints = [sp.sympify(f) for f in constraints]
+    constraints = [as_expr(f) for f in constraints]
     if not constraints:
         return {}
     A = sp.Matrix([[sp.diff(f, qd) for qd in velocities] for f in constraints])
@@ -640,8 +641,8 @@ def noether_integral(u: Sequence, L, velocities: Sequence[sp.Symbol]) -> sp.Expr
     >>> noether_integral([-y, x], (xd**2 + yd**2)/2, [xd, yd])
     x*ydot - xdot*y
     """
-    L = sp.sympify(L)
-    return default_policy().normalize(sum(sp.sympify(ui) * sp.diff(L, qd)
+    L = as_expr(L)
+    return default_policy().normalize(sum(as_expr(ui) * sp.diff(L, qd)
                                           for ui, qd in zip(u, velocities)))
 
 
@@ -669,21 +670,21 @@ def check_noether_field(u: Sequence, L, coords: Sequence[sp.Symbol],
     False
     """
     coords, velocities = list(coords), list(velocities)
-    u = [sp.sympify(c) for c in u]
-    L = sp.sympify(L)
+    u = [as_expr(c) for c in u]
+    L = as_expr(L)
     pol = default_policy()
     reasons = []
     sol = dict(solution) if solution is not None else \
         _dependent_solution(constraints, velocities, independent)
     tangent = True
     for k, f in enumerate(constraints):
-        val = sp.sympify(f).xreplace(dict(zip(velocities, u)))
+        val = as_expr(f).xreplace(dict(zip(velocities, u)))
         if not fast_is_zero(val, pol):
             tangent = False
             reasons.append(f"u is not tangent to constraint {k + 1}: a(u) = {pol.normalize(val)}")
     forces_ok = True
     if forces is not None:
-        Qu = _restrict(sum(sp.sympify(Q) * ui for Q, ui in zip(forces, u)), sol)
+        Qu = _restrict(sum(as_expr(Q) * ui for Q, ui in zip(forces, u)), sol)
         if not fast_is_zero(Qu, pol):
             forces_ok = False
             reasons.append(f"(Q, u) = {pol.normalize(Qu)} does not vanish on the constraints")
@@ -719,12 +720,12 @@ def find_noether_fields(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.
     [xdot*cos(phi) + ydot*sin(phi), phidot]
     """
     coords, velocities = list(coords), list(velocities)
-    L = sp.sympify(L)
+    L = as_expr(L)
     pol = default_policy()
     sol = _dependent_solution(constraints, velocities, independent)
     for g in generators:
         for k, f in enumerate(constraints):
-            if not pol.is_zero(sp.sympify(f).xreplace(dict(zip(velocities, g)))):
+            if not pol.is_zero(as_expr(f).xreplace(dict(zip(velocities, g)))):
                 raise ValueError(f"generator {list(g)} is not tangent to constraint {k + 1}")
     pairs = [(g, b) for g in generators for b in ansatz]
     cs = list(sp.symbols(f"_n0:{len(pairs)}", cls=sp.Dummy))
@@ -733,7 +734,7 @@ def find_noether_fields(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.
     # rational functions, e.g. 1 and a square root); every solution is verified below
     classes: dict = {}
     for c, (g, b) in zip(cs, pairs):
-        ub = [sp.sympify(b) * sp.sympify(gi) for gi in g]
+        ub = [as_expr(b) * as_expr(gi) for gi in g]
         P, X = _lift_over_factor(ub, L, coords, velocities, sol)
         unk, tot = classes.get(P, ([], sp.S.Zero))
         classes[P] = ([*unk, c], tot + c * X)
@@ -747,7 +748,7 @@ def find_noether_fields(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.
             sols.append(full)
     out = []
     for s in sols:
-        u = [pol.normalize(sum(s[c] * sp.sympify(b) * sp.sympify(g[i])
+        u = [pol.normalize(sum(s[c] * as_expr(b) * as_expr(g[i])
                                for c, (g, b) in zip(cs, pairs)))
              for i in range(len(coords))]
         if all(pol.is_zero(ui) for ui in u):
@@ -765,7 +766,7 @@ def find_noether_fields(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.
 def _field_and_restrict(system, F):
     v = system.vector_field()
     P = system.phase_space
-    F = P.sympify(F) if isinstance(F, str) else sp.sympify(F)
+    F = P.sympify(F) if isinstance(F, str) else as_expr(F)
     if any(qd in F.free_symbols for qd in getattr(system, "dependent_velocities", ())):
         F = system.restricted(F)
     return v, F
@@ -812,7 +813,7 @@ def system_noether_integrals(system, generators=None, ansatz=(1,)) -> list:
         generators = []
         for w in system.independent_velocities:
             rep = {x: (1 if x == w else 0) for x in system.independent_velocities}
-            generators.append([sp.sympify(sol.get(qd, qd)).xreplace(rep) for qd in N.velocities])
+            generators.append([as_expr(sol.get(qd, qd)).xreplace(rep) for qd in N.velocities])
     return find_noether_fields(system.lagrangian, N.coords, N.velocities, system.constraints,
                                generators, list(ansatz), parameters=N.parameters,
                                independent=system.independent_velocities)

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.parse import as_expr
+
 __all__ = ["JetSpace", "jet_name", "jet_symbol", "total_derivative", "derivative_symbols"]
 
 
@@ -88,7 +90,7 @@ def total_derivative(expr, rates: Mapping, t: sp.Symbol | None = None) -> sp.Exp
     >>> total_derivative(x**2 * v, {x: v, v: a})
     a*x**2 + 2*v**2*x
     """
-    e = sp.sympify(expr)
+    e = as_expr(expr)
     out = sp.diff(e, t) if t is not None else sp.S.Zero
     free = e.free_symbols
     for s, r in rates.items():
@@ -121,6 +123,8 @@ class JetSpace:
     def __init__(self, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol] | None = None,
                  order: int = 3, t: sp.Symbol | None = None):
         coords = tuple(coords)
+        if not all(isinstance(c, sp.Symbol) for c in coords):
+            raise TypeError("JetSpace coordinates must be sympy Symbols (or use from_manifold)")
         if order < 1:
             raise ValueError(f"a jet space needs order >= 1, got {order}")
         if velocities is None:
@@ -141,6 +145,8 @@ class JetSpace:
     @classmethod
     def from_manifold(cls, manifold, order: int = 3, t: sp.Symbol | None = None) -> JetSpace:
         """Jet space over a :class:`~geomech.core.manifold.Manifold` (reusing its velocities)."""
+        if not hasattr(manifold, "coords") or not hasattr(manifold, "velocities"):
+            raise TypeError(f"expected a Manifold, got {type(manifold).__name__}")
         return cls(manifold.coords, manifold.velocities, order=order, t=t)
 
     @property
@@ -178,7 +184,7 @@ class JetSpace:
 
     def jet_order(self, expr) -> int:
         """Highest jet order present in ``expr`` (0 if it depends on q and t only)."""
-        free = sp.sympify(expr).free_symbols
+        free = as_expr(expr).free_symbols
         for k in range(self.order, 0, -1):
             if free & set(self.levels[k]):
                 return k
@@ -189,7 +195,7 @@ class JetSpace:
 
         Raises ``ValueError`` when the result would need jets above :attr:`order`.
         """
-        e = sp.sympify(expr)
+        e = as_expr(expr)
         rates = self.rates()
         for _ in range(n):
             if self.jet_order(e) >= self.order:
@@ -202,7 +208,7 @@ class JetSpace:
     def truncate(self, expr, above: int) -> sp.Expr:
         """Set every jet symbol of order ``> above`` to zero."""
         rep = {s: 0 for k in range(above + 1, self.order + 1) for s in self.levels[k]}
-        return sp.sympify(expr).xreplace(rep) if rep else sp.sympify(expr)
+        return as_expr(expr).xreplace(rep) if rep else as_expr(expr)
 
     def euler_lagrange(self, L) -> list[sp.Expr]:
         r"""Lagrange operator
@@ -220,7 +226,7 @@ class JetSpace:
         """
         if self.order < 2:
             raise ValueError("the frozen second derivative needs accelerations (order >= 2)")
-        f = sp.sympify(f)
+        f = as_expr(f)
         if self.jet_order(f) > 1:
             raise ValueError("the frozen derivative is defined for functions of q, qdot, t")
         frozen = tuple(sp.Dummy(f"c{i}", real=True) for i in range(len(self.coords)))

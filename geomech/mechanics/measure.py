@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
 from .integrals import (
@@ -353,7 +354,7 @@ def _configuration_gradient(v: VectorField, ys: Sequence[sp.Symbol]):
     comps = [v.components[M.index(y)] for y in ys]
 
     def coeff_dict(e):
-        num, den = sp.fraction(sp.together(sp.sympify(e)))
+        num, den = sp.fraction(sp.together(as_expr(e)))
         if others and den.has(*others):
             raise _NotPolynomial(e)
         if not others:
@@ -532,7 +533,7 @@ def _solve_on(expr, unknowns, M, relations):
     for one of its variables (the last one it contains) as a radical; the remaining sampled
     equations are then solved and verified modulo the relations.
     """
-    rels = [sp.sympify(r) for r in relations]
+    rels = [as_expr(r) for r in relations]
     rep = {}
     for r in rels:
         var = sorted(r.free_symbols & set(M.coords) - set(rep), key=M.coords.index)[-1]
@@ -540,13 +541,13 @@ def _solve_on(expr, unknowns, M, relations):
         if not sol:
             raise ValueError(f"cannot solve relation {r} for {var}")
         rep[var] = sol[-1]
-    e = sp.together(sp.sympify(expr).xreplace(rep))
+    e = sp.together(as_expr(expr).xreplace(rep))
     # sampled solve (radicals evaluate to algebraic numbers); verify modulo the relations
     sols = solve_constant_linear([e], unknowns, keep=M.parameters) \
         if not _has_radical(e) else _sampled_numeric(e, unknowns, M)
     out = []
     for s in sols:
-        if zero_modulo(sp.sympify(expr).xreplace(s), relations):
+        if zero_modulo(as_expr(expr).xreplace(s), relations):
             out.append(s)
     return out
 

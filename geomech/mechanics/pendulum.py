@@ -37,6 +37,7 @@ import sympy as sp
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
+from ..core.parse import as_expr
 from ..core.zero import default_policy
 from .rigidbody import RigidBodySoN, moment_coordinates, so_n_basis
 
@@ -58,7 +59,7 @@ def sphere_point(angles: Sequence) -> tuple:
     >>> sphere_point([a, b])
     (cos(alpha), sin(alpha)*cos(beta), sin(alpha)*sin(beta))
     """
-    angles = [sp.sympify(a) for a in angles]
+    angles = [as_expr(a) for a in angles]
     if not angles:
         raise ValueError("sphere_point needs at least one angle")
     out, prod = [], sp.S.One
@@ -78,7 +79,7 @@ def spherical_angles(V: Sequence) -> tuple:
     >>> spherical_angles([0, 1, 0])
     (1, (pi/2, 0))
     """
-    V = [sp.sympify(c) for c in V]
+    V = [as_expr(c) for c in V]
     if len(V) < 2:
         raise ValueError("spherical_angles needs a vector with at least 2 components")
     r = sp.sqrt(sp.Add(*[c ** 2 for c in V]))
@@ -100,7 +101,7 @@ def spherical_frame(angles: Sequence) -> tuple:
     >>> h
     [1, sin(b1)]
     """
-    angles = [sp.sympify(a) for a in angles]
+    angles = [as_expr(a) for a in angles]
     ehat = sphere_point(angles)
     E, H = [], []
     for l, a in enumerate(angles):
@@ -208,7 +209,7 @@ class ShamolinPendulum:
         if not callable(s):
             raise TypeError("s must be a callable s(alpha) (e.g. a sympy Function or lambda)")
         self.s_func = s
-        self.s = sp.sympify(s(self.alpha))
+        self.s = as_expr(s(self.alpha))
         self._x_spec = x_N
         self.x_N = self._application_point(self.alpha, self.betas, self.v, self.omega)
         self.inertia = (self.I1,) + (self.I2,) * (n - 1)
@@ -234,7 +235,7 @@ class ShamolinPendulum:
             vals = spec
         if isinstance(vals, (str, bytes)) or not hasattr(vals, "__len__"):
             raise TypeError("x_N must give a sequence of n-1 expressions")
-        vals = tuple(sp.sympify(x) for x in vals)
+        vals = tuple(as_expr(x) for x in vals)
         if len(vals) != n - 1:
             raise ValueError(f"x_N must give n-1 = {n - 1} expressions (x_2N..x_nN), "
                              f"got {len(vals)}")
@@ -364,7 +365,7 @@ class ShamolinPendulum:
         for pos, val in zip(self.basis.axial_positions, om_r):
             omega_full[pos] = val
         xN = self._application_point(alpha, betas, vD, omega_full)
-        sval = sp.sympify(self.s_func(alpha))
+        sval = as_expr(self.s_func(alpha))
         # (3.11): (n-2) I2 w_dot = s v_D^2 x_N  ->  axial rates
         wdot = [sval * vD ** 2 * x / ((n - 2) * self.I2) for x in xN]
         omdot = _w_to_axial(wdot, n)
@@ -602,7 +603,7 @@ class ShamolinFreeBody:
         ``T1``.  Returns ``{"v": ..., "alpha": ..., "beta1": ..., "z1": ...}``.
         """
         p = self.pendulum
-        T = self.T1 * p.v ** 2 if T is None else sp.sympify(T)
+        T = self.T1 * p.v ** 2 if T is None else as_expr(T)
         red = self._omega_rates()
         vdot = sp.Symbol("vdot", real=True)
         ad = sp.Symbol("alphadot", real=True)
@@ -665,7 +666,7 @@ class ShamolinFreeBody:
         False
         """
         p = self.pendulum
-        n1 = self.n1 if n1 is None else sp.sympify(n1)
+        n1 = self.n1 if n1 is None else as_expr(n1)
         rates = self.rates_with_force(T)
         v = p.v
         sub = {zi: n1 * v * Zi for zi, Zi in zip(self.z, self.Z)}

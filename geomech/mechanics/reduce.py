@@ -50,6 +50,7 @@ import sympy as sp
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
+from ..core.parse import as_expr
 from ..core.zero import default_policy
 from ..lie.graph import BracketGraph
 from .symmetry import (
@@ -104,7 +105,7 @@ def _simple_values():
 
 def _drop_variables(expr, variables) -> sp.Expr:
     """Evaluate ``expr`` at simple values of ``variables`` it provably does not depend on."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     left = [s for s in variables if expr.has(s)]
     if not left:
         return expr
@@ -182,7 +183,7 @@ def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
     system = None if isinstance(system_or_field, VectorField) else system_or_field
     v = _field_of(system_or_field)
     M = v.manifold
-    Fs = [sp.sympify(F) for F in (integrals if isinstance(integrals, (list, tuple))
+    Fs = [as_expr(F) for F in (integrals if isinstance(integrals, (list, tuple))
                                    else [integrals])]
     if system is not None:
         Fs = [_restrict(system, F) for F in Fs]
@@ -194,7 +195,7 @@ def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
                              f"{sp.sstr(_norm(v(F)))[:200]}")
     if values is None:
         values = [sp.Symbol(f"c{i + 1}", real=True) for i in range(len(Fs))]
-    values = [sp.sympify(c) for c in values]
+    values = [as_expr(c) for c in values]
     if len(values) != len(Fs):
         raise ValueError(f"{len(values)} values for {len(Fs)} integrals")
     if solve_for is None:
@@ -317,7 +318,7 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
             res = lie_reduce(v, symmetries=pro, names=names)
             return SymmetryReduction(list(res.invariants), res.manifold, res.vector_field,
                                      pro, checks, res)
-    Z = [M.sympify(z) if isinstance(z, str) else sp.sympify(z) for z in invariants]
+    Z = [M.sympify(z) if isinstance(z, str) else as_expr(z) for z in invariants]
     Z = [z if isinstance(z, sp.Symbol) else _compact(_restrict(system, z)) for z in Z]
     for i, z in enumerate(Z):
         for j, u in enumerate(pro):
@@ -503,7 +504,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
                     comps = [comps[q.index(c)] for c in y]
                 if len(comps) != r:
                     raise ValueError(f"frame fields need {r} components on {y}")
-                cols.append([sp.sympify(c) for c in comps])
+                cols.append([as_expr(c) for c in comps])
             E = sp.Matrix(cols).T
         if E.shape != (r, r):
             raise ValueError(f"the frame must have {r} fields on the {r} group coordinates")
@@ -775,7 +776,7 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
     from ..lie.reduction import reconstruct
 
     if invariants is not None:
-        invariants = [_compact(_restrict(system, sp.sympify(z))) for z in invariants]
+        invariants = [_compact(_restrict(system, as_expr(z))) for z in invariants]
     return reconstruct(system.vector_field(), symmetries=pro, invariants=invariants,
                        cyclic=cyclic, names=names)
 

@@ -63,6 +63,7 @@ import sympy as sp
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
+from ..core.parse import as_expr
 from ..core.zero import default_policy
 
 __all__ = [
@@ -193,7 +194,7 @@ def hat(omega: Sequence, ordering: str = "shamolin") -> sp.Matrix:
     [ w3,   0, -w1],
     [-w2,  w1,   0]])
     """
-    omega = [sp.sympify(w) for w in omega]
+    omega = [as_expr(w) for w in omega]
     basis = so_n_basis(_n_from_dim(len(omega)), ordering)
     A = sp.zeros(basis.n, basis.n)
     for (i, j), s, w in zip(basis.pairs, basis.signs, omega):
@@ -236,7 +237,7 @@ def vee(A, ordering: str = "shamolin") -> tuple:
 def _vec(v, name: str, n: int | None = None) -> list:
     if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
         raise TypeError(f"{name} must be a sequence of components")
-    v = [sp.sympify(c) for c in v]
+    v = [as_expr(c) for c in v]
     if n is not None and len(v) != n:
         raise ValueError(f"{name} has {len(v)} components, expected {n}")
     return v
@@ -414,8 +415,8 @@ def so_n_bracket(a: Sequence, b: Sequence, ordering: str = "shamolin") -> tuple:
     >>> so_n_bracket([1, 0, 0], [0, 1, 0])        # [e1, e2] = e3 for n = 3
     (0, 0, 1)
     """
-    a = [sp.sympify(c) for c in a]
-    b = [sp.sympify(c) for c in b]
+    a = [as_expr(c) for c in a]
+    b = [as_expr(c) for c in b]
     if len(a) != len(b):
         raise ValueError(f"coordinate vectors of different lengths {len(a)} and {len(b)}")
     basis = so_n_basis(_n_from_dim(len(a)), ordering)
@@ -648,7 +649,7 @@ class RigidBodySoN:
         self.lambdas = inertia_lambdas(self.inertia)
         N = self.basis.dim
         coords = sp.symbols(f"{coordinates}1:{N + 1}", real=True)
-        params = sorted({s for I in self.inertia for s in sp.sympify(I).free_symbols},
+        params = sorted({s for I in self.inertia for s in as_expr(I).free_symbols},
                         key=lambda s: s.name)
         self._torque_symbolic = torque is None
         if torque is None:
@@ -674,7 +675,7 @@ class RigidBodySoN:
         for (i, j), (c, _) in zip(self.basis.pairs, coefs):
             # c is linear in the moments: its expanded form is canonical when they are
             # numbers or symbols; anything else goes through the zero policy
-            cheap = all(sp.sympify(I).is_Symbol or sp.sympify(I).is_number
+            cheap = all(as_expr(I).is_Symbol or as_expr(I).is_number
                         for I in self.inertia)
             if (sp.expand(c) == 0) if cheap else pol.is_zero(c):
                 raise ValueError(f"degenerate inertia: lambda_{i + 1} + lambda_{j + 1} = "

@@ -58,6 +58,7 @@ from sympy.core.function import AppliedUndef
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
+from ..core.parse import as_expr
 from ..core.zero import default_policy, half_angle_symbol, rational_rewrite
 from .integrals import fast_is_zero, ring_linear_rows
 
@@ -82,9 +83,9 @@ def _check_system(system) -> None:
 
 def _restrict(system, expr) -> sp.Expr:
     """Restriction of an expression on TN to the phase space (dependent velocities solved)."""
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     if hasattr(system, "restricted"):
-        return sp.sympify(system.restricted(expr))
+        return as_expr(system.restricted(expr))
     return expr.xreplace(dict(system.dependent_solution))
 
 
@@ -101,7 +102,7 @@ def _forces(system) -> tuple | None:
     Q = getattr(system, "forces", None)
     if Q is None:
         return None
-    Q = tuple(sp.sympify(c) for c in Q)
+    Q = tuple(as_expr(c) for c in Q)
     if all(c == 0 for c in Q):
         return None
     return Q
@@ -173,10 +174,10 @@ def prolong(u: VectorField, expr=None):
                  for ui in u.components)
     if expr is None:
         return (*u.components, *lift)
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     out = sum(ui * sp.diff(expr, qi) for ui, qi in zip(u.components, q) if ui != 0)
     out += sum(li * sp.diff(expr, vi) for li, vi in zip(lift, qd) if li != 0)
-    return sp.sympify(out)
+    return as_expr(out)
 
 
 def prolong_to_phase_space(system, u) -> VectorField:
@@ -379,7 +380,7 @@ def _angle_coords(system) -> tuple:
     exprs = [system.lagrangian, *system.constraints, *(_forces(system) or ())]
     ang = set()
     for e in exprs:
-        for t in sp.sympify(e).atoms(sp.sin, sp.cos, sp.tan, sp.cot):
+        for t in as_expr(e).atoms(sp.sin, sp.cos, sp.tan, sp.cot):
             ang |= t.free_symbols & set(N.coords)
     return tuple(c for c in N.coords if c in ang)
 
@@ -499,7 +500,7 @@ def _linear_identity_rows(exprs, unknowns, keep=()) -> list:
     keep = set(keep)
     rows = []
     for e in exprs:
-        e = sp.sympify(e)
+        e = as_expr(e)
         if e == 0:
             continue
         r = rational_rewrite(e)
@@ -1137,7 +1138,7 @@ def _function_noether_system(system, ans: FunctionAnsatz, solve: bool) -> Noethe
         conds.append(_restrict(system, sum(q * u for q, u in zip(Q, tpl.components))))
     # split into identities in the velocities and in the coordinates the functions do not
     # depend on; the coefficients are ODEs in the remaining variables
-    derivs = sorted({d for c in conds for d in sp.sympify(c).atoms(sp.Derivative)},
+    derivs = sorted({d for c in conds for d in as_expr(c).atoms(sp.Derivative)},
                     key=sp.default_sort_key)
     jets = {a: sp.Dummy(f"J{i}") for i, a in enumerate([*derivs, *funcs])}
     back = {v: k for k, v in jets.items()}
@@ -1146,7 +1147,7 @@ def _function_noether_system(system, ans: FunctionAnsatz, solve: bool) -> Noethe
     eqs = []
     hcache: dict = {}
     for c in conds:
-        c = sp.sympify(c).subs(jets)
+        c = as_expr(c).subs(jets)
         if c == 0:
             continue
         c = sp.together(c)
@@ -1340,7 +1341,7 @@ def is_first_integral(system, F) -> bool:
     _check_system(system)
     from .integrals import is_first_integral as _field_is_first_integral
 
-    F = system.manifold.sympify(F) if isinstance(F, str) else sp.sympify(F)
+    F = system.manifold.sympify(F) if isinstance(F, str) else as_expr(F)
     return _field_is_first_integral(_vector_field(system), _restrict(system, F))
 
 

@@ -33,7 +33,7 @@ False
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 
 import sympy as sp
@@ -107,43 +107,25 @@ class NonholonomicSystem:
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
                             f"{type(manifold).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"the name of a system is a string, got {type(name).__name__}")
         self.manifold = manifold
         self.name = name or "system"
         self.description = description
         N = manifold
-        self.lagrangian: sp.Expr = N.sympify(lagrangian)
-        vel = N.velocities
-        pol = default_policy()
+        self.lagrangian: sp.Expr = _finite(N.sympify(lagrangian), "the Lagrangian")
         n = N.dim
 
         # -- constraints -----------------------------------------------------------------
         if isinstance(constraints, (DifferentialForm, str, sp.Basic)):
             constraints = [constraints]
+        if constraints is None or isinstance(constraints, Mapping) or not isinstance(
+                constraints, Iterable):
+            raise TypeError(f"constraints must be a list of expressions or 1-forms, got "
+                            f"{type(constraints).__name__}")
         rows, affine, exprs = [], [], []
         for idx, c in enumerate(constraints, 1):
-            if isinstance(c, DifferentialForm):
-                if c.manifold is not N or c.degree != 1:
-                    raise ValueError(f"constraint {idx} must be a 1-form on {N.name}")
-                a = c.as_list()
-                f = sp.Add(*[ai * v for ai, v in zip(a, vel)])
-                b = sp.S.Zero
-            else:
-                f = N.sympify(c)
-                if isinstance(f, sp.Equality):
-                    f = f.lhs - f.rhs
-                a = [sp.diff(f, v) for v in vel]
-                bad = [ai for ai in a if ai.has(*vel)
-                       and any(not pol.is_zero(sp.diff(ai, w)) for w in vel if ai.has(w))]
-                b = f.xreplace({v: 0 for v in vel})
-                if bad or not pol.is_zero(f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
-                    raise ValueError(f"constraint {idx} is not linear in the velocities: "
-                                     f"{sp.sstr(f)}")
-                a = [pol.normalize(ai.xreplace({v: 0 for v in vel})) for ai in a]
-                b = pol.normalize(b)
-            if all(pol.is_zero(ai) for ai in a):
-                raise ValueError(
-                    f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a holonomic "
-                    "constraint by its differential or use coordinates on the constraint surface")
+            a, b, f = _constraint_row(N, c, idx)
             rows.append(a)
             affine.append(b)
             exprs.append(f)
@@ -153,25 +135,17 @@ class NonholonomicSystem:
             sp.zeros(0, n)
         self.constraint_affine: tuple[sp.Expr, ...] = tuple(affine)
         self._check_independent_constraints()
+        if k >= n:
+            raise ValueError(
+                f"{k} independent constraints on the {n}-dimensional {N.name}: no velocity "
+                f"left free (the system cannot move); at most {n - 1} constraints are allowed")
 
         # -- forces ----------------------------------------------------------------------
-        if forces is None:
-            self.forces = None
-        else:
-            if isinstance(forces, Mapping):
-                fl = [sp.S.Zero] * n
-                for key, val in forces.items():
-                    fl[N.index(key) if not isinstance(key, int) else key] = N.sympify(val)
-            else:
-                fl = [N.sympify(f) for f in forces]
-                if len(fl) != n:
-                    raise ValueError(f"forces need {n} components (one per coordinate of "
-                                     f"{N.name}), got {len(fl)}")
-            self.forces = tuple(fl)
+        self.forces = None if forces is None else _forces_tuple(N, forces)
 
         # -- non-degeneracy --------------------------------------------------------------
         H = self.hessian
-        r = pol.rank(H)
+        r = default_policy().rank(H)
         if r < n:
             raise ValueError(
                 f"degenerate Lagrangian: det d2L/dqdot2 = 0 identically (rank {r} < {n}); the "
@@ -206,6 +180,9 @@ class NonholonomicSystem:
                 independent = independent.replace(",", " ").split()
             elif isinstance(independent, sp.Symbol):
                 independent = [independent]
+            elif isinstance(independent, Mapping) or not isinstance(independent, Iterable):
+                raise TypeError(f"independent must be velocity names or symbols, got "
+                                f"{type(independent).__name__}")
             for s in independent:
                 ind.append(self._velocity_of(s))
             if len(set(ind)) != len(ind):
@@ -546,3 +523,72 @@ class NonholonomicSystem:
         if self.dependent_solution:
             out += [f"  {v} = {sp.sstr(e)}" for v, e in self.dependent_solution.items()]
         return "\n".join(out)
+
+
+# -- validation helpers of the constructor --------------------------------------------------
+_NONSMOOTH = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.DiracDelta, sp.Max, sp.Min,
+              sp.floor, sp.ceiling)
+
+
+def _finite(e: sp.Expr, what: str) -> sp.Expr:
+    """``e`` unchanged, or ``ValueError`` if it contains an infinity or NaN."""
+    if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise ValueError(f"{what} is not finite: {sp.sstr(e)}")
+    return e
+
+
+def _constraint_row(N: Manifold, c, idx: int) -> tuple[list, sp.Expr, sp.Expr]:
+    r"""``(a, b, f)`` of constraint ``idx``: :math:`f = \sum_i a_i(q)\dot q_i + b(q)`.
+
+    ``ValueError`` when ``f`` is not linear in the velocities (the coefficients
+    :math:`a_i = \partial f/\partial\dot q_i` must be free of velocities) or has none."""
+    vel, pol = N.velocities, default_policy()
+    if isinstance(c, DifferentialForm):
+        if c.manifold is not N or c.degree != 1:
+            raise ValueError(f"constraint {idx} must be a 1-form on {N.name}")
+        a = list(c.as_list())
+        f, b = sp.Add(*[ai * v for ai, v in zip(a, vel)]), sp.S.Zero
+    else:
+        if isinstance(c, sp.Equality):
+            f = N.sympify(c.lhs) - N.sympify(c.rhs)
+        else:
+            f = N.sympify(c)
+        f = _finite(f, f"constraint {idx}")
+        a = [pol.normalize(sp.diff(f, v)) for v in vel]
+        b = pol.normalize(f.xreplace({v: 0 for v in vel}))
+        nonsmooth = any(g.has(*vel) for g in f.atoms(*_NONSMOOTH))
+        if nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
+                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
+            raise ValueError(f"constraint {idx} is not linear in the velocities: "
+                             f"{sp.sstr(f)}")
+    if all(pol.is_zero(ai) for ai in a):
+        raise ValueError(
+            f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a holonomic "
+            "constraint by its differential or use coordinates on the constraint surface")
+    return a, b, f
+
+
+def _forces_tuple(N: Manifold, forces) -> tuple[sp.Expr, ...]:
+    """Generalized forces as one expression per coordinate, from a sequence or a mapping
+    ``{coordinate, its name or its index: Q}``."""
+    n = N.dim
+    if isinstance(forces, Mapping):
+        fl = [sp.S.Zero] * n
+        for key, val in forces.items():
+            if isinstance(key, bool) or not isinstance(key, (int, str, sp.Symbol)):
+                raise TypeError(f"forces are keyed by coordinates, their names or indices, "
+                                f"got {key!r}")
+            if isinstance(key, int) and not 0 <= key < n:
+                raise ValueError(f"force index {key} out of range: {N.name} has {n} "
+                                 f"coordinates (indices 0..{n - 1})")
+            i = key if isinstance(key, int) else N.index(key)
+            fl[i] = _finite(N.sympify(val), f"the force on {N.coords[i]}")
+        return tuple(fl)
+    if isinstance(forces, (str, sp.Basic)) or not isinstance(forces, Iterable):
+        raise TypeError(f"forces must be a list of {n} expressions or a mapping "
+                        f"{{coordinate: force}}, got {type(forces).__name__}")
+    fl = [_finite(N.sympify(f), f"force {i + 1}") for i, f in enumerate(forces)]
+    if len(fl) != n:
+        raise ValueError(f"forces need {n} components (one per coordinate of "
+                         f"{N.name}), got {len(fl)}")
+    return tuple(fl)

@@ -50,6 +50,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from ..core.parse import as_expr
 from ..core.zero import default_policy
 from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
 from .forms_common import compact, solve_linear
@@ -101,7 +102,7 @@ def _check_jets(jets: JetSpace, order: int) -> None:
 
 
 def _check_function(T, jets: JetSpace, what: str = "T") -> sp.Expr:
-    T = sp.sympify(T)
+    T = as_expr(T)
     if not isinstance(T, sp.Expr):
         raise TypeError(f"{what} must be a scalar expression")
     if jets.jet_order(T) > 1:
@@ -175,7 +176,7 @@ def tzenoff_K(T, jets: JetSpace, forces: Sequence | None = None,
     R = tzenoff_R(T, jets, truncate=truncate)
     if forces is None:
         return R
-    forces = [sp.sympify(f) for f in forces]
+    forces = [as_expr(f) for f in forces]
     if len(forces) != len(jets.coords):
         raise ValueError(f"{len(forces)} generalized forces given for {len(jets.coords)} "
                          "coordinates")

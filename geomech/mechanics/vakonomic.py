@@ -69,6 +69,7 @@ import sympy as sp
 
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
+from ..core.parse import as_expr, as_matrix
 from ..core.zero import default_policy
 from .equations import EquationsOfMotion, ReducedDynamics, register_method
 from .forms_common import acceleration_symbols, compact, solve_linear
@@ -123,7 +124,7 @@ def _split_quadratic(L, velocities, policy):
                     f"velocities; d2L/dqdot2 depends on {v}. Use form='lagrangian'.")
     G = G.xreplace(zero)
     g = sp.Matrix([e.xreplace(zero) for e in grad])
-    L0 = sp.sympify(L).xreplace(zero)
+    L0 = as_expr(L).xreplace(zero)
     return G, g, L0
 
 
@@ -164,7 +165,7 @@ class VakonomicHamiltonian:
         for i, (q, p) in enumerate(zip(self.coords, self.momenta)):
             e = -sp.diff(self.H, q)
             if forces is not None:
-                e += sp.sympify(forces[i]).xreplace(self._velocity_subs())
+                e += as_expr(forces[i]).xreplace(self._velocity_subs())
             out[p] = compact(e)
         return out
 
@@ -213,11 +214,11 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
     policy = default_policy()
     coords, velocities = tuple(coords), tuple(velocities)
     n = len(coords)
-    A = sp.Matrix(A) if A is not None else sp.zeros(0, n)
+    A = as_matrix(A) if A is not None else sp.zeros(0, n)
     if A.cols != n:
         raise ValueError(f"constraint rows need {n} entries, got {A.cols}")
     m = A.rows
-    b = sp.zeros(m, 1) if b is None else sp.Matrix(list(b))
+    b = sp.zeros(m, 1) if b is None else as_matrix(list(b))
     if b.rows != m:
         raise ValueError(f"{b.rows} affine terms for {m} constraints")
     G, g, L0 = _split_quadratic(L, velocities, policy)
@@ -270,7 +271,7 @@ def curvature_terms(A, b, coords: Sequence[sp.Symbol], velocities: Sequence[sp.S
             e = sp.S.Zero
             for j in range(n):
                 e += (sp.diff(A[s, i], coords[j]) - sp.diff(A[s, j], coords[i])) * velocities[j]
-            C[i, s] = e - sp.diff(sp.sympify(b[s]), coords[i])
+            C[i, s] = e - sp.diff(as_expr(b[s]), coords[i])
     return C
 
 
@@ -295,6 +296,8 @@ class VakonomicEquations(EquationsOfMotion):
 
     def __init__(self, system, form, equations, rhs, space, to_phase, multipliers, lambdas,
                  hamiltonian=None, data=None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         phase = system.phase_space
         super().__init__(system, "vakonomic", equations,
                          {c: rhs.get(c, sp.S.Zero) for c in phase.coords},
@@ -383,7 +386,7 @@ class VakonomicEquations(EquationsOfMotion):
             vals = [0] * m if lambda0 is None else list(lambda0)
             if len(vals) != m:
                 raise ValueError(f"lambda0 needs {m} values, got {len(vals)}")
-            return {lam: sp.sympify(v) for lam, v in zip(self.lambdas, vals)}
+            return {lam: as_expr(v) for lam, v in zip(self.lambdas, vals)}
         if condition != "extremal":
             raise ValueError(f"condition must be 'motion' or 'extremal', got {condition!r}")
         if lambda0 is not None:
@@ -392,7 +395,7 @@ class VakonomicEquations(EquationsOfMotion):
         N = S.manifold
         rep = self._point(point)
         A = S.constraint_matrix.xreplace(rep)
-        qdot = [sp.sympify(S.dependent_solution.get(v, v)).xreplace(rep) for v in N.velocities]
+        qdot = [as_expr(S.dependent_solution.get(v, v)).xreplace(rep) for v in N.velocities]
         pL = sp.Matrix([sp.diff(S.lagrangian, v) for v in N.velocities]).xreplace(
             dict(zip(N.velocities, qdot))).xreplace(rep)
         sol = (A * A.T).LUsolve(A * pL)
@@ -404,7 +407,7 @@ class VakonomicEquations(EquationsOfMotion):
         for k, v in point.items():
             if isinstance(k, str):
                 k = M.names().get(k, self.system.manifold.names().get(k))
-            rep[k] = sp.sympify(v)
+            rep[k] = as_expr(v, exact=False)
         missing = [c for c in M.coords if c not in rep]
         if missing:
             raise ValueError(f"the point misses values for {missing}")
@@ -429,7 +432,7 @@ class VakonomicEquations(EquationsOfMotion):
             return {**{c: rep[c] for c in self.system.phase_space.coords}, **lam0}
         S = self.system
         N = S.manifold
-        qdot = [sp.sympify(S.dependent_solution.get(v, v)).xreplace(rep) for v in N.velocities]
+        qdot = [as_expr(S.dependent_solution.get(v, v)).xreplace(rep) for v in N.velocities]
         pL = [sp.diff(S.lagrangian, v).xreplace(dict(zip(N.velocities, qdot))).xreplace(rep)
               for v in N.velocities]
         A = S.constraint_matrix.xreplace(rep)

@@ -52,6 +52,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.reduction import ReducedSystem, independent_subset, jacobian_rank, reduce
 
@@ -109,7 +110,7 @@ class OrbitChart:
     def is_triangular(self) -> bool:
         r"""True when :math:`G_k` depends only on :math:`\zeta, Y_1..Y_{k-1}` (quadratures)."""
         Y = self.orbit_coords
-        return all(not (sp.sympify(g).free_symbols & set(Y[k:])) for k, g in enumerate(self.rates))
+        return all(not (as_expr(g).free_symbols & set(Y[k:])) for k, g in enumerate(self.rates))
 
 
 def _orbit_candidates(fields, M, red: ReducedSystem):
@@ -220,7 +221,7 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
     Z = list(red.invariants)
     if point is not None:
         point = {M.sympify(k) if isinstance(k, str) else k: sp.nsimplify(val, rational=True)
-                 if isinstance(val, float) else sp.sympify(val) for k, val in point.items()}
+                 if isinstance(val, float) else as_expr(val) for k, val in point.items()}
     if orbit_coords is not None:
         Ys = [M.sympify(c) if isinstance(c, str) else c for c in orbit_coords]
         bad = [c for c in Ys if c not in M.coords]
@@ -238,11 +239,11 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
         if jacobian_rank(Z + Y, M.coords) < M.dim:
             continue
         xI = [c for c in M.coords if c not in Y]
-        eqs = [sp.sympify(f) - t for f, t in zip(Z, tmp)]
+        eqs = [as_expr(f) - t for f, t in zip(Z, tmp)]
         pt = None
         if point is not None:
             pt = dict(point)
-            pt.update({t: sp.sympify(f).xreplace(point) for t, f in zip(tmp, Z)})
+            pt.update({t: as_expr(f).xreplace(point) for t, f in zip(tmp, Z)})
         sol = _solve_branch(eqs, xI, pt)
         if sol is None:
             continue
@@ -255,7 +256,7 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
         rates = []
         for y in Y:
             g = v.components[M.coords.index(y)]
-            rates.append(pol.normalize(sp.sympify(g).xreplace(
+            rates.append(pol.normalize(as_expr(g).xreplace(
                 {x: sol[x] for x in xI}).xreplace(back)))
         used = set(zeta)
         ys = []
@@ -334,7 +335,7 @@ def _numeric_point(x0, M: Manifold, parameters) -> dict:
 
     params = resolve_parameters(parameters, known=M.parameters)
     return {**{k: sp.nsimplify(val, rational=True) if isinstance(val, float) else
-               sp.sympify(val) for k, val in pt.items()}, **params}
+               as_expr(val) for k, val in pt.items()}, **params}
 
 
 def _check_chart_domain(chart: OrbitChart, states: np.ndarray, params: Mapping,
@@ -431,7 +432,7 @@ def reconstruct_numerically(v: VectorField, symmetries, x0, t_span, *,
     chart = orbit_chart(v, symmetries, invariants=invariants, orbit_coords=orbit_coords,
                         point=pt)
     params = {k: val for k, val in pt.items() if k in M.parameters}
-    start = [float(sp.N(sp.sympify(f).xreplace(pt))) for f in chart.from_original()]
+    start = [float(sp.N(as_expr(f).xreplace(pt))) for f in chart.from_original()]
     zeta0, Y0 = start[:len(chart.reduced.invariants)], start[len(chart.reduced.invariants):]
     F = chart.vector_field()
     back = compile_functions(chart.to_original(), chart.manifold.coords, params,
@@ -590,7 +591,7 @@ def integrate_on_group(xi, reduced, z0, g0, t_span, *, side: str = "right",
     ys = [sp.Symbol(str(k), real=True) for k in extra]
     rates = []
     for k, e in extra.items():
-        e = sp.sympify(e)
+        e = as_expr(e)
         bad = e.free_symbols - set(zc) - set(G) - set(R.parameters)
         if bad:
             raise ValueError(f"the quadrature {k} involves unknown symbols "

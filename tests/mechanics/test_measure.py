@@ -68,7 +68,7 @@ def sleigh_field(potential=False):
 
 def inclined_sleigh_field():
     """B4: the explicit reduced field on (y, phi, ydot, phidot)."""
-    M = Manifold("Minc", "y phi ydot phidot", parameters="m I a g alpha")
+    M = Manifold("Minc", sp.symbols("y phi ydot phidot", real=True), parameters="m I a g alpha")
     y, phi, yd, phd = M.coords
     m, I, a, g, al = M.parameters
     ydd = a * phd**2 * s(phi) - g * s(al) * s(phi)**2 + phd * yd * c(phi) / s(phi)
