@@ -197,7 +197,7 @@ def _constraint_data(constraints, system, field: VectorField):
         rep[v] = rates[pos[q]]                # velocity of the computed configuration curve
     vals, scales = [], []
     for f in constraints:
-        f = sp.sympify(f)
+        f = N.sympify(f)                      # text only through the safe parser
         a = [sp.diff(f, v) for v in vs]
         b = f.xreplace(dict.fromkeys(vs, 0))
         speed = sp.sqrt(sum(v**2 for v in vs))
@@ -545,9 +545,7 @@ def _monitored(field, owner, sys_energy, integrals, energy):
     dep = set(getattr(owner, "dependent_velocities", ()) or ())
 
     def on_phase(e):
-        if isinstance(e, str):
-            e = field.manifold.parse(e)
-        e = sp.sympify(e)
+        e = field.manifold.sympify(e)         # text through the safe parser
         if dep and e.free_symbols & dep and callable(restrict):
             e = restrict(e)
         return e
