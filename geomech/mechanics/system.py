@@ -521,6 +521,13 @@ class NonholonomicSystem:
 
         return routh_reduction(self, coordinate)
 
+    def to_sympy_mechanics(self):
+        """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
+        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
+        from geomech.interop.sympy_mechanics import to_sympy_mechanics
+
+        return to_sympy_mechanics(self)
+
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
         out = [repr(self), "L = " + sp.sstr(self.lagrangian)]

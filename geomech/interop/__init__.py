@@ -1,0 +1,1 @@
+"""Interoperability: sympy.physics.mechanics models in and out, model files."""
