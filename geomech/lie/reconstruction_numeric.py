@@ -466,7 +466,7 @@ def reconstruct_numerically(v: VectorField, symmetries, x0, t_span, *,
 # matrix groups: g' = g xi(zeta(t))
 # ---------------------------------------------------------------------------------------------
 def group_symbols(n: int, name: str = "g") -> sp.Matrix:
-    """The ``n x n`` matrix of real symbols ``g11 .. gnn`` used by :func:`integrate_on_group`.
+    """The ``n x n`` matrix of real symbols ``g11`` to ``gnn`` used by :func:`integrate_on_group`.
 
     >>> group_symbols(2)
     Matrix([

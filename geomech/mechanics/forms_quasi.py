@@ -366,6 +366,8 @@ def quasi_velocity_equations(system, frame=None, transversal=None, names=None,
     names : str or sequence, optional
         Names of the quasi-velocities (default ``eta_1 ...``).
 
+    Notes
+    -----
     The structure functions :math:`c^a_{\alpha b}` are the coefficients of the brackets
     :math:`[v_\alpha, e_b]` (from the bracket graph) in the frame; they are returned in
     ``eq.data["structure"]`` as ``{(alpha, b): [c^1, ..., c^n]}`` (0-based indices).

@@ -78,7 +78,7 @@ __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations"
 
 
 def multiplier_symbols(m: int, names=None) -> tuple[sp.Symbol, ...]:
-    """``lambda1 .. lambdam`` (or the given names), real symbols.
+    """``lambda1`` to ``lambdam`` (or the given names), real symbols.
 
     >>> multiplier_symbols(2)
     (lambda1, lambda2)
@@ -94,7 +94,7 @@ def multiplier_symbols(m: int, names=None) -> tuple[sp.Symbol, ...]:
 
 
 def momentum_symbols(coords: Sequence[sp.Symbol], names=None) -> tuple[sp.Symbol, ...]:
-    """``p_x, p_y, ...`` (or the given names), real symbols.
+    """``p_x``, ``p_y`` and so on (or the given names), real symbols.
 
     >>> momentum_symbols(sp.symbols("x phi"))
     (p_x, p_phi)

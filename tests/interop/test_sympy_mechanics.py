@@ -3,7 +3,7 @@
 The Chaplygin sleigh and the rolling disk are built with sympy.physics.mechanics (frames,
 points, rigid bodies, loads and velocity constraints, in the style of sympy's own rolling-disc
 and Kane examples); the converted systems must have the flows of the catalogue systems
-(Chaplygin 1911 / Borisov & Mamaev 2015 §3.3; Tzenoff 1953), compared at random exact
+(Chaplygin 1912 / Borisov & Mamaev 2015 §3.3; Tzenoff 1953), compared at random exact
 points, and LagrangesMethod set-ups produced by ``to_sympy_mechanics`` must give the
 Lagrange-d'Alembert equations with multipliers of the system.
 """
