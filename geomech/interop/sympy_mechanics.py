@@ -73,6 +73,7 @@ class _Model:
     loads: tuple
     frame: me.ReferenceFrame | None
     speeds: dict  # generalized speed u(t) -> expression in q, q'
+    independent: tuple | None = None  # q' of the independent speeds when they are plain q'
 
 
 # -- reading the three kinds of objects --------------------------------------------------
@@ -104,7 +105,7 @@ def _from_system(obj: me.System) -> _Model:
     if obj.u_aux:
         raise ValueError("System: auxiliary speeds (u_aux) are not supported; remove them")
     return _Model(q, _lagrangian_of_bodies(obj.frame, obj.bodies), tuple(cons), tuple(loads),
-                  obj.frame, speeds)
+                  obj.frame, speeds, _plain_rates(obj.u_ind, speeds))
 
 
 def _from_kane(obj: me.KanesMethod) -> _Model:
@@ -115,8 +116,17 @@ def _from_kane(obj: me.KanesMethod) -> _Model:
     hol = [_differentiate(h) for h in obj._f_h]
     k_nh, f_nh = obj._k_nh, obj._f_nh
     nonhol = list(k_nh * obj.u + f_nh) if k_nh.shape[0] else []
+    u_ind = list(obj.u)[:len(obj.u) - len(obj._udep)]
     return _Model(q, _lagrangian_of_bodies(frame, obj.bodies or ()), (*hol, *nonhol),
-                  tuple(obj.loads or ()), frame, speeds)
+                  tuple(obj.loads or ()), frame, speeds, _plain_rates(u_ind, speeds))
+
+
+def _plain_rates(u_ind: Sequence, speeds: dict) -> tuple | None:
+    """The coordinate rates ``q'`` of the independent speeds when each is one (``u = q'``)."""
+    rates = tuple(speeds.get(u, u) for u in u_ind)
+    if rates and all(isinstance(r, sp.Derivative) for r in rates):
+        return rates
+    return None
 
 
 def _from_lagrange(obj: me.LagrangesMethod) -> _Model:
@@ -213,6 +223,8 @@ def from_sympy_mechanics(obj, independent=None, name: str | None = None) -> Nonh
         kinematical differential equations; holonomic constraints enter differentiated.
     independent : sequence, optional
         Velocities kept independent, as names (``"xdot"``) or derivatives ``x(t).diff()``.
+        By default the rates of the model's independent speeds when these are plain
+        coordinate rates (``u = q'``), else the system's own choice.
     name : str, optional
         Name of the system (default ``"sympy_model"``).
 
@@ -263,6 +275,8 @@ def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
     Q = [_to_chart(f, rep, f"the generalized force on {c}") for f, c in zip(Q, N.coords)]
     cons = [c for c in cons if not default_policy().is_zero(c)]
     forces = None if all(default_policy().is_zero(f) for f in Q) else Q
+    if independent is None and model.independent and len(model.independent) == N.dim - len(cons):
+        independent = model.independent
     if independent is not None:
         independent = [str(_to_chart(v, rep, "independent")) if isinstance(v, sp.Basic) else v
                        for v in independent]
@@ -271,8 +285,7 @@ def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
                                   name=name, description="converted from "
                                                          "sympy.physics.mechanics")
     except ValueError as err:
-        raise ValueError(f"the sympy.physics.mechanics model is not a nonholonomic system "
-                         f"with constraints linear in the velocities: {err}") from err
+        raise ValueError(f"cannot convert the sympy.physics.mechanics model: {err}") from err
 
 
 # -- back to sympy.physics.mechanics -----------------------------------------------------

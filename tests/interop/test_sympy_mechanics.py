@@ -229,6 +229,15 @@ def test_rolling_disk_from_sympy_matches_catalogue(build):
         assert _value(dE, _exact_point(S, rng)) == 0
 
 
+def test_independent_speeds_of_the_model_are_kept():
+    """u1 = x', u3 = phi' are the System's independent speeds: xdot, phidot stay independent;
+    the disk's System has theta', psi', phi' independent."""
+    S = gm.from_sympy_mechanics(sleigh_system())
+    assert [v.name for v in S.independent_velocities] == ["xdot", "phidot"]
+    D = gm.from_sympy_mechanics(disk_system())
+    assert [v.name for v in D.independent_velocities] == ["thetadot", "psidot", "phidot"]
+
+
 def test_sleigh_torque_becomes_generalized_force():
     tau = sp.Symbol("tau")
     for model in (sleigh_lagranges_method(tau), sleigh_system(tau)):
