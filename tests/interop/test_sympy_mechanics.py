@@ -87,7 +87,12 @@ def _lagranges_accelerations(lm: me.LagrangesMethod, S: gm.NonholonomicSystem, p
 
 def _assert_round_trip(S: gm.NonholonomicSystem, points: int = 3) -> None:
     """S -> LagrangesMethod -> accelerations agree with S.equations('lagrange_dalembert')."""
-    lm = S.to_sympy_mechanics()
+    _assert_lagranges_agree(S.to_sympy_mechanics(), S, points)
+
+
+def _assert_lagranges_agree(lm: me.LagrangesMethod, S: gm.NonholonomicSystem,
+                            points: int = 3) -> None:
+    """sympy's own solution of ``lm`` agrees with S.equations('lagrange_dalembert')."""
     lm.form_lagranges_equations()
     rhs = S.equations("lagrange_dalembert").rhs
     rng = random.Random(11)
@@ -261,6 +266,20 @@ def test_round_trip_with_forces_and_affine_constraint():
     _assert_round_trip(S)
     back = gm.from_sympy_mechanics(to_sympy_mechanics(S), independent=["xdot", "phidot"])
     _assert_same_flow(S, back)
+
+
+def test_holonomic_constraint_enters_differentiated():
+    """A pendulum in Cartesian coordinates (LagrangesMethod with hol_coneqs): the converted
+    system carries the derivative of x^2 + y^2 - l^2 and has sympy's own accelerations."""
+    x, y = me.dynamicsymbols("x y")
+    m, g, l = sp.symbols("m g l")  # noqa: E741
+    lm = me.LagrangesMethod(m * (x.diff()**2 + y.diff()**2) / 2 - m * g * y, [x, y],
+                            hol_coneqs=[x**2 + y**2 - l**2])
+    S = gm.from_sympy_mechanics(lm)
+    xs, ys = S.manifold.coords
+    xd, yd = S.manifold.velocities
+    assert default_policy().is_zero(S.constraints[0] - (2 * xs * xd + 2 * ys * yd))
+    _assert_lagranges_agree(lm, S)
 
 
 @settings(max_examples=8, deadline=None)
