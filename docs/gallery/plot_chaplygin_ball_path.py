@@ -5,7 +5,7 @@ The contact path of Chaplygin's ball
 A balanced, dynamically asymmetric ball (centre of mass at the geometric centre, principal
 moments :math:`I_1 < I_2 < I_3`) rolls without slipping on a plane (Chaplygin 1903;
 Borisov & Mamaev 2015, §5.4).  The reduced system is integrable, but the point of contact
-traces a quasi-periodic curve on the plane.  geomech integrates the mass-matrix form
+traces a wavy, drifting curve on the plane (axes not to scale below).  geomech integrates the mass-matrix form
 :math:`M(x)z = F(x)` of the Lagrange–d'Alembert equations (``implicit=True``: no symbolic
 inversion) and monitors the energy and the constraints.
 """
@@ -24,10 +24,9 @@ res = gm.simulate(B, x0, (0, 40), implicit=True, t_eval=np.linspace(0, 40, 2000)
                   rtol=1e-9, atol=1e-10)
 print("relative energy drift:", res.drift["energy"])
 
-fig, ax = plt.subplots(figsize=(5.5, 5))
+fig, ax = plt.subplots(figsize=(6.5, 4))
 ax.plot(res["x"], res["y"], lw=1)
 ax.plot(res["x"][0], res["y"][0], "ko", ms=4, label="start")
-ax.set_aspect("equal")
 ax.set_xlabel("$x$")
 ax.set_ylabel("$y$")
 ax.set_title("Chaplygin ball: path of the point of contact")
