@@ -3,8 +3,8 @@
 This layer imports nothing of geomech above it.
 """
 
-from .fields import VectorField, bracket, lie_derivative
-from .forms import DifferentialForm, wedge
+from .fields import VectorField, bracket
+from .forms import DifferentialForm, lie_derivative, wedge
 from .manifold import Manifold
 from .maps import Map
 from .parse import parse_expr

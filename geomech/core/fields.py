@@ -28,7 +28,7 @@ from functools import cached_property
 import sympy as sp
 
 from . import kernel, polykernel
-from .manifold import Manifold
+from .manifold import Manifold, kind, register_kind
 from .zero import default_policy
 
 __all__ = ["VectorField", "bracket", "check_same_manifold"]
@@ -45,6 +45,7 @@ def check_same_manifold(*objs) -> Manifold:
     return mans[0]
 
 
+@register_kind("vector_field")
 class VectorField:
     r"""A smooth vector field :math:`X = \sum_i X^i \partial/\partial x^i` on a chart.
 
@@ -98,6 +99,32 @@ class VectorField:
         object.__setattr__(self, "_ring", (ring, tuple(polys)))
         return self
 
+    @classmethod
+    def from_normal_form(cls, manifold: Manifold, components: Sequence) -> VectorField:
+        """A field from components that are already in normal form (no re-normalisation).
+
+        For constructions that produce canonical components by themselves -- expanded
+        polynomials, or a quotient ``P/c`` of expanded polynomials known to be coprime --
+        and would otherwise pay for a ``cancel`` per component.  The caller guarantees the
+        normal form; equality of fields stays mathematical (zero policy).
+
+        >>> M = Manifold("M", "x y"); x, y = M.coords
+        >>> VectorField.from_normal_form(M, [x*y + 1, x/(y + 1)]) == M.vector_field([x*y + 1,
+        ...                                                                        x/(y + 1)])
+        True
+        """
+        if not isinstance(manifold, Manifold):
+            raise TypeError(f"expected a Manifold, got {type(manifold).__name__}")
+        comps = tuple(manifold.sympify(c) for c in components)
+        if len(comps) != manifold.dim:
+            raise ValueError(f"a vector field on {manifold.name} (dim {manifold.dim}) needs "
+                             f"{manifold.dim} components, got {len(comps)}")
+        self = object.__new__(cls)
+        object.__setattr__(self, "manifold", manifold)
+        object.__setattr__(self, "_exprs", comps)
+        object.__setattr__(self, "_ring", None)
+        return self
+
     def __setattr__(self, name, value):
         raise AttributeError("VectorField is immutable")
 
@@ -127,9 +154,7 @@ class VectorField:
     # -- action on functions -------------------------------------------------------------
     def __call__(self, f):
         """Apply the derivation: ``X(f)``; on a 0-form returns a 0-form."""
-        from .forms import DifferentialForm
-
-        if isinstance(f, DifferentialForm):
+        if isinstance(f, kind("form")):
             if f.degree != 0:
                 raise TypeError("X(w) is defined for functions; use w(X) or w.interior(X)")
             check_same_manifold(self, f)
@@ -143,9 +168,7 @@ class VectorField:
     def _coerce_scalar(self, c) -> sp.Expr:
         if isinstance(c, VectorField):
             raise TypeError("the product of two vector fields is not defined")
-        from .forms import DifferentialForm
-
-        if isinstance(c, DifferentialForm):
+        if isinstance(c, kind("form")):
             if c.degree != 0:
                 return NotImplemented
             check_same_manifold(self, c)
@@ -256,8 +279,13 @@ class VectorField:
         return form.interior(self)
 
     def lie_derivative(self, obj):
-        """``L_X`` of a function, vector field or differential form."""
-        return lie_derivative(self, obj)
+        r"""``L_X`` of a function (:math:`X f`), a vector field (:math:`[X, Y]`) or a
+        differential form (Cartan's formula, :meth:`DifferentialForm.lie_derivative`)."""
+        if isinstance(obj, VectorField):
+            return self.bracket(obj)
+        if isinstance(obj, kind("form")):
+            return obj.lie_derivative(self)
+        return self(obj)
 
     # -- evaluation, substitution, coordinates ------------------------------------------
     def at(self, point: Mapping) -> tuple:
@@ -325,29 +353,3 @@ def bracket(X: VectorField, Y: VectorField) -> VectorField:
     if not isinstance(X, VectorField):
         raise TypeError(f"bracket needs two vector fields, got {type(X).__name__}")
     return X.bracket(Y)
-
-
-def lie_derivative(X: VectorField, obj):
-    r"""Lie derivative :math:`L_X` of a function, a vector field or a differential form.
-
-    * function: :math:`L_X f = X(f)`;
-    * vector field: :math:`L_X Y = [X, Y]`;
-    * form: Cartan's formula :math:`L_X\omega = i_X d\omega + d(i_X\omega)`.
-
-    >>> M = Manifold("M", "x y"); x, y = M.coords
-    >>> R = M.vector_field([-y, x])
-    >>> lie_derivative(R, M.one_form([x, y])) == M.one_form([0, 0])
-    True
-    """
-    from .forms import DifferentialForm
-
-    if not isinstance(X, VectorField):
-        raise TypeError(f"the Lie derivative is along a vector field, got {type(X).__name__}")
-    if isinstance(obj, VectorField):
-        return X.bracket(obj)
-    if isinstance(obj, DifferentialForm):
-        check_same_manifold(X, obj)
-        if obj.degree == 0:
-            return X(obj)
-        return obj.d().interior_form(X) + obj.interior_form(X).d()
-    return X(obj)

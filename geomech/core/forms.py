@@ -36,10 +36,10 @@ import sympy as sp
 
 from . import kernel, polykernel
 from .fields import VectorField, check_same_manifold
-from .manifold import Manifold
+from .manifold import Manifold, register_kind
 from .zero import default_policy
 
-__all__ = ["DifferentialForm", "wedge", "permutation_sign"]
+__all__ = ["DifferentialForm", "wedge", "permutation_sign", "lie_derivative"]
 
 
 def permutation_sign(seq: Sequence[int]) -> int:
@@ -55,6 +55,7 @@ def permutation_sign(seq: Sequence[int]) -> int:
     return sign
 
 
+@register_kind("form")
 class DifferentialForm:
     r"""A differential :math:`k`-form :math:`\sum_I \omega_I\,dx^I` on a chart.
 
@@ -264,9 +265,13 @@ class DifferentialForm:
 
     def lie_derivative(self, X: VectorField) -> DifferentialForm:
         r"""Lie derivative by Cartan's formula :math:`L_X = i_X d + d\,i_X`."""
-        from .fields import lie_derivative
-
-        return lie_derivative(X, self)
+        if not isinstance(X, VectorField):
+            raise TypeError(f"the Lie derivative is along a vector field, got "
+                            f"{type(X).__name__}")
+        check_same_manifold(X, self)
+        if self.degree == 0:
+            return X(self)
+        return self.d().interior_form(X) + self.interior_form(X).d()
 
     def __call__(self, *fields: VectorField) -> sp.Expr:
         r"""Evaluate on ``k`` fields: :math:`\sum_I\omega_I\det[X_b^{i_a}]`."""
@@ -425,3 +430,20 @@ def wedge(*forms: DifferentialForm) -> DifferentialForm:
     for f in forms[1:]:
         out = out.wedge(f)
     return out
+
+
+def lie_derivative(X: VectorField, obj):
+    r"""Lie derivative :math:`L_X` of a function, a vector field or a differential form.
+
+    * function: :math:`L_X f = X(f)`;
+    * vector field: :math:`L_X Y = [X, Y]`;
+    * form: Cartan's formula :math:`L_X\omega = i_X d\omega + d(i_X\omega)`.
+
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> R = M.vector_field([-y, x])
+    >>> lie_derivative(R, M.one_form([x, y])) == M.one_form([0, 0])
+    True
+    """
+    if not isinstance(X, VectorField):
+        raise TypeError(f"the Lie derivative is along a vector field, got {type(X).__name__}")
+    return X.lie_derivative(obj)

@@ -25,7 +25,32 @@ import sympy as sp
 
 from .parse import parse_expr
 
-__all__ = ["Manifold", "as_symbols"]
+__all__ = ["Manifold", "as_symbols", "register_kind", "kind"]
+
+# The classes built on a chart (vector fields, forms) register here when their module is
+# imported (``geomech.core`` imports them all), so that this module needs no import of
+# them: the chart is the bottom of the core's import graph.
+_KINDS: dict[str, type] = {}
+
+
+def register_kind(name: str):
+    """Class decorator: make ``cls`` the class :func:`kind` returns for ``name``."""
+    def decorate(cls):
+        _KINDS[name] = cls
+        return cls
+    return decorate
+
+
+def kind(name: str) -> type:
+    """The class registered for ``name`` (``"vector_field"``, ``"form"``).
+
+    >>> kind("vector_field").__name__, kind("form").__name__
+    ('VectorField', 'DifferentialForm')
+    """
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise LookupError(f"no class registered for {name!r}: import geomech.core") from None
 
 
 def as_symbols(spec, assumptions: Mapping[str, bool] | None = None) -> tuple[sp.Symbol, ...]:
@@ -181,20 +206,14 @@ class Manifold:
     # -- constructors of fields and forms ------------------------------------------------
     def vector_field(self, components: Sequence | Mapping):
         """A vector field from its components (a sequence, or ``{coord: component}``)."""
-        from .fields import VectorField
-
-        return VectorField(self, components)
+        return kind("vector_field")(self, components)
 
     def coordinate_fields(self):
         r"""The coordinate frame :math:`\partial/\partial x^i`."""
-        from .fields import VectorField
-
-        return tuple(VectorField(self, {c: 1}) for c in self.coords)
+        return tuple(kind("vector_field")(self, {c: 1}) for c in self.coords)
 
     def one_form(self, components: Sequence | Mapping):
         r"""The 1-form :math:`\sum_i a_i\,dx^i` from its components."""
-        from .forms import DifferentialForm
-
         if isinstance(components, Mapping):
             comps = {(self.index(k),): v for k, v in components.items()}
         else:
@@ -203,7 +222,7 @@ class Manifold:
                 raise ValueError(
                     f"a 1-form on {self.name} needs {self.dim} components, got {len(comps)}")
             comps = {(i,): v for i, v in enumerate(comps)}
-        return DifferentialForm(self, 1, comps)
+        return kind("form")(self, 1, comps)
 
     def form(self, degree: int, components: Mapping):
         """A ``degree``-form from ``{(i, j, ...): coefficient}`` (indices or coordinates).
@@ -211,17 +230,13 @@ class Manifold:
         Coefficients of non-increasing index tuples are re-ordered with the sign of the
         permutation, so ``{(1, 0): f}`` means ``-f dx0^dx1``.
         """
-        from .forms import DifferentialForm
-
-        return DifferentialForm(self, degree, {
+        return kind("form")(self, degree, {
             tuple(self.index(i) if not isinstance(i, int) else i for i in key): v
             for key, v in dict(components).items()})
 
     def scalar(self, f):
         """A 0-form (a function) as a :class:`~geomech.core.forms.DifferentialForm`."""
-        from .forms import DifferentialForm
-
-        return DifferentialForm(self, 0, {(): f})
+        return kind("form")(self, 0, {(): f})
 
     def d(self, f):
         r"""The differential :math:`df = \sum_i \partial_i f\, dx^i` of a function."""

@@ -57,7 +57,7 @@ from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError, function_coeffi
 from geomech.lie.graph import BracketGraph
 
 __all__ = ["reduce", "reconstruct", "ReducedSystem", "Reconstruction", "Quadrature",
-           "express_in_invariants"]
+           "GeneralSolution", "express_in_invariants"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,7 +92,7 @@ def _rank(rows: Sequence[Sequence]) -> int:
     return default_policy().rank(sp.Matrix([list(r) for r in rows]))
 
 
-def _independent_subset(fields: Sequence[VectorField]) -> list[VectorField]:
+def independent_subset(fields: Sequence[VectorField]) -> list[VectorField]:
     """A maximal subset of fields independent over functions (greedy, in order)."""
     out: list[VectorField] = []
     for f in fields:
@@ -101,7 +101,9 @@ def _independent_subset(fields: Sequence[VectorField]) -> list[VectorField]:
     return out
 
 
-def _jacobian_rank(funcs: Sequence, coords: Sequence) -> int:
+def jacobian_rank(funcs: Sequence, coords: Sequence) -> int:
+    r"""Generic rank of the Jacobian :math:`\partial f_i/\partial x_j` (functional
+    independence of ``funcs``), decided by the zero policy."""
     if not funcs:
         return 0
     return default_policy().rank(sp.Matrix([[sp.diff(f, c) for c in coords] for f in funcs]))
@@ -166,7 +168,7 @@ def express_in_invariants(exprs: Sequence, invariants: Sequence, fields: Sequenc
     invariants = [sp.sympify(f) for f in invariants]
     exprs = [sp.sympify(e) for e in exprs]
     pol = default_policy()
-    indep = _independent_subset(fields)
+    indep = independent_subset(fields)
     r = len(indep)
     if len(invariants) != M.dim - r:
         raise ValueError(f"{len(invariants)} invariants given; a complete set has "
@@ -323,7 +325,7 @@ class ReducedSystem:
 def _check_symmetry_distribution(v: VectorField, fields: list[VectorField]) -> dict:
     """Prop. 1 checks: involutive span and ``[u_a, v]`` in the span; returns the b's."""
     G = BracketGraph.of(v.manifold)
-    indep = _independent_subset(fields)
+    indep = independent_subset(fields)
     r = len(indep)
     base = [f.components for f in indep]
     for (i, a), (j, b) in itertools.combinations(enumerate(fields), 2):
@@ -406,7 +408,7 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
     fields = _symmetry_fields(v, symmetries)
     M = v.manifold
     structure = _check_symmetry_distribution(v, fields)
-    r = len(_independent_subset(fields))
+    r = len(independent_subset(fields))
     m = M.dim - r
     if seed is not None:
         return _companion_reduction(v, fields, M.sympify(seed), m, names, name, structure)
@@ -449,11 +451,11 @@ def _companion_reduction(v, fields, z1, m, names, name, structure) -> ReducedSys
         if not pol.is_zero(u(z1)):
             raise ValueError(f"the seed {z1} is not an invariant: u{a + 1}(seed) = {u(z1)}")
     Z = [z1]
-    if _jacobian_rank(Z, M.coords) == 0:
+    if jacobian_rank(Z, M.coords) == 0:
         raise ValueError(f"the seed {z1} is constant")
     while len(Z) < m:
         nxt = v(Z[-1])
-        if _jacobian_rank(Z + [nxt], M.coords) == len(Z):
+        if jacobian_rank(Z + [nxt], M.coords) == len(Z):
             break
         Z.append(nxt)
     last = v(Z[-1])
@@ -466,10 +468,10 @@ def _companion_reduction(v, fields, z1, m, names, name, structure) -> ReducedSys
         from geomech.lie.action import orbit_invariants
 
         full = orbit_invariants(fields)
-        extra = [f for f in full if _jacobian_rank(Z + [f], M.coords) > len(Z)]
+        extra = [f for f in full if jacobian_rank(Z + [f], M.coords) > len(Z)]
         comp = list(Z)
         for f in extra:
-            if _jacobian_rank(comp + [f], M.coords) > len(comp):
+            if jacobian_rank(comp + [f], M.coords) > len(comp):
                 comp.append(f)
         tmp = [sp.Dummy(f"w{i}") for i in range(len(comp) - len(Z))]
         (VL,), section, bpoint = express_in_invariants([last], comp, fields, syms + tmp)
@@ -532,8 +534,14 @@ class Reconstruction:
         return self.reduced.equations(t) + [q.equation(t) for q in self.quadratures]
 
     def general_solution(self, t, reduced_solution: Mapping | None = None, *,
-                         solve_reduced: bool = True) -> dict:
-        r"""The motion by quadratures: ``{coordinate: expression in t and constants}``.
+                         solve_reduced: bool = True, chart: str = "original") -> GeneralSolution:
+        r"""The motion by quadratures, in the coordinates of the original manifold.
+
+        Lie's reconstruction (Borisov & Mamaev 2015, Theorem 2) gives the motion in the
+        adapted chart :math:`(Z, Y)`: a solution :math:`Z(t)` of the reduced system and the
+        cyclic coordinates :math:`Y_k(t) = Y_k^0 + \int G_k\,dt`.  The result is then mapped
+        back through the inverse of the chart, i.e. the equations :math:`Z_i(x) = Z_i(t)`,
+        :math:`Y_k(x) = Y_k(t)` are solved for the coordinates :math:`x` of ``M``.
 
         Parameters
         ----------
@@ -546,19 +554,50 @@ class Reconstruction:
         solve_reduced : bool
             Set to false to skip ``dsolve`` (it can take a minute on nonlinear reduced
             systems, e.g. the sleigh with ``a != 0``) and keep ``Z_i(t)`` undefined.
+        chart : {"original", "adapted"}
+            ``"original"`` (default): keys are the coordinates of ``M``; ``"adapted"``:
+            keys are the reduced coordinates and the symbols of the cyclic coordinates.
 
         Returns
         -------
-        dict
-            Reduced coordinates and cyclic coordinates :math:`Y_k(t) = Y_k^0 +
-            \int G_k\,dt` (an unevaluated ``Integral`` where sympy cannot integrate).
-            Constants are named ``<symbol>_0``; generic branches of piecewise antiderivatives
-            are kept.
+        GeneralSolution
+            A dict ``{coordinate: expression in t and constants}``.  Quadratures sympy
+            cannot evaluate stay unevaluated ``Integral`` objects; constants are named
+            ``<symbol>_0``; generic branches of piecewise antiderivatives are kept.  Where
+            the chart cannot be inverted, the coordinates that could not be solved for are
+            missing, :attr:`GeneralSolution.relations` holds the implicit relations and
+            :attr:`GeneralSolution.failed` says which step failed.
+
+        Examples
+        --------
+        A cyclic coordinate that is not a coordinate of ``M`` (``log y`` for the scaling
+        symmetry :math:`y\partial_y`) is mapped back:
+
+        >>> import sympy as sp
+        >>> from geomech.core import Manifold
+        >>> M = Manifold("M", "x y"); x, y = M.coords
+        >>> rec = reconstruct(M.vector_field([0, x*y]), symmetries=[M.vector_field([0, y])])
+        >>> rec.quadratures[0].coordinate
+        log(y)
+        >>> sol = rec.general_solution(sp.Symbol("t"))
+        >>> sol
+        {x: x_0, y: exp(Y1_0 + t*x_0)}
+        >>> sol.adapted
+        {x: x_0, Y1: Y1_0 + t*x_0}
         """
+        if chart not in ("original", "adapted"):
+            raise ValueError(f"chart must be 'original' or 'adapted', got {chart!r}")
+        adapted = self._adapted_solution(t, reduced_solution, solve_reduced)
+        if chart == "adapted":
+            return GeneralSolution(adapted, adapted=adapted)
+        return self._to_original(adapted)
+
+    def _adapted_solution(self, t, reduced_solution, solve_reduced) -> dict:
         red = self.reduced
         zs = list(red.manifold.coords)
         if reduced_solution is not None:
-            sol = {sp.sympify(k): sp.sympify(v) for k, v in reduced_solution.items()}
+            sol = {red.manifold.sympify(k) if isinstance(k, str) else k:
+                   red.manifold.sympify(v) for k, v in reduced_solution.items()}
             missing = [z for z in zs if z not in sol]
             if missing:
                 raise ValueError(f"the reduced solution lacks {missing}")
@@ -568,23 +607,92 @@ class Reconstruction:
             sol = {z: sp.Function(z.name)(t) for z in zs}
         out = dict(sol)
         for q in self.quadratures:
-            tau = sp.Dummy("tau")
-            g = q.rate.xreplace(out)
-            const = sp.Symbol(f"{q.symbol}_0", real=True)
-            if not g.has(t):
-                val = const + g * t
-            elif g.atoms(AppliedUndef) or g.has(sp.Integral):
-                # the reduced solution is not explicit: keep the quadrature unevaluated
-                val = const + sp.Integral(g.xreplace({t: tau}), (tau, 0, t))
-            else:
-                F = sp.piecewise_fold(sp.integrate(g, t))
-                if isinstance(F, sp.Piecewise):  # keep the generic branch (first condition)
-                    F = F.args[0].expr
-                if F.has(sp.Integral):
-                    F = sp.Integral(g.xreplace({t: tau}), (tau, 0, t))
-                val = const + F
-            out[q.symbol] = val
+            out[q.symbol] = sp.Symbol(f"{q.symbol}_0", real=True) + _quadrature(
+                q.rate.xreplace(out), t)
         return out
+
+    def _to_original(self, adapted: dict) -> GeneralSolution:
+        """Invert the chart ``x -> (Z(x), Y(x))`` on the adapted solution."""
+        red = self.reduced
+        M = self.quadratures[0].field.manifold if self.quadratures else \
+            red.symmetries[0].manifold
+        pairs = [(Zi, adapted[z]) for Zi, z in zip(red.invariants, red.manifold.coords)]
+        pairs += [(q.coordinate, adapted[q.symbol]) for q in self.quadratures]
+        out: dict = {}
+        rest = []
+        for f, val in pairs:
+            if f in M.coords and f not in out:
+                out[f] = val
+            else:
+                rest.append((f, val))
+        unknown = [c for c in M.coords if c not in out]
+        if not rest:
+            return GeneralSolution(out, adapted=adapted)
+        eqs = [sp.Eq(f.xreplace(out), val) for f, val in rest]
+        reason = "no solution found"
+        try:
+            sols = sp.solve(eqs, unknown, dict=True)
+        except (NotImplementedError, ValueError, TypeError) as exc:
+            sols, reason = [], f"sympy.solve: {exc}"
+        sols = [s for s in sols if set(unknown) <= set(s)]
+        if not sols:
+            failed = (f"the chart (Z, Y) -> {tuple(M.coords)} could not be inverted for "
+                      f"{unknown} ({reason}); the relations are returned implicitly")
+            return GeneralSolution(out, adapted=adapted, relations=tuple(eqs), failed=failed)
+        notes = () if len(sols) == 1 else (
+            f"{len(sols)} branches of the chart inverse; the first is returned",)
+        out.update({c: sols[0][c] for c in unknown})
+        return GeneralSolution(out, adapted=adapted, notes=notes)
+
+
+class GeneralSolution(dict):
+    """A general solution ``{coordinate: expression in t}`` with its provenance.
+
+    Attributes
+    ----------
+    adapted : dict
+        The solution in the adapted chart (reduced coordinates and cyclic symbols).
+    relations : tuple of sympy.Eq
+        Implicit relations :math:`f(x) = g(t)` for the coordinates that could not be solved
+        for (empty when the chart was inverted).
+    failed : str or None
+        Which step failed, when the inversion did.
+    notes : tuple of str
+        Remarks, e.g. the branch chosen among several.
+    """
+
+    def __init__(self, values: Mapping, *, adapted: Mapping, relations: tuple = (),
+                 failed: str | None = None, notes: tuple = ()):
+        super().__init__(values)
+        self.adapted = dict(adapted)
+        self.relations = tuple(relations)
+        self.failed = failed
+        self.notes = tuple(notes)
+
+    def __reduce__(self):
+        return (_rebuild_general_solution,
+                (dict(self), self.adapted, self.relations, self.failed, self.notes))
+
+
+def _rebuild_general_solution(values, adapted, relations, failed, notes) -> GeneralSolution:
+    return GeneralSolution(values, adapted=adapted, relations=relations, failed=failed,
+                           notes=notes)
+
+
+def _quadrature(g, t):
+    r""":math:`\int_0^t g\,d\tau` where sympy finds it, an unevaluated integral otherwise."""
+    tau = sp.Dummy("tau")
+    if not g.has(t):
+        return g * t
+    if g.atoms(AppliedUndef) or g.has(sp.Integral):
+        # the reduced solution is not explicit: keep the quadrature unevaluated
+        return sp.Integral(g.xreplace({t: tau}), (tau, 0, t))
+    F = sp.piecewise_fold(sp.integrate(g, t))
+    if isinstance(F, sp.Piecewise):  # keep the generic branch (first condition)
+        F = F.args[0].expr
+    if F.has(sp.Integral):
+        return sp.Integral(g.xreplace({t: tau}), (tau, 0, t))
+    return F
 
 
 def _solve_reduced(red: ReducedSystem, t) -> dict:
@@ -695,9 +803,9 @@ def reconstruct(v: VectorField, symmetries=None, *, invariants: Sequence | None 
             f"the symmetry algebra is not solvable (derived series dimensions {dims}, "
             f"stopping at {series[-1]!r}); Lie's Theorem 2 does not apply: the reconstruction "
             "needs a non-autonomous linear ODE on the group, not quadratures (integrate it "
-            "numerically with geomech.lie.reconstruction_numeric.reconstruct_numerically or "
+            "numerically with geomech.numeric.reconstruction.reconstruct_numerically or "
             "integrate_on_group)")
-    orbit = len(_independent_subset(fields))
+    orbit = len(independent_subset(fields))
     if orbit != g.dim:
         raise ValueError(f"the action is not locally free: algebra dimension {g.dim} but orbit "
                          f"dimension {orbit}; reconstruct with a subalgebra acting freely")
@@ -722,7 +830,7 @@ def reconstruct(v: VectorField, symmetries=None, *, invariants: Sequence | None 
         Y = []
         for k in range(r):
             Y.append(_find_cyclic(e, k, M, Y))
-    if _jacobian_rank(list(red.invariants) + Y, M.coords) < M.dim:
+    if jacobian_rank(list(red.invariants) + Y, M.coords) < M.dim:
         raise ValueError("the reduced variables and cyclic coordinates are not independent "
                          f"(Z = {red.invariants}, Y = {Y})")
     ysyms = []

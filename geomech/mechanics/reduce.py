@@ -638,6 +638,21 @@ class RouthReduction:
     system: Any
 
 
+def _noether_failure(nc, qn) -> str:
+    """The reasons, in the user's terms, why ``d/dqn`` failed the Noether test."""
+    reasons = []
+    if not nc.tangent:
+        rows = ", ".join(str(r + 1) for r in nc.failing_rows)
+        reasons.append(f"it is not tangent to the constraint distribution (constraint(s) "
+                       f"{rows} involve {qn}dot)")
+    if not nc.lagrangian_ok:
+        reasons.append(f"the Lagrangian depends on {qn} on the constraint manifold")
+    if not nc.forces_ok:
+        reasons.append(f"the generalized force along {qn} does not vanish: the momentum "
+                       "is not conserved")
+    return "; ".join(reasons) or "the conditions (5.1)-(5.2) fail"
+
+
 def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> RouthReduction:
     r"""Routh reduction by a cyclic coordinate (§3.9).
 
@@ -672,8 +687,8 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
         u = N.vector_field({qn: 1})
         nc = check_noether_field(system, u)
         if not nc.is_noether:
-            raise ValueError(f"d/d{qn} is not a Noether field (tangent={nc.tangent}, "
-                             f"invariant Lagrangian on M={nc.lagrangian_ok})")
+            raise ValueError(f"d/d{qn} is not a Noether field (Kozlov & Kolesnikov 1978; "
+                             f"Borisov & Mamaev 2015, Theorem 4): {_noether_failure(nc, qn)}")
         if not _is_zero(sp.diff(L, qn)):
             raise ValueError(f"the Lagrangian depends on {qn}: it is not cyclic")
         for j, f in enumerate(system.constraints):

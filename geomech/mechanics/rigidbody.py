@@ -566,6 +566,40 @@ def euler_arnold_terms(inertia: Sequence, omega: Sequence, ordering: str = "sham
     return out
 
 
+def _quotients(nums: Sequence[sp.Expr], dens: Sequence[sp.Expr]) -> list[sp.Expr] | None:
+    r"""Normal forms of :math:`P_k/c_k` for coefficients :math:`c_k = \lambda_i + \lambda_j`.
+
+    ``nums`` are expanded polynomials.  A polynomial :math:`c` of total degree one is
+    irreducible, so :math:`\gcd(P, c)` is 1 or :math:`c`: one exact division in a sparse
+    polynomial ring decides, and :math:`P/c` is then in lowest terms -- no ``cancel`` per
+    component (the dominant cost of the field for :math:`n \ge 8`).  A number :math:`c`
+    gives the expanded polynomial.  ``None`` when a coefficient is neither (the caller
+    normalises).
+    """
+    from sympy.polys.domains import QQ
+    from sympy.polys.rings import ring
+
+    gens = set()
+    for e in (*nums, *dens):
+        gens |= e.free_symbols
+    R, *_ = ring(sorted(gens, key=sp.default_sort_key) or [sp.Dummy()], QQ)
+    out = []
+    for P, c in zip(nums, dens):
+        c = sp.expand(c)
+        if c.is_number:
+            out.append(sp.expand(P / c))
+            continue
+        try:
+            Pr, cr = R(P), R(c)
+        except (sp.CoercionFailed, ValueError):
+            return None
+        if max(sum(m) for m in cr.monoms()) != 1:
+            return None
+        q, r = Pr.div(cr)
+        out.append(q.as_expr() if not r else sp.Mul(P, sp.Pow(c, -1)))
+    return out
+
+
 # ----------------------------------------------------------------------------------------
 # the rigid body
 # ----------------------------------------------------------------------------------------
@@ -706,10 +740,14 @@ class RigidBodySoN:
         a forced body.
         """
         if self._torque_symbolic:
-            comps = [-Q / c for c, Q in self._terms]
+            nums = [-Q for _, Q in self._terms]
         else:
-            comps = list(self.rates())
-        return VectorField(self.phase_space, comps)
+            nums = [m - Q for (_, Q), m in zip(self._terms, self.torque)]
+        dens = [c for c, _ in self._terms]
+        comps = _quotients(nums, dens)
+        if comps is None:
+            return VectorField(self.phase_space, [P / c for P, c in zip(nums, dens)])
+        return VectorField.from_normal_form(self.phase_space, comps)
 
     # -- integrals ------------------------------------------------------------------------
     def energy(self) -> sp.Expr:

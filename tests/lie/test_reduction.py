@@ -352,3 +352,43 @@ def test_non_abelian_model_reconstruction():
     sol = rec.general_solution(t)
     for coord, comp in zip(M.coords, v.components):
         assert pol.is_zero(sp.diff(sol[coord], t) - comp.xreplace(sol))
+
+
+# -- general solution in the coordinates of the original manifold ---------------------------
+def test_general_solution_maps_back_through_the_chart():
+    """The cyclic coordinate log(y) of the scaling symmetry y d_y is inverted: the keys are the
+    coordinates of M and the solution solves the original ODE x' = 0, y' = x y."""
+    M = Manifold("M", "x y")
+    x, y = M.coords
+    v = M.vector_field([0, x * y])
+    rec = reconstruct(v, symmetries=[M.vector_field([0, y])])
+    assert rec.quadratures[0].coordinate == sp.log(y)
+    t = sp.Symbol("t", real=True)
+    sol = rec.general_solution(t)
+    assert set(sol) == {x, y} and not sol.relations and sol.failed is None
+    for coord, comp in zip(M.coords, v.components):
+        assert pol.is_zero(sp.diff(sol[coord], t) - comp.xreplace(sol))
+    # the adapted chart is still available
+    adapted = rec.general_solution(t, chart="adapted")
+    assert sp.Symbol("Y1", real=True) in adapted and y not in adapted
+    with pytest.raises(ValueError, match="chart"):
+        rec.general_solution(t, chart="polar")
+
+
+def test_general_solution_reports_a_chart_that_cannot_be_inverted():
+    """With the cyclic coordinate Y = y + sin(y) sympy cannot solve Y(y) = Y(t): the solved
+    coordinates are returned, the failed step is named, and the implicit relation holds along
+    the motion (d/dt of both sides agree with the flow)."""
+    M = Manifold("M", "x y")
+    x, y = M.coords
+    u = M.vector_field([0, 1 / (1 + sp.cos(y))])
+    v = M.vector_field([0, x / (1 + sp.cos(y))])
+    rec = reconstruct(v, symmetries=[u], cyclic=[y + sp.sin(y)])
+    t = sp.Symbol("t", real=True)
+    sol = rec.general_solution(t)
+    assert x in sol and y not in sol
+    assert sol.failed and "could not be inverted" in sol.failed
+    (rel,) = sol.relations
+    assert pol.is_zero(rel.lhs - (y + sp.sin(y)))
+    # along the flow, d/dt (y + sin y) = v(y + sin y) must equal d/dt of the right-hand side
+    assert pol.is_zero(v(rel.lhs).xreplace({x: sol[x]}) - sp.diff(rel.rhs, t))

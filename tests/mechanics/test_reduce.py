@@ -300,3 +300,67 @@ def test_restrict_to_level_reports_the_critical_locus():
 def test_reduced_energy_is_conserved(inclined):
     red = chaplygin_reduction(inclined, [inclined.manifold.coords[0]])
     assert is_first_integral(red.system, red.system.energy())
+
+
+# ---------------------------------------------------------------------------------------------
+# Routh reduction: each refusal, with its reason, and the mathematics behind it
+# ---------------------------------------------------------------------------------------------
+def _momentum(S, q):
+    N = S.manifold
+    return sp.diff(S.lagrangian, N.velocities[N.index(q)])
+
+
+def test_routh_refuses_a_field_outside_the_constraints():
+    """Sleigh, q = x: d/dx is not tangent to the constraint distribution, so it is no Noether
+    field; indeed p_x is not conserved by the nonholonomic flow."""
+    S = gm.examples.chaplygin_sleigh()
+    with pytest.raises(ValueError, match="not a Noether field.*not tangent.*constraint"):
+        routh_reduction(S, "x")
+    assert not S.is_first_integral(S.restricted(_momentum(S, S.manifold.coords[0])))
+
+
+def test_routh_refuses_a_lagrangian_that_depends_on_the_coordinate():
+    """Particle in gravity, q = z: L depends on z, and p_z = m zdot is not conserved."""
+    N = gm.Manifold("N", "x z", parameters="m g")
+    (x, z), (xd, zd), (m, g) = N.coords, N.velocities, N.parameters
+    S = gm.NonholonomicSystem(N, m * (xd**2 + zd**2) / 2 - m * g * z)
+    with pytest.raises(ValueError, match="Lagrangian depends on z"):
+        routh_reduction(S, z)
+    assert not S.is_first_integral(m * zd)
+    # the cyclic coordinate x is accepted, and its momentum is conserved
+    assert routh_reduction(S, x).momentum is not None
+    assert S.is_first_integral(m * xd)
+
+
+def test_routh_refuses_a_constraint_that_depends_on_the_coordinate():
+    """Sleigh with a = 0, q = phi: d/dphi is a Noether field (p_phi = I phidot is even
+    conserved), but the constraint depends on phi, so the reduced system would not be
+    defined on the quotient: Routh's procedure does not apply."""
+    S = gm.examples.chaplygin_sleigh(a=0)
+    phi = S.manifold.coords[2]
+    with pytest.raises(ValueError, match="constraint 1 depends on phi"):
+        routh_reduction(S, phi)
+    assert S.is_first_integral(S.restricted(_momentum(S, phi)))
+
+
+def test_routh_refuses_a_force_along_the_coordinate():
+    """A constant force along x: the Lagrangian is cyclic in x but p_x = m xdot grows."""
+    N = gm.Manifold("N", "x y", parameters="m k")
+    (x, y), (xd, yd), (m, k) = N.coords, N.velocities, N.parameters
+    S = gm.NonholonomicSystem(N, m * (xd**2 + yd**2) / 2, forces={x: k})
+    with pytest.raises(ValueError, match="force along x does not vanish"):
+        routh_reduction(S, x)
+    assert not S.is_first_integral(m * xd)
+    S2 = gm.NonholonomicSystem(N, m * (xd**2 + yd**2) / 2, forces={y: k * x})
+    with pytest.raises(ValueError, match="forces depend on x"):
+        routh_reduction(S2, x)
+
+
+def test_routh_refuses_a_lagrangian_linear_in_the_velocity():
+    """L = m xdot^2/2 + J xdot thdot is regular, but d2L/dthdot2 = 0: the momentum level
+    p = J xdot cannot be solved for thdot."""
+    N = gm.Manifold("N", "x th", parameters="m J")
+    (_x, th), (xd, thd), (m, J) = N.coords, N.velocities, N.parameters
+    S = gm.NonholonomicSystem(N, m * xd**2 / 2 + J * xd * thd)
+    with pytest.raises(ValueError, match="cannot solve the momentum"):
+        routh_reduction(S, th)

@@ -53,7 +53,7 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.reduction import ReducedSystem, _independent_subset, _jacobian_rank, reduce
+from geomech.lie.reduction import ReducedSystem, independent_subset, jacobian_rank, reduce
 
 __all__ = ["OrbitChart", "orbit_chart", "NumericReconstruction", "reconstruct_numerically",
            "GroupReconstruction", "integrate_on_group", "group_symbols"]
@@ -115,7 +115,7 @@ class OrbitChart:
 def _orbit_candidates(fields, M, red: ReducedSystem):
     """Index sets J (|J| = orbit dim) with the fields non-singular on the columns J."""
     pol = default_policy()
-    indep = _independent_subset(fields)
+    indep = independent_subset(fields)
     r = len(indep)
     U = sp.Matrix([list(f.components) for f in indep])
     pref = [M.coords.index(c) for c in red.section] if red.section else []
@@ -214,7 +214,7 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
     red = reduce(v, symmetries, invariants=invariants, names=names)
     fields = list(red.symmetries)
     M = v.manifold
-    r = len(_independent_subset(fields))
+    r = len(independent_subset(fields))
     pol = default_policy()
     zeta = list(red.manifold.coords)
     Z = list(red.invariants)
@@ -235,7 +235,7 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
     tmp = [sp.Dummy(f"zeta{i}") for i in range(len(zeta))]
     for J in candidates:
         Y = [M.coords[j] for j in J]
-        if _jacobian_rank(Z + Y, M.coords) < M.dim:
+        if jacobian_rank(Z + Y, M.coords) < M.dim:
             continue
         xI = [c for c in M.coords if c not in Y]
         eqs = [sp.sympify(f) - t for f, t in zip(Z, tmp)]

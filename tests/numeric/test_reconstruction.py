@@ -10,7 +10,7 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.examples.rolling import body_angular_velocity, euler_matrix, space_angular_velocity
-from geomech.lie.reconstruction_numeric import (
+from geomech.numeric.reconstruction import (
     group_symbols,
     integrate_on_group,
     orbit_chart,
