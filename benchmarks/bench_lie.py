@@ -8,7 +8,11 @@ Cases (geomech vs plain sympy, in one run):
    (not involutive) and involutive (pushforward of span{d1, d2} by a random triangular
    polynomial diffeomorphism, then mixed by random polynomial coefficients);
 3. the full bracket table of the so(n) fields x_i d_j - x_j d_i on R^n (and of their tangent
-   lifts on TR^n).
+   lifts on TR^n);
+4. the overhead of the graph: a bracket table of a random polynomial frame and of a random
+   trigonometric frame on R^8 read through ``BracketGraph`` (memo, words, locks) against the
+   direct kernel ``X.bracket(Y)`` on the same pairs, results kept in the ring, and with
+   sympy components read (target: graph/direct <= 1.2).
 
 Plain sympy = brackets with ``sympy.diff`` + ``expand``, the literal Lie flag (all
 ``[D^1, D^j]``) and ``Matrix.rank(simplify=True)`` (without ``simplify`` the rank of
@@ -18,12 +22,13 @@ lower bound.  geomech times are medians over ``--repeat`` runs, each on a fresh 
 memoisation carried over; sympy's own global caches do warm up, hence the extra
 "first run" column).
 
-Run:  python benchmarks/bench_lie.py [--quick] [--timeout 20] [--repeat 3]
+Run:  python benchmarks/bench_lie.py [--quick] [--timeout 20] [--repeat 3] [--overhead-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import multiprocessing as mp
 import random
 import statistics
@@ -180,6 +185,116 @@ def gm_table(M, fields):
     return [[vals[G.bracket_node(a, b)].components for b in keys] for a in keys]
 
 
+# -- graph overhead ----------------------------------------------------------------------------
+def random_frame(n: int, trig: bool, seed: int = 1):
+    """n random fields on R^n: 3 terms of degree <= 2 (times sin/cos of a coordinate)."""
+    rng = random.Random(seed)
+    M = Manifold(f"{'T' if trig else 'P'}{n}", [f"x{i}" for i in range(n)])
+    xs = list(M.coords)
+
+    def comp():
+        out = 0
+        for _ in range(3):
+            mono = rng.choice([-3, -2, -1, 1, 2, 3])
+            for _ in range(rng.randint(0, 2)):
+                mono *= rng.choice(xs)
+            if trig:
+                mono *= rng.choice([s, c])(rng.choice(xs))
+            out += mono
+        return sp.expand(out)
+
+    return M, [[comp() for _ in range(n)] for _ in range(n)]
+
+
+def _overhead_case(M, frame, pairs, exprs: bool):
+    def direct():
+        fs = [M.vector_field(v) for v in frame]
+        out = [fs[i].bracket(fs[j]) for i, j in pairs]
+        return [Z.components for Z in out] if exprs else out
+
+    def graph():
+        fs = [M.vector_field(v) for v in frame]
+        G = BracketGraph(M)  # fresh graph: nothing memoised from the previous run
+        keys = [G.add(F) for F in fs]
+        out = list(G.evaluate([G.bracket_node(keys[i], keys[j]) for i, j in pairs]).values())
+        return [Z.components for Z in out] if exprs else out
+
+    return direct, graph
+
+
+def bench_overhead(repeat: int, n: int = 8) -> None:
+    """Graph versus direct kernel on the same pairs: runs interleaved, best of ``repeat``
+    (the machine is shared; the minimum is the least disturbed run), sympy cache cleared."""
+    from sympy.core.cache import clear_cache
+
+    runs = max(repeat, 15)
+    print(f"\ngraph overhead: bracket tables on R^{n}, best of {runs} interleaved runs, "
+          f"sympy cache cleared before each run; a fresh chart/graph per run")
+    print(f"{'frame':12s} {'pairs':>12s} {'results':>8s} {'direct':>9s} {'graph':>9s} "
+          f"{'graph/direct':>12s}")
+    upper = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    full = [(i, j) for i in range(n) for j in range(n)]
+    worst = 0.0
+    for trig in (False, True):
+        M, frame = random_frame(n, trig)
+        # sympy results of the trigonometric frame: normalize() of the trig expressions costs
+        # seconds per table and is the same call in both paths, so it is left out
+        for pname, pairs in (("i<j", upper), ("n x n", full)):
+            for exprs in ((False,) if trig else (False, True)):
+                direct, graph = _overhead_case(M, frame, pairs, exprs)
+                d, g = direct(), graph()
+                assert (d == g) if exprs else all(a == b for a, b in zip(d, g))
+                times = {direct: [], graph: []}
+                for _ in range(runs):
+                    for fn in (direct, graph):
+                        clear_cache()
+                        gc.collect()
+                        t0 = time.perf_counter()
+                        fn()
+                        times[fn].append(time.perf_counter() - t0)
+                td, tg = min(times[direct]), min(times[graph])
+                worst = max(worst, tg / td)
+                print(f"{'trig' if trig else 'polynomial':12s} {pname:>12s} "
+                      f"{'sympy' if exprs else 'ring':>8s} {td:8.4f}s {tg:8.4f}s "
+                      f"{tg / td:11.2f}x", flush=True)
+    print(f"worst graph/direct ratio: {worst:.2f}x (target <= 1.2x)")
+
+
+def bench_lock(n: int = 8, hits: int = 20000) -> None:
+    """Single-thread cost of the graph's lock: the same work with the lock replaced by a
+    no-op context (what an unsynchronised graph would cost)."""
+    import contextlib
+
+    M, frame = random_frame(n, False)
+    upper = [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    def table(G):
+        keys = [G.add(M.vector_field(v)) for v in frame]
+        return G.evaluate([G.bracket_node(keys[i], keys[j]) for i, j in upper])
+
+    def run(nolock: bool):
+        G = BracketGraph(M)
+        if nolock:
+            G._lock = contextlib.nullcontext()
+        t0 = time.perf_counter()
+        table(G)
+        t1 = time.perf_counter()
+        w = G.bracket_node(G.generators[0], G.generators[1])
+        for _ in range(hits):
+            G.value(w)
+        return t1 - t0, (time.perf_counter() - t1) / hits
+
+    res = {True: [], False: []}
+    for _ in range(15):
+        for nolock in (False, True):
+            res[nolock].append(run(nolock))
+    (tl, hl), (tn, hn) = (tuple(min(r[k] for r in res[x]) for k in (0, 1))
+                          for x in (False, True))
+    print(f"\nlock cost (single thread, best of 15): R^{n} polynomial table {tl:.4f}s with the "
+          f"lock vs {tn:.4f}s without ({tl / tn:.2f}x); memo hit {hl * 1e6:.2f} us vs "
+          f"{hn * 1e6:.2f} us ({hl / hn:.2f}x)")
+
+
 # -- runner ----------------------------------------------------------------------------------
 def _child(q, kind, make):
     M, fields = make()
@@ -224,7 +339,13 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="geomech repetitions (median)")
     ap.add_argument("--quick", action="store_true", help="n = 3..5 only")
     ap.add_argument("--nmax", type=int, default=8)
+    ap.add_argument("--overhead-only", action="store_true",
+                    help="only the graph-versus-direct-kernel tables")
     args = ap.parse_args(argv)
+    bench_overhead(args.repeat)
+    bench_lock()
+    if args.overhead_only:
+        return 0
     nmax = 5 if args.quick else args.nmax
     cases = [("growth", "rubber ball (2,3,5)", rubber_ball),
              ("growth", "Chaplygin ball (3,5)", chaplygin_ball),

@@ -1,60 +1,79 @@
-"""The report and the command line on catalogue systems."""
+"""The report: sections, formats, time limits, power balance, readability."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import json
+import re
+import threading
+import time
+import types
 
 import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import geomech as gm
-from geomech.__main__ import main
-from geomech.report import build_report
+from geomech.core.budget import check, time_limit
+from geomech.report import (
+    Report,
+    Section,
+    _energy_section,
+    _hamiltonian_section,
+    _latex,
+    _latex_name,
+    _md_escape,
+    _measure_section,
+    _numeric_defaults,
+    _simulation_section,
+    _status_of_run,
+    _wrap,
+    build_report,
+)
 
 
-def test_sleigh_report_contains_the_spec_facts():
+def _diff_drive(affine: bool = False):
+    """A differential-drive cart with wheel torques tl, tr (built in Python)."""
+    N = gm.Manifold("N", "x y phi thl thr", parameters="m J Jw r b tl tr")
+    x, y, phi, thl, thr = N.coords
+    xd, yd, phd, ld, rd = N.velocities
+    m, J, Jw, r, b, tl, tr = N.parameters
+    L = m / 2 * (xd**2 + yd**2) + J / 2 * phd**2 + Jw / 2 * (ld**2 + rd**2)
+    fwd = xd * sp.cos(phi) + yd * sp.sin(phi)
+    cons = [-xd * sp.sin(phi) + yd * sp.cos(phi) - (1 if affine else 0),
+            fwd - b * phd - r * ld, fwd + b * phd - r * rd]
+    return gm.NonholonomicSystem(N, L, cons, forces={thl: tl, thr: tr},
+                                 independent=["thldot", "thrdot"], name="cart")
+
+
+def test_sleigh_report_contains_the_paper_facts():
     rep = build_report(gm.examples.chaplygin_sleigh(), simulate=True, t_end=2.0)
-    assert rep.ok, [s.error for s in rep.sections if s.error]
+    assert rep.ok and rep.complete, [(s.title, s.status) for s in rep.sections]
     text = rep.render("text")
     assert "growth vector (Lie flag): (2, 3)" in text
     assert "not involutive" in text
     assert "verified exactly" in text
-    # issue-4 analyses: SE(2) symmetries (B2.5/B2.6), no measure for a != 0, no Jacobi
+    # SE(2) symmetries, no measure of the configuration family for a != 0, no Jacobi
     assert "3 infinitesimal point symmetries" in text and "case C-2, m0 = 2" in text
-    assert "no invariant density" in text
+    assert "no invariant density in the configuration family" in text
     assert "only almost-Poisson" in text
     drift = [ln for ln in text.splitlines() if ln.startswith("relative drift of energy")]
     assert drift and float(drift[0].split(":")[1]) < 1e-9
 
 
-@pytest.mark.parametrize("fmt", ["markdown", "latex"])
-def test_other_formats(fmt):
-    rep = build_report(gm.examples.chaplygin_sleigh(), simulate=False)
-    out = rep.render(fmt)
-    if fmt == "latex":
-        assert out.startswith(r"\documentclass") and out.rstrip().endswith(r"\end{document}")
-        assert r"\begin{equation*}" in out
-    else:
-        assert out.startswith("# geomech report") and "$" in out
+def test_gm_report_is_a_report_with_every_format():
+    rep = gm.report(gm.examples.chaplygin_sleigh(), simulation=False, analyses=False)
+    assert isinstance(rep, Report) and isinstance(rep, gm.Report)
+    data = json.loads(rep.render("json"))
+    assert data == json.loads(json.dumps(rep.to_dict()))
+    assert [s["title"] for s in data["sections"]] == [s.title for s in rep.sections]
+    assert all(s["status"] == "ok" for s in data["sections"])
+    latex = rep.render("latex")
+    assert latex.startswith(r"\documentclass") and latex.rstrip().endswith(r"\end{document}")
+    assert rep._repr_markdown_() == rep.render("markdown")
+    assert rep._repr_latex_().startswith("$$") and rep._repr_latex_().endswith("$$")
     with pytest.raises(ValueError, match="unknown format"):
         rep.render("html")
-
-
-def test_cli_list_and_unknown_name(capsys):
-    assert main(["list"]) == 0
-    out = capsys.readouterr().out
-    assert "chaplygin_sleigh" in out and "rolling_disk" in out
-    assert main(["report", "no_such_system", "--quiet"]) == 2
-    assert "unknown system" in capsys.readouterr().err
-
-
-def test_cli_report_runs_as_a_module(tmp_path):
-    target = tmp_path / "sleigh.tex"
-    proc = subprocess.run([sys.executable, "-m", "geomech", "report", "chaplygin_sleigh",
-                           "--format", "latex", "--no-simulation", "--quiet", "-o", str(target)],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert r"\section*{Geometry of the constraints}" in target.read_text()
 
 
 def test_failed_step_is_reported_not_hidden():
@@ -69,50 +88,63 @@ def test_failed_step_is_reported_not_hidden():
     assert "FAILED: RuntimeError: boom" in rep.render("text")
 
 
-def test_step_timeout_is_reported():
-    import time as _time
+class _Slow:
+    """A step that checks its budget cooperatively and would otherwise run for 60 s."""
 
-    class Slow:
-        name = "slow"
+    name = "slow"
+
+    def report_sections(self):
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60:
+            check()
+            time.sleep(0.01)
+        return []
+
+
+def test_step_timeout_is_not_computed_with_the_option_named():
+    t0 = time.monotonic()
+    rep = build_report(_Slow(), simulate=False, step_timeout=0.3)
+    assert time.monotonic() - t0 < 5
+    assert rep.ok and not rep.complete
+    sec = rep.sections[-1]
+    assert sec.status == "not computed" and "--step-timeout" in sec.lines[0][0]
+
+
+def test_time_limit_holds_in_a_worker_thread():
+    """No signals: the limit holds when the report itself runs in a thread."""
+    box = {}
+    worker = threading.Thread(target=lambda: box.setdefault(
+        "rep", build_report(_Slow(), simulate=False, step_timeout=0.3)))
+    t0 = time.monotonic()
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive() and time.monotonic() - t0 < 5
+    assert box["rep"].sections[-1].status == "not computed"
+
+
+def test_time_limits_nest_and_a_non_cooperative_step_is_abandoned():
+    """An enclosing limit is never extended by a step's own limit; a step that never
+    checks its budget is abandoned after its limit (plus a short grace)."""
+    t0 = time.monotonic()
+    with time_limit(0.3):
+        rep = build_report(_Slow(), simulate=False, step_timeout=30)
+    assert time.monotonic() - t0 < 5 and rep.sections[-1].status == "not computed"
+
+    class Sleeper:
+        name = "sleeper"
 
         def report_sections(self):
-            _time.sleep(5)
+            time.sleep(3)
             return []
 
-    rep = build_report(Slow(), simulate=False, step_timeout=0.5)
-    assert not rep.ok
-    assert "time limit" in rep.render("text")
-
-
-def test_object_without_phase_space_says_why_it_is_not_simulated():
-    """The pendulum in a flow has undefined functions s, x_N: no simulation, no failure."""
-    rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True)
-    assert rep.ok
-    assert "not run: this object has no numeric phase space" in rep.render("text")
-
-
-def test_time_limits_nest():
-    """An inner limit fires first; the outer one still holds after the inner block."""
-    import time as _time
-
-    from geomech.report import StepTimeout, _time_limit
-
-    t0 = _time.perf_counter()
-    with pytest.raises(StepTimeout):
-        with _time_limit(1.0):
-            with pytest.raises(StepTimeout):
-                with _time_limit(0.2):
-                    _time.sleep(2)
-            assert _time.perf_counter() - t0 < 1.0
-            _time.sleep(2)                      # the outer limit must still fire
-    assert _time.perf_counter() - t0 < 1.6
+    t0 = time.monotonic()
+    rep = build_report(Sleeper(), simulate=False, step_timeout=0.2)
+    assert time.monotonic() - t0 < 2.5 and rep.sections[-1].status == "not computed"
 
 
 def test_energy_check_falls_back_to_numerics_and_detects_dissipation():
     """With no time for the exact check, the numeric residual still separates a
     conservative system (sleigh) from a dissipative one (friction -k xdot)."""
-    from geomech.report import _energy_section
-
     text = " ".join(str(x) for x in _energy_section(
         gm.examples.get("chaplygin_sleigh"), exact_budget=0).lines)
     assert "verified numerically only" in text
@@ -121,4 +153,122 @@ def test_energy_check_falls_back_to_numerics_and_detects_dissipation():
     S = gm.NonholonomicSystem(N, (xd**2 + yd**2 + zd**2) / 2, [zd - y * xd],
                               forces=[-k * xd, 0, 0])
     text = " ".join(str(x) for x in _energy_section(S, exact_budget=0).lines)
-    assert "NOT conserved" in text
+    assert "differs from P" not in text and "verified numerically only" in text
+
+
+def test_power_balance_exact_numeric_and_along_the_flow():
+    """dE/dt = tl*thldot + tr*thrdot: exactly, at random states, and integrated along a
+    trajectory (three independent derivations); not a 'drift'."""
+    S = _diff_drive()
+    lines = " ".join(t for t, _ in _energy_section(S).lines)
+    assert "dE/dt = P (power balance): verified exactly" in lines
+    lines = " ".join(t for t, _ in _energy_section(S, exact_budget=0).lines)
+    assert "dE/dt = P (power balance): verified numerically only" in lines
+    sim = " ".join(t for t, _ in _simulation_section(S, 1.0).lines)
+    assert "drift of energy" not in sim
+    err = float(re.search(r"power balance .*relative error (\S+)", sim).group(1))
+    assert err < 1e-8
+    ham = _hamiltonian_section(S)
+    assert ham.status == "does not apply" and "non-potential forces" in ham.lines[0][0]
+
+
+def test_power_balance_fails_with_affine_constraints():
+    S = _diff_drive(affine=True)
+    text = " ".join(t for t, _ in _energy_section(S).lines)
+    assert "does NOT hold" in text
+
+
+def test_chaplygin_ball_is_readable():
+    """Compact (Euler–Poisson) form before the 2,000-operation Euler-angle field, no line
+    over 200 characters unless full, and every appendix entry referenced."""
+    rep = build_report(gm.examples.chaplygin_ball(), simulate=False, analyses=False)
+    titles = [s.title for s in rep.sections]
+    assert titles.index("Equations in natural quasi-velocities") < \
+        titles.index("Equations of motion (lagrange-dalembert)")
+    text = rep.render("text")
+    assert max(map(len, text.splitlines())) <= 200
+    refs = set(re.findall(r"entry (A\d+);", text))
+    assert refs and all(f"[{a}]" in text for a in refs)
+    assert max(map(len, rep.render("text", full=True).splitlines())) > 200
+
+
+def test_generic_default_parameters_are_distinct_and_stated():
+    ball = gm.examples.chaplygin_ball()
+    params, x0, origin = _numeric_defaults(ball)
+    inertia = [v for k, v in params.items() if str(k).startswith("I")]
+    assert len(inertia) == 3 and len(set(inertia)) == 3
+    assert "generic" in origin and "--param" in origin
+    params, _, origin = _numeric_defaults(ball, {"m": 2.5})
+    assert params[sp.Symbol("m", positive=True)] == 2.5 and "m=2.5 given" in origin
+
+
+def test_rigid_body_so_n_report():
+    rep = build_report(gm.examples.get("rigid_body_so_n", n=4), t_end=1.0)
+    assert rep.ok, [s.error for s in rep.sections if s.error]
+    sim = rep.render("text").split("\nSimulation\n")[1]
+    assert float(re.search(r"drift of energy: (\S+)", sim).group(1)) < 1e-8
+
+
+def test_crossed_singularity_is_reported_instead_of_ok():
+    phi = sp.Symbol("phi")
+    res = types.SimpleNamespace(success=True, message="",
+                                singularities=[(1.5708, sp.cos(phi), 0.0)])
+    assert "crossed a chart singularity: cos(phi) = 0 at t = 1.571" in _status_of_run(res)
+    res.singularities = [(0.5, sp.sin(phi), 1e-4)]
+    assert "sin(phi) nearly 0 (1.0e-04) at t = 0.5" in _status_of_run(res)
+    assert _status_of_run(types.SimpleNamespace(success=True, message="")) == "ok"
+
+
+def test_divergence_free_flow_has_density_one():
+    sec = _measure_section(_diff_drive())
+    assert "rho = 1 is an invariant density" in " ".join(t for t, _ in sec.lines)
+
+
+_SPECIAL = "\\`*_{}[]<>#|$~"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab (y)/+-.12&;9 " + _SPECIAL))))
+def test_markdown_escape_is_literal(text):
+    """Every special character is escaped, and removing the escapes gives the text back."""
+    esc = _md_escape(text)
+    assert "[" not in esc and "]" not in esc
+    back = re.sub(r"\\(.)", r"\1", esc.replace("&#91;", "[").replace("&#93;", "]"))
+    assert back.replace("&amp;", "&") == text
+    specials = re.escape(_SPECIAL.replace("\\", "").replace("[", "").replace("]", ""))
+    bare = re.sub(r"&(?:#9[13]|amp);", "", esc).replace("\\\\", "")
+    assert not re.search(r"(?<!\\)[" + specials + "]", bare)
+
+
+def test_markdown_keeps_vector_fields_literal():
+    rep = Report("t", [Section("S").add("u = (y)*d/dx + (-x)*d/dy")])
+    assert r"u = (y)\*d/dx + (-x)\*d/dy" in rep.render("markdown")
+
+
+def test_latex_converts_every_name():
+    assert _latex_name("Omega1") == r"\Omega_{1}"
+    assert _latex_name("Omega1'") == r"\dot{\Omega_{1}}"
+    assert _latex_name("theta'") == r"\dot{\theta}" == _latex_name("thetadot")
+    rep = build_report(gm.examples.chaplygin_sleigh(), simulate=False, analyses=False)
+    latex = rep.render("latex")
+    eqs = re.findall(r"\\begin\{equation\*\}\n(.*?)\n\\end\{equation\*\}", latex, re.S)
+    assert eqs and not any("'" in e or "omega" in e.replace(r"\omega", "") for e in eqs)
+    assert r"\dot{\omega}" in latex and r"\dot{\phi}" in latex
+    text_lines = re.sub(r"\\begin\{equation\*\}.*?\\end\{equation\*\}", "", latex, flags=re.S)
+    assert not re.search(r"xdot|phidot|lambda|omega", text_lines)
+    assert _latex(sp.Symbol("Omega2'") + 1) == r"\dot{\Omega_{2}} + 1"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="ab+* ,", min_size=0, max_size=900))
+def test_wrap_keeps_text_and_width(line):
+    pieces = _wrap(line, 60)
+    assert all(len(p) <= 60 for p in pieces)
+    assert "".join(p.strip() for p in pieces).replace(" ", "") == line.replace(" ", "")
+
+
+def test_object_without_phase_space_says_why_it_is_not_simulated():
+    """The pendulum in a flow has undefined functions s, x_N: no simulation, no failure."""
+    rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True)
+    assert rep.ok
+    assert "not run: this object has no numeric phase space" in rep.render("text")

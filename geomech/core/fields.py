@@ -187,6 +187,9 @@ class VectorField:
     __radd__ = __add__
 
     def __neg__(self):
+        if self._exprs is None:  # ring-only field: negate in the ring, build no expression
+            R, polys = self._ring
+            return VectorField._from_ring(self.manifold, R, [-p for p in polys])
         return VectorField(self.manifold, [-a for a in self.components])
 
     def __sub__(self, other):

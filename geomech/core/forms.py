@@ -109,6 +109,9 @@ class DifferentialForm:
     def __setattr__(self, name, value):
         raise AttributeError("DifferentialForm is immutable")
 
+    def __reduce__(self):
+        return (DifferentialForm, (self.manifold, self.degree, self._comps))
+
     # -- data ----------------------------------------------------------------------------
     @property
     def components(self) -> dict[tuple[int, ...], sp.Expr]:

@@ -19,6 +19,8 @@ x**2*sin(y)
 
 from __future__ import annotations
 
+import uuid
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 
 import sympy as sp
@@ -155,6 +157,18 @@ class Manifold:
         cs = ", ".join(str(c) for c in self.coords)
         return f"Manifold({self.name!r}, ({cs}))"
 
+    def __reduce__(self):
+        """Pickle by identity token: in one process every copy of a chart is the chart itself
+        (manifolds compare by identity), so fields and forms survive pickle and deepcopy
+        with equality."""
+        token = self.__dict__.get("_pickle_token")
+        if token is None:
+            token = uuid.uuid4().hex
+            self.__dict__["_pickle_token"] = token
+            _BY_TOKEN[token] = self
+        return (_restore_manifold, (token, self.name, self.coords, self.parameters,
+                                    self.assumptions, self.velocities))
+
     def _repr_latex_(self) -> str:
         return "$" + self._latex() + "$"
 
@@ -258,3 +272,16 @@ def _assumptions_of(sym: sp.Symbol) -> dict:
     if sym.is_real:
         a["real"] = True
     return a
+
+
+_BY_TOKEN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _restore_manifold(token, name, coords, parameters, assumptions, velocities) -> Manifold:
+    """Unpickle a :class:`Manifold`: the live chart with that token, or a new one."""
+    M = _BY_TOKEN.get(token)
+    if M is None:
+        M = Manifold(name, coords, parameters, assumptions, velocities)
+        M.__dict__["_pickle_token"] = token
+        _BY_TOKEN[token] = M
+    return M

@@ -36,6 +36,7 @@ VectorField(TN, [-y, x, 1, -ydot, xdot, 0])
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from collections.abc import Mapping, Sequence
 
@@ -68,6 +69,7 @@ class InvariantsNotFound(ValueError):
 # tangent bundle and prolongation
 # ---------------------------------------------------------------------------------------------
 _TANGENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TANGENT_LOCK = threading.Lock()  # one TN chart per N, also when threads ask at once
 
 
 def tangent_bundle(N: Manifold) -> Manifold:
@@ -84,12 +86,13 @@ def tangent_bundle(N: Manifold) -> Manifold:
     """
     if not isinstance(N, Manifold):
         raise TypeError(f"tangent_bundle needs a Manifold, got {type(N).__name__}")
-    TN = _TANGENT.get(N)
-    if TN is None:
-        TN = Manifold(f"T{N.name}", (*N.coords, *N.velocities), parameters=N.parameters,
-                      assumptions=N.assumptions)
-        _TANGENT[N] = TN
-    return TN
+    with _TANGENT_LOCK:
+        TN = _TANGENT.get(N)
+        if TN is None:
+            TN = Manifold(f"T{N.name}", (*N.coords, *N.velocities), parameters=N.parameters,
+                          assumptions=N.assumptions)
+            _TANGENT[N] = TN
+        return TN
 
 
 def _solve_exact(A: sp.Matrix, b: sp.Matrix) -> sp.Matrix | None:

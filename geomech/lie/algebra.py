@@ -765,6 +765,15 @@ class LieAlgebra:
         table = self.bracket_table().replace("\n", ", ")
         return f"{self.name}: {table}" if self.name else table
 
+    def __eq__(self, other) -> bool:
+        """Equal presentations: same dimension and structure constants in the same basis."""
+        if not isinstance(other, LieAlgebra):
+            return NotImplemented
+        return self._c == other._c
+
+    def __hash__(self) -> int:
+        return hash(self._c)
+
     def __repr__(self) -> str:
         label = f"{self.name!r}, " if self.name else ""
         return f"LieAlgebra({label}dim={self.dim}, basis=({', '.join(self.names)}))"

@@ -33,17 +33,20 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
+import atexit
 import functools
 import itertools
 import random
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
+from sympy.polys.polyerrors import BasePolynomialError
 
+from ..core import budget
 from ..core.fields import VectorField
 from ..core.forms import DifferentialForm
 from ..core.manifold import Manifold
@@ -51,6 +54,10 @@ from ..core.zero import default_policy, rational_rewrite
 from .graph import BracketGraph
 
 __all__ = ["Distribution", "FrobeniusResult", "NotFoundError", "NotFound"]
+
+# what sympy's polynomial algorithms, solvers and ODE methods raise when they cannot handle an
+# input (every fallback below catches these only; anything else is a bug and propagates)
+_SYMPY_FAILURES = (BasePolynomialError, NotImplementedError, ValueError)
 
 
 class NotFoundError(ValueError):
@@ -116,6 +123,18 @@ class _Evaluator:
         self._rng = random.Random(seed)
         self.points: list[dict] = [{} for _ in range(npoints)]
         self._cache: dict = {}
+        # the points grow lazily (a value per new symbol) and are shared by every span of a
+        # distribution: all vectors must be taken at the same points, also across threads
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def _value(self, sym: sp.Symbol) -> sp.Rational:
         val = sp.Rational(self._rng.randint(1, 97), self._rng.randint(1, 89))
@@ -132,13 +151,16 @@ class _Evaluator:
 
     def vectors(self, comps: Sequence[sp.Expr]) -> list[list[Fraction] | None]:
         """The vector at each point (``None`` where undefined or not rational)."""
+        budget.check()
         rew = [self._rewrite(c) for c in comps]
         syms = set().union(*(r.free_symbols for r in rew)) if rew else set()
         out = []
-        for pt in self.points:
-            for s in syms:
-                if s not in pt:
+        with self._lock:
+            for pt in self.points:
+                for s in sorted(syms - pt.keys(), key=sp.default_sort_key):
                     pt[s] = self._value(s)
+            points = [dict(pt) for pt in self.points]
+        for pt in points:
             vec = []
             for r in rew:
                 try:
@@ -203,6 +225,7 @@ class _Span:
     def offer(self, key: str, comps: tuple) -> bool | None:
         """Add if independent at a random point (True); ``None`` if undecided; False for
         an exactly zero vector."""
+        budget.check()
         if all(c == 0 for c in comps):
             return False
         if self.rank >= self.n:
@@ -224,6 +247,7 @@ class _Span:
             return []
         added = []
         for k, c in undecided:
+            budget.check()
             if self.rank >= full:
                 break
             if _rank(_columns(self.vals + [c], self.n)) > self.rank:
@@ -249,7 +273,7 @@ def _rank(m: sp.Matrix) -> int:
         if dom.is_PolynomialRing and (dom.domain.is_ZZ or dom.domain.is_QQ) and \
                 all(g.is_Symbol for g in dom.symbols):
             return dm.to_field().rank()
-    except Exception:  # noqa: BLE001 - fall back to the policy
+    except (BasePolynomialError, NotImplementedError):  # not a polynomial matrix: policy
         pass
     return default_policy().rank(m)
 
@@ -331,7 +355,7 @@ def _primitive(v: list[sp.Expr]) -> tuple:
             if cg != 0 and cg.is_number and cg != 1:
                 nums = [norm(e / cg) for e in nums]
         return tuple(nums)
-    except Exception:  # noqa: BLE001 - keep the exact, unsimplified vector
+    except _SYMPY_FAILURES:  # keep the exact, unsimplified vector
         return tuple(norm(e) for e in v)
 
 
@@ -463,6 +487,20 @@ class Distribution:
 
     def __len__(self) -> int:
         return len(self._fields)
+
+    def __eq__(self, other) -> bool:
+        """Equal distributions: on the same chart, of the same rank, each generator of one a
+        section of the other (the same span, whatever the generators)."""
+        if not isinstance(other, Distribution):
+            return NotImplemented
+        if other is self:
+            return True
+        if other._manifold is not self._manifold or other.rank != self.rank:
+            return False
+        return all(self.contains(X) for X in other._fields)
+
+    def __hash__(self) -> int:
+        return hash(self._manifold)
 
     # -- rank ------------------------------------------------------------------------------
     def _span(self) -> _Span:
@@ -824,7 +862,7 @@ def _squarefree(num: sp.Expr) -> sp.Expr:
         _, facs = sp.factor_list(num)
         out = sp.Mul(*[f for f, _ in facs if not f.is_number])
         return sp.expand(out) if facs else sp.S.One
-    except Exception:  # noqa: BLE001
+    except _SYMPY_FAILURES:  # cannot factor: report the numerator as it is
         return num
 
 
@@ -847,7 +885,7 @@ def _prune_equations(eqs: list[sp.Expr]) -> list[sp.Expr]:
                 if rem == 0 and sp.count_ops(u) < sp.count_ops(e):
                     redundant = True
                     break
-            except Exception:  # noqa: BLE001
+            except _SYMPY_FAILURES:  # not polynomials in these generators: keep both
                 continue
         if not redundant:
             out.append(e)
@@ -878,7 +916,7 @@ def _no_common_zero(eqs: list[sp.Expr], coords) -> bool:
             return False
         gb = sp.groebner(polys, *allgens, order="grevlex")
         return list(gb.exprs) == [1]
-    except Exception:  # noqa: BLE001
+    except _SYMPY_FAILURES:  # no Groebner basis: the locus is not known to be empty
         return False
 
 
@@ -918,6 +956,7 @@ def _find_first_integrals(D: Distribution, expected: int, max_degree: int,
     grad = _Span(n, _Evaluator(seed=104729))
 
     def accept(f: sp.Expr) -> bool:
+        budget.check()
         f = pol.normalize(f)
         if f.is_number or not (f.free_symbols & set(coords)):
             return False
@@ -1026,7 +1065,7 @@ class _Ansatz:
                 den = sp.lcm_list([d for _, d in fr])
                 nums = [sp.expand(nm * sp.cancel(den / d)) for nm, d in fr]
                 self.fields.append([self.R.from_expr(e) for e in nums])
-        except Exception as exc:  # noqa: BLE001 - not polynomial in the chosen generators
+        except _SYMPY_FAILURES as exc:  # not polynomial in the chosen generators
             raise ValueError("components are not rational in the ansatz generators") from exc
         self.gidx = {g: i for i, g in enumerate(self.gens)}
         self.pairs = [(self.gidx[self.S[c]], self.gidx[self.C[c]]) for c in self.S]
@@ -1092,6 +1131,7 @@ class _Ansatz:
     def _column(self, mon: tuple) -> dict:
         col = self._cols.get(mon)
         if col is None:
+            budget.check()
             m = self.R({mon: self.dom.one})
             ders = [self._derive(m, j) for j in range(len(self.coords))]
             col = {}
@@ -1150,7 +1190,7 @@ def _content_free(f: sp.Expr) -> sp.Expr:
         f = sp.expand(p) if c.is_number and c != 0 else f
         lead = (f.as_ordered_terms()[0] if f.is_Add else f).as_coeff_Mul()[0]
         return sp.expand(-f) if lead.is_number and lead < 0 else f
-    except Exception:  # noqa: BLE001
+    except (*_SYMPY_FAILURES, TypeError):  # (TypeError: sign of a non-real number)
         return f
 
 
@@ -1164,6 +1204,7 @@ def _characteristic_integrals(D: Distribution, coords) -> list[sp.Expr]:
         active = [j for j, c in enumerate(X.components) if c != 0]
         moved = {coords[j] for j in active}
         for a, b in itertools.combinations(active, 2):
+            budget.check()
             sols = None
             for i, j in ((a, b), (b, a)):
                 xi, xj = coords[i], coords[j]
@@ -1185,7 +1226,7 @@ def _characteristic_integrals(D: Distribution, coords) -> list[sp.Expr]:
                     continue
                 try:
                     expr = sp.solve(sol.subs(yf(t), xj).subs(t, xi), consts[0], dict=True)
-                except Exception:  # noqa: BLE001
+                except _SYMPY_FAILURES:  # solve cannot isolate the constant
                     continue
                 out.extend(e[consts[0]] for e in expr)
     return out
@@ -1197,49 +1238,160 @@ _SAFE_HINTS = ("1st_linear", "Bernoulli", "separable", "1st_exact", "almost_line
                "1st_homogeneous_coeff_best", "linear_coefficients", "separable_reduced")
 
 
-class _Timeout(Exception):
-    pass
+# what classify_ode / dsolve raise on equations their methods do not handle
+_ODE_FAILURES = (*_SYMPY_FAILURES, TypeError)
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    """Raise :class:`_Timeout` after ``seconds`` (main thread with SIGALRM only; else no
-    limit).  The previous handler and timer are restored."""
-    import signal
-    import threading
-
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not \
-            threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise _Timeout
-
-    old = signal.signal(signal.SIGALRM, handler)
-    old_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
+def _dsolve_task(eq, y):
+    """The first elementary method that solves ``eq`` (run in the worker), or ``None``."""
     try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        if old_timer[0] > 0:
-            signal.setitimer(signal.ITIMER_REAL, *old_timer)
+        hints = sp.classify_ode(eq, y)
+    except _ODE_FAILURES:  # classification failed
+        return None
+    for h in _SAFE_HINTS:
+        if h in hints:
+            try:
+                return sp.dsolve(eq, y, hint=h, simplify=False)
+            except _ODE_FAILURES:  # next method
+                continue
+    return None
+
+
+def _dsolve_serve() -> None:
+    """Body of the worker process: answer pickled ``(eq, y)`` requests on stdin with pickled
+    ``("ok", solution)`` / ``("error", message)`` on stdout, after a ``"ready"`` greeting."""
+    import pickle
+    import sys
+
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    pickle.dump("ready", out)
+    out.flush()
+    while True:
+        try:
+            eq, y = pickle.load(inp)
+        except EOFError:
+            return
+        try:
+            reply = ("ok", _dsolve_task(eq, y))
+        except Exception as exc:  # noqa: BLE001 - forwarded: the parent re-raises it
+            reply = ("error", exc)
+        try:
+            data = pickle.dumps(reply)
+        except (pickle.PicklingError, TypeError, AttributeError):  # an unpicklable exception
+            data = pickle.dumps(("error", RuntimeError(f"{type(reply[1]).__name__}: "
+                                                       f"{reply[1]}")))
+        out.write(data)
+        out.flush()
+
+
+class _DsolveWorker:
+    """One worker process for ``dsolve`` with a hard timeout, shared by all threads.
+
+    The worker is a fresh interpreter (``python -c``) that imports this module and serves
+    requests over pipes, so it does not depend on how the calling program was started.  A
+    call that overruns its time is abandoned by killing the worker (a new one starts on the
+    next call): no signal and no stuck thread.  Where no worker can be started (no
+    subprocesses allowed, or it fails to start) the call runs in-process, without the limit,
+    so the results do not depend on the environment.
+    """
+
+    _STARTUP = 120.0  # seconds allowed for the worker's imports (not part of any limit)
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._proc = None
+        self._reader = None
+        self._broken = False
+
+    def _start(self) -> None:
+        import os
+        import queue
+        import subprocess
+        import sys
+
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+        proc = subprocess.Popen(
+            [sys.executable, "-c", f"from {__name__} import _dsolve_serve; _dsolve_serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        replies: queue.Queue = queue.Queue()
+
+        def read():
+            import pickle
+            while True:
+                try:
+                    replies.put(pickle.load(proc.stdout))
+                except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+                    replies.put(None)  # the worker is gone
+                    return
+
+        threading.Thread(target=read, daemon=True, name="geomech-dsolve-reader").start()
+        self._proc, self._reader = proc, replies
+        if self._get(self._STARTUP) != "ready":
+            raise OSError("the dsolve worker did not start")
+
+    def _get(self, seconds: float):
+        import queue
+        try:
+            return self._reader.get(timeout=seconds)
+        except queue.Empty:
+            return TimeoutError
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = self._reader = None
+
+    def close(self) -> None:
+        """Stop the worker (also at interpreter exit)."""
+        with self._lock:
+            self._kill()
+
+    def solve(self, eq, y, seconds: float):
+        import pickle
+        with self._lock:
+            if not self._broken and self._proc is None:
+                try:
+                    self._start()
+                except OSError:  # no subprocesses here, or the worker cannot import us
+                    self._kill()
+                    self._broken = True
+            if self._broken:
+                return _dsolve_task(eq, y)
+            try:
+                pickle.dump((eq, y), self._proc.stdin)
+                self._proc.stdin.flush()
+            except (OSError, pickle.PicklingError):  # worker died: solve here
+                self._kill()
+                return _dsolve_task(eq, y)
+            reply = self._get(seconds)
+            if reply is TimeoutError:
+                self._kill()
+                return None
+            if reply is None:  # the worker crashed on this input
+                self._kill()
+                return None
+            if reply[0] == "error":  # an unexpected failure of dsolve: not hidden
+                raise reply[1]
+            return reply[1]
+
+
+_DSOLVE = _DsolveWorker()
+atexit.register(_DSOLVE.close)
 
 
 def _solve_first_order(eq, y, seconds: float = 4.0):
-    """General solution(s) of a first-order ODE by an elementary method, or ``None``."""
-    try:
-        with _time_limit(seconds):
-            hints = sp.classify_ode(eq, y)
-            for h in _SAFE_HINTS:
-                if h in hints:
-                    try:
-                        return sp.dsolve(eq, y, hint=h, simplify=False)
-                    except Exception:  # noqa: BLE001 - next method
-                        continue
-    except _Timeout:
-        return None
-    except Exception:  # noqa: BLE001 - classification failed
-        return None
-    return None
+    """General solution(s) of a first-order ODE by an elementary method, or ``None``.
+
+    ``dsolve`` runs in a worker process with a hard limit of ``seconds`` (cut to what is
+    left of an enclosing :func:`geomech.core.budget.time_limit`); past it, no solution.
+    """
+    budget.check()
+    left = budget.remaining()
+    if left is not None:
+        seconds = max(0.0, min(seconds, left))
+    sol = _DSOLVE.solve(eq, y, seconds)
+    budget.check()
+    return sol

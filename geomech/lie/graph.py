@@ -7,8 +7,10 @@ computed lazily, once, with the bracket convention of the library
 .. math:: [X,Y]^i = X^j\,\partial_j Y^i - Y^j\,\partial_j X^i ,
 
 normalised by the zero policy (:mod:`geomech.core.zero`) and memoised by the *content* of the
-operands, so a bracket asked twice -- under any names -- is computed once, and ``[b,a]`` is
-answered as ``-[a,b]`` without a new computation.
+operands (their canonical polynomial-ring form when they have one, so no sympy expression is
+built until a caller asks for components), so a bracket asked twice -- under any names -- is
+computed once, and ``[b,a]`` is answered as ``-[a,b]`` without a new computation.  The graph
+is safe to share between threads.
 
 Words for derived flags are generated in a Hall basis (or a Lyndon basis) of the free Lie
 algebra, so brackets that are redundant by antisymmetry and the Jacobi identity are never
@@ -35,12 +37,16 @@ True
 
 from __future__ import annotations
 
+import sys
+import threading
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import networkx as nx
 import sympy as sp
 
+from ..core import budget, kernel
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
 
@@ -48,6 +54,7 @@ __all__ = ["BracketGraph", "hall_words", "lyndon_words", "right_normed_words"]
 
 _GRAPH_ATTR = "_geomech_bracket_graph"
 _FORBIDDEN = set("[], \t\n")
+_OF_LOCK = threading.Lock()  # creation of the shared per-chart graph
 
 
 def _bracket_task(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
@@ -170,6 +177,56 @@ _BASES = {"hall": hall_words, "lyndon": lyndon_words, "right-normed": right_norm
 
 
 # ---------------------------------------------------------------------------------------------
+class _Content:
+    """A hashable content key with its hash computed once (ring elements rehash otherwise)."""
+
+    __slots__ = ("data", "h")
+
+    def __init__(self, data: tuple, h: int | None = None):
+        self.data = data
+        self.h = hash(data) if h is None else h
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other) -> bool:
+        return self is other or (isinstance(other, _Content) and self.h == other.h
+                                 and self.data == other.data)
+
+
+def _content_key(X: VectorField) -> _Content:
+    """Canonical memo key of a field's content, without building sympy expressions.
+
+    Fields whose components fit the polynomial ring (:mod:`geomech.core.polykernel`) are keyed
+    by their ring elements (hashable by ring and term map, so equal content in the same ring
+    is one key); the others by their normalised sympy components.  Two keys differ at worst
+    for equal content in different rings, which costs a recomputation, never a wrong value.
+    """
+    form = X.ring_form() if kernel.use_rings() else None
+    if form:
+        # hash the monomial supports only (hashing rational coefficients is slow); equal
+        # hashes are confirmed by comparing the full ring elements
+        polys = form[1]
+        return _Content(("ring", polys),
+                        hash((form[0].gens, tuple(frozenset(p) for p in polys))))
+    return _Content(("expr", X.components))
+
+
+def _active_dask_client():
+    """The running ``dask.distributed`` client, or ``None`` (no client, or not imported)."""
+    dist = sys.modules.get("distributed")
+    if dist is None:  # no Client can be running if distributed was never imported
+        return None
+    try:
+        return dist.get_client()
+    except ValueError:  # "No global client found"
+        return None
+
+
+_HOW = {"computed": "computed by the kernel", "reused": "-1 times the value of {}",
+        "hit": "memoised value of {} (same operands)", "trivial": "[a,a] = 0"}
+
+
 class BracketGraph:
     r"""Memoised, lazily evaluated dependency graph of Lie brackets on one manifold.
 
@@ -182,9 +239,15 @@ class BracketGraph:
     -----
     Nodes are strings: generator names (``"tau1"``) and bracket words (``"[tau1,tau2]"``,
     ``"[tau1,[tau1,tau2]]"``).  An edge goes from each operand to the bracket.  A value is
-    computed when first asked (:meth:`value`, :meth:`bracket`, :meth:`evaluate`) and cached by
-    the content of its operands; ``[b,a]`` reuses ``-[a,b]`` and ``[a,a] = 0`` is never
-    computed.  :attr:`stats` counts the work actually done.
+    computed when first asked (:meth:`value`, :meth:`bracket`, :meth:`evaluate`) and memoised
+    by the canonical (ring) form of its operands; ``[b,a]`` reuses ``-[a,b]`` and
+    ``[a,a] = 0`` is never computed.  Values stay ring elements until a caller asks for sympy
+    components.  :attr:`stats` counts the work actually done.
+
+    A graph is safe to share between threads: every operation holds the graph's re-entrant
+    lock (brackets are pure Python, so threads gain nothing by computing them at once), and
+    :meth:`of` creates the shared graph of a chart exactly once.  The engine loops call
+    :func:`geomech.core.budget.check`, so ``with time_limit(s):`` bounds them in any thread.
 
     Examples
     --------
@@ -198,23 +261,49 @@ class BracketGraph:
     '[X1,X2]'
     >>> print(G.provenance('[X1,X2]'))
     [X1,X2] where X1 = d/dx + (-y/2)*d/dz, X2 = d/dy + (x/2)*d/dz
+    >>> G.how('[X1,X2]'), G.how(G.bracket_node(Y, X))
+    ('computed by the kernel', 'not evaluated yet')
     """
 
     def __init__(self, manifold: Manifold):
         if not isinstance(manifold, Manifold):
             raise TypeError(f"BracketGraph needs a Manifold, got {type(manifold).__name__}")
         self.manifold = manifold
+        self._lock = threading.RLock()
         self._g = nx.DiGraph()
+        self._nodes: dict[str, dict] = {}            # node key -> its networkx attribute dict
         self._by_id: dict[int, tuple[str, VectorField]] = {}
-        self._by_content: dict[tuple, str] = {}
-        self._memo: dict[tuple, tuple] = {}
+        self._by_content: dict[_Content, str] = {}
+        self._unindexed: list[str] = []   # evaluated words not yet in _by_content (lazy)
+        self._memo: dict[tuple, tuple[VectorField, str]] = {}   # (key X, key Y) -> value, node
         self._counter = 0
         self._stats = {"computed": 0, "reused": 0, "hits": 0, "trivial": 0}
+
+    def __getstate__(self) -> dict:
+        """Nodes, values and counters; the lock and the content indexes (ring elements, object
+        ids) are rebuilt after unpickling (lazily, like the index of evaluated words)."""
+        with self._lock:
+            g = nx.DiGraph()
+            for k, d in self._nodes.items():
+                g.add_node(k, **{**d, "content": None})
+            g.add_edges_from(self._g.edges(data=True))
+            state = {**self.__dict__, "_g": g, "_by_id": {}, "_by_content": {}, "_memo": {},
+                     "_unindexed": [k for k, d in self._nodes.items()
+                                    if d["value"] is not None]}
+            del state["_lock"], state["_nodes"]
+            return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._nodes = {k: self._g.nodes[k] for k in self._g.nodes}
+        self._lock = threading.RLock()
 
     # -- shared per-manifold instance ----------------------------------------------------
     @classmethod
     def of(cls, manifold: Manifold) -> BracketGraph:
         """The graph shared by every client working on ``manifold`` (cached on the chart).
+
+        Thread safe: concurrent first calls on a fresh chart all get the same graph.
 
         >>> from geomech.core.manifold import Manifold
         >>> M = Manifold("M", "x y")
@@ -224,10 +313,14 @@ class BracketGraph:
         if not isinstance(manifold, Manifold):
             raise TypeError(f"BracketGraph.of needs a Manifold, got {type(manifold).__name__}")
         slot = manifold.__dict__.get(_GRAPH_ATTR)
-        if slot is None or slot.graph is None:
-            slot = _GraphSlot(cls(manifold))
-            manifold.__dict__[_GRAPH_ATTR] = slot
-        return slot.graph
+        if slot is not None and slot.graph is not None:
+            return slot.graph
+        with _OF_LOCK:
+            slot = manifold.__dict__.get(_GRAPH_ATTR)
+            if slot is None or slot.graph is None:
+                slot = _GraphSlot(cls(manifold))
+                manifold.__dict__[_GRAPH_ATTR] = slot
+            return slot.graph
 
     # -- registration --------------------------------------------------------------------
     def _check_field(self, X) -> VectorField:
@@ -243,8 +336,13 @@ class BracketGraph:
         while True:
             self._counter += 1
             name = f"X{self._counter}"
-            if name not in self._g:
+            if name not in self._nodes:
                 return name
+
+    def _new_node(self, key: str, **attrs) -> dict:
+        self._g.add_node(key, **attrs)
+        nd = self._nodes[key] = self._g.nodes[key]
+        return nd
 
     def add(self, X: VectorField, name: str | None = None) -> str:
         """Register a generator field and return its node key.
@@ -265,29 +363,40 @@ class BracketGraph:
                 raise ValueError(
                     f"a generator name must be a non-empty string without brackets, commas "
                     f"or spaces, got {name!r}")
-        hit = self._by_id.get(id(X))
-        if hit is not None and hit[1] is X and (name is None or name == hit[0]):
-            return hit[0]
-        ckey = X.components
-        existing = self._by_content.get(ckey)
-        if existing is not None and (name is None or name == existing):
-            self._by_id[id(X)] = (existing, X)
-            return existing
-        if name is None:
-            name = self._fresh_name()
-        elif name in self._g:
-            if self._g.nodes[name]["value"].components == ckey:
-                return name
-            raise ValueError(f"the name {name!r} is already used for a different field")
-        self._g.add_node(name, kind="generator", value=X, left=None, right=None, sign=1)
-        if id(X) not in self._by_id:
-            self._by_id[id(X)] = (name, X)
-        self._by_content.setdefault(ckey, name)
-        return name
+        with self._lock:
+            hit = self._by_id.get(id(X))
+            if hit is not None and hit[1] is X and (name is None or name == hit[0]):
+                return hit[0]
+            ckey = _content_key(X)
+            existing = self._by_content.get(ckey)
+            if existing is None and self._unindexed:
+                self._index_words()
+                existing = self._by_content.get(ckey)
+            if existing is not None and (name is None or name == existing):
+                self._by_id[id(X)] = (existing, X)
+                return existing
+            if name is None:
+                name = self._fresh_name()
+            elif name in self._nodes:
+                if self._content(name) == ckey:
+                    return name
+                raise ValueError(f"the name {name!r} is already used for a different field")
+            self._new_node(name, kind="generator", value=X, left=None, right=None, how=None,
+                           content=ckey)
+            if id(X) not in self._by_id:
+                self._by_id[id(X)] = (name, X)
+            self._by_content.setdefault(ckey, name)
+            return name
+
+    def _index_words(self) -> None:
+        """Register the content of the evaluated words (so ``add`` finds equal fields)."""
+        while self._unindexed:
+            k = self._unindexed.pop()
+            self._by_content.setdefault(self._content(k), k)
 
     def _key(self, a) -> str:
         if isinstance(a, str):
-            if a not in self._g:
+            if a not in self._nodes:
                 raise ValueError(f"{a!r} is not a node of this bracket graph")
             return a
         if isinstance(a, VectorField):
@@ -295,15 +404,16 @@ class BracketGraph:
         raise TypeError(f"expected a node key or a VectorField, got {type(a).__name__}")
 
     def __contains__(self, key) -> bool:
-        return key in self._g
+        return key in self._nodes
 
     def __len__(self) -> int:
-        return self._g.number_of_nodes()
+        return len(self._nodes)
 
     @property
     def generators(self) -> list[str]:
         """Keys of the generator (leaf) nodes, in registration order."""
-        return [k for k, d in self._g.nodes(data=True) if d["kind"] == "generator"]
+        with self._lock:
+            return [k for k, d in self._nodes.items() if d["kind"] == "generator"]
 
     # -- bracket words -------------------------------------------------------------------
     def bracket_node(self, a, b) -> str:
@@ -317,19 +427,16 @@ class BracketGraph:
         >>> G.bracket_node("d_x", "X")
         '[d_x,X]'
         """
-        ka, kb = self._key(a), self._key(b)
-        key = f"[{ka},{kb}]"
-        if key not in self._g:
-            rev = f"[{kb},{ka}]"
-            self._g.add_node(key, kind="bracket", value=None, left=ka, right=kb,
-                             sign=-1 if rev in self._g else 1, twin=rev if rev in self._g
-                             else None)
-            self._g.add_edge(ka, key, role="left")
-            if kb != ka:
-                self._g.add_edge(kb, key, role="right")
-            else:
-                self._g.edges[ka, key]["role"] = "both"
-        return key
+        with self._lock:
+            ka, kb = self._key(a), self._key(b)
+            key = f"[{ka},{kb}]"
+            if key not in self._nodes:
+                self._new_node(key, kind="bracket", value=None, left=ka, right=kb, how=None,
+                               content=None)
+                self._g.add_edge(ka, key, role="left" if kb != ka else "both")
+                if kb != ka:
+                    self._g.add_edge(kb, key, role="right")
+            return key
 
     def _word_key(self, word, gens: Sequence[str]) -> str:
         if isinstance(word, int):
@@ -358,81 +465,106 @@ class BracketGraph:
                              f"'right-normed'")
         if not isinstance(depth, int) or depth < 1:
             raise ValueError(f"depth must be a positive integer, got {depth!r}")
-        gens = [self._key(g) for g in generators]
-        if not gens:
-            raise ValueError("words need at least one generator")
-        if len(set(gens)) != len(gens):
-            raise ValueError(f"repeated generators in {gens}")
-        out, seen = [], set()
-        for w in _BASES[basis](len(gens), depth):
-            k = self._word_key(w, gens)
-            if k not in seen:
-                seen.add(k)
-                out.append(k)
-        return out
+        with self._lock:
+            gens = [self._key(g) for g in generators]
+            if not gens:
+                raise ValueError("words need at least one generator")
+            if len(set(gens)) != len(gens):
+                raise ValueError(f"repeated generators in {gens}")
+            out, seen = [], set()
+            for w in _BASES[basis](len(gens), depth):
+                budget.check()
+                k = self._word_key(w, gens)
+                if k not in seen:
+                    seen.add(k)
+                    out.append(k)
+            return out
 
     # -- evaluation ----------------------------------------------------------------------
-    def _lookup(self, X: VectorField, Y: VectorField) -> tuple | None:
-        """Memoised value of [X,Y] by content, or by antisymmetry; ``None`` if unknown."""
-        key = (X.components, Y.components)
-        val = self._memo.get(key)
-        if val is not None:
+    def _content(self, key: str) -> _Content:
+        """Content key of a node holding a value (computed once per node)."""
+        nd = self._nodes[key]
+        if nd["content"] is None:
+            nd["content"] = _content_key(nd["value"])
+        return nd["content"]
+
+    def _lookup(self, key: str):
+        """``(memo key, value)``: the memoised value of [X,Y] by content, by antisymmetry or
+        ``[a,a] = 0`` (recorded in the node's ``how``), or ``(memo key, None)`` if unknown."""
+        nd = self._nodes[key]
+        kx, ky = self._content(nd["left"]), self._content(nd["right"])
+        mk = (kx, ky)
+        hit = self._memo.get(mk)
+        if hit is not None:
             self._stats["hits"] += 1
-            return val
-        if X.components == Y.components:
+            self._nodes[key]["how"] = ("hit", hit[1])
+            return mk, hit[0]
+        if kx == ky:
             self._stats["trivial"] += 1
-            val = tuple(sp.S.Zero for _ in X.components)
-            self._memo[key] = val
-            return val
-        rev = self._memo.get((Y.components, X.components))
+            val = VectorField(self.manifold, [0] * self.manifold.dim)
+            self._nodes[key]["how"] = ("trivial", None)
+            self._memo[mk] = (val, key)
+            return mk, val
+        rev = self._memo.get((ky, kx))
         if rev is not None:
             self._stats["reused"] += 1
-            val = tuple(-c for c in rev)
-            self._memo[key] = val
-            return val
-        return None
+            val = -rev[0]
+            self._nodes[key]["how"] = ("reused", rev[1])
+            self._memo[mk] = (val, key)
+            return mk, val
+        return mk, None
 
-    def _store(self, key: str, comps: tuple) -> VectorField:
-        node = self._g.nodes[key]
-        X = VectorField(self.manifold, comps)
-        node["value"] = X
-        self._by_content.setdefault(X.components, key)
-        return X
+    def _store(self, key: str, mk: tuple, Z: VectorField, computed: bool) -> VectorField:
+        nd = self._nodes[key]
+        nd["value"] = Z
+        if computed:
+            self._stats["computed"] += 1
+            nd["how"] = ("computed", None)
+            self._memo[mk] = (Z, key)
+        self._unindexed.append(key)  # content keys of results are hashed only when needed
+        return Z
+
+    def _operands(self, key: str) -> tuple[VectorField, VectorField]:
+        nd = self._nodes[key]
+        return self._nodes[nd["left"]]["value"], self._nodes[nd["right"]]["value"]
+
+    def _compute(self, key: str) -> VectorField:
+        """Value of a bracket node whose operands have values (memo, else the kernel)."""
+        mk, val = self._lookup(key)
+        if val is not None:
+            return self._store(key, mk, val, computed=False)
+        budget.check()
+        X, Y = self._operands(key)
+        return self._store(key, mk, X.bracket(Y), computed=True)
 
     def value(self, key) -> VectorField:
-        """The vector field of a node, computing (and caching) it and its operands if needed."""
-        k = self._key(key)
-        node = self._g.nodes[k]
-        if node["value"] is not None:
-            if node["kind"] == "bracket":
-                self._stats["hits"] += 1
-            return node["value"]
-        # iterative post-order over the operands still missing a value
-        stack = [k]
-        while stack:
-            top = stack[-1]
-            nd = self._g.nodes[top]
-            if nd["value"] is not None:
+        """The vector field of a node, computing (and caching) it and its operands if needed.
+
+        Ring-valued results are returned as they are: sympy components are built when the
+        caller reads :attr:`VectorField.components`.
+        """
+        with self._lock:
+            k = self._key(key)
+            node = self._nodes[k]
+            if node["value"] is not None:
+                if node["kind"] == "bracket":
+                    self._stats["hits"] += 1
+                return node["value"]
+            stack = [k]  # iterative post-order over the operands still missing a value
+            while stack:
+                top = stack[-1]
+                nd = self._nodes[top]
+                if nd["value"] is not None:
+                    stack.pop()
+                    continue
+                missing = [o for o in (nd["left"], nd["right"])
+                           if self._nodes[o]["value"] is None]
+                if missing:
+                    stack.extend(missing)
+                    continue
                 stack.pop()
-                continue
-            missing = [o for o in (nd["left"], nd["right"])
-                       if self._g.nodes[o]["value"] is None]
-            if missing:
-                stack.extend(missing)
-                continue
-            stack.pop()
-            X = self._g.nodes[nd["left"]]["value"]
-            Y = self._g.nodes[nd["right"]]["value"]
-            comps = self._lookup(X, Y)
-            if comps is None:
-                Z = X.bracket(Y)
-                self._stats["computed"] += 1
-                self._memo[(X.components, Y.components)] = Z.components
-                nd["value"] = Z
-                self._by_content.setdefault(Z.components, top)
-            else:
-                self._store(top, tuple(comps))
-        return node["value"]
+                self._compute(top)
+            return node["value"]
 
     def bracket(self, a, b) -> VectorField:
         r"""The bracket :math:`[a, b]` of two nodes or fields (registered if new), memoised.
@@ -442,7 +574,8 @@ class BracketGraph:
         >>> G.bracket(M.vector_field([1, 0]), M.vector_field([0, x]))
         VectorField(M, [0, 1])
         """
-        return self.value(self.bracket_node(a, b))
+        with self._lock:
+            return self.value(self.bracket_node(a, b))
 
     def evaluate(self, keys: Iterable, executor: str = "serial",
                  max_workers: int | None = None) -> dict[str, VectorField]:
@@ -454,37 +587,39 @@ class BracketGraph:
         executor : {"serial", "process", "dask"}
             ``"process"`` runs the brackets of one dependency level in a
             :class:`concurrent.futures.ProcessPoolExecutor` (components are sent, not
-            fields); ``"dask"`` builds a ``dask.delayed`` graph (requires the ``dask`` extra).
-            The results are identical in every mode.
+            fields); ``"dask"`` builds a ``dask.delayed`` graph (requires the ``dask`` extra)
+            and runs it on the active ``dask.distributed`` client when there is one, else
+            on dask's threads scheduler (with a :class:`RuntimeWarning` saying so).  The
+            results are identical in every mode.
         max_workers : int, optional
             Pool size for ``"process"``.
         """
         if executor not in ("serial", "process", "dask"):
             raise ValueError(f"unknown executor {executor!r}; choose 'serial', 'process' "
                              f"or 'dask'")
-        ks = [self._key(k) for k in keys]
-        if executor == "serial":
+        with self._lock:
+            ks = [self._key(k) for k in keys]
+            if executor != "serial":
+                needed = set(ks)
+                for k in ks:
+                    needed |= nx.ancestors(self._g, k)
+                pending = [k for k in nx.topological_sort(self._g.subgraph(needed))
+                           if self._nodes[k]["value"] is None]
+                if executor == "dask":
+                    self._evaluate_dask(pending)
+                else:
+                    self._evaluate_process(pending, max_workers)
             return {k: self._peek(k) for k in ks}
-        needed = set(ks)
-        for k in ks:
-            needed |= nx.ancestors(self._g, k)
-        pending = [k for k in nx.topological_sort(self._g.subgraph(needed))
-                   if self._g.nodes[k]["value"] is None]
-        if executor == "dask":
-            self._evaluate_dask(pending)
-        else:
-            self._evaluate_process(pending, max_workers)
-        return {k: self._peek(k) for k in ks}
 
     def _peek(self, k: str) -> VectorField:
         """Value of a node without counting a memo hit (computing it if needed)."""
-        val = self._g.nodes[k]["value"]
+        val = self._nodes[k]["value"]
         return val if val is not None else self.value(k)
 
     def _levels(self, pending: list[str]) -> list[list[str]]:
         depth: dict[str, int] = {}
         for k in pending:  # topological order
-            nd = self._g.nodes[k]
+            nd = self._nodes[k]
             depth[k] = 1 + max(depth.get(nd["left"], 0), depth.get(nd["right"], 0))
         levels: dict[int, list[str]] = {}
         for k, d in depth.items():
@@ -499,25 +634,19 @@ class BracketGraph:
         coords = self.manifold.coords
         with ProcessPoolExecutor(max_workers=max_workers) as pool:
             for level in self._levels(pending):
-                jobs = {}
+                budget.check()
+                jobs: dict[tuple, tuple] = {}
                 for k in level:
-                    nd = self._g.nodes[k]
-                    X = self._g.nodes[nd["left"]]["value"]
-                    Y = self._g.nodes[nd["right"]]["value"]
-                    comps = self._lookup(X, Y)
-                    if comps is not None:
-                        self._store(k, comps)
-                        continue
-                    ck = (X.components, Y.components)
-                    if ck in jobs or (ck[1], ck[0]) in jobs:
-                        continue  # computed by another job of this level: done serially below
-                    jobs[ck] = (k, pool.submit(_bracket_task, X.components, Y.components,
-                                               coords))
-                for ck, (k, fut) in jobs.items():
-                    comps = tuple(fut.result())
-                    self._stats["computed"] += 1
-                    self._memo[ck] = comps
-                    self._store(k, comps)
+                    mk, val = self._lookup(k)
+                    if val is not None:
+                        self._store(k, mk, val, computed=False)
+                    elif mk not in jobs and (mk[1], mk[0]) not in jobs:
+                        X, Y = self._operands(k)
+                        jobs[mk] = (k, pool.submit(_bracket_task, X.components, Y.components,
+                                                   coords))
+                    # else: computed by another job of this level, found by _peek below
+                for mk, (k, fut) in jobs.items():
+                    self._store(k, mk, VectorField(self.manifold, fut.result()), computed=True)
                 for k in level:
                     self._peek(k)
 
@@ -528,44 +657,49 @@ class BracketGraph:
             raise ImportError(
                 "executor='dask' needs the optional dependency dask; install it with "
                 "`pip install geomech[dask]` (or use executor='process')") from exc
+        if not pending:
+            return
         coords = self.manifold.coords
-        delayed: dict[str, Any] = {}
-        to_compute: dict[str, Any] = {}
+        tasks: dict[str, Any] = {}
         for k in pending:  # topological order
-            nd = self._g.nodes[k]
-            ops = []
-            for o in (nd["left"], nd["right"]):
-                val = self._g.nodes[o]["value"]
-                ops.append(delayed[o] if o in delayed else val.components)
-            task = dask.delayed(_bracket_task, pure=True)(ops[0], ops[1], coords)
-            delayed[k] = task
-            to_compute[k] = task
-        results = dask.compute(to_compute, scheduler="threads")[0]
+            nd = self._nodes[k]
+            ops = [tasks[o] if o in tasks else self._nodes[o]["value"].components
+                   for o in (nd["left"], nd["right"])]
+            tasks[k] = dask.delayed(_bracket_task, pure=True)(ops[0], ops[1], coords)
+        budget.check()
+        client = _active_dask_client()
+        if client is None:
+            warnings.warn("no dask.distributed Client is running: the bracket graph is "
+                          "evaluated on dask's local threads scheduler", RuntimeWarning,
+                          stacklevel=3)
+        results = dask.compute(tasks, scheduler="threads" if client is None else client)[0]
+        budget.check()
         for k in pending:
-            nd = self._g.nodes[k]
-            X = self._g.nodes[nd["left"]]["value"]
-            Y = self._g.nodes[nd["right"]]["value"]
-            if self._lookup(X, Y) is None:
-                self._stats["computed"] += 1
-                self._memo[(X.components, Y.components)] = tuple(results[k])
-            self._store(k, tuple(results[k]))
+            mk, val = self._lookup(k)
+            if val is not None:
+                self._store(k, mk, val, computed=False)
+            else:
+                self._store(k, mk, VectorField(self.manifold, results[k]), computed=True)
 
     # -- explanation and export ----------------------------------------------------------
     def leaves(self, key) -> list[str]:
         """Generators a node depends on, in order of first appearance in the word."""
-        k = self._key(key)
-        nd = self._g.nodes[k]
-        if nd["kind"] == "generator":
-            return [k]
-        out = []
-        for o in (nd["left"], nd["right"]):
-            for g in self.leaves(o):
-                if g not in out:
-                    out.append(g)
-        return out
+        with self._lock:
+            k = self._key(key)
+            nd = self._nodes[k]
+            if nd["kind"] == "generator":
+                return [k]
+            out = []
+            for o in (nd["left"], nd["right"]):
+                for g in self.leaves(o):
+                    if g not in out:
+                        out.append(g)
+            return out
 
     def provenance(self, key) -> str:
         """Explain a node: its bracket word and the definitions of the generators in it.
+
+        How the value itself was obtained (kernel, memo, antisymmetry) is :meth:`how`.
 
         >>> from geomech.core.manifold import Manifold
         >>> M = Manifold("M", "x y"); x, y = M.coords; G = BracketGraph(M)
@@ -575,33 +709,57 @@ class BracketGraph:
         >>> print(G.provenance(G.bracket_node("B", "A")))
         [B,A] where B = (x)*d/dy, A = d/dx
         """
-        k = self._key(key)
-        defs = ", ".join(f"{g} = {self._g.nodes[g]['value']}" for g in self.leaves(k))
-        return f"{k} where {defs}"
+        with self._lock:
+            k = self._key(key)
+            defs = ", ".join(f"{g} = {self._nodes[g]['value']}" for g in self.leaves(k))
+            return f"{k} where {defs}"
+
+    def how(self, key) -> str:
+        """How the value of a node was obtained: ``"generator"``, ``"not evaluated yet"``,
+        ``"computed by the kernel"``, ``"-1 times the value of [b,a]"`` (antisymmetry),
+        ``"memoised value of <node> (same operands)"`` or ``"[a,a] = 0"``.
+
+        >>> from geomech.core.manifold import Manifold
+        >>> M = Manifold("M", "x y"); x, y = M.coords; G = BracketGraph(M)
+        >>> A, B = M.vector_field([1, 0]), M.vector_field([0, x])
+        >>> G.bracket(A, B) == -G.bracket(B, A)
+        True
+        >>> G.how(G.bracket_node(B, A))
+        '-1 times the value of [X1,X2]'
+        """
+        with self._lock:
+            nd = self._nodes[self._key(key)]
+            if nd["kind"] == "generator":
+                return "generator"
+            if nd["how"] is None:
+                return "not evaluated yet"
+            what, ref = nd["how"]
+            return _HOW[what].format(ref)
 
     def to_networkx(self) -> nx.DiGraph:
         """A copy of the graph (edges operand -> result; node attributes ``kind``, ``value``,
-        ``left``, ``right``, ``computed``)."""
-        H = nx.DiGraph()
-        for k, d in self._g.nodes(data=True):
-            H.add_node(k, kind=d["kind"], value=d["value"], left=d["left"], right=d["right"],
-                       computed=d["value"] is not None)
-        H.add_edges_from(self._g.edges(data=True))
-        return H
+        ``left``, ``right``, ``computed``, ``how``)."""
+        with self._lock:
+            H = nx.DiGraph()
+            for k, d in self._nodes.items():
+                H.add_node(k, kind=d["kind"], value=d["value"], left=d["left"],
+                           right=d["right"], computed=d["value"] is not None, how=self.how(k))
+            H.add_edges_from(self._g.edges(data=True))
+            return H
 
     @property
     def stats(self) -> dict[str, int]:
         """Work counters: ``computed`` (kernel calls), ``reused`` (by antisymmetry),
         ``hits`` (memo hits), ``trivial`` (``[a,a] = 0``), ``generators``, ``words``,
         ``evaluated`` (nodes holding a value)."""
-        nodes = self._g.nodes(data=True)
-        return {**self._stats,
-                "generators": sum(1 for _, d in nodes if d["kind"] == "generator"),
-                "words": sum(1 for _, d in nodes if d["kind"] == "bracket"),
-                "evaluated": sum(1 for _, d in nodes if d["value"] is not None)}
+        with self._lock:
+            nodes = list(self._nodes.values())
+            return {**self._stats,
+                    "generators": sum(1 for d in nodes if d["kind"] == "generator"),
+                    "words": sum(1 for d in nodes if d["kind"] == "bracket"),
+                    "evaluated": sum(1 for d in nodes if d["value"] is not None)}
 
     def __repr__(self) -> str:
         s = self.stats
         return (f"BracketGraph({self.manifold.name}: {s['generators']} generators, "
                 f"{s['words']} words, {s['computed']} computed)")
-

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
+from sympy.polys.polyerrors import BasePolynomialError
 
 from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.manifold import Manifold
@@ -713,7 +714,7 @@ def _solve_reduced(red: ReducedSystem, t) -> dict:
                     out[z] = eq.rhs
         if len(out) == len(zs):
             return out
-    except Exception:  # noqa: BLE001 - dsolve raises many kinds; fall back to Z(t)
+    except (NotImplementedError, ValueError, BasePolynomialError):  # no closed form: Z(t)
         pass
     return dict(fs)
 

@@ -284,6 +284,16 @@ class EquationsOfMotion:
             self._implicit = self._implicit()
         return self._implicit
 
+    def __getstate__(self) -> dict:
+        """Pickle (and deepcopy) with every lazily computed part evaluated: the deferred parts
+        are closures, which do not pickle."""
+        _ = self.rhs, self.form_rhs, self.multipliers, self.data
+        if self._implicit is not None and not isinstance(self._implicit, ImplicitEquations):
+            self._implicit = self._implicit()
+        if callable(getattr(self, "_bordered", None)):
+            self._bordered = self._bordered()
+        return dict(self.__dict__)
+
     @property
     def multipliers(self) -> dict | None:
         """``{multiplier: expression on the phase space}`` (computed on first access)."""

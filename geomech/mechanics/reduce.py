@@ -51,6 +51,7 @@ import sympy as sp
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
 from ..core.zero import default_policy
+from ..lie.graph import BracketGraph
 from .symmetry import (
     _as_field,
     _check_system,
@@ -420,11 +421,12 @@ def _frame_structure(E: sp.Matrix, y: Sequence, params) -> dict:
     r = E.shape[1]
     Ytmp = Manifold("Y", list(y))
     fields = [Ytmp.vector_field(list(E.col(a))) for a in range(r)]
+    G = BracketGraph.of(Ytmp)  # [b,a] = -[a,b] and [a,a] = 0 come from the graph's memo
     Einv = E.inv(method="LU")
     out = {}
     for a in range(r):
         for b in range(r):
-            br = fields[a].bracket(fields[b])
+            br = G.bracket(fields[a], fields[b])
             cvec = (Einv * sp.Matrix(br.components)).applyfunc(_norm)
             out[(a, b)] = list(cvec)
     return out

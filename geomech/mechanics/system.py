@@ -42,7 +42,7 @@ from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 
-from .forms_common import bracket_via_graph, compact
+from .forms_common import compact
 
 __all__ = ["NonholonomicSystem"]
 
@@ -367,13 +367,10 @@ class NonholonomicSystem:
     def is_holonomic(self) -> bool:
         r"""Whether the constraint distribution is involutive ("holonomic in disguise").
 
-        In the adapted frame :math:`[\tau_\alpha,\tau_\beta]` has no component along the
-        independent coordinates, so the distribution is involutive iff all these brackets
-        vanish (brackets from the bracket graph).
+        The Frobenius test of :meth:`constraint_distribution` (one implementation, in
+        :meth:`Distribution.frobenius`), its brackets from the bracket graph of the chart.
         """
-        tangent = self.adapted_frame()[0]
-        return all(bracket_via_graph(X, Y).is_zero()
-                   for X, Y in itertools.combinations(tangent, 2))
+        return self.constraint_distribution().is_involutive()
 
     def holonomic_integrals(self) -> list:
         """First integrals :math:`g(q)` of an involutive constraint distribution.
@@ -411,6 +408,27 @@ class NonholonomicSystem:
     def vector_field(self):
         """The Lagrange–d'Alembert flow on :attr:`phase_space` (cached)."""
         return self.equations("lagrange_dalembert").vector_field()
+
+    def __eq__(self, other) -> bool:
+        """Equal systems: the same configuration chart, Lagrangians, constraints (in order),
+        forces and independent velocities, compared by the zero-test policy."""
+        if not isinstance(other, NonholonomicSystem):
+            return NotImplemented
+        if other is self:
+            return True
+        if (other.manifold is not self.manifold
+                or other.independent_velocities != self.independent_velocities
+                or len(other.constraints) != len(self.constraints)
+                or (other.forces is None) != (self.forces is None)):
+            return False
+        pairs = [(self.lagrangian, other.lagrangian),
+                 *zip(self.constraints, other.constraints),
+                 *zip(self.forces or (), other.forces or ())]
+        is_zero = default_policy().is_zero
+        return all(a == b or is_zero(a - b) for a, b in pairs)
+
+    def __hash__(self) -> int:
+        return hash((self.manifold, self.independent_velocities, len(self.constraints)))
 
     # -- printing -------------------------------------------------------------------------
     def __repr__(self) -> str:

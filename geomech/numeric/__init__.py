@@ -3,7 +3,9 @@
 * :func:`compile_vector_field` -- one CSE'd numpy function for a whole right-hand side;
 * :func:`simulate` (also ``gm.simulate``) -- :func:`scipy.integrate.solve_ivp` on a system or
   field, with the relative drift of the energy, of given integrals and of the constraints;
-* :class:`SimulationResult` -- trajectory, drifts, ``plot()`` (matplotlib, optional).
+* :class:`SimulationResult` -- trajectory, drifts, chart singularities, ``plot()``;
+* :class:`DiscreteLagrangeDAlembert` -- the nonholonomic variational integrator
+  (``simulate(..., method="dlda", step=h)``).
 
 >>> import geomech as gm
 >>> M = gm.Manifold("M", "x v"); x, v = M.coords
@@ -15,12 +17,16 @@ from .compile import (
                       CompiledField,
                       CompiledFunction,
                       CompiledImplicitField,
+                      CompiledJacobian,
                       compile_functions,
                       compile_vector_field,
                       resolve_parameters,
 )
 from .simulate import SimulationResult, simulate
+from .sweep import SweepResult, sweep
+from .variational import DiscreteLagrangeDAlembert
 
 __all__ = ["compile_vector_field", "compile_functions", "CompiledField", "CompiledFunction",
-           "CompiledImplicitField",
-           "resolve_parameters", "simulate", "SimulationResult"]
+           "CompiledImplicitField", "CompiledJacobian",
+           "resolve_parameters", "simulate", "SimulationResult", "sweep", "SweepResult",
+           "DiscreteLagrangeDAlembert"]

@@ -14,6 +14,8 @@ array([-0., 1.])
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -21,8 +23,8 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 
-__all__ = ["CompiledField", "CompiledFunction", "CompiledImplicitField", "compile_vector_field",
-           "compile_functions", "resolve_parameters"]
+__all__ = ["CompiledField", "CompiledFunction", "CompiledJacobian", "CompiledImplicitField",
+           "compile_vector_field", "compile_functions", "resolve_parameters"]
 
 
 def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = (),
@@ -107,12 +109,7 @@ class CompiledFunction:
                                     needed=_free(exprs) - set(self.coords))
         self.parameters = params
         self.exprs = tuple(_prepare(exprs, self.coords, params, what))
-        replacements, reduced = sp.cse(list(self.exprs), optimizations="basic")
-        self.operations = int(sum(sp.count_ops(r) for _, r in replacements)
-                              + sum(sp.count_ops(r) for r in reduced))
-        self._cse = (replacements, reduced)
-        self._func = sp.lambdify(list(self.coords), list(self.exprs), modules="numpy",
-                                 cse=True) if self.coords else None
+        self._func, self.operations = _lambdified(self.coords, self.exprs)
 
     def __call__(self, y) -> np.ndarray:
         y = np.asarray(y, dtype=float)
@@ -125,9 +122,65 @@ class CompiledFunction:
         shape = y.shape[1:]
         return np.array([np.broadcast_to(np.asarray(v, dtype=float), shape) for v in vals])
 
+    def batch(self, states) -> np.ndarray:
+        """Evaluate at many states at once: ``states`` of shape ``(N, n)`` (one state per
+        row) gives an array of shape ``(N, k)``, row ``j`` the values at ``states[j]``
+        (numpy broadcasting through the one CSE'd function, no Python loop).
+
+        >>> x, y = sp.symbols("x y")
+        >>> F = compile_functions([x*y, x + 1], [x, y])
+        >>> F.batch([[1.0, 2.0], [3.0, 4.0], [0.5, 0.0]])
+        array([[ 2. ,  2. ],
+               [12. ,  4. ],
+               [ 0. ,  1.5]])
+        """
+        Y = np.asarray(states, dtype=float)
+        if Y.ndim != 2 or Y.shape[1] != len(self.coords):
+            raise ValueError(f"expected a batch of states of shape (N, {len(self.coords)}) "
+                             f"for {self.coords}, got shape {Y.shape}")
+        return np.ascontiguousarray(self(Y.T).T)
+
+    # -- pickling: by the symbolic source, recompiled on load ----------------------------
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in _UNPICKLED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._func, _ = _lambdified(self.coords, self.exprs)
+
     def __repr__(self) -> str:
         return (f"CompiledFunction({len(self.exprs)} expressions of "
                 f"{', '.join(map(str, self.coords))}; {self.operations} operations)")
+
+
+_UNPICKLED = ("_func", "_jacobian", "_fn", "_f")
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 64
+_CACHE_LOCK = threading.Lock()
+
+
+def _lambdified(coords: tuple, exprs: tuple):
+    """``(numpy function, operation count after CSE)`` of ``exprs`` in ``coords``.
+
+    Memoised (least recently used, 64 entries) on the symbolic source, so that compiling the
+    same field again -- a second ``simulate`` of the same system, every run of a sweep, a
+    field unpickled on a worker -- costs one dictionary look-up."""
+    key = (coords, exprs)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    replacements, reduced = sp.cse(list(exprs), optimizations="basic")
+    ops = int(sum(sp.count_ops(r) for _, r in replacements)
+              + sum(sp.count_ops(r) for r in reduced))
+    func = sp.lambdify(list(coords), list(exprs), modules="numpy",
+                       cse=lambda _: (replacements, reduced)) if coords else None
+    with _CACHE_LOCK:
+        _CACHE[key] = (func, ops)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return func, ops
 
 
 def _free(exprs) -> set:
@@ -156,11 +209,72 @@ class CompiledField(CompiledFunction):
     def __call__(self, t, y=None) -> np.ndarray:  # type: ignore[override]
         if y is None:           # f(y) also works
             t, y = 0.0, t
+        if (type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == len(self.coords)
+                and self._func is not None):       # the solver's call: no further checks
+            return np.array(self._func(*y), dtype=float)
         return super().__call__(y)
+
+    @property
+    def jacobian(self) -> CompiledJacobian:
+        r"""The compiled Jacobian :math:`J^i_j = \partial X^i/\partial x^j` of the field
+        (differentiated symbolically, compiled with one CSE on first access).
+
+        >>> import geomech as gm
+        >>> M = gm.Manifold("M", "x v"); x, v = M.coords
+        >>> J = compile_vector_field(M.vector_field([v, -x**3])).jacobian
+        >>> J(0.0, [2.0, 0.0])
+        array([[  0.,   1.],
+               [-12.,   0.]])
+        """
+        jac = self.__dict__.get("_jacobian")
+        if jac is None:
+            jac = CompiledJacobian(self.exprs, self.coords)
+            self.__dict__["_jacobian"] = jac
+        return jac
 
     def __repr__(self) -> str:
         return (f"CompiledField(on {self.manifold.name}{self.coords}; "
                 f"{self.operations} operations after CSE)")
+
+
+class CompiledJacobian(CompiledFunction):
+    r"""The Jacobian matrix :math:`J^i_j(x) = \partial X^i/\partial x^j` of a field, compiled.
+
+    ``J(t, y)`` (or ``J(y)``) returns the ``(n, n)`` matrix at one state; ``J.batch(Y)`` with
+    ``Y`` of shape ``(N, n)`` returns shape ``(N, n, n)``.  It drives the variational
+    equation :math:`\dot\xi = J(x)\xi` (Lyapunov exponents, :mod:`geomech.numeric.dynamics`).
+    Built by :attr:`CompiledField.jacobian`.
+
+    >>> x, y = sp.symbols("x y")
+    >>> J = CompiledJacobian([x*y, x + y**2], [x, y])
+    >>> J.batch([[1.0, 2.0], [0.0, 1.0]])[1]
+    array([[1., 0.],
+           [1., 2.]])
+    """
+
+    def __init__(self, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol]):
+        coords = tuple(coords)
+        entries = [sp.diff(e, c) for e in exprs for c in coords]
+        super().__init__(entries, coords, what="the Jacobian")
+        self.shape = (len(exprs), len(coords))
+
+    def __call__(self, t, y=None) -> np.ndarray:  # type: ignore[override]
+        if y is None:
+            t, y = 0.0, t
+        vals = super().__call__(y)
+        return vals.reshape(*self.shape, *vals.shape[1:])
+
+    def batch(self, states) -> np.ndarray:
+        Y = np.asarray(states, dtype=float)
+        if Y.ndim != 2 or Y.shape[1] != len(self.coords):
+            raise ValueError(f"expected a batch of states of shape (N, {len(self.coords)}) "
+                             f"for {self.coords}, got shape {Y.shape}")
+        vals = CompiledFunction.__call__(self, Y.T)             # (n*n, N)
+        return np.ascontiguousarray(np.moveaxis(vals.reshape(*self.shape, len(Y)), 2, 0))
+
+    def __repr__(self) -> str:
+        return (f"CompiledJacobian({self.shape[0]}x{self.shape[1]} of "
+                f"{', '.join(map(str, self.coords))}; {self.operations} operations)")
 
 
 def _is_implicit(obj) -> bool:
@@ -207,13 +321,32 @@ class CompiledImplicitField:
         self.exprs = tuple(_prepare(exprs, self.coords, params, what))
         self.backend = backend if backend != "auto" else (
             "symengine" if _symengine() is not None else "sympy")
-        if self.backend == "symengine":
-            self._fn = _SymengineFunction(self.exprs, self.coords)
-        elif self.backend == "sympy":
-            self._fn = CompiledFunction(self.exprs, self.coords, what=what)
-        else:
+        if self.backend not in ("symengine", "sympy"):
             raise ValueError(f"backend must be 'auto', 'sympy' or 'symengine', got {backend!r}")
+        self._fn = self._make_fn()
         self._operations: int | None = None
+
+    def _make_fn(self):
+        if self.backend == "symengine":
+            return _SymengineFunction(self.exprs, self.coords)
+        return CompiledFunction(self.exprs, self.coords,
+                                what=f"the mass-matrix form on {self.manifold.name}")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_fn"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._fn = self._make_fn()
+
+    def batch(self, states) -> np.ndarray:
+        """The field at many states: ``states`` of shape ``(N, n)`` gives ``(N, n)``
+        (batched linear solves, no Python loop)."""
+        Y = np.asarray(states, dtype=float)
+        if Y.ndim != 2 or Y.shape[1] != len(self.coords):
+            raise ValueError(f"expected a batch of states of shape (N, {len(self.coords)}) "
+                             f"for {self.coords}, got shape {Y.shape}")
+        return np.ascontiguousarray(self(0.0, Y.T).T)
 
     @property
     def operations(self) -> int:

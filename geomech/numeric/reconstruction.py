@@ -337,9 +337,11 @@ def _numeric_point(x0, M: Manifold, parameters) -> dict:
                sp.sympify(val) for k, val in pt.items()}, **params}
 
 
-def _check_chart_domain(chart: OrbitChart, states: np.ndarray, params: Mapping) -> None:
+def _check_chart_domain(chart: OrbitChart, states: np.ndarray, params: Mapping,
+                        stopped: bool = False) -> None:
     """Warn when the motion leaves the domain of the chart (det dZ/dx_I changes sign or the
-    inverse stops reproducing the invariants)."""
+    inverse stops reproducing the invariants, or the integration stopped early at a
+    non-finite value of the chart's field)."""
     import warnings
 
     from geomech.numeric import compile_functions
@@ -353,7 +355,8 @@ def _check_chart_domain(chart: OrbitChart, states: np.ndarray, params: Mapping) 
     vals = compile_functions([det], M.coords, params, what="chart determinant")(states.T)[0]
     vals = np.atleast_1d(vals)
     scale = max(1e-300, float(np.abs(vals).max()))
-    if np.any(np.sign(vals) != np.sign(vals[0])) or float(np.abs(vals).min()) < 1e-9 * scale:
+    if stopped or np.any(np.sign(vals) != np.sign(vals[0])) or \
+            float(np.abs(vals).min()) < 1e-9 * scale:
         warnings.warn("the reconstructed motion reaches the boundary of the orbit chart "
                       "(det dZ/dx_I vanishes or changes sign): the result past that time is "
                       "not valid; choose other orbit_coords or a shorter interval",
@@ -457,7 +460,8 @@ def reconstruct_numerically(v: VectorField, symmetries, x0, t_span, *,
         raw = sol
     m = len(zeta0)
     states = back(states_chart.T).T
-    _check_chart_domain(chart, states, params)
+    _check_chart_domain(chart, states, params, stopped=not ok and any(
+        w in str(raw.message) for w in ("not finite", "step size collapsed")))
     return NumericReconstruction(t, states, tuple(M.coords), states_chart[:, :m],
                                  states_chart[:, m:], chart, chart.orbit_coords, ok, raw)
 

@@ -30,9 +30,11 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import sympy as sp
 
+from geomech.core import budget
 from geomech.core.fields import VectorField
 
 from .compile import CompiledFunction, _is_implicit, compile_vector_field, resolve_parameters
+from .variational import DiscreteLagrangeDAlembert, lambdify_flat
 
 __all__ = ["simulate", "SimulationResult"]
 
@@ -223,11 +225,22 @@ class SimulationResult:
         ``{name: float}``: relative drift :math:`\max_t|F(t) - F(0)|/|F(0)|` of the energy and
         of the integrals (absolute if :math:`|F(0)| < 10^{-12}`), and the maximal relative
         residual of each constraint.
-    success, message, nfev : solver status (:class:`scipy.integrate.OdeResult`).
-    solution : the raw :class:`scipy.integrate.OdeResult`.
+    success, message, nfev : solver status.  ``success`` is False when the run stopped
+        early (non-finite right-hand side, collapsed step size, time limit, failed Newton
+        solve); ``message`` says why, and warns of chart singularities.
+    singularities : list of (float, Expr, float)
+        ``(t, d, d(t))``: times where a denominator ``d`` of the right-hand side (the
+        determinant of the dependent-velocity solve or of the mass matrix, ``cos(phi)`` for
+        the Chaplygin sleigh) crosses zero (value 0.0, interpolated time) or has a local
+        minimum below 1e-3 of its largest value along the trajectory (for a mass-matrix
+        form: :math:`\det M/\prod_i\|M_i\|` below 1e-6 of its largest value).  Empty when the
+        trajectory stays in the regular part of its chart.
+    solution : the raw solver result (a :class:`scipy.optimize.OptimizeResult` with the
+        fields of ``solve_ivp``'s result).
     """
 
-    def __init__(self, t, states, coords, series, drift, solution, parameters, field):
+    def __init__(self, t, states, coords, series, drift, solution, parameters, field,
+                 singularities=None):
         self.t = t
         self.states = states
         self.coords = tuple(coords)
@@ -239,6 +252,9 @@ class SimulationResult:
         self.nfev = int(solution.nfev)
         self.parameters = parameters
         self.field = field
+        if singularities is None:        # e.g. rebuilt from a pickled solution
+            singularities = getattr(solution, "singularities", None) or ()
+        self.singularities = list(singularities)
 
     # -- access --------------------------------------------------------------------------
     def _index(self, key) -> int:
@@ -272,16 +288,22 @@ class SimulationResult:
 
     def summary(self) -> str:
         """One line per monitored quantity: the drift."""
+        status = "ok" if self.success and not self.singularities else self.message
         lines = [f"t in [{self.t[0]:g}, {self.t[-1]:g}]: {len(self.t)} points, "
-                 f"{self.nfev} evaluations, {'ok' if self.success else self.message}"]
+                 f"{self.nfev} evaluations, {status}"]
         for k, v in self.drift.items():
             lines.append(f"  drift of {k}: {v:.3e}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         d = ", ".join(f"{k}: {v:.1e}" for k, v in self.drift.items())
+        flags = ("" if self.success else ", FAILED") + (
+            f", {len(self.singularities)} chart singularities" if self.singularities else "")
         return (f"SimulationResult(t=[{self.t[0]:g}, {self.t[-1]:g}], {len(self.t)} points, "
-                f"drift {{{d}}})")
+                f"drift {{{d}}}{flags})")
+
+    def __str__(self) -> str:
+        return self.summary()
 
     # -- plots ---------------------------------------------------------------------------
     def plot(self, coords: Sequence | None = None, drift: bool = True, path=None):
@@ -332,7 +354,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
              rtol: float = 1e-11, atol: float = 1e-12, t_eval=None,
              constraints: Sequence | None = None, energy: bool | sp.Expr = True,
              events=None, max_step: float = np.inf, dense_output: bool = False,
-             form: str | None = None, implicit: bool = False) -> SimulationResult:
+             form: str | None = None, implicit: bool = False, step: float | None = None,
+             timeout: float | None = None) -> SimulationResult:
     r"""Integrate a phase-space flow numerically and report the drift of its integrals.
 
     Parameters
@@ -353,9 +376,26 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         Further quantities to monitor: sympy expressions on the phase space (expressions
         containing dependent velocities are restricted with ``system.restricted``), strings
         (parsed by the phase space) or callables ``F(t, y)`` returning a float.
-    method, rtol, atol, t_eval, events, max_step, dense_output
-        Passed to :func:`scipy.integrate.solve_ivp`.  With ``t_eval=None`` the solver's own
-        steps are returned (and monitored).
+    method : str
+        A scipy method (``"DOP853"``, the default, ``"RK45"``, ``"Radau"``, ...), run step by
+        step by the solver of :mod:`scipy.integrate`; or ``"dlda"``: the discrete
+        Lagrange--d'Alembert integrator of
+        :class:`~geomech.numeric.variational.DiscreteLagrangeDAlembert` (fixed ``step``;
+        second order, constraints kept to round-off, bounded energy error on reversible
+        systems; a NonholonomicSystem without forces only; ``rtol``, ``atol`` and
+        ``max_step`` are not used, ``t_eval``, ``events``, ``dense_output``, ``form``,
+        ``implicit`` and ``constraints`` are refused).
+    rtol, atol, t_eval, events, max_step, dense_output
+        As in :func:`scipy.integrate.solve_ivp`.  With ``t_eval=None`` the solver's own
+        steps are returned (and monitored).  ``rtol = atol = 0`` cannot be met: the run
+        ends at once with ``success=False``.
+    step : float, optional
+        The fixed step of ``method="dlda"`` (required there; the step is shortened to
+        :math:`(t_1 - t_0)/\lceil (t_1 - t_0)/h \rceil` so that the steps fill ``t_span``).
+    timeout : float, optional
+        Wall-clock limit in seconds (:func:`geomech.core.budget.time_limit`; an enclosing
+        limit applies too): when it runs out, the run ends with ``success=False`` and the
+        trajectory so far.
     constraints : sequence, optional
         Constraint expressions :math:`f(q,\dot q)` to monitor (default: the system's).
     energy : bool or expression
@@ -376,7 +416,10 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     -------
     SimulationResult
         ``t``, ``states`` (shape ``(T, n)``), ``series`` and ``drift`` of the monitored
-        quantities, ``plot()``.
+        quantities, ``singularities`` of the chart met on the way, ``plot()``.  A
+        non-finite right-hand side (e.g. a zero mass), a collapsed step size, a time limit
+        or a failed Newton solve end the run with ``success=False`` and a message (and a
+        ``RuntimeWarning``); non-finite parameters or initial values raise ``ValueError``.
 
     Examples
     --------
@@ -387,12 +430,73 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     >>> res.drift["H"] < 1e-10
     True
     """
-    from scipy.integrate import solve_ivp
-
     if not isinstance(implicit, bool):
         raise TypeError(f"implicit must be True or False, got {implicit!r}")
+    if not isinstance(method, str) and not isinstance(method, type):
+        raise TypeError(f"method must be a name such as 'DOP853' or 'dlda', got {method!r}")
+    t0, t1 = _time_span(t_span)
+    if isinstance(method, str) and method.lower() == "dlda":
+        return _simulate_dlda(system, x0, (t0, t1), parameters, integrals, step, energy,
+                              timeout, dict(form=form, implicit=implicit, events=events,
+                                            t_eval=t_eval, dense_output=dense_output,
+                                            constraints=constraints))
+    if step is not None:
+        raise ValueError("step= is the fixed step of method='dlda'; the scipy methods choose "
+                         "their steps (use max_step= to bound them)")
     field, sys_energy, sys_constraints, owner = _field_of(system, form, implicit)
     coords = field.manifold.coords
+    params = _parameters_of(field, owner, parameters)
+    rhs = compile_vector_field(field, params)
+    y0 = _initial_state(x0, field, owner)
+    tol_problem = _tolerance_problem(rtol, atol)
+    sym_items, call_items = _monitored(field, owner, sys_energy, integrals, energy)
+    cons = sys_constraints if constraints is None else constraints
+    cdata = _constraint_data(cons, owner, field) if cons else None
+    if cons and cdata is None and constraints is not None:
+        raise ValueError("constraints can only be monitored for a system whose configuration "
+                         "coordinates are phase-space coordinates")
+    dens = _singular_denominators(field)
+    if tol_problem:
+        sol = _failed(t0, y0, tol_problem)
+    else:
+        with budget.time_limit(timeout, "simulate"):
+            sol = _drive(rhs, (t0, t1), y0, method, rtol, atol, max_step, t_eval,
+                         dense_output, events)
+    if not sol.success:
+        warnings.warn(f"integration stopped early: {sol.message}", RuntimeWarning,
+                      stacklevel=2)
+    series, drift = _series(sym_items, call_items, coords, params, sol.t, sol.y)
+    if cdata is not None:
+        vals, scales = cdata
+        cmon = CompiledFunction([*vals, *scales], coords, params, what="the constraints")
+        _constraint_series(cmon(sol.y), len(vals), series, drift)
+    singular = _find_singularities((sol.t, _singular_values(field, dens, coords, params,
+                                                             sol.y)))
+    result = SimulationResult(sol.t, sol.y.T.copy(), coords, series, drift, sol, params,
+                              field, singularities=singular)
+    if singular:
+        split = _regular_split(owner, coords, params, sol.t, sol.y, singular[0][0])
+        warning = _singularity_warning(singular, owner, split)
+        result.message = f"{result.message.rstrip('.')}; {warning}"
+        sol.message, sol.singularities = result.message, singular   # travel with the solution
+        warnings.warn(result.message, RuntimeWarning, stacklevel=2)
+    return result
+
+
+def _time_span(t_span) -> tuple[float, float]:
+    if isinstance(t_span, (int, float)) and not isinstance(t_span, bool):
+        t_span = (0.0, float(t_span))
+    try:
+        t0, t1 = (float(t_span[0]), float(t_span[1]))
+    except (TypeError, ValueError, IndexError):
+        raise TypeError(f"t_span must be (t0, t1) or a number, got {t_span!r}") from None
+    if not (math.isfinite(t0) and math.isfinite(t1)) or t0 == t1:
+        raise ValueError(f"t_span must be a non-empty finite interval, got {t_span!r}")
+    return t0, t1
+
+
+def _parameters_of(field, owner, parameters) -> dict:
+    """Resolved parameters; non-finite or non-real values raise ValueError."""
     syms: set = set()
     for c in _field_exprs(field):
         syms |= c.free_symbols
@@ -402,25 +506,45 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     N = getattr(owner, "manifold", None)
     if N is not None:
         extra += list(getattr(N, "parameters", ()))
-    params = resolve_parameters(parameters, known=[*extra, *sorted(syms - set(coords),
-                                                                    key=str)])
-    rhs = compile_vector_field(field, params)
-    y0 = _initial_state(x0, field, owner)
+    known = [*extra, *sorted(syms - set(field.manifold.coords), key=str)]
+    return _finite_parameters(resolve_parameters(parameters, known=known))
 
-    if isinstance(t_span, (int, float)) and not isinstance(t_span, bool):
-        t_span = (0.0, float(t_span))
-    try:
-        t0, t1 = (float(t_span[0]), float(t_span[1]))
-    except (TypeError, ValueError, IndexError):
-        raise TypeError(f"t_span must be (t0, t1) or a number, got {t_span!r}") from None
-    if not (math.isfinite(t0) and math.isfinite(t1)) or t0 == t1:
-        raise ValueError(f"t_span must be a non-empty finite interval, got {t_span!r}")
 
-    # quantities to monitor -------------------------------------------------------------
+def _finite_parameters(params: dict) -> dict:
+    for sym, val in params.items():
+        if val.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
+            raise ValueError(f"value of parameter {sym} is not finite: {val}")
+        try:
+            fv = complex(val)
+        except TypeError:
+            raise ValueError(f"value of parameter {sym} must be a real number, got "
+                             f"{val}") from None
+        if fv.imag != 0:
+            raise ValueError(f"value of parameter {sym} must be a real number, got {val}")
+        if not math.isfinite(fv.real):
+            raise ValueError(f"value of parameter {sym} is not finite: {val}")
+    return params
+
+
+def _tolerance_problem(rtol, atol) -> str:
+    """Check the tolerances: a message when they cannot be met, '' when they are fine."""
+    for name, val in (("rtol", rtol), ("atol", atol)):
+        if isinstance(val, bool) or not isinstance(val, (int, float, np.floating)):
+            raise TypeError(f"{name} must be a number, got {val!r}")
+        if not math.isfinite(val) or val < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
+    if rtol == 0 and atol == 0:
+        return ("rtol = atol = 0 asks for an exact solution, which no step size can deliver in "
+                "floating point: give a positive tolerance (e.g. rtol=1e-11, atol=1e-12)")
+    return ""
+
+
+def _monitored(field, owner, sys_energy, integrals, energy):
+    """(symbolic items, callable items) to monitor, on the phase space."""
     restrict = getattr(owner, "restricted", None)
     dep = set(getattr(owner, "dependent_velocities", ()) or ())
 
-    def on_phase(e, what):
+    def on_phase(e):
         if isinstance(e, str):
             e = field.manifold.parse(e)
         e = sp.sympify(e)
@@ -433,48 +557,392 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     if energy is not False:
         en = sys_energy if energy is True else energy
         if en is not None:
-            sym_items.append(("energy", on_phase(en, "energy")))
+            sym_items.append(("energy", on_phase(en)))
     for name, val in _integral_items(integrals):
         if callable(val) and not isinstance(val, sp.Basic):
             call_items.append((name, val))
         else:
-            sym_items.append((name, on_phase(val, name)))
-    cons = sys_constraints if constraints is None else constraints
-    cdata = _constraint_data(cons, owner, field) if cons else None
-    if cons and cdata is None and constraints is not None:
-        raise ValueError("constraints can only be monitored for a system whose configuration "
-                         "coordinates are phase-space coordinates")
-    monitor = CompiledFunction([e for _, e in sym_items], coords, params,
-                               what="the monitored integrals") if sym_items else None
-    cmon = None
-    if cdata is not None:
-        vals, scales = cdata
-        cmon = CompiledFunction([*vals, *scales], coords, params, what="the constraints")
+            sym_items.append((name, on_phase(val)))
+    return sym_items, call_items
 
-    sol = solve_ivp(rhs, (t0, t1), y0, method=method, rtol=rtol, atol=atol, t_eval=t_eval,
-                    events=events, max_step=max_step, dense_output=dense_output)
-    if not sol.success:
-        warnings.warn(f"integration stopped early: {sol.message}", RuntimeWarning,
-                      stacklevel=2)
-    states = sol.y.T.copy()
+
+def _series(sym_items, call_items, coords, params, t, y) -> tuple[dict, dict]:
+    """Series and relative drifts of the monitored quantities along states ``y`` (n, T)."""
     series: dict[str, np.ndarray] = {}
-    drift: dict[str, float] = {}
-    if monitor is not None:
-        vals = monitor(sol.y)
-        for (name, _), v in zip(sym_items, vals):
-            series[name] = v
+    if sym_items:
+        monitor = CompiledFunction([e for _, e in sym_items], coords, params,
+                                   what="the monitored integrals")
+        with np.errstate(all="ignore"):
+            for (name, _), v in zip(sym_items, monitor(y)):
+                series[name] = v
     for name, fn in call_items:
-        series[name] = np.array([float(fn(t, y)) for t, y in zip(sol.t, states)])
+        series[name] = np.array([float(fn(ti, yi)) for ti, yi in zip(t, y.T)])
+    drift: dict[str, float] = {}
     for name, v in series.items():
-        v0 = v[0]
-        scale = abs(v0) if abs(v0) > _ABS_THRESHOLD else 1.0
-        drift[name] = float(np.max(np.abs(v - v0)) / scale) if len(v) else 0.0
-    if cmon is not None:
-        k = len(cdata[0])
-        out = cmon(sol.y)
-        for i in range(k):
-            num, den = np.abs(out[i]), out[k + i]
-            rel = np.where(den > _ABS_THRESHOLD, num / np.where(den > 0, den, 1.0), num)
-            series[f"constraint {i + 1}"] = rel
-            drift[f"constraint {i + 1}"] = float(np.max(rel)) if len(rel) else 0.0
-    return SimulationResult(sol.t, states, coords, series, drift, sol, params, field)
+        drift[name] = _drift(v)
+    return series, drift
+
+
+def _drift(v: np.ndarray) -> float:
+    if not len(v):
+        return 0.0
+    v0 = v[0]
+    scale = abs(v0) if abs(v0) > _ABS_THRESHOLD else 1.0
+    return float(np.max(np.abs(v - v0)) / scale)
+
+
+def _constraint_series(out: np.ndarray, k: int, series: dict, drift: dict) -> None:
+    for i in range(k):
+        num, den = np.abs(out[i]), out[k + i]
+        rel = np.where(den > _ABS_THRESHOLD, num / np.where(den > 0, den, 1.0), num)
+        series[f"constraint {i + 1}"] = rel
+        drift[f"constraint {i + 1}"] = float(np.max(rel)) if len(rel) else 0.0
+
+
+# -- the driver: scipy's step loop with guards ---------------------------------------------
+class _NonFinite(ArithmeticError):
+    """The right-hand side is not finite at a state."""
+
+
+def _guarded(rhs, coords) -> Callable:
+    def fun(t, y):
+        with np.errstate(all="ignore"):
+            out = rhs(t, y)
+        if not np.all(np.isfinite(out)):
+            bad = [str(c) for c, o in zip(coords, np.atleast_1d(out)) if not np.isfinite(o)]
+            raise _NonFinite(f"the right-hand side is not finite (NaN or inf) at t = {t:.6g} "
+                             f"in the rate{'s' if len(bad) > 1 else ''} of {', '.join(bad)}; "
+                             f"check the parameters (a zero mass or inertia?) and the state")
+        return out
+    return fun
+
+
+def _failed(t0: float, y0: np.ndarray, message: str):
+    from scipy.optimize import OptimizeResult
+    return OptimizeResult(t=np.array([t0]), y=y0[:, None].copy(), sol=None, t_events=None,
+                     y_events=None, nfev=0, njev=0, nlu=0, status=-1, message=message,
+                     success=False)
+
+
+def _solver_class(method):
+    import scipy.integrate as si
+    if isinstance(method, type):
+        return method
+    names = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")
+    for name in names:
+        if method.upper() == name.upper():
+            return getattr(si, name)
+    raise ValueError(f"unknown method {method!r}; use one of {', '.join(names)} or 'dlda'")
+
+
+def _drive(rhs, span, y0, method, rtol, atol, max_step, t_eval, dense_output, events):
+    """Run a scipy ``OdeSolver`` step by step; a non-finite right-hand side, a collapsed step
+    or an exhausted time budget end the run with ``success=False`` and the trajectory so
+    far."""
+    from scipy.integrate import OdeSolution, solve_ivp
+
+    cls = _solver_class(method)
+    fun = _guarded(rhs, getattr(rhs, "coords", ()))
+    t0, t1 = span
+    if events is not None:
+        try:
+            return solve_ivp(fun, span, y0, method=cls, rtol=rtol, atol=atol, t_eval=t_eval,
+                             events=events, max_step=max_step, dense_output=dense_output)
+        except (_NonFinite, budget.BudgetExceeded) as exc:
+            return _failed(t0, y0, str(exc))
+    t_eval = _check_t_eval(t_eval, span)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="At least one element of `rtol`")
+        try:
+            solver = cls(fun, t0, y0, t1, rtol=rtol, atol=atol, max_step=max_step)
+        except _NonFinite as exc:
+            return _failed(t0, y0, str(exc))
+    ts, ys, interps = [t0], [y0.copy()], []
+    keep = dense_output or t_eval is not None
+    status, message = None, "The solver successfully reached the end of the integration interval."
+    while status is None:
+        try:
+            budget.check()
+            msg = solver.step()
+        except (_NonFinite, budget.BudgetExceeded) as exc:
+            status, message = -1, f"{exc} (stopped at t = {solver.t:.6g})"
+            break
+        if solver.status == "failed":
+            status, message = -1, (f"the step size collapsed near t = {solver.t:.6g} (the "
+                                   f"solution may blow up or the field be singular there): "
+                                   f"{msg}")
+            break
+        if solver.status == "finished":
+            status = 0
+        ts.append(solver.t)
+        ys.append(solver.y.copy())
+        if keep:
+            interps.append(solver.dense_output())
+    sol = OdeSolution(ts, interps) if keep and interps else None
+    t_out, y_out = np.array(ts), np.array(ys).T
+    if t_eval is not None:
+        inside = t_eval[(t_eval - t0) * (ts[-1] - t_eval) >= 0] if sol is not None else \
+            t_eval[t_eval == t0]
+        t_out = inside
+        y_out = sol(inside) if sol is not None else np.repeat(y0[:, None], len(inside), 1)
+    return _result(t_out, y_out, sol if dense_output else None, solver, status, message)
+
+
+def _result(t, y, sol, solver, status, message):
+    from scipy.optimize import OptimizeResult
+    return OptimizeResult(t=t, y=y, sol=sol, t_events=None, y_events=None, nfev=solver.nfev,
+                     njev=solver.njev, nlu=solver.nlu, status=status, message=message,
+                     success=status >= 0)
+
+
+def _check_t_eval(t_eval, span):
+    if t_eval is None:
+        return None
+    t0, t1 = span
+    te = np.asarray(t_eval, dtype=float)
+    if te.ndim != 1:
+        raise ValueError("t_eval must be one-dimensional")
+    if np.any(te < min(t0, t1)) or np.any(te > max(t0, t1)):
+        raise ValueError("values in t_eval are not within t_span")
+    d = np.diff(te)
+    if (t1 > t0 and np.any(d <= 0)) or (t1 < t0 and np.any(d >= 0)):
+        raise ValueError("values in t_eval are not properly sorted")
+    return te
+
+
+# -- chart singularities -------------------------------------------------------------------
+_SINGULAR_RATIO = 1e-3      # |d| below this fraction of its largest value: near-singular
+_DLDA_POLE_RATIO = 0.05     # the same for sqrt(det/prod) of the mass matrix along dlda runs
+
+
+def _singular_denominators(field) -> list[sp.Expr]:
+    r"""Denominators of an explicit right-hand side that depend on the state: the bases of
+    negative powers and the arguments of ``tan``/``cot``/``sec``/``csc`` (they include the
+    determinant of the dependent-velocity block of the constraints and of the mass matrix).
+    For a mass-matrix form: the mass-matrix entries (the determinant is taken
+    numerically)."""
+    if not isinstance(field, VectorField):
+        return list(field.mass_matrix)
+    coords = set(field.manifold.coords)
+    out: list[sp.Expr] = []
+    for comp in field.components:
+        for p in sp.preorder_traversal(comp):
+            if isinstance(p, sp.Pow) and p.exp.is_negative:
+                d = p.base
+            elif isinstance(p, (sp.tan, sp.sec)):
+                d = sp.cos(p.args[0])
+            elif isinstance(p, (sp.cot, sp.csc)):
+                d = sp.sin(p.args[0])
+            else:
+                continue
+            for f in sp.Mul.make_args(sp.factor_terms(d)):
+                if f.free_symbols & coords and f not in out:
+                    out.append(f)
+    return out
+
+
+def _singular_values(field, dens, coords, params, y) -> list[tuple]:
+    r"""(label, values along the states ``y`` (n, T), kind) of each monitored quantity:
+    the denominators (kind ``"signed"``); for a mass-matrix form the Hadamard ratio
+    :math:`\det M / \prod_i \|M_i\|` (kind ``"metric"``: in [-1, 1], zero exactly where
+    :math:`M` is singular, to second order at the poles of Euler angles)."""
+    if not dens:
+        return []
+    f = lambdify_flat(coords, [sp.sympify(d).xreplace(params) for d in dens])
+    with np.errstate(all="ignore"):
+        vals = np.array([f(yi) for yi in y.T]).T
+    if isinstance(field, VectorField):
+        return [(d, v, "signed") for d, v in zip(dens, vals)]
+    return [(sp.Symbol("det(mass matrix)"), _hadamard(vals.T, len(field.unknowns)), "metric")]
+
+
+def _hadamard(rows: np.ndarray, m: int) -> np.ndarray:
+    """det M / prod of the row norms of M, for the flattened matrices ``rows`` (T, m*m)."""
+    M = rows.reshape(-1, m, m)
+    with np.errstate(all="ignore"):
+        return np.linalg.det(M) / np.prod(np.linalg.norm(M, axis=2), axis=1)
+
+
+def _find_singularities(values, ratio: float = _SINGULAR_RATIO) -> list[tuple]:
+    r"""``(t, d, d(t))`` where a signed denominator ``d`` changes sign between two samples
+    (interpolated time, value 0.0) or where ``|d|`` (for a metric ratio:
+    :math:`\sqrt{|d|}`) has a local minimum below ``ratio`` times its largest value, at a
+    sample or extrapolated from both sides (a V-shaped minimum between samples: the
+    crossing of a pole)."""
+    t, found = values[0], []
+    for d, v, kind in values[1]:
+        a = np.abs(v) if kind == "signed" else np.sqrt(np.abs(v))
+        scale = np.max(a[np.isfinite(a)], initial=0.0)
+        if scale == 0 or len(v) < 2:
+            continue
+        crossings = np.nonzero(v[:-1] * v[1:] < 0)[0] if kind == "signed" else []
+        for k in crossings:
+            tk = t[k] + (t[k + 1] - t[k]) * v[k] / (v[k] - v[k + 1])
+            found.append((float(tk), d, 0.0))
+        a = a / scale
+        for k in range(1, len(a) - 1):
+            if not (a[k] <= a[k - 1] and a[k] < a[k + 1]) or k in crossings or \
+                    k - 1 in crossings:
+                continue
+            tk, low = float(t[k]), a[k]
+            if 2 <= k < len(a) - 2:
+                tv, av = _v_bottom(t[k - 2:k + 3], a[k - 2:k + 3])
+                if av < low:
+                    tk, low = tv, av
+            if low < ratio:
+                found.append((tk, d, float(v[k])))
+    return sorted(found, key=lambda x: x[0])
+
+
+def _v_bottom(t: np.ndarray, a: np.ndarray) -> tuple[float, float]:
+    """Intersection of the lines through samples 0, 1 and 3, 4 of five samples around a
+    minimum (the bottom of a V: where a pole is crossed between samples); (t[2], a[2]) if
+    the lines do not descend and rise."""
+    sl, sr = (a[1] - a[0]) / (t[1] - t[0]), (a[4] - a[3]) / (t[4] - t[3])
+    if not (sl < 0 < sr):
+        return float(t[2]), float(a[2])
+    x = (a[3] - a[1] + sl * t[1] - sr * t[3]) / (sl - sr)
+    if not t[1] <= x <= t[3]:
+        return float(t[2]), float(a[2])
+    return float(x), float(max(a[1] + sl * (x - t[1]), 0.0))
+
+
+def _regular_split(owner, coords, params, t, y, t_sing) -> tuple | None:
+    """Independent velocities whose dependent block of the constraint matrix is best
+    conditioned at the configuration nearest to ``t_sing`` (column-pivoted QR), or None."""
+    from scipy.linalg import qr
+
+    A = getattr(owner, "constraint_matrix", None)
+    N = getattr(owner, "manifold", None)
+    if A is None or N is None or not A.shape[0]:
+        return None
+    names = {c.name: i for i, c in enumerate(coords)}
+    if any(q.name not in names for q in N.coords):
+        return None
+    k = int(np.argmin(np.abs(np.asarray(t) - t_sing)))
+    at = {q: float(y[names[q.name], k]) for q in N.coords}
+    try:
+        An = np.array(sp.Matrix(A).xreplace(params).xreplace(at).evalf(), dtype=float)
+    except TypeError:
+        return None
+    _, _, piv = qr(An, pivoting=True)
+    dep = set(piv[:An.shape[0]].tolist())
+    ind = tuple(str(v) for j, v in enumerate(N.velocities) if j not in dep)
+    current = tuple(str(v) for v in getattr(owner, "independent_velocities", ()))
+    return ind if set(ind) != set(current) else None
+
+
+def _singularity_warning(found, owner, split: tuple | None = None) -> str:
+    times = ", ".join(f"{x[0]:.4g}" for x in found[:5]) + (" ..." if len(found) > 5 else "")
+    exprs = ", ".join(dict.fromkeys(f"{x[1]} = 0" for x in found))
+    dep = tuple(getattr(owner, "dependent_velocities", ()) or ())
+    remedy = ("integrate with method='dlda' (it solves for all velocities together and "
+              "never divides by these denominators)")
+    if split:
+        remedy += (f", or restart from there with the system rebuilt with "
+                   f"independent={split!r}, a split of the velocities that is regular there")
+    elif dep:
+        remedy += (", or rebuild the system with another choice of independent velocities "
+                   "(independent=...) whose dependent block is regular there")
+    if dep:
+        remedy += ("; if the denominator comes from the configuration chart (e.g. Euler "
+                   "angles at theta = 0 or pi) use other coordinates")
+    return (f"WARNING: the trajectory passes through a singularity of the phase-space chart "
+            f"({exprs}) at t = {times}; the results near there are unreliable. Remedy: "
+            f"{remedy}")
+
+
+# -- the discrete Lagrange-d'Alembert integrator -------------------------------------------
+def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeout,
+                   unsupported: dict) -> SimulationResult:
+    """``simulate(..., method="dlda", step=h)``: run DiscreteLagrangeDAlembert and monitor
+    on the phase space of the system."""
+    for name, val in unsupported.items():
+        if val not in (None, False):
+            raise ValueError(f"{name}= is not available with method='dlda' (a fixed-step "
+                             f"integrator of the system's Lagrangian and constraints)")
+    if step is None:
+        raise ValueError("method='dlda' needs a fixed step: simulate(..., step=h)")
+    if isinstance(step, bool) or not isinstance(step, (int, float, np.floating)):
+        raise TypeError(f"step must be a number, got {step!r}")
+    t0, t1 = span
+    if not (math.isfinite(step) and step > 0):
+        raise ValueError(f"step must be a positive finite number, got {step!r}")
+    dlda = DiscreteLagrangeDAlembert(system, parameters)
+    _finite_parameters(dlda.parameters)
+    phase = system.phase_space
+    y0 = _initial_state(x0, phase.vector_field([0] * phase.dim), system)
+    q0, v0, pick = _full_velocities(system, dlda, y0)
+    steps = max(1, math.ceil(abs(t1 - t0) / step - 1e-9))
+    h = (t1 - t0) / steps
+    with budget.time_limit(timeout, "simulate"):
+        out = dlda.run(q0, v0, h, steps)
+    t = t0 + out.t
+    full = np.hstack([out.q, out.v]).T
+    states = full[pick].T
+    sym_items, call_items = _monitored(phase.vector_field([0] * phase.dim), system, None,
+                                       integrals, energy if energy is not True else False)
+    series, drift = _series(sym_items, call_items, phase.coords, dlda.parameters, t,
+                            states.T.copy())
+    if energy is True:
+        series = {"energy": out.energy, **series}
+        drift = {"energy": _drift(out.energy), **drift}
+    rel = out.constraints.T
+    for i in range(dlda.m):
+        series[f"constraint {i + 1}"] = rel[i]
+        drift[f"constraint {i + 1}"] = float(np.max(rel[i]))
+    series["discrete constraint"] = out.residual
+    from scipy.optimize import OptimizeResult
+    sol = OptimizeResult(t=t, y=states.T, sol=None, nfev=out.nfev, success=out.success,
+                         status=0 if out.success else -1, message=out.message, method="dlda",
+                         step=h)
+    if not out.success:
+        warnings.warn(f"integration stopped early: {out.message}", RuntimeWarning,
+                      stacklevel=3)
+    ratio = _hadamard(np.array([dlda.mass_matrix(q, v) for q, v in zip(out.q, out.v)]),
+                      dlda.n)
+    # a fixed step resolves a pass near a pole badly: warn within ~3 degrees of it
+    singular = _find_singularities((t, [(sp.Symbol("det(mass matrix)"), ratio, "metric")]),
+                                   ratio=_DLDA_POLE_RATIO)
+    if singular:
+        times = ", ".join(f"{x[0]:.4g}" for x in singular[:5])
+        sol.message = (f"{sol.message}; WARNING: the trajectory passes through a "
+                       f"singularity of the configuration chart (the mass matrix "
+                       f"d2L/dv2 is singular) at t = {times}; the results near there are "
+                       f"unreliable. Remedy: a smaller step there, or other coordinates "
+                       f"(e.g. Euler angles away from their poles theta = 0, pi)")
+        sol.singularities = singular
+        warnings.warn(sol.message, RuntimeWarning, stacklevel=3)
+    return SimulationResult(t, states, phase.coords, series, drift, sol, dlda.parameters,
+                            None)
+
+
+def _full_velocities(system, dlda, y0: np.ndarray):
+    """Configuration, all velocities (dependent ones from the constraints, solved
+    numerically) and the rows of (q, v) that make the phase-space state."""
+    N = system.manifold
+    index = {c: i for i, c in enumerate((*N.coords, *N.velocities))}
+    phase = system.phase_space.coords
+    if any(c not in index for c in phase):
+        raise ValueError(f"method='dlda' needs the phase space of {system.name} to be "
+                         f"configuration coordinates and independent velocities; it is "
+                         f"{', '.join(map(str, phase))}")
+    pick = [index[c] for c in phase]
+    full = np.full(2 * dlda.n, np.nan)
+    full[pick] = y0
+    q0 = full[:dlda.n]
+    dep = [index[c] - dlda.n for c in system.dependent_velocities]
+    v0 = np.nan_to_num(full[dlda.n:])
+    if dep:
+        A = sp.Matrix(system.constraint_matrix).xreplace(dlda.parameters)
+        b = [sp.sympify(f).xreplace(dlda.parameters) for f in system.constraint_affine]
+        qv = dict(zip(N.coords, q0))
+        An = np.array(A.xreplace(qv).evalf(), dtype=float)
+        bn = np.array([float(e.xreplace(qv)) for e in b])
+        rhs = -(An @ v0 + bn)
+        try:
+            v0[dep] = np.linalg.solve(An[:, dep], rhs)
+        except np.linalg.LinAlgError:
+            raise ValueError("the initial configuration is a singular point of the phase-space "
+                             "chart (the dependent velocities are not determined there)") from None
+    return q0, v0, pick
