@@ -3,7 +3,8 @@ r"""Numerical reconstruction of the full motion when Lie's quadratures do not ap
 Lie's Theorem 2 (:func:`geomech.lie.reduction.reconstruct`) recovers the motion by
 quadratures only for a *solvable* symmetry algebra.  For any other algebra -- e.g.
 :math:`\mathfrak{so}(3)` acting on a rigid body or on the Chaplygin ball -- the motion along
-the orbits obeys a non-autonomous ODE driven by the reduced solution (seed 000, Thm 2 and
+the orbits obeys a non-autonomous ODE driven by the reduced solution (Borisov & Mamaev (2015),
+Thm 2 and
 the remark after it).  This module integrates it numerically, in two forms.
 
 **Orbit chart** (:func:`orbit_chart`, :func:`reconstruct_numerically`).  With invariants
