@@ -79,6 +79,7 @@ _LAZY = {
     "linear_integrals": "geomech.mechanics.symmetry",
     "chaplygin_reduction": "geomech.mechanics.reduce",
     "routh_reduction": "geomech.mechanics.reduce",
+    "from_sympy_mechanics": "geomech.interop.sympy_mechanics",
 }
 
 

@@ -1,5 +1,5 @@
-r"""Boards on wheel pairs: snakeboard, skateboard, board with a fixed axis (seed000_part2
-§4.4-§4.6, paper §6.2-§6.4).
+r"""Boards on wheel pairs: snakeboard, skateboard, board with a fixed axis (Borisov & Mamaev
+(2015), §6.2-§6.4).
 
 Each wheel pair at distance :math:`r` from the centre of mass :math:`C = (x, y)` of a board
 with heading :math:`\theta` acts as a knife edge turned by :math:`\varphi_f` (front) or
@@ -31,7 +31,7 @@ __all__ = ["snakeboard", "skateboard", "board_with_fixed_axis"]
 
 def _wheel_constraints(N, th, phi_f, phi_b, r):
     """The two knife-edge constraints, angle sums expanded (so that the solved Chaplygin
-    forms come out as the spec prints them)."""
+    forms come out as the paper prints them)."""
     xd, yd, thd = N.velocities[:3]
     return [sp.expand_trig(e) for e in (
         xd * sp.sin(th + phi_f) - yd * sp.cos(th + phi_f) - r * thd * sp.cos(phi_f),
@@ -42,7 +42,7 @@ def _wheel_constraints(N, th, phi_f, phi_b, r):
 def snakeboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = None,  # noqa: E741
                r: ParamValue = None, I_r: ParamValue = None, rotor: bool = True,
                independent=None):
-    r"""Snakeboard (seed000_part2 §4.4, paper §6.2).
+    r"""Snakeboard (Borisov & Mamaev (2015), §6.2).
 
     :math:`q = (x, y, \theta, \varphi_f, \varphi_b, \psi)`; :math:`(x, y, \theta)` the board's
     centre of mass and heading, :math:`\varphi_{f,b}` the wheel-pair angles, :math:`\psi` the
@@ -57,7 +57,7 @@ def snakeboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = Non
 
     :math:`m = m_0 + 2m_w + m_r`, :math:`I = I_0 + 2m_w r^2`.  ``rotor=False`` gives the
     rotorless board (6.7) on :math:`(x, y, \theta, \varphi_f, \varphi_b)`, to which the rotor
-    decouples (O-SB-5).  Energy on :math:`\mathcal D` (6.9):
+    decouples.  Energy on :math:`\mathcal D` (6.9):
     :math:`E = \frac{G}{2s_-^2}\dot\theta^2 + \frac{I_w}2\big((\dot\theta+\dot\varphi_f)^2
     + (\dot\theta+\dot\varphi_b)^2\big)` (+ :math:`\tfrac{I_r}2(\dot\theta+\dot\psi)^2`).
 
@@ -96,8 +96,8 @@ def snakeboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = Non
 @register
 def skateboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = None,  # noqa: E741
                r: ParamValue = None, independent=("thetadot", "phidot")):
-    r"""Skateboard: snakeboard with :math:`\varphi_f = -\varphi_b = \varphi` (seed000_part2
-    §4.5, paper §6.3).
+    r"""Skateboard: snakeboard with :math:`\varphi_f = -\varphi_b = \varphi` (Borisov & Mamaev
+    (2015), §6.3).
 
     :math:`q = (x, y, \theta, \varphi)`, the wheel constraints at
     :math:`\varphi_f = -\varphi_b = \varphi` -- solved for :math:`\dot x, \dot y` they are
@@ -133,7 +133,7 @@ def board_with_fixed_axis(m: ParamValue = None, I: ParamValue = None,  # noqa: E
                           I_w: ParamValue = None, r: ParamValue = None,
                           independent=("thetadot", "phidot")):
     r"""Board whose back axle is fixed: :math:`\varphi_b = 0`, :math:`\varphi_f = \varphi`
-    (seed000_part2 §4.6, paper §6.4).
+    (Borisov & Mamaev (2015), §6.4).
 
     :math:`q = (x, y, \theta, \varphi)`; the wheel constraints at :math:`\varphi_b = 0` --
     solved, (6.20) :math:`\dot x = r\dot\theta(2\cos\varphi\cos\theta - \sin\varphi\sin\theta)

@@ -1,4 +1,6 @@
-r"""Particles with linear constraints (seeds_001_004 Part 4, O4.7-O4.8).
+r"""Particles with linear constraints (Kozlov (1982)): the
+vakonomic and the nonholonomic motions differ for a nonintegrable constraint and coincide for
+an integrable one.
 
 * :func:`particle_zdot_y_xdot` -- the non-integrable constraint :math:`\dot z = y\dot x`
   (the Heisenberg distribution, growth vector (2, 3));
@@ -6,7 +8,7 @@ r"""Particles with linear constraints (seeds_001_004 Part 4, O4.7-O4.8).
   :math:`(1 + z^2)(2x\dot x + 2y\dot y - \dot z) = 0` ("holonomic in disguise": its
   integral manifolds are the paraboloids :math:`z - x^2 - y^2 = c`).
 
-Both with :math:`L = \tfrac m2(\dot x^2 + \dot y^2 + \dot z^2) - m g z` (the spec's
+Both with :math:`L = \tfrac m2(\dot x^2 + \dot y^2 + \dot z^2) - m g z` (the
 :math:`L = \tfrac12|\dot q|^2 - z` for the default :math:`m = g = 1`).
 
 >>> import geomech as gm
@@ -36,7 +38,7 @@ def _particle(m, g, constraint, name, description, independent):
 def particle_zdot_y_xdot(m: ParamValue = 1, g: ParamValue = 1,
                          independent=("xdot", "ydot")):
     r"""A particle in :math:`\mathbb R^3` with the constraint :math:`\dot z = y\dot x`
-    (seeds_001_004 O4.8, X5).
+    (Kozlov (1982)).
 
     .. math::
 
@@ -44,7 +46,7 @@ def particle_zdot_y_xdot(m: ParamValue = 1, g: ParamValue = 1,
 
     The constraint distribution :math:`\mathrm{span}\{\partial_x + y\partial_z, \partial_y\}`
     is bracket generating, growth vector (2, 3); nonholonomic and vakonomic motions differ
-    (O4.8).  Defaults :math:`m = g = 1` reproduce the spec's :math:`L = \tfrac12|\dot q|^2 - z`;
+    Defaults :math:`m = g = 1` give :math:`L = \tfrac12|\dot q|^2 - z`;
     pass ``m=None, g=None`` for symbols.
 
     Parameters
@@ -61,21 +63,21 @@ def particle_zdot_y_xdot(m: ParamValue = 1, g: ParamValue = 1,
     """
     return _particle(m, g, lambda x, y, z, xd, yd, zd: zd - y * xd, "particle_zdot_y_xdot",
                      "Particle with the non-integrable constraint zdot = y xdot "
-                     "(Kozlov 1982; seeds_001_004 O4.8)", independent)
+                     "(Kozlov 1982)", independent)
 
 
 @register
 def particle_holonomic_in_disguise(m: ParamValue = 1, g: ParamValue = 1,
                                    independent=("xdot", "ydot")):
     r"""A particle with the integrable constraint :math:`(1 + z^2)(2x\dot x + 2y\dot y - \dot z)
-    = 0` (seeds_001_004 O4.7, O3.5).
+    = 0` (Kozlov (1982)).
 
     .. math::
 
         L = \tfrac m2(\dot x^2 + \dot y^2 + \dot z^2) - m g z .
 
     The distribution is involutive (holonomic in disguise); :math:`z - x^2 - y^2` is a first
-    integral of the constraint, and vakonomic and nonholonomic motions coincide (O4.7).
+    integral of the constraint, and vakonomic and nonholonomic motions coincide.
 
     Examples
     --------
@@ -86,7 +88,7 @@ def particle_holonomic_in_disguise(m: ParamValue = 1, g: ParamValue = 1,
     return _particle(m, g,
                      lambda x, y, z, xd, yd, zd: (1 + z**2) * (2 * x * xd + 2 * y * yd - zd),
                      "particle_holonomic_in_disguise",
-                     "Particle with an integrable constraint (seeds_001_004 O4.7)", independent)
+                     "Particle with an integrable constraint (Kozlov (1982))", independent)
 
 
 

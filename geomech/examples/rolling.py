@@ -1,7 +1,7 @@
 r"""Rigid bodies rolling (or skating) on a plane or a surface, and the free rigid body.
 
-Orientation is described by the Euler angles of the spec (seed000_part2 §4.0, seeds_001_004
-Part 0): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
+Orientation is described by ZXZ Euler angles as in Borisov & Mamaev (2015), §5 and
+Tzenoff (1953): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
 :math:`\theta` nutation, :math:`\varphi` proper rotation, :math:`\psi` precession), so that
 
 .. math::
@@ -48,7 +48,7 @@ __all__ = ["free_rigid_body", "rolling_disk", "hoop", "sharp_edge_body", "chaply
            "ball_on_surface_of_revolution"]
 
 
-# -- rigid-body kinematics (spec seed000_part2 §4.0) ---------------------------------------
+# -- rigid-body kinematics (Borisov & Mamaev (2015), §5) ---------------------------------------
 def euler_matrix(theta, phi, psi) -> sp.Matrix:
     r"""The matrix :math:`Q` of (5.5): body components :math:`= Q\cdot` fixed components.
 
@@ -79,7 +79,8 @@ def body_angular_velocity(theta, phi, psi, thetadot, phidot, psidot) -> sp.Matri
 
 
 def space_angular_velocity(theta, phi, psi, thetadot, phidot, psidot) -> sp.Matrix:
-    r"""Angular velocity in fixed axes, :math:`Q^T\omega` (= (4.30) of seed000_part1 B5).
+    r"""Angular velocity in fixed axes, :math:`Q^T\omega` (Borisov & Mamaev (2015),
+    (4.30)).
 
     >>> th, ph, ps, a, b, c = sp.symbols("theta phi psi a b c")
     >>> space_angular_velocity(th, ph, ps, a, b, c)[2]
@@ -124,7 +125,7 @@ def _no_slip_plane(N, R):
 @register
 def free_rigid_body(A: ParamValue = None, B: ParamValue = None, C: ParamValue = None,
                     potential: UserExpr | bool = None):
-    r"""Free rigid body about a fixed point, the Euler top (spec seeds_001_004 E1.1, X4, O3.4).
+    r"""Free rigid body about a fixed point, the Euler top (Tzenoff (1953)).
 
     A system **without constraints**.  The configuration space is :math:`SO(3)` in the Euler
     angles :math:`(\theta, \varphi, \psi)` of the spec, and
@@ -138,7 +139,7 @@ def free_rigid_body(A: ParamValue = None, B: ParamValue = None, C: ParamValue = 
     :math:`\sin\theta = 0`).  The body-velocity form -- Euler's equations
     :math:`A\dot p + (C - B)qr = 0` (cyclic) -- is obtained from this system with the
     quasi-velocities :math:`(p, q, r)` (``equations("quasi_velocities", frame=...)``, or
-    Tzenoff's K-function, O1.1), or directly on :math:`so(3)` from
+    Tzenoff's K-function), or directly on :math:`so(3)` from
     ``gm.rigid_body_so_n(3, (A, B, C))`` whose phase space is the body angular velocity.
 
     Parameters
@@ -223,7 +224,8 @@ def rolling_disk(m: ParamValue = None, a: ParamValue = None, A: ParamValue = Non
                  C: ParamValue = None, g: ParamValue = None,
                  independent=("thetadot", "psidot", "phidot")):
     r"""Axisymmetric disk (body with a sharp circular edge) rolling without slipping on a
-    horizontal plane (spec seeds_001_004 E1.2; the inclined rolling disk).
+    horizontal plane (Tzenoff
+    (1953)).
 
     :math:`q = (x, y, \theta, \psi, \varphi)`: :math:`(x, y)` the centre :math:`G`,
     :math:`\theta\in(0,\pi)` the angle between the symmetry axis and the upward vertical
@@ -241,7 +243,7 @@ def rolling_disk(m: ParamValue = None, a: ParamValue = None, A: ParamValue = Non
         \dot y = -a\cos\psi\sin\theta\,\dot\theta - a\sin\psi\cos\theta\,\dot\psi
                  - a\sin\psi\,\dot\varphi .
 
-    The equations are H1-H3; the energy is
+    The equations are those of Tzenoff (1953) for the hoop; the energy is
     :math:`E = \tfrac12(A + ma^2)\dot\theta^2 + \tfrac12 A\dot\psi^2\sin^2\theta
     + \tfrac12(C + ma^2)r^2 + m g a\sin\theta`.
 
@@ -264,20 +266,20 @@ def rolling_disk(m: ParamValue = None, a: ParamValue = None, A: ParamValue = Non
     """
     return _rolling_disk_system(m, a, A, C, g, independent, "rolling_disk",
                                 "Disk rolling without slipping on a horizontal plane "
-                                "(Tzenoff 1953 / seeds_001_004 E1.2)")
+                                "(Tzenoff 1953)")
 
 
 @register
 def hoop(m: ParamValue = None, a: ParamValue = None, g: ParamValue = None,
          independent=("thetadot", "psidot", "phidot")):
-    r"""Hoop (thin ring) rolling without slipping on a horizontal plane (seeds_001_004 E1.2).
+    r"""Hoop (thin ring) rolling without slipping on a horizontal plane (Tzenoff (1953)).
 
-    :func:`rolling_disk` with :math:`A = ma^2/2`, :math:`C = ma^2`.  Equations H1-H3 become
+    :func:`rolling_disk` with :math:`A = ma^2/2`, :math:`C = ma^2`.  The equations become
     :math:`3a\ddot\theta + 3a\dot\psi^2\sin\theta\cos\theta + 4a\dot\psi\dot\varphi\sin\theta
     + 2g\cos\theta = 0`, :math:`2\dot r = \dot\psi\dot\theta\sin\theta`,
     :math:`\tfrac{d}{dt}(\dot\psi\sin^2\theta) = 2r\dot\theta\sin\theta`; besides the energy
     there are two linear integrals :math:`I_k = u_k'(x)\,\dot\psi\sin^2\theta + 2u_k(x)r`,
-    :math:`x = \cos\theta`, :math:`(1 - x^2)u_k'' = u_k` (O1.7).
+    :math:`x = \cos\theta`, :math:`(1 - x^2)u_k'' = u_k`.
 
     Examples
     --------
@@ -289,14 +291,15 @@ def hoop(m: ParamValue = None, a: ParamValue = None, g: ParamValue = None,
     return _rolling_disk_system(p["m"], p["a"], p["m"] * p["a"]**2 / 2, p["m"] * p["a"]**2, g,
                                 independent, "hoop",
                                 "Hoop rolling without slipping on a horizontal plane "
-                                "(Tzenoff 1953 / seeds_001_004 E1.2)")
+                                "(Tzenoff 1953)")
 
 
 @register
 def sharp_edge_body(m: ParamValue = None, R: ParamValue = None, b: ParamValue = None,
                     I1: ParamValue = None, I3: ParamValue = None, g: ParamValue = None,
                     independent=("xdot", "thetadot", "phidot", "psidot")):
-    r"""Body of revolution with a sharp circular edge sliding on ice (seed000_part2 §4.3).
+    r"""Body of revolution with a sharp circular edge sliding on ice (Borisov & Mamaev
+    (2015), §6.1).
 
     The contact point cannot slip perpendicular to the plane of the edge (radius :math:`R`);
     the centre of mass :math:`C` lies on the axis at distance :math:`b` from the edge plane,
@@ -339,7 +342,8 @@ def sharp_edge_body(m: ParamValue = None, R: ParamValue = None, b: ParamValue = 
 @register
 def chaplygin_ball(m: ParamValue = None, R: ParamValue = None, I1: ParamValue = None,
                    I2: ParamValue = None, I3: ParamValue = None, independent=_ANGLES):
-    r"""Chaplygin's balanced ball rolling without slipping on a plane (seed000_part2 §4.2).
+    r"""Chaplygin's balanced ball rolling without slipping on a plane (Borisov & Mamaev
+    (2015), §5.4).
 
     Centre of mass at the geometric centre :math:`(x, y)`, central inertia
     :math:`\mathrm{diag}(I_1, I_2, I_3)`, no potential; :math:`q = (x, y, \theta, \varphi,
@@ -352,7 +356,8 @@ def chaplygin_ball(m: ParamValue = None, R: ParamValue = None, I1: ParamValue = 
         f_x = \dot x - R\dot\theta\sin\psi + R\dot\varphi\sin\theta\cos\psi, \quad
         f_y = \dot y + R\dot\theta\cos\psi + R\dot\varphi\sin\theta\sin\psi .   \quad (5.13)
 
-    The no-slip distribution has growth vector (3, 5) (B3 oracle 4); the area integral is
+    The no-slip distribution has growth vector (3, 5) (Borisov & Mamaev (2015), §4.3); the area
+    integral is
     :math:`(I\omega, \gamma)` (5.16).
 
     Examples
@@ -381,7 +386,7 @@ def routh_sphere(m: ParamValue = None, R: ParamValue = None, a: ParamValue = Non
                  I1: ParamValue = None, I3: ParamValue = None, g: ParamValue = None,
                  independent=_ANGLES):
     r"""Routh sphere: a dynamically symmetric ball with displaced centre of mass rolling on
-    a plane (seed000_part2 §4.1).
+    a plane (Borisov & Mamaev (2015), §5.2).
 
     :math:`(x, y)` is the geometric centre, the centre of mass is displaced by :math:`a`
     along the symmetry axis, :math:`I = \mathrm{diag}(I_1, I_1, I_3)` about the centre of mass.
@@ -425,7 +430,8 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
                          I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None,
                          g: ParamValue = None, inertia=None, independent=_ANGLES, *,
                          _name: str = "convex_body_on_plane", _extra: dict | None = None):
-    r"""Convex rigid body rolling without slipping on a horizontal plane (seed000_part1 B3).
+    r"""Convex rigid body rolling without slipping on a horizontal plane (Borisov &
+    Mamaev (2015), §4.3).
 
     :math:`N = \mathbb R^2\times SO(3)`, :math:`q = (x, y, \theta, \varphi, \psi)` with
     :math:`(x, y)` the contact point :math:`P`; :math:`\mathbf r(\gamma)` is the vector from
@@ -519,7 +525,8 @@ def ellipsoid(b1: ParamValue = None, b2: ParamValue = None, b3: ParamValue = Non
               I3: ParamValue = None, g: ParamValue = None, independent=_ANGLES):
     r"""Ellipsoid (centre of mass at its centre) rolling on a plane: :func:`convex_body_on_plane`
     with :math:`\mathbf r(\gamma) = -B\gamma/\sqrt{(\gamma, B\gamma)}`,
-    :math:`B = \mathrm{diag}(b_1^2, b_2^2, b_3^2)` (semi-axes :math:`b_i`; seed000_part1 B3).
+    :math:`B = \mathrm{diag}(b_1^2, b_2^2, b_3^2)` (semi-axes :math:`b_i`;
+    Borisov & Mamaev (2015), §4.3).
 
     Examples
     --------
@@ -545,7 +552,8 @@ def _graph_normal_unnormalised(h, x1, x2) -> tuple[sp.Matrix, sp.Expr]:
 def rubber_ball(m: ParamValue = None, a: ParamValue = None, I: ParamValue = None,  # noqa: E741
                 surface: UserExpr = None, potential: UserExpr | bool = None,
                 independent=("thetadot", "phidot")):
-    r"""Rubber ball: rolling without slipping **and without spinning** (seed000_part1 B5).
+    r"""Rubber ball: rolling without slipping **and without spinning** (Borisov &
+    Mamaev (2015), §4.6).
 
     A dynamically symmetric ball (radius :math:`a`, mass :math:`m`, central moment
     :math:`I`; homogeneous :math:`I = \tfrac25 ma^2`).  Its centre moves on the surface
@@ -603,7 +611,7 @@ def ball_on_surface_of_revolution(m: ParamValue = None, R: ParamValue = None,
                                   g: ParamValue = None, surface: UserExpr = None,
                                   independent=_ANGLES):
     r"""Homogeneous ball rolling without slipping on a surface of revolution whose centre
-    moves on a paraboloid (seed000_part1 B1, paper §2.3).
+    moves on a paraboloid (Borisov & Mamaev (2015), §2.3).
 
     Radius :math:`R`, mass :math:`m`, central moment :math:`I` (homogeneous:
     :math:`\tfrac25 mR^2`), weight :math:`\mu = mg`.  The centre moves on

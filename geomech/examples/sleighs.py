@@ -3,9 +3,10 @@ r"""Sleighs and skates: a rigid body on a plane carrying a knife edge.
 Configuration space :math:`N = SE(2) \ni (x, y, \varphi)`; the knife edge forbids the velocity
 of its contact point across the blade, :math:`-\dot x\sin\varphi + \dot y\cos\varphi = 0`.
 
-* :func:`chaplygin_sleigh` -- horizontal Chaplygin sleigh, spec seed000_part1 B2 (3.13)-(3.18);
-* :func:`inclined_chaplygin_sleigh` -- the sleigh on an inclined plane, B4 (4.25)-(4.27);
-* :func:`skate` -- Kozlov's skate (seed 004 §5, seeds_001_004 Part 4), the standard example of
+* :func:`chaplygin_sleigh` -- horizontal Chaplygin sleigh, Borisov & Mamaev (2015),
+  §3.3, (3.13)-(3.18);
+* :func:`inclined_chaplygin_sleigh` -- the sleigh on an inclined plane, §4.5, (4.25)-(4.27);
+* :func:`skate` -- Kozlov's skate (Kozlov (1982), §5), the standard example of
   vakonomic versus nonholonomic dynamics.
 
 The module also holds the small helpers shared by the catalogue modules (parameters as
@@ -163,7 +164,7 @@ def _potential(value, coords, params, generic_name: str = "U") -> sp.Expr:
 @register
 def chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None, a: ParamValue = None,  # noqa: E741
                      potential: UserExpr | bool = None, independent=("xdot", "phidot")):
-    r"""Chaplygin sleigh on a horizontal plane (spec seed000_part1 B2, paper §3.3).
+    r"""Chaplygin sleigh on a horizontal plane (Borisov & Mamaev (2015), §3.3).
 
     A rigid body on smooth legs and a knife edge.  :math:`(x, y)` is the point :math:`O_1`
     of the blade line closest to the centre of mass :math:`C`, :math:`\varphi` the heading,
@@ -225,7 +226,7 @@ def _sleigh_frame(N) -> dict:
 def inclined_chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None,  # noqa: E741
                               a: ParamValue = None, g: ParamValue = None,
                               alpha: ParamValue = None, independent=("ydot", "phidot")):
-    r"""Chaplygin sleigh on an inclined plane (spec seed000_part1 B4, paper §4.5).
+    r"""Chaplygin sleigh on an inclined plane (Borisov & Mamaev (2015), §4.5).
 
     The Lagrangian (3.14) with the potential of gravity on a plane of inclination
     :math:`\alpha_0`, :math:`Oy` along the line of steepest slope (pointing up):
@@ -274,7 +275,7 @@ def inclined_chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None,  # noq
 
 @register
 def skate(m: ParamValue = 1, I: ParamValue = 1, independent=("xdot", "phidot")):  # noqa: E741
-    r"""Kozlov's skate (spec seeds_001_004 Part 4 §4.3, E1.3 and O3.1).
+    r"""Kozlov's skate (Kozlov (1982), §5).
 
     :math:`(x, y)` is the contact point of the blade, :math:`\varphi` the blade angle; the
     blade cannot move sideways:
@@ -284,20 +285,20 @@ def skate(m: ParamValue = 1, I: ParamValue = 1, independent=("xdot", "phidot")):
         L = \tfrac12 m(\dot x^2 + \dot y^2) + \tfrac12 I\dot\varphi^2, \qquad
         \dot x\sin\varphi - \dot y\cos\varphi = 0 .
 
-    The spec uses unit masses (:math:`m = I = 1`, the defaults), so
+    Kozlov uses unit masses (:math:`m = I = 1`, the defaults), so
     :math:`L = \tfrac12(\dot x^2 + \dot y^2 + \dot\varphi^2)`.  The nonholonomic skate moves
     uniformly on a circle: from :math:`(x, y, \varphi) = 0`, :math:`\dot x = v`,
     :math:`\dot\varphi = \omega` it follows :math:`x = (v/\omega)\sin\omega t`,
     :math:`y = (v/\omega)(1 - \cos\omega t)`, :math:`\varphi = \omega t`; the vakonomic
-    skate (same data, :math:`\lambda_0 = 0`) drifts (O4.3-O4.5).
+    skate (same data, :math:`\lambda_0 = 0`) drifts.
 
     Parameters
     ----------
     m, I : optional
-        Mass and moment of inertia about the contact point (default 1, as in the spec).
+        Mass and moment of inertia about the contact point (default 1, as in Kozlov (1982)).
     independent : sequence of velocity names, optional
         Default ``("xdot", "phidot")``: the Tzenoff split :math:`\dot y = \tan\varphi\,\dot x`
-        of E1.3 (regular where :math:`\cos\varphi \ne 0`).
+        of the Tzenoff form of the skate (regular where :math:`\cos\varphi \ne 0`).
 
     Examples
     --------

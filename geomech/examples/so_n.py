@@ -1,4 +1,5 @@
-r"""Catalogue: n-dimensional rigid bodies and Shamolin's multidimensional pendulum (seed 002).
+r"""Catalogue: n-dimensional rigid bodies and Shamolin's multidimensional pendulum
+(Shamolin 2017).
 
 >>> from geomech.examples import so_n
 >>> so_n.rigid_body_so_n(5, "1-4").basis.dim
@@ -29,7 +30,7 @@ def rigid_body_so_n(n: int = 3, inertia=None, torque=None, ordering: str = "sham
 
 @register
 def shamolin_pendulum(n: int = 3, s=None, x_N=None, **params):
-    r"""Shamolin's fixed n-dimensional pendulum in a flow (seed 002, Sections 3–5).
+    r"""Shamolin's fixed n-dimensional pendulum in a flow (Shamolin (2017), Sections 3–5).
 
     ``s`` (the drag coefficient :math:`s(\alpha)`) and ``x_N`` (the application point
     functions :math:`x_{kN}`) default to undefined symbolic functions.  See

@@ -9,7 +9,7 @@ action).  The relations are checked through the manifold's bracket graph,
 with ``s = +1`` (a homomorphism) or ``s = -1`` (an anti-homomorphism).  With the bracket
 convention :math:`[X,Y] = XY - YX` of geomech, the generators of a **left** action
 :math:`T_g T_h = T_{gh}` satisfy the relations with ``s = -1`` and those of a right action with
-``s = +1`` (seed 000 part 2, §3.2; the paper ignores the sign).
+``s = +1`` (Borisov & Mamaev (2015), App. A.1; the paper ignores the sign).
 
 The tangent lift (prolongation) of :math:`u = u^i(q)\,\partial_{q^i}` on ``N`` to ``TN`` is
 
@@ -248,7 +248,7 @@ def orbit_invariants(fields: Sequence[VectorField], max_degree: int = 4) -> list
     (:meth:`geomech.lie.distribution.Distribution.first_integrals`: free coordinates,
     polynomial/trigonometric ansatz, characteristics), then verified here: every
     :math:`u_\alpha(f) = 0` exactly and the Jacobian has full rank, and their number equals
-    ``dim - rank`` (seed 000, A3).
+    ``dim - rank`` (Borisov & Mamaev (2015), §1.3).
 
     Raises
     ------
@@ -517,7 +517,7 @@ class LieAlgebraAction:
     def invariants(self, max_degree: int = 4) -> list[sp.Expr]:
         r"""Orbit-space coordinates: functionally independent invariants :math:`u_\alpha(f)=0`.
 
-        Their number is checked against ``dim M - orbit dim`` (seed 000, A3); see
+        Their number is checked against ``dim M - orbit dim`` (Borisov & Mamaev (2015), §1.3); see
         :func:`orbit_invariants`.
         """
         return orbit_invariants(self.generators, max_degree=max_degree)

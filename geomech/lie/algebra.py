@@ -10,7 +10,8 @@ The derived series :math:`\mathfrak g^{(0)} = \mathfrak g`,
 :math:`\mathfrak g^{(j+1)} = [\mathfrak g^{(j)}, \mathfrak g^{(j)}]` decides solvability, the
 lower central series :math:`\mathfrak g_{1} = \mathfrak g`,
 :math:`\mathfrak g_{j+1} = [\mathfrak g, \mathfrak g_j]` decides nilpotency, and a basis adapted
-to the derived series (seed 000, A12) puts Lie's reconstruction into triangular form.
+to the derived series (Borisov & Mamaev (2015), Thm 2) puts Lie's reconstruction into
+triangular form.
 
 A Lie algebra can also be *realised* by vector fields: :meth:`LieAlgebra.from_vector_fields`
 computes the brackets through the manifold's :class:`~geomech.lie.graph.BracketGraph` and
@@ -464,7 +465,8 @@ class LieAlgebra:
 
     # -- adapted basis ----------------------------------------------------------------------
     def adapted_basis(self) -> list[tuple[sp.Expr, ...]]:
-        r"""A basis adapted to the derived series (solvable algebras; seed 000, A12).
+        r"""A basis adapted to the derived series (solvable algebras; Borisov &
+        Mamaev (2015), Thm 2).
 
         First a complement of :math:`\mathfrak g^{(1)}` in :math:`\mathfrak g`, then a
         complement of :math:`\mathfrak g^{(2)}` in :math:`\mathfrak g^{(1)}`, ..., last a basis

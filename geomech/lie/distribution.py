@@ -752,7 +752,8 @@ class Distribution:
         return self._in_span(X.components)
 
     def is_invariant_under(self, v: VectorField) -> bool:
-        """Whether ``[v, X_i] ∈ D`` for every generator (``L_v D ⊂ D``, seed 000 Prop. 1).
+        """Whether ``[v, X_i] ∈ D`` for every generator (``L_v D ⊂ D``,
+        Borisov & Mamaev (2015), Prop. 1).
 
         >>> from geomech.core.manifold import Manifold
         >>> M = Manifold("M", "x y"); x, y = M.coords

@@ -1,6 +1,7 @@
 r"""Symmetry reduction of a vector field and Lie's reconstruction by quadratures.
 
-**Reduction** (seed 000, Prop. 1 and Thm 1).  Let :math:`\dot x = v(x)` on ``M`` and let
+**Reduction** (Borisov & Mamaev (2015), Prop. 1 and Thm 1).  Let :math:`\dot x = v(x)` on ``M``
+and let
 :math:`u_1,\dots,u_r` span an involutive distribution :math:`S` with
 :math:`[u_\alpha, v] \in S` (a *symmetry distribution*; genuine symmetry fields have
 :math:`[u_\alpha, v] = 0`).  The common invariants :math:`Z_1,\dots,Z_m`
@@ -12,7 +13,7 @@ because :math:`u_\alpha(v Z_i) = [u_\alpha, v] Z_i + v(u_\alpha Z_i) = 0`.  The 
 :math:`V_i` are found by the *cross-section method*: on a slice :math:`x_J = c` transversal to
 the orbits, :math:`Z` is invertible; solve :math:`Z(x_I, c) = \zeta` and substitute.
 
-**Reconstruction** (seed 000, Thm 2 and A12).  If the :math:`u_\alpha` are symmetry fields
+**Reconstruction** (Borisov & Mamaev (2015), Thm 2).  If the :math:`u_\alpha` are symmetry fields
 closing into a *solvable* Lie algebra acting locally freely, take a basis
 :math:`e_1,\dots,e_r` adapted to the derived series and cyclic coordinates :math:`Y_k` with
 :math:`e_j(Y_k) = 0` (:math:`j>k`), :math:`e_k(Y_k) = 1`.  Then
@@ -130,7 +131,7 @@ def express_in_invariants(exprs: Sequence, invariants: Sequence, fields: Sequenc
                           ) -> tuple[list, dict, dict]:
     r"""Write invariant functions :math:`W(x)` as functions of given invariants :math:`F(x)`.
 
-    Cross-section method (seed 000, A1 step 4a): choose coordinates :math:`x_J`
+    Cross-section method (Borisov & Mamaev (2015), §1.2 step 4a): choose coordinates :math:`x_J`
     (``|J| = rank``) on which the fields are non-singular, fix them at a constant value
     (``0`` when allowed, else ``1``, ``2``), solve :math:`F(x_I, c) = \zeta` for
     :math:`x_I` and substitute into :math:`W`.  Among several solution branches the one that
@@ -284,7 +285,8 @@ class ReducedSystem:
     section : dict
         The slice ``{x_j: c}`` of the cross-section method (empty when trivial).
     companion : bool
-        True for the single-invariant construction of A4.
+        True for the single-invariant construction (the
+        remark in §1.3 of Borisov & Mamaev (2015)).
     branch_point : dict
         A point of ``M`` (with parameter values) where the branch of the cross-section
         inverse was chosen and verified.  The reduced field is the pushforward of ``v`` on the
@@ -335,7 +337,8 @@ def _check_symmetry_distribution(v: VectorField, fields: list[VectorField]) -> d
         if not br.is_zero() and _rank(base + [br.components]) > r:
             raise ValueError(
                 f"the symmetry fields do not span an involutive distribution: [u{i + 1}, "
-                f"u{j + 1}] = {br} is not in their span (Frobenius fails; seed 000 Prop. 1)")
+                f"u{j + 1}] = {br} is not in their span (Frobenius fails; Borisov & Mamaev "
+                "(2015), Prop. 1)")
     out = {}
     for i, a in enumerate(fields):
         br = G.bracket(a, v)
@@ -346,7 +349,7 @@ def _check_symmetry_distribution(v: VectorField, fields: list[VectorField]) -> d
             raise ValueError(
                 f"the field is not symmetric: [u{i + 1}, v] = {br} is not in the span of the "
                 "symmetry fields, so they do not span a symmetry distribution "
-                "(seed 000 Prop. 1: [u_a, v] must lie in span(u))")
+                "(Borisov & Mamaev (2015), Prop. 1: [u_a, v] must lie in span(u))")
         out[(i, "v")] = function_coefficients(fields, br)
     return out
 
@@ -386,7 +389,8 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
         ``dim M - rank S`` of them.
     seed : expression, optional
         One invariant :math:`Z_1`: build :math:`Z_{j+1} = v(Z_j)` until the rank stops
-        growing (the single-invariant remark, seed 000 A4); the reduced system is in
+        growing (the single-invariant remark in §1.3 of Borisov & Mamaev (2015)); the reduced
+        system is in
         companion form :math:`\dot Z_j = Z_{j+1}`, and may be coarser than the full
         reduction when the rank stops early.
     names : sequence, optional
@@ -446,7 +450,7 @@ def _verify_invariants(fields, Z, m) -> None:
 
 
 def _companion_reduction(v, fields, z1, m, names, name, structure) -> ReducedSystem:
-    """Seed 000 A4: Z_{j+1} = v(Z_j) until the rank stops growing."""
+    """Borisov & Mamaev (2015), remark in §1.3: Z_{j+1} = v(Z_j) until the rank stops growing."""
     M = v.manifold
     pol = default_policy()
     for a, u in enumerate(fields):

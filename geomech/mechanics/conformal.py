@@ -1,6 +1,7 @@
 r"""Conformal Hamiltonisation: Chaplygin's reducing multiplier and conformal factors.
 
-**Reducing multiplier in velocities** (spec part 2 §3.12, oracle O-CB-5).  A system with
+**Reducing multiplier in velocities** (Chaplygin 1912; Borisov & Mamaev (2015), App. C).  A system
+with
 two degrees of freedom :math:`z = (z_1, z_2)`, a natural Lagrangian :math:`L^*(z,\dot z)`
 (kinetic matrix :math:`A(z) = \partial^2 L^*/\partial\dot z^2`) and gyroscopic forces
 :math:`Q_1 = S_{12}\dot z_2`, :math:`Q_2 = -S_{12}\dot z_1` with :math:`S_{12}` linear in
@@ -144,7 +145,7 @@ def multiplier_one_form(system) -> tuple[sp.Expr, sp.Expr]:
 
 def is_reducing_multiplier(system, N) -> bool:
     r"""Exact test of :math:`S_{12} \equiv p_2\,\partial_{z_1}\ln N - p_1\,\partial_{z_2}\ln N`
-    with :math:`p = A\dot z` (spec §3.12).
+    with :math:`p = A\dot z` (Chaplygin 1912).
 
     >>> from geomech.core.manifold import Manifold
     >>> from geomech.mechanics.system import NonholonomicSystem

@@ -8,7 +8,7 @@ the common phase space :math:`\mathcal M = \{(q, \dot q_{\rm ind})\}` of the sys
 
 Forms are registered by name with :func:`register_method`:
 
-* ``lagrange_dalembert`` (this module): equations with multipliers (A13 of the spec),
+* ``lagrange_dalembert`` (this module): equations with multipliers (Borisov & Mamaev (2015), §3.1),
 
   .. math:: \frac{d}{dt}\frac{\partial L}{\partial\dot q_i}-\frac{\partial L}{\partial q_i}
             = Q_i + \sum_\mu\lambda_\mu a_{\mu i}, \qquad a\dot q + b = 0;
@@ -1007,7 +1007,7 @@ def phase_rhs_from_quasi(system, K: sp.Matrix, k0: Sequence, s: Sequence[sp.Symb
 # ---------------------------------------------------------------------------------------
 @register_method("lagrange_dalembert")
 def lagrange_dalembert(system, **options) -> EquationsOfMotion:
-    r"""Lagrange–d'Alembert equations with explicit multipliers (spec A13).
+    r"""Lagrange–d'Alembert equations with explicit multipliers (Borisov & Mamaev (2015), §3.1).
 
     .. math:: H\ddot q + \beta = Q + a^{\mathsf T}\lambda,\qquad a\ddot q + \dot a\dot q
               + \dot b = 0,

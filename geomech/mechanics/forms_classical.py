@@ -21,7 +21,7 @@ coordinates (a **Chaplygin system**) this is Chaplygin's form
    \qquad S_{\alpha\beta} = \sum_r p_r\Big(\frac{\partial b_{r\alpha}}{\partial z_\beta}
    -\frac{\partial b_{r\beta}}{\partial z_\alpha}\Big),
 
-a closed system on :math:`(z,\dot z)` (spec A18, the abelian case).
+a closed system on :math:`(z,\dot z)` (Borisov & Mamaev (2015), Prop. 5, the abelian case).
 
 >>> import sympy as sp
 >>> import geomech as gm

@@ -6,7 +6,8 @@ quasi-velocities :math:`\dot q = \eta^\alpha v_\alpha + w^\mu n_\mu`; the constr
 :math:`w = w_0(q)` (:math:`w_0=0` for homogeneous constraints).  With
 :math:`\tilde L(q,\eta,w) = L(q,\eta^\alpha v_\alpha+w^\mu n_\mu)` and the structure functions
 :math:`[v_\alpha, e_b] = c^a_{\alpha b}e_a` (taken from the bracket graph), the Hamel /
-Borisov–Mamaev equations (seed 003, (5); spec A14) are
+Borisov–Mamaev equations (Borisov & Mamaev (2015, Russian Math. Surveys), (5); Borisov &
+Mamaev (2015), (3.4)–(3.5)) are
 
 .. math:: \frac{d}{dt}\frac{\partial\tilde L}{\partial\eta^\alpha}
    = v_\alpha(\tilde L) - \sum_{a,b} c^a_{\alpha b}\,\xi^b\,
@@ -361,12 +362,14 @@ def quasi_velocity_equations(system, frame=None, transversal=None, names=None,
     frame : sequence of VectorField, optional
         ``n-k`` fields spanning the constraint distribution, or all ``n`` frame fields
         (tangent ones first).  Default: the split frame of the system (then the
-        quasi-velocities are the independent velocities, seed 003 A3.1).
+        quasi-velocities are the independent velocities).
     transversal : sequence of VectorField, optional
         The ``k`` transversal fields :math:`n_\mu` (default :math:`\partial_{q_r}`).
     names : str or sequence, optional
         Names of the quasi-velocities (default ``eta_1 ...``).
 
+    Notes
+    -----
     The structure functions :math:`c^a_{\alpha b}` are the coefficients of the brackets
     :math:`[v_\alpha, e_b]` (from the bracket graph) in the frame; they are returned in
     ``eq.data["structure"]`` as ``{(alpha, b): [c^1, ..., c^n]}`` (0-based indices).

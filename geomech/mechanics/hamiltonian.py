@@ -9,7 +9,8 @@ bracket is :math:`\{F,G\} = \nabla F^T J\,\nabla G` and the Hamiltonian field of
           + J^{kl}\partial_l J^{ij}\big) = \{x_i,\{x_j,x_k\}\} + \text{cyclic}.
 
 :func:`pseudo_hamiltonian_form` builds the pseudo-Hamiltonian form of a nonholonomic system
-(spec part 2 §3.10, Prop. 7; seed 003 T3.6) in an adapted frame :math:`(\tau_s, a_\mu)`:
+(Borisov & Mamaev (2015), App. C.1, Prop. 7; Borisov & Mamaev (2015, Russian Math. Surveys),
+(6)-(7)) in an adapted frame :math:`(\tau_s, a_\mu)`:
 momenta :math:`M_s = \partial L^*/\partial\omega_s`, :math:`H = M\omega - L^*`,
 :math:`p_\mu = (\partial\tilde L/\partial w_\mu)^*`,
 
@@ -211,7 +212,7 @@ PoissonBivector = AlmostPoissonStructure
 # ---------------------------------------------------------------------------------------
 def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequence],
                               transversal: Sequence[Sequence], manifold: Manifold | None = None):
-    r"""Structure functions of an adapted frame (spec (3.11)).
+    r"""Structure functions of an adapted frame (Borisov & Mamaev (2015), (3.11)).
 
     :math:`[\tau_s, \tau_r] = \sum_t c^t_{sr}\tau_t + \sum_\mu d^\mu_{sr} a_\mu`.
     Returns ``(c, d)`` with ``c[s][r][t]`` and ``d[s][r][mu]``.  The brackets are taken in
@@ -371,7 +372,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
 
     Examples
     --------
-    The Chaplygin sleigh, spec (6.33):
+    The Chaplygin sleigh, Borisov & Mamaev (2015), (6.33):
 
     >>> x, y, phi, xd, yd, phid = sp.symbols("x y phi xdot ydot phidot", real=True)
     >>> m, I, a = sp.symbols("m I a", positive=True)
@@ -449,7 +450,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
 # ---------------------------------------------------------------------------------------
 def chaplygin_gyroscopic_matrix(lagrangian, z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol],
                                 ydot: Sequence[sp.Symbol], b: Sequence[Sequence]) -> sp.Matrix:
-    r"""The gyroscopic matrix of an abelian Chaplygin system (spec part 2 §2.4):
+    r"""The gyroscopic matrix of an abelian Chaplygin system (Borisov & Mamaev (2015), Prop. 5):
 
     .. math:: S_{ij} = \sum_\mu\Big(\frac{\partial L}{\partial\dot y_\mu}\Big)^*
               \Big(\frac{\partial b_{\mu i}}{\partial z_j}
@@ -539,7 +540,8 @@ def chaplygin_multiplier(form: PseudoHamiltonianForm) -> ReducingMultiplier:
     If :math:`\bar S_{12} = p_2\,\partial_{z_1}\ln N - p_1\,\partial_{z_2}\ln N` for some
     :math:`N(z)`, then :math:`N` is an invariant density in ``(z, p)`` and, with
     :math:`d\tau = N\,dt`, :math:`\tilde p = N p`, the system is Hamiltonian with
-    :math:`\tilde H(z,\tilde p) = H(z, \tilde p/N)` (spec part 2 §3.12).  Both facts are
+    :math:`\tilde H(z,\tilde p) = H(z, \tilde p/N)` (Borisov & Mamaev (2015), App. C).  Both facts
+    are
     verified exactly before returning.
 
     >>> y, phi, yd, phid = sp.symbols("y phi ydot phidot", real=True)
@@ -642,7 +644,8 @@ class ConformalFactor:
 
 def conformal_factor(v: VectorField, fields: Sequence[VectorField] | VectorField,
                      candidates: Sequence | None = None) -> ConformalFactor:
-    r"""Find :math:`\Lambda` with :math:`[\Lambda v, u_\alpha] \in \mathrm{span}\,U` (A8).
+    r"""Find :math:`\Lambda` with :math:`[\Lambda v, u_\alpha] \in \mathrm{span}\,U`
+    (Borisov & Mamaev (2015), §1.5).
 
     Step 1 decomposes :math:`[v,u_\alpha] = \mu_\alpha v + \dots`; step 2 solves
     :math:`u_\alpha(\ln\Lambda) = \mu_\alpha`: by integration when every :math:`u_\alpha` is a

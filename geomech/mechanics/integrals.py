@@ -13,7 +13,8 @@ other variables.  The determining equations ``v(F) = 0`` are linear in the unkno
 coefficients; they are sampled at random exact points (a set of necessary conditions), solved
 by an exact null space, and every solution is then verified exactly.
 
-The Kozlov--Kolesnikov (Noether) integrals (spec part 2, §3.5, §3.7) need only the Lagrangian
+The Kozlov--Kolesnikov (Noether) integrals (Borisov & Mamaev (2015), Thms 4 and 5) need only the
+Lagrangian
 on :math:`TN` and the constraints: :func:`complete_lift`, :func:`check_noether_field`,
 :func:`noether_integral`, :func:`find_noether_fields`.
 
@@ -464,7 +465,8 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
 
     Examples
     --------
-    The reduced free Chaplygin sleigh (spec B2): only the energy up to degree 2.
+    The reduced free Chaplygin sleigh (Borisov & Mamaev (2015), §3.3): only the energy up to
+    degree 2.
 
     >>> M = Manifold("M", "v1 omega", parameters="m I a"); v1, w = M.coords
     >>> m, I, a = M.parameters
@@ -530,7 +532,7 @@ def _primitive(F: sp.Expr) -> sp.Expr:
 
 
 # ---------------------------------------------------------------------------------------
-# Noether (Kozlov--Kolesnikov) integrals, spec part 2 §3.5 and §3.7
+# Noether (Kozlov--Kolesnikov) integrals, Borisov & Mamaev (2015), Thms 4 and 5
 # ---------------------------------------------------------------------------------------
 def complete_lift(u: Sequence, coords: Sequence[sp.Symbol],
                   velocities: Sequence[sp.Symbol]) -> Callable[[sp.Expr], sp.Expr]:

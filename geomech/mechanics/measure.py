@@ -423,7 +423,8 @@ def invariant_measure(v: VectorField, ansatz: str = "configuration",
 
     Examples
     --------
-    The free Chaplygin sleigh (spec B2) has no density of the configuration for ``a ≠ 0``:
+    The free Chaplygin sleigh (Borisov & Mamaev (2015), §3.3) has no density of the configuration
+    for ``a ≠ 0``:
 
     >>> from geomech.core.manifold import Manifold
     >>> M = Manifold("M", "x y phi v1 omega", parameters="m I a")

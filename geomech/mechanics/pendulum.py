@@ -1,4 +1,4 @@
-r"""Shamolin's n-dimensional pendulum in a flow of medium (seed 002, Sections 3–6).
+r"""Shamolin's n-dimensional pendulum in a flow of medium (Shamolin (2017), Sections 3–6).
 
 A dynamically symmetric body, inertia :math:`\operatorname{diag}(I_1, I_2, \dots, I_2)` (case
 (2.5)), carries a disk :math:`D_{n-1}` on a holder :math:`OD` of length :math:`l`.  The medium
@@ -13,7 +13,7 @@ force :math:`S = s(\alpha)v^2` acts along :math:`-e_1` at the point
 integrals (3.11): :math:`(n-2)I_2\dot w = s(\alpha)v^2(x_{2N}, \dots, x_{nN})` with
 :math:`w = (\Omega_{21}, \dots, \Omega_{n1})`.
 
-Kinematics of the fixed pendulum (Sections 4–5, spec §2.7):
+Kinematics of the fixed pendulum (Shamolin (2017), Sections 4–5):
 
 * (4.3) :math:`v_D\,i_v(\alpha,\beta) = l(0, w) + v_\infty(-\cos\xi, \sin\xi\,\hat e(\eta))`;
 * (5.1)/(5.7) :math:`\omega_r = T_{1,2}(\eta_{n-2})\cdots T_{n-2,n-1}(\eta_1)\,z`,
@@ -46,7 +46,7 @@ __all__ = ["sphere_point", "spherical_angles", "spherical_frame", "rotation_T",
 
 
 # ----------------------------------------------------------------------------------------
-# generalized spherical coordinates (A2.4)
+# generalized spherical coordinates
 # ----------------------------------------------------------------------------------------
 def sphere_point(angles: Sequence) -> tuple:
     r"""The unit vector with generalized spherical angles :math:`\theta_1..\theta_m` (4.2).
@@ -157,7 +157,7 @@ def _w_to_axial(w: Sequence, n: int) -> list:
 # the fixed pendulum
 # ----------------------------------------------------------------------------------------
 class ShamolinPendulum:
-    r"""The fixed n-dimensional pendulum in a flow (seed 002, Sections 3–5).
+    r"""The fixed n-dimensional pendulum in a flow (Shamolin (2017), Sections 3–5).
 
     Parameters
     ----------
@@ -424,7 +424,7 @@ class ShamolinPendulum:
 # the free body with a tracking force (Section 6)
 # ----------------------------------------------------------------------------------------
 class ShamolinFreeBody:
-    r"""The free n-dimensional body in a flow with a tracking force (seed 002, Section 6).
+    r"""The free n-dimensional body in a flow with a tracking force (Shamolin (2017), Section 6).
 
     Newton's equation (6.1) in the body frame, on the zero cyclic levels,
 
@@ -432,7 +432,7 @@ class ShamolinFreeBody:
               = \frac{F_1}{m}e_1,\qquad u = i_v(\alpha, \beta),\ F_1 = T - s(\alpha)v^2,
 
     and the Euler–Arnold block (3.1).  :meth:`tracking_force` solves the servo-constraint
-    :math:`\dot v = 0` for :math:`T` (algorithm A2.5), giving (6.10).
+    :math:`\dot v = 0` for :math:`T` (Shamolin 2017, Section 6), giving (6.10).
 
     Examples
     --------
@@ -456,7 +456,7 @@ class ShamolinFreeBody:
         self._t = t
         self.name = f"shamolin_free_body_{n}"
         self.description = (f"free {n}-dimensional body in a flow with a tracking force "
-                            f"(seed 002, Section 6)")
+                            f"(Shamolin (2017), Section 6)")
 
     def newton_equations(self, reduced: bool = True) -> list:
         r"""Components of (6.1), with :math:`\dot v, \dot\alpha, \dot\beta, \dot\omega` as
@@ -641,7 +641,7 @@ class ShamolinFreeBody:
         return rates
 
     def rescaled_system(self, n1=None, T=None) -> dict:
-        r"""Dimensionless form (6.39)–(6.49) (algorithm A2.7).
+        r"""Dimensionless form (6.39)–(6.49) (Shamolin 2017, Section 6).
 
         With :math:`z = n_1 v Z` and :math:`d\tau = n_1 v\,dt`:
 
@@ -699,7 +699,7 @@ class ShamolinFreeBody:
 
     def singular_set(self, rates: dict | None = None) -> list:
         r"""Factors of the denominators of :meth:`normal_form` depending on the state
-        (O2.10: :math:`\sin\alpha\cos\alpha\sin\beta_1\cdots\sin\beta_{n-3}`)."""
+        (:math:`\sin\alpha\cos\alpha\sin\beta_1\cdots\sin\beta_{n-3}`)."""
         rates = self.normal_form() if rates is None else rates
         p = self.pendulum
         state = {p.alpha, *p.betas, *self.z}

@@ -1,7 +1,7 @@
 r"""Reduction of nonholonomic systems: levels of integrals, symmetry, Chaplygin, Routh.
 
-Spec: ``../shared/spec/seed000_part1.md`` A9, A11–A12, A17–A18, B2–B5 and
-``seed000_part2.md`` §2.4, §3.9.
+After Borisov & Mamaev (2015), §2.1, §2.2 (Thms 1 and 2), §4.2, §4.4 (Prop. 5), §5.3 and the
+examples of §3.3–§4.6.
 
 * :func:`restrict_to_level` -- restriction of the flow to a joint level
   :math:`\{F_1=c_1,\dots\}` of first integrals, in a chart obtained by solving for some
@@ -125,7 +125,7 @@ def _drop_variables(expr, variables) -> sp.Expr:
 # =============================================================================================
 @dataclass
 class LevelReduction:
-    r"""The flow restricted to :math:`\{F=c\}` (spec A9).
+    r"""The flow restricted to :math:`\{F=c\}` (Borisov & Mamaev (2015), §2.1).
 
     Attributes
     ----------
@@ -154,7 +154,8 @@ class LevelReduction:
 
 def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
                       branch: int = 0) -> LevelReduction:
-    r"""Restrict the flow to a joint level of first integrals :math:`F_\mu=c_\mu` (spec A9).
+    r"""Restrict the flow to a joint level of first integrals :math:`F_\mu=c_\mu`
+    (Borisov & Mamaev (2015), §2.1).
 
     Each :math:`F_\mu` is first verified to be an integral (:math:`v(F_\mu)\equiv0`); the
     level is then parametrised by the remaining coordinates after solving :math:`F=c` for
@@ -250,7 +251,7 @@ def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
 # =============================================================================================
 @dataclass
 class SymmetryReduction:
-    r"""Flow on the orbit space of symmetry fields (spec A11, end of §4.1).
+    r"""Flow on the orbit space of symmetry fields (Borisov & Mamaev (2015), Thm 1, end of §4.1).
 
     Attributes
     ----------

@@ -1,6 +1,6 @@
 r"""The n-dimensional rigid body: :math:`\mathfrak{so}(n)` as bivectors, Euler–Arnold equations.
 
-Coordinates on :math:`\mathfrak{so}(n)` (seed 002, spec Part 2 §2.3)
+Coordinates on :math:`\mathfrak{so}(n)` (Shamolin (2017), §2)
 -------------------------------------------------------------------------
 A skew matrix :math:`\Omega` has :math:`N = n(n-1)/2` coordinates :math:`\omega_1..\omega_N`.
 Two orderings are supported:
@@ -20,8 +20,8 @@ is a Lie algebra isomorphism for the commutator product
 :math:`B_1\times B_2 = \tfrac12(B_1B_2 - B_2B_1)`: :math:`\iota(B_1\times B_2) =
 [\iota B_1, \iota B_2]`.
 
-Moment of a force (spec §2.4)
------------------------------
+Moment of a force (Shamolin (2017), (2.11)–(2.14))
+--------------------------------------------------
 The moment of the force :math:`F` applied at :math:`\xi = DN` is the bivector
 :math:`\xi\wedge F`; as a skew matrix (the :math:`\mathbf M` of (2.7)) it acts on vectors by left
 contraction, :math:`\mathbf M x = x\rfloor(\xi\wedge F)`, that is
@@ -31,8 +31,8 @@ contraction, :math:`\mathbf M x = x\rfloor(\xi\wedge F)`, that is
 
 which for :math:`n = 3` is the ordinary torque :math:`\xi\times F`.
 
-Euler–Arnold equations (spec §2.5)
-----------------------------------
+Euler–Arnold equations (Shamolin (2017), (2.7)–(2.10))
+------------------------------------------------------
 With principal moments :math:`I_1..I_n` and :math:`\lambda_i = (I_1+\dots+I_n)/2 - I_i` (2.8),
 :math:`\Lambda = \operatorname{diag}\lambda`,
 
@@ -150,7 +150,7 @@ class SoNBasis:
 
 @functools.lru_cache(maxsize=64)
 def so_n_basis(n: int, ordering: str = "shamolin") -> SoNBasis:
-    r"""The coordinate ordering of :math:`\mathfrak{so}(n)` (algorithm A2.1).
+    r"""The coordinate ordering of :math:`\mathfrak{so}(n)` (Shamolin 2017, §2).
 
     Shamolin: :math:`k(i,j) = \sum_{j'=j+1}^{n}(j'-1) + (j-i)` (1-based), sign
     :math:`(-1)^{j-i}`; lex: lexicographic pairs with sign :math:`+1`.
@@ -262,7 +262,7 @@ def moment_matrix(xi: Sequence, F: Sequence) -> sp.Matrix:
 
 
 def moment_coordinates(xi: Sequence, F: Sequence, ordering: str = "shamolin") -> tuple:
-    r"""Coordinates of the moment (algorithm A2.2): signed :math:`2\times2` minors.
+    r"""Coordinates of the moment (Shamolin 2017, §2): signed :math:`2\times2` minors.
 
     :math:`M_{k(i,j)} = s_{ij}(F_i\xi_j - \xi_iF_j)`, i.e. :math:`(-1)^{j-i+1}(\xi_iF_j -
     \xi_jF_i)` in the Shamolin ordering (the first minor of each group with "+").
@@ -469,7 +469,8 @@ def inertia_lambdas(inertia: Sequence) -> tuple:
 
 
 def symmetric_inertia(n: int, k: int, names: Sequence[str] | None = None) -> tuple:
-    r"""Dynamically symmetric inertia of type :math:`(k\text{–}(n-k))` (spec §2.2).
+    r"""Dynamically symmetric inertia of type :math:`(k\text{–}(n-k))` (Shamolin (2017),
+    (2.1)–(2.4)).
 
     :math:`\operatorname{diag}(I_1, \dots, I_1, I_{k+1}, \dots, I_{k+1})`, ``k`` copies of
     :math:`I_1`.  ``(1-(n-1))`` is the paper's main case (2.5).
@@ -809,7 +810,7 @@ class RigidBodySoN:
     def manakov_integrals(self) -> dict:
         r"""Manakov's integrals: coefficients of :math:`\mu^m` in
         :math:`\operatorname{tr}(\mathcal M + \mu\Lambda^2)^{p}` (torque-free), nonconstant,
-        for :math:`p = 2..n` (not from seed 002; Lax pair
+        for :math:`p = 2..n` (not from Shamolin (2017); Lax pair
         :math:`\dot L = [L, A]`, :math:`L = \mathcal M + \mu\Lambda^2`,
         :math:`A = \Omega + \mu\Lambda`)."""
         mu = sp.Dummy("mu")

@@ -1,7 +1,7 @@
 r"""Symmetries, Noether fields and linear first integrals of nonholonomic systems.
 
-Conventions (seed 000, §4.1 and §5; ``../shared/spec/seed000_part1.md`` A16–A17,
-``seed000_part2.md`` §2.3, §3.1–§3.7).  A field :math:`u = \sum_i u_i(q)\,\partial_{q_i}` on the
+Conventions (Borisov & Mamaev (2015), §4.1, §4.2, §5 and App. A; Thm 3, Thm 4 (Kozlov and
+Kolesnikov 1978) and Thm 5).  A field :math:`u = \sum_i u_i(q)\,\partial_{q_i}` on the
 configuration space :math:`N` is prolonged to :math:`TN` by
 
 .. math:: \tilde u = \sum_i u_i\,\frac{\partial}{\partial q_i}
@@ -10,7 +10,7 @@ configuration space :math:`N` is prolonged to :math:`TN` by
 
 * **Theorem 3 (strengthened).** With :math:`\tilde u(L)\equiv 0` on the whole of :math:`TN`
   (the printed condition :math:`\tilde u(L)^*=0` on the constraint set is *not* sufficient,
-  see the counterexample in the spec), :math:`\tilde u(f_\mu)|_{\mathcal M}=0` and
+  see the counterexample in the documentation), :math:`\tilde u(f_\mu)|_{\mathcal M}=0` and
   :math:`\mathcal L_{\tilde u}(\sum_i Q_i\,dq_i)=0`, the restriction :math:`\tilde u|_{\mathcal M}`
   is a symmetry field of the nonholonomic flow.  The definitive test
   :math:`[\tilde u|_{\mathcal M}, V] = 0` is used as the arbiter when only the weaker
@@ -211,7 +211,8 @@ def prolong_to_phase_space(system, u) -> VectorField:
 
 
 def _lie_derivative_of_force(u: VectorField, Q: Sequence) -> list:
-    r"""Components of :math:`\mathcal L_{\tilde u}(\sum_i Q_i dq_i)` (spec A16 remark)."""
+    r"""Components of :math:`\mathcal L_{\tilde u}(\sum_i Q_i dq_i)` (Borisov & Mamaev
+    (2015), remark to Thm 3)."""
     N = u.manifold
     q = N.coords
     out = []

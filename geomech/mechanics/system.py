@@ -516,6 +516,13 @@ class NonholonomicSystem:
 
         return routh_reduction(self, coordinate)
 
+    def to_sympy_mechanics(self):
+        """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
+        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
+        from importlib import import_module  # interop is a layer above: resolved by name
+
+        return import_module("geomech.interop.sympy_mechanics").to_sympy_mechanics(self)
+
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
         out = [repr(self), "L = " + sp.sstr(self.lagrangian)]

@@ -1,4 +1,4 @@
-r"""Tzenoff's (Ценов's) equations from the K-function (seed 001).
+r"""Tzenoff's (Ценов's) equations from the K-function (Tzenoff (1953)).
 
 For a Lagrangian (or kinetic energy) :math:`T(q,\dot q,t)` Tzenoff's function is
 
@@ -12,16 +12,16 @@ with the velocity slot frozen (:meth:`~geomech.mechanics.jets.JetSpace.frozen_se
           \iff \tfrac12\Big(\frac{\partial \ddot T}{\partial \ddot q_i}
           - 3\frac{\partial T}{\partial q_i}\Big) = Q_i ,
 
-identical to Lagrange's :math:`E_i(T) = Q_i` for every smooth :math:`T` (T1.4).  With a
+identical to Lagrange's :math:`E_i(T) = Q_i` for every smooth :math:`T`.  With a
 Lagrangian :math:`L = T - U` in place of :math:`T`, :math:`\tfrac12(\ddot L - 3\ddot L_0)
 = \tfrac12(\ddot T - 3\ddot T_0) - \ddot U`, Tzenoff's form with a force function.
 
-**Truncation rule (T1.11).**  :math:`\ddot T` contains :math:`(\partial T/\partial\dot q_i)
+**Truncation rule.**  :math:`\ddot T` contains :math:`(\partial T/\partial\dot q_i)
 \dddot q_i`, :math:`\ddot q`-free in the original variables but producing
 :math:`\dot\omega` terms after the substitution of constraints or quasi-velocities
 :math:`\dot q = b\,\omega + b_0`.  Before any substitution :math:`R` is therefore replaced by
 its :math:`\ddot q`-dependent part (:math:`\dddot q := 0`).  The option ``truncate=False``
-exists only to demonstrate that the untruncated route gives wrong equations (oracle O1.2).
+exists only to demonstrate that the untruncated route gives wrong equations.
 
 Nonholonomic / quasi-velocity form (13), (15): with :math:`\dot q = b(q,t)\omega + b_0(q,t)`,
 :math:`\ddot q = b\dot\omega + \dot b\omega + \dot b_0`,
@@ -122,8 +122,9 @@ def tzenoff_R(T, jets: JetSpace, truncate: bool = True) -> sp.Expr:
     truncate : bool
         ``True`` (default): return the :math:`\ddot q`-dependent part only
         (:math:`\dddot q := 0`, :math:`\ddot q`-free terms dropped), as required before any
-        substitution (T1.11).  ``False``: the full expression, with its
-        :math:`\dddot q` terms (only for the negative check O1.2).
+        substitution.  ``False``: the full expression, with its
+        :math:`\dddot q` terms (only for the negative check: the untruncated route gives wrong
+        equations).
 
     Examples
     --------
@@ -188,7 +189,7 @@ def tzenoff_operator(T, jets: JetSpace, N: int = 2) -> list[sp.Expr]:
     :math:`\frac1N\big(\partial T^{(N)}/\partial q_i^{(N)} - (N+1)\,\partial T/\partial q_i\big)`.
 
     ``N = 1`` is Nielsen's form, ``N = 2`` Tzenoff's; all equal the Lagrange operator
-    :math:`E_i(T)` identically (T1.4).  Needs jets of order ``N + 1``.
+    :math:`E_i(T)` identically.  Needs jets of order ``N + 1``.
 
     Examples
     --------
@@ -256,7 +257,7 @@ class QuasiVelocityK:
 def tzenoff_quasi_velocity_K(T, jets: JetSpace, b, b0=None, omega: Sequence | None = None,
                              forces: Sequence | None = None,
                              truncate: bool = True) -> QuasiVelocityK:
-    r"""Tzenoff's :math:`K_1` for :math:`\dot q = b(q,t)\,\omega + b_0(q,t)` (A1.4) and (14)/(15).
+    r"""Tzenoff's :math:`K_1` for :math:`\dot q = b(q,t)\,\omega + b_0(q,t)` and (14)/(15).
 
     Parameters
     ----------
@@ -278,7 +279,7 @@ def tzenoff_quasi_velocity_K(T, jets: JetSpace, b, b0=None, omega: Sequence | No
         :math:`\Pi_k = Q_i b_{ik}`.
     truncate : bool
         Apply the truncation rule T1.11 before substituting (default).  ``False`` only for
-        the negative check O1.2: the :math:`\dddot q` terms are then substituted too.
+        the negative check (wrong equations): the :math:`\dddot q` terms are then substituted too.
 
     Examples
     --------
@@ -444,7 +445,7 @@ def tzenoff_form(system, frame=None, quasi_velocities: Sequence | None = None, b
         velocity, zero for homogeneous constraints).
     truncate : bool
         Apply the truncation rule T1.11 (default).  ``False`` gives *wrong* equations in
-        general and exists only for the negative check O1.2.
+        general and exists only for the negative check.
 
     Returns
     -------

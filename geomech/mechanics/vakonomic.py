@@ -1,9 +1,9 @@
-r"""Kozlov's vakonomic dynamics (seed 004): Hamiltonian form with multipliers.
+r"""Kozlov's vakonomic dynamics (Kozlov (1982)): Hamiltonian form with multipliers.
 
 Vakonomic motions of a system with Lagrangian :math:`L(q,\dot q)`, forces :math:`Q` and
 constraints :math:`f_s = \langle a_s(q),\dot q\rangle + b_s(q) = 0` are the extremals of
 :math:`\int (L - \lambda_s f_s)\,dt` with multipliers :math:`\lambda(t)`.  Kozlov's
-Hamiltonian form (T4.4): with
+Hamiltonian form (Kozlov 1982, Sections 3–4): with
 
 .. math:: p = \frac{\partial L}{\partial\dot q} - \sum_s\lambda_s a_s ,\qquad
           f_s(q,\dot q) = 0
@@ -14,11 +14,11 @@ solved for :math:`\dot q(q,p)` and :math:`\lambda(q,p)`, and
 .. math:: \dot q = \frac{\partial H}{\partial p},\qquad
           \dot p = -\frac{\partial H}{\partial q} + Q .
 
-For :math:`L = \tfrac12\dot q^{T}G\dot q + \langle g,\dot q\rangle - U` (closed form A4.1):
+For :math:`L = \tfrac12\dot q^{T}G\dot q + \langle g,\dot q\rangle - U` (closed form):
 :math:`u = p - g`, :math:`\Gamma = AG^{-1}A^{T}`,
 :math:`\lambda = -\Gamma^{-1}(AG^{-1}u + b)`, :math:`\dot q = G^{-1}(u + A^{T}\lambda)`.
 
-Equivalent multiplier-rule ("lagrangian") form (T4.5), on the constraint manifold times the
+Equivalent multiplier-rule ("lagrangian") form, on the constraint manifold times the
 multipliers :math:`(q, \dot q_{\rm ind}, \lambda)`:
 
 .. math:: E(L) - Q = \sum_s\dot\lambda_s a_s + \sum_s\lambda_s C_s,\qquad
@@ -79,7 +79,7 @@ __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations"
 
 
 def multiplier_symbols(m: int, names=None) -> tuple[sp.Symbol, ...]:
-    """``lambda1 .. lambdam`` (or the given names), real symbols.
+    """``lambda1`` to ``lambdam`` (or the given names), real symbols.
 
     >>> multiplier_symbols(2)
     (lambda1, lambda2)
@@ -95,7 +95,7 @@ def multiplier_symbols(m: int, names=None) -> tuple[sp.Symbol, ...]:
 
 
 def momentum_symbols(coords: Sequence[sp.Symbol], names=None) -> tuple[sp.Symbol, ...]:
-    """``p_x, p_y, ...`` (or the given names), real symbols.
+    """``p_x``, ``p_y`` and so on (or the given names), real symbols.
 
     >>> momentum_symbols(sp.symbols("x phi"))
     (p_x, p_phi)
@@ -129,7 +129,7 @@ def _split_quadratic(L, velocities, policy):
 
 
 class VakonomicHamiltonian:
-    r"""Kozlov's Hamiltonian :math:`H(q,p)` with the velocity and multiplier maps (A4.1).
+    r"""Kozlov's Hamiltonian :math:`H(q,p)` with the velocity and multiplier maps.
 
     Attributes
     ----------
@@ -181,7 +181,7 @@ class VakonomicHamiltonian:
 def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
                           A, b=None, momenta=None, multipliers=None,
                           parameters=()) -> VakonomicHamiltonian:
-    r"""Kozlov's vakonomic Hamiltonian (A4.1) for a Lagrangian quadratic in the velocities.
+    r"""Kozlov's vakonomic Hamiltonian for a Lagrangian quadratic in the velocities.
 
     .. math:: \lambda = -\Gamma^{-1}(AG^{-1}(p-g) + b),\quad
               \dot q = G^{-1}(p - g + A^{T}\lambda),\quad
@@ -247,7 +247,7 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
 
 
 def curvature_terms(A, b, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol]):
-    r"""The vakonomic extra terms :math:`C_s` (T4.5), one column per constraint.
+    r"""The vakonomic extra terms :math:`C_s`, one column per constraint.
 
     .. math:: C_{s,i} = \sum_j\Big(\frac{\partial a_{si}}{\partial q_j}
               - \frac{\partial a_{sj}}{\partial q_i}\Big)\dot q_j
@@ -424,7 +424,7 @@ class VakonomicEquations(EquationsOfMotion):
         r"""The state on :attr:`space` over a phase-space point.
 
         ``point``: ``{q_i: value, independent velocity: value}``.  For the hamiltonian form
-        :math:`p_0 = \partial L/\partial\dot q(q_0,\dot q_0) - A^{T}\lambda_0` (A4.3).
+        :math:`p_0 = \partial L/\partial\dot q(q_0,\dot q_0) - A^{T}\lambda_0`.
         """
         lam0 = self.initial_multipliers(point, condition, lambda0)
         rep = self._point(point)
@@ -522,7 +522,7 @@ def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
         ``"hamiltonian"`` (default): Hamilton's equations of Kozlov's :math:`H(q,p)` on
         :math:`T^*N`, with the multipliers :math:`\lambda(q,p)` in ``eq.multipliers``
         (needs :math:`L` quadratic in the velocities).  ``"lagrangian"``: the
-        multiplier-rule form T4.5 on :math:`\mathcal M\times\mathbb R^m` with
+        multiplier-rule form on :math:`\mathcal M\times\mathbb R^m` with
         :math:`\lambda` as extra state variables.
     multipliers, momenta : names, optional
         Symbols for :math:`\lambda` (default ``lambda1 ..``) and :math:`p` (``p_<coord>``).

@@ -3,7 +3,8 @@ r"""Numerical reconstruction of the full motion when Lie's quadratures do not ap
 Lie's Theorem 2 (:func:`geomech.lie.reduction.reconstruct`) recovers the motion by
 quadratures only for a *solvable* symmetry algebra.  For any other algebra -- e.g.
 :math:`\mathfrak{so}(3)` acting on a rigid body or on the Chaplygin ball -- the motion along
-the orbits obeys a non-autonomous ODE driven by the reduced solution (seed 000, Thm 2 and
+the orbits obeys a non-autonomous ODE driven by the reduced solution (Borisov & Mamaev (2015),
+Thm 2 and
 the remark after it).  This module integrates it numerically, in two forms.
 
 **Orbit chart** (:func:`orbit_chart`, :func:`reconstruct_numerically`).  With invariants
@@ -471,7 +472,7 @@ def reconstruct_numerically(v: VectorField, symmetries, x0, t_span, *,
 # matrix groups: g' = g xi(zeta(t))
 # ---------------------------------------------------------------------------------------------
 def group_symbols(n: int, name: str = "g") -> sp.Matrix:
-    """The ``n x n`` matrix of real symbols ``g11 .. gnn`` used by :func:`integrate_on_group`.
+    """The ``n x n`` matrix of real symbols ``g11`` to ``gnn`` used by :func:`integrate_on_group`.
 
     >>> group_symbols(2)
     Matrix([
