@@ -134,7 +134,7 @@ BAD_MODELS = [
     ("nonlinear", SLEIGH.replace('["-xdot*sin', '["xdot**2 - xdot*sin'),
      "constraint 1 is not linear in the velocities"),
     ("injection", SLEIGH.replace('"m/2*', '"__import__(\'os\').system(\'touch PWNED\') + m/2*'),
-     "key 'lagrangian': only calls of known functions"),
+     "key 'lagrangian': unsafe or unknown name '__import__'"),
     ("injection attribute", SLEIGH.replace('"m/2*', '"x.__class__ + m/2*'),
      "attribute access"),
     ("bad name", SLEIGH.replace('"phi"]', '"__phi"]'), "not a valid name"),

@@ -426,10 +426,10 @@ def _zero_form(form: DifferentialForm, degree: int):
 
 def galgebra_algebra(manifold: Manifold):
     """A galgebra ``Ga`` on the tangent space with orthonormal basis ``e_i ~ dx^i``."""
-    from galgebra.ga import Ga
+    from .galgebra_compat import import_galgebra
 
     names = " ".join(f"e{i}" for i in range(1, manifold.dim + 1))
-    return Ga(names, g=[1] * manifold.dim)
+    return import_galgebra().Ga(names, g=[1] * manifold.dim)
 
 
 def wedge(*forms: DifferentialForm) -> DifferentialForm:

@@ -56,12 +56,14 @@ Eq(A*omega1dot - B*omega2*omega3 + C*omega2*omega3, L1)
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy as sp
 
 from ..core.fields import VectorField
+from ..core.galgebra_compat import import_galgebra
 from ..core.manifold import Manifold
 from ..core.parse import as_expr
 from ..core.zero import default_policy
@@ -291,8 +293,7 @@ def bivector_algebra(n: int):
     >>> e[0] ^ e[1]
     e1^e2
     """
-    from galgebra.ga import Ga
-
+    Ga = import_galgebra().Ga
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise ValueError(f"the bivector algebra needs an integer n >= 2, got {n!r}")
     names = " ".join(f"e{i + 1}" for i in range(n))
@@ -301,9 +302,9 @@ def bivector_algebra(n: int):
 
 
 def _is_mv(B) -> bool:
-    from galgebra.mv import Mv
-
-    return isinstance(B, Mv)
+    if "galgebra.mv" not in sys.modules:       # no multivector can exist yet
+        return False
+    return isinstance(B, sys.modules["galgebra.mv"].Mv)
 
 
 def _mv_n(B) -> int:

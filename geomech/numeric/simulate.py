@@ -486,6 +486,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
 def _time_span(t_span) -> tuple[float, float]:
     if isinstance(t_span, (int, float)) and not isinstance(t_span, bool):
         t_span = (0.0, float(t_span))
+    if isinstance(t_span, (str, bytes, Mapping)) or len(t_span) != 2:
+        raise TypeError(f"t_span must be (t0, t1) or a number, got {t_span!r}")
     try:
         t0, t1 = (float(t_span[0]), float(t_span[1]))
     except (TypeError, ValueError, IndexError):

@@ -168,3 +168,21 @@ def test_backends_give_identical_results(data):
 
 def test_manifolds_are_shared_by_strategies():
     assert manifold(3) is manifold(3)
+
+
+def test_galgebra_leaves_sympy_printing_alone():
+    """galgebra replaces sympy's ``__repr__`` and ``print`` on import; geomech's use of it (forms
+    as multivectors, so(n) bivectors) must not change how the user's expressions print."""
+    import subprocess
+    import sys
+
+    code = ("import sympy as sp, geomech as gm\n"
+            "from geomech.mechanics.rigidbody import bivector_algebra\n"
+            "M = gm.Manifold('M', 'x y'); w = M.one_form([1, 0])\n"
+            "from geomech.core.forms import galgebra_algebra\n"
+            "galgebra_algebra(M); ga, e = bivector_algebra(3)\n"
+            "t = sp.Symbol('t'); d = sp.Function('x')(t).diff(t)\n"
+            "print(repr(d)); print(d); print(repr(e[0] ^ e[1]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split("\n")
+    assert out[:3] == ["Derivative(x(t), t)", "Derivative(x(t), t)", "e1^e2"]

@@ -104,7 +104,9 @@ def _public_callables(extended: bool = False) -> dict:
     out = {}
     for n in gm.__all__:
         obj = getattr(gm, n)
-        if inspect.ismodule(obj) or n == "SimulationResult":  # a result record, not an input
+        if (inspect.ismodule(obj) and not callable(obj)) or n == "SimulationResult":
+            # modules are not entries (a callable module such as gm.report is); a result
+            # record is not an input
             continue
         out[f"gm.{n}"] = obj
         if inspect.isclass(obj):
