@@ -47,8 +47,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import sympy as sp
+from sympy.core.evalf import PrecisionExhausted
 from sympy.core.function import AppliedUndef
 from sympy.polys.matrices import DomainMatrix
+
+from .budget import check
 
 __all__ = [
     "ZeroPolicy",
@@ -101,55 +104,240 @@ class ZeroVerdict:
 # one auxiliary symbol per jet variable / per angle, shared by all expressions so that the
 # rewriting is the same ring map on every entry of a matrix
 _JETS: dict = {}
-_HALF_ANGLE: dict = {}
+_HALF_ANGLE: dict = {}      # symbol s -> tan(s/2)  (the public half_angle_symbol)
+_ANGLES: dict = {}          # (generator g, m) -> tan(g/(2m)) for m > 1 or non-symbol g
+_SIGNS: dict = {}          # g -> sigma with sigma**2 = 1 standing for sign(g)
+_TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
+
+
+@dataclass(frozen=True)
+class _Rewritten:
+    """Result of the joint rewriting of several expressions.
+
+    ``exprs`` are the images under the ring map; ``faithful`` says that the map is also
+    injective on the expressions (a non-zero image proves a non-zero function) and that a
+    rational point of the auxiliary symbols is a real point of the original variables (so
+    evaluation of the images is evaluation of the functions).
+    """
+
+    exprs: tuple
+    faithful: bool
+
+
+def _prepare(e: sp.Expr) -> sp.Expr:
+    """Evaluate what has a closed form before any rewriting.
+
+    Derivatives of known functions are carried out (``Derivative(exp(x**2), x)``); a
+    derivative of an undefined function of symbols stays (it is a jet variable).  ``Abs(g)``
+    of a real ``g`` becomes ``g*sign(g)``.
+    """
+    if e.has(sp.Derivative):
+        e = e.replace(lambda a: isinstance(a, sp.Derivative) and not _is_plain_jet(a),
+                      lambda a: a.doit())
+    if e.has(sp.Abs):
+        e = e.replace(lambda a: isinstance(a, sp.Abs) and a.args[0].is_extended_real,
+                      lambda a: a.args[0] * sp.sign(a.args[0]))
+    return e
+
+
+def _is_plain_jet(d: sp.Derivative) -> bool:
+    f = d.expr
+    return isinstance(f, AppliedUndef) and all(a.is_Symbol for a in f.args) and \
+        len(set(f.args)) == len(f.args)
+
+
+def _normal_arg(a: sp.Expr) -> tuple[sp.Expr, bool]:
+    """Canonical form of an argument of an undefined function and whether it is *trusted*:
+    a rational function of symbols with rational coefficients (``cancel`` is canonical, so
+    two trusted arguments with different forms are different functions)."""
+    if a.is_Symbol or a.is_Rational:
+        return a, True
+    c = sp.cancel(sp.together(a))
+    return c, _is_rational_in_symbols(c)
+
+
+def _jet_key(a: sp.Expr):
+    """``(f, orders, arguments, trusted)`` for ``f(args)``, ``Derivative(f(xi), xi...)`` and
+    ``Subs(Derivative(f(xi), xi), xi, arg)``; ``None`` for other shapes."""
+    point: dict = {}
+    if isinstance(a, sp.Subs):
+        point = dict(zip(a.variables, a.point))
+        a = a.expr
+    counts: dict = {}
+    if isinstance(a, sp.Derivative):
+        if not _is_plain_jet(a):
+            return None
+        counts = dict(a.variable_count)
+        a = a.expr
+    if not isinstance(a, AppliedUndef):
+        return None
+    if any(v not in a.args for v in counts):
+        return None
+    orders = tuple(int(counts.get(v, 0)) for v in a.args)
+    normal = [_normal_arg(v.xreplace(point)) for v in a.args]
+    return (a.func, orders, tuple(n for n, _ in normal), all(t for _, t in normal))
+
+
+def _jet_atoms(e: sp.Expr) -> Iterator[sp.Expr]:
+    """Outermost undefined-function values, their derivatives and ``Subs`` of them."""
+    if isinstance(e, (AppliedUndef, sp.Derivative, sp.Subs)) and e.has(AppliedUndef):
+        yield e
+        return
+    for a in e.args:
+        yield from _jet_atoms(a)
+
+
+def _jets_of(exprs: Iterable[sp.Expr]) -> tuple[dict, bool]:
+    """Replacement of every jet atom by its symbol, and whether the jets are independent.
+
+    Values and derivatives of an arbitrary function ``f`` at *different* points are
+    independent, so ``f'(x**2)`` and ``f'(y**2)`` get different symbols.  When the same
+    ``f`` is taken at arguments that cannot be proved different (not rational functions),
+    the symbols may be dependent: the map is still a ring map but not faithful."""
+    rep: dict = {}
+    points: dict = {}
+    faithful = True
+    for e in exprs:
+        for a in _jet_atoms(e):
+            if a in rep:
+                continue
+            key = _jet_key(a)
+            if key is None:
+                faithful = False
+                continue
+            f, orders, args, trusted = key
+            rep[a] = _JETS.setdefault((f, orders, args),
+                                      sp.Dummy(f"jet{len(_JETS)}", real=True))
+            points.setdefault(f, set()).add(args)
+            faithful = faithful and (trusted or len(points[f]) == 1)
+    for pts in points.values():
+        if len(pts) > 1 and not all(_is_trusted(p) for p in pts):
+            faithful = False
+    return rep, faithful
+
+
+def _is_trusted(args: tuple) -> bool:
+    return all(_normal_arg(a)[1] for a in args)
 
 
 def _jet_replacement(expr: sp.Expr) -> tuple[sp.Expr, dict]:
-    """Replace undefined functions and their derivatives by independent symbols.
-
-    Jet variables of an arbitrary function are functionally independent, so an identity in
-    ``U, U_x, U_xy, ...`` holds iff it holds with independent symbols in their place.
-    """
-    atoms = sorted(expr.atoms(sp.Derivative), key=sp.default_sort_key, reverse=True)
-    atoms += sorted(expr.atoms(AppliedUndef), key=sp.default_sort_key)
-    rep = {a: _JETS.setdefault(a, sp.Dummy(f"jet{len(_JETS)}", real=True)) for a in atoms}
+    """Replace undefined functions and their derivatives by independent jet symbols."""
+    rep, _ = _jets_of([expr])
     return (expr.xreplace(rep) if rep else expr), rep
 
 
-def _half_angle(expr: sp.Expr) -> sp.Expr:
-    """Rewrite trigonometric functions rationally in ``tan`` of half angles.
-
-    ``sin(k s + ...)`` is first expanded with ``expand_trig``; each remaining ``sin(s)``,
-    ``cos(s)``, ``tan(s)`` of a *symbol* ``s`` becomes a rational function of a fresh
-    ``t_s = tan(s/2)``.  The rewriting is an injective ring map on the trigonometric
-    polynomials, so the result is zero iff ``expr`` is.
-    """
-    trig = expr.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-    if not trig:
-        return expr
-    if any(not t.args[0].is_Symbol for t in trig):
-        expr = sp.expand_trig(expr)
-        trig = expr.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-    rep = {}
-    tvars = _HALF_ANGLE
-    for f in trig:
-        s = f.args[0]
-        if not s.is_Symbol:
+def _decompose_angle(arg: sp.Expr) -> tuple[list, sp.Expr, bool]:
+    """``arg = sum(k*g) + c`` with rational ``k``, generators ``g`` and a constant ``c``;
+    the flag says the generators are plain symbols or monomials (then ``Q``-linearly
+    independent modulo constants, hence ``exp(i g)`` algebraically independent, Ax 1971)."""
+    terms, const, clean = [], sp.S.Zero, True
+    for t in sp.Add.make_args(sp.expand(arg)):
+        if not t.free_symbols:
+            const += t
             continue
-        t = tvars[s] if s in tvars else half_angle_symbol(s)
-        sn, cs = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
-        rep[f] = {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
-                  sp.sec: 1 / cs, sp.csc: 1 / sn}[f.func]
-    return expr.xreplace(rep)
+        k, g = t.as_coeff_Mul()
+        if not k.is_Rational:
+            k, g = sp.S.One, t
+        clean = clean and _is_monomial(g)
+        terms.append((g, k))
+    return terms, const, clean
+
+
+def _is_monomial(g: sp.Expr) -> bool:
+    for f in sp.Mul.make_args(g):
+        base = f.base if f.is_Pow and f.exp.is_Integer else f
+        if not base.is_Symbol or base.is_integer or base.is_rational:
+            return False
+    return True
+
+
+def _multiple_angle(n: int, t: sp.Symbol) -> tuple[sp.Expr, sp.Expr]:
+    """``(sin(n a), cos(n a))`` as rational functions of ``t = tan(a/2)``:
+    :math:`e^{ina} = (1 - t^2 + 2it)^n / (1 + t^2)^n`."""
+    m = abs(n)
+    re, im = sp.S.Zero, sp.S.Zero
+    for j in range(m + 1):
+        term = sp.binomial(m, j) * (1 - t**2) ** (m - j) * (2 * t) ** j
+        if j % 2 == 0:
+            re += (-1) ** (j // 2) * term
+        else:
+            im += (-1) ** (j // 2) * term
+    den = (1 + t**2) ** m
+    return (im if n >= 0 else -im) / den, re / den
+
+
+def _angle_symbol(g: sp.Expr, m: int) -> sp.Dummy:
+    if m == 1 and g.is_Symbol:
+        return half_angle_symbol(g)
+    return _ANGLES.setdefault((g, m), sp.Dummy(f"t_{g}_{m}", real=True))
+
+
+def _trig_rewrite(exprs: list, full: bool = True) -> _Rewritten:
+    """Rewrite ``sin``, ``cos``, ``tan``, ... jointly in tangents of one base angle per
+    independent argument.
+
+    Every argument is split as ``sum(k_i g_i) + c``; for a generator ``g`` occurring with
+    rational multiples ``k`` the base angle is ``g/m`` with ``m`` the lcm of the
+    denominators, so ``sin(x/2)`` and ``cos(x)`` become rational functions of the *same*
+    ``t = tan(x/4)``.  With ``full=False`` (the public :func:`rational_rewrite`) only
+    integer multiples of symbols are rewritten (in ``tan(s/2)``) and other trigonometric
+    functions of the same generators are left alone."""
+    atoms = set().union(*(e.atoms(*_TRIG) for e in exprs))
+    if not atoms:
+        return _Rewritten(tuple(exprs), True)
+    dec, dens, faithful = {}, {}, True
+    for a in atoms:
+        terms, const, clean = _decompose_angle(a.args[0])
+        if any(g.has(*_TRIG) for g, _ in terms):
+            clean = False
+        dec[a] = (terms, const)
+        faithful = faithful and clean
+        for g, k in terms:
+            dens[g] = sp.ilcm(dens.get(g, 1), int(k.q))
+    if not full:
+        bad = {g for g, m in dens.items() if m > 1 or not g.is_Symbol}
+        dens = {g: m for g, m in dens.items() if g not in bad}
+        dec = {a: d for a, d in dec.items() if not any(g in bad for g, _ in d[0])}
+    rep = {a: _trig_value(a.func, terms, const, dens) for a, (terms, const) in dec.items()}
+    out = tuple(e.xreplace(rep) if rep else e for e in exprs)
+    return _Rewritten(out, faithful and len(rep) == len(atoms))
+
+
+def _trig_value(func, terms: list, const: sp.Expr, dens: dict) -> sp.Expr:
+    sn, cs = sp.sin(const), sp.cos(const)
+    for g, k in terms:
+        m = dens[g]
+        s1, c1 = _multiple_angle(int(k * m), _angle_symbol(g, m))
+        sn, cs = sn * c1 + cs * s1, cs * c1 - sn * s1
+    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
+            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
+
+
+def _rewrite_all(exprs: Iterable, full: bool = True) -> _Rewritten:
+    """Joint ring map of :func:`rational_rewrite` on several expressions (one map for all)."""
+    es = [_prepare(sp.sympify(e)) for e in exprs]
+    rep, jets_ok = _jets_of(es)
+    if rep:
+        es = [e.xreplace(rep) for e in es]
+    rw = _trig_rewrite(es, full)
+    return _Rewritten(rw.exprs, rw.faithful and jets_ok)
+
+
+def _half_angle(expr: sp.Expr) -> sp.Expr:
+    """Public-compatible half-angle rewriting of one expression (integer multiples only)."""
+    return _trig_rewrite([expr], full=False).exprs[0]
 
 
 def rational_rewrite(expr) -> sp.Expr:
     """The injective rewriting used for exact evaluation and zero tests.
 
-    Undefined functions and their derivatives become independent jet symbols and
-    ``sin``/``cos``/``tan`` of a symbol ``s`` become rational functions of ``t_s = tan(s/2)``.
-    The auxiliary symbols are shared by all expressions (see :func:`half_angle_symbol`), so
-    the rewriting is one ring map on every entry of a matrix.
+    Undefined functions and their derivatives become independent jet symbols (one per
+    function, derivative order and argument) and ``sin``/``cos``/``tan`` of integer
+    multiples of a symbol ``s`` become rational functions of ``t_s = tan(s/2)``.  The
+    auxiliary symbols are shared by all expressions (see :func:`half_angle_symbol`), so
+    the rewriting is one ring map on every entry of a matrix.  Trigonometric functions of
+    fractional multiples (``sin(s/2)``) or of non-symbol arguments are left alone: only
+    the policy, which rewrites all entries jointly, gives them a common base angle.
 
     >>> import sympy as sp
     >>> phi = sp.Symbol("phi")
@@ -157,7 +345,7 @@ def rational_rewrite(expr) -> sp.Expr:
     >>> sp.simplify(rational_rewrite(sp.sin(phi)) - 2*t/(1 + t**2))
     0
     """
-    return _half_angle(_jet_replacement(sp.sympify(expr))[0])
+    return _rewrite_all([expr], full=False).exprs[0]
 
 
 def half_angle_symbol(s: sp.Symbol) -> sp.Dummy:
@@ -168,18 +356,24 @@ def half_angle_symbol(s: sp.Symbol) -> sp.Dummy:
 def is_auxiliary_symbol(sym: sp.Symbol, kind: str | None = None) -> bool:
     """Whether ``sym`` was introduced by :func:`rational_rewrite`: a jet symbol
     (``kind="jet"``), a half-angle symbol (``kind="half_angle"``) or either (``None``)."""
+    jet = sym in _JETS.values()
+    angle = sym in _HALF_ANGLE.values() or sym in _ANGLES.values()
     if kind == "jet":
-        return sym in _JETS.values()
+        return jet
     if kind == "half_angle":
-        return sym in _HALF_ANGLE.values()
-    return sym in _JETS.values() or sym in _HALF_ANGLE.values()
+        return angle
+    return jet or angle
 
 
 def _rational_form(expr: sp.Expr) -> sp.Expr:
     """Exact normal form used for zero tests (jets replaced, half-angle rational, cancelled)."""
-    e, _ = _jet_replacement(sp.sympify(expr))
-    e = _half_angle(e)
-    return sp.cancel(sp.together(e))
+    return _cancel(_rewrite_all([expr]).exprs[0])
+
+
+def _cancel(e: sp.Expr) -> sp.Expr:
+    with contextlib.suppress(sp.PolynomialError):
+        return sp.cancel(sp.together(e))
+    return sp.together(e)
 
 
 @dataclass
@@ -240,42 +434,100 @@ class ZeroPolicy:
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
-        """Decide whether ``expr`` vanishes identically; see the module docstring."""
-        e = sp.sympify(expr)
+        """Decide whether ``expr`` vanishes identically; see the module docstring.
+
+        Non-finite values (``nan``, ``zoo``, ``oo``) are never zero.  Under a strict policy
+        a decision that is not proved raises :class:`UndecidedZero`.
+        """
+        e = _as_expr(expr)
         if e == 0:
             return ZeroVerdict(True, True, "normal form")
-        if e.is_number and e.is_comparable:
-            return ZeroVerdict(bool(abs(sp.N(e, 30)) < 1e-25 and e.equals(0)), True,
-                               "evaluation")
+        if _non_finite(e):
+            return ZeroVerdict(False, True, "non-finite")
+        if e.is_number:
+            return self._constant_test(e)
         ring_verdict = _ring_zero_test(e)
         if ring_verdict is not None:
             return ZeroVerdict(ring_verdict, True, "normal form")
-        rat = _rational_form(e)
+        rw = _rewrite_all([e])
+        rat = _cancel(rw.exprs[0])
         if rat == 0:
             return ZeroVerdict(True, True, "normal form")
-        if _is_rational_in_symbols(rat):
-            # ``cancel`` is canonical on rational functions: a non-zero result is non-zero
+        if _non_finite(rat):
+            return ZeroVerdict(False, True, "non-finite")
+        if rw.faithful and _is_rational_in_symbols(rat):
+            # ``cancel`` is canonical on rational functions and the rewriting is injective
             return ZeroVerdict(False, True, "normal form")
+        if self._signs_cancel(rat):
+            return ZeroVerdict(True, True, "normal form")
         alg = _algebraic_reduction(rat)
         if alg is not None and alg.zero:
             # a zero remainder modulo r_P^2 - P is a ring identity: certain for every branch
             return ZeroVerdict(True, True, "algebraic")
-        numeric = self._numerically_zero(rat)
-        if numeric is False:
-            return ZeroVerdict(False, True, "evaluation")
-        if alg is not None and alg.proves_nonzero():
-            return ZeroVerdict(False, True, "algebraic")
-        # undecided (dependent roots such as sqrt(x**2) = |x|, Abs, ...): before any
-        # expensive confirmation, probe more points with all sign patterns
-        if self._numerically_zero(rat, signs=True) is False:
-            return ZeroVerdict(False, True, "evaluation")
+        return self._decide_by_evaluation(e, rat, rw, alg)
+
+    def _decide_by_evaluation(self, e, rat, rw, alg) -> ZeroVerdict:
+        """Evaluation at real points (a non-zero value proves non-zero-ness), then the
+        exact confirmation by ``simplify``, else a probable verdict."""
+        target = rat if rw.faithful else _jets_only(e)
+        if target is not None:
+            if self._numerically_zero(target) is False:
+                return ZeroVerdict(False, True, "evaluation")
+            if rw.faithful and alg is not None and alg.proves_nonzero():
+                return ZeroVerdict(False, True, "algebraic")
+            # undecided (dependent roots such as sqrt(x**2) = |x|, signs): probe more
+            # points with all sign patterns
+            if self._numerically_zero(target, signs=True) is False:
+                return ZeroVerdict(False, True, "evaluation")
+        elif self._numerically_zero(rat) is False:
+            # values of the same function at arguments not proved different were
+            # sampled independently: the difference is only probable
+            return self._uncertain(e, False)
         if self.confirm_with_simplify:
             with contextlib.suppress(Exception):
                 if sp.simplify(rat) == 0 or sp.simplify(e) == 0:
                     return ZeroVerdict(True, True, "simplify")
-        verdict = ZeroVerdict(True, False, "numeric only")
-        self._record(e)
-        return verdict
+        return self._uncertain(e, True)
+
+    def _constant_test(self, e: sp.Expr) -> ZeroVerdict:
+        """Zero test of a number: exact for rationals and algebraic numbers (minimal
+        polynomial), otherwise evaluation with guaranteed relative accuracy (no absolute
+        threshold: ``10**-40*exp(-1)`` is not zero)."""
+        if e.is_Rational:
+            return ZeroVerdict(e == 0, True, "normal form")
+        if not e.atoms(sp.Function) and all(p.exp.is_Rational for p in e.atoms(sp.Pow)):
+            with contextlib.suppress(sp.polys.polyerrors.NotAlgebraic, NotImplementedError,
+                                     sp.PolynomialError):
+                z = sp.Dummy("z")
+                mp = sp.minimal_polynomial(e, z)
+                return ZeroVerdict(mp == z, True, "algebraic")
+        val = _strict_value(e, 50)
+        if val is not None and val != 0:
+            return ZeroVerdict(False, True, "evaluation")
+        if self.confirm_with_simplify:
+            with contextlib.suppress(Exception):
+                if sp.simplify(e) == 0:
+                    return ZeroVerdict(True, True, "simplify")
+        return self._uncertain(e, True)
+
+    def _signs_cancel(self, rat: sp.Expr) -> bool:
+        r"""Exact identity modulo :math:`\operatorname{sign}(g)^2 = 1` for every ``g`` proved
+        non-zero (``sign`` is then :math:`\pm 1` on the open dense set :math:`g \neq 0`)."""
+        atoms = rat.atoms(sp.sign)
+        if not atoms:
+            return False
+        rep = {}
+        for a in atoms:
+            v = self.zero_test(a.args[0])
+            if v.certain and not v.zero:
+                rep[a] = _SIGNS.setdefault(a.args[0], sp.Dummy("sigma"))
+        if not rep:
+            return False
+        sig = set(rep.values())
+        num = sp.expand(sp.numer(_cancel(rat.xreplace(rep))))
+        num = num.replace(lambda p: p.is_Pow and p.base in sig and p.exp.is_Integer,
+                          lambda p: p.base ** (p.exp % 2))
+        return sp.expand(num) == 0
 
     def is_zero(self, expr) -> bool:
         """``True`` iff ``expr`` is (certainly or probably) zero; strict policies raise."""
@@ -286,12 +538,18 @@ class ZeroPolicy:
         e = sp.sympify(expr)
         return all(self.is_zero(sp.diff(e, s)) for s in symbols if e.has(s))
 
-    def _record(self, e) -> None:
+    def _uncertain(self, e, zero: bool) -> ZeroVerdict:
+        """A verdict resting on numerical evidence: recorded, raises under ``strict``."""
+        self._record(e, zero)
+        return ZeroVerdict(zero, False, "numeric only")
+
+    def _record(self, e, zero: bool = True) -> None:
         self.uncertain.append(e)
+        what = "zero" if zero else "non-zero"
         if self.strict:
-            raise UndecidedZero(f"expression is only numerically zero: {e}")
+            raise UndecidedZero(f"expression is only numerically {what}: {e}")
         if self.warn:
-            warnings.warn(f"zero decided numerically only: {sp.sstr(e)[:200]}",
+            warnings.warn(f"{what} decided numerically only: {sp.sstr(e)[:200]}",
                           ProbablyZeroWarning, stacklevel=3)
 
     # -- evaluation ---------------------------------------------------------------------
@@ -338,29 +596,49 @@ class ZeroPolicy:
     def rank(self, matrix) -> int:
         r"""Generic rank of a matrix of expressions.
 
-        The rank at random exact points is a certain lower bound; the exact rank over the
-        field of rational functions (after the half-angle rewriting) confirms it.  When the
-        exact computation is not possible the random-point rank is returned and flagged as
-        probable (it equals the generic rank with probability one).
+        All entries are rewritten by one ring map (jets, one base angle per independent
+        argument).  The rank of the image over the field of rational functions is a certain
+        lower bound (a vanishing minor stays zero); when the map is faithful (injective, and
+        rational points of the auxiliary symbols are real points) it is the rank, and the
+        rank at random exact points is a certain lower bound as well.  Otherwise the
+        larger of the bounds is returned and flagged as probable.
+
+        >>> x = sp.Symbol("x", real=True)
+        >>> default_policy().rank([[1, sp.sin(x/2)], [sp.sin(x/2), (1 - sp.cos(x))/2]])
+        1
         """
         m = sp.Matrix(matrix)
         if 0 in m.shape:
             return 0
-        lower = self.rank_at_random_points(m)
-        if lower == min(m.shape):
+        full = min(m.shape)
+        rw = _rewrite_all(list(m))
+        rat = sp.Matrix(m.rows, m.cols, list(rw.exprs))
+        lower = self._rank_at_points(rat if rw.faithful else _jets_only_matrix(m))
+        if lower == full and rw.faithful:
             return lower
-        exact = self._exact_rank(m)
-        if exact is not None:
+        exact = self._exact_rank(rat)
+        if exact is not None and (rw.faithful or exact == full):
             return exact
-        self._record(sp.Symbol(f"rank={lower}"))
-        return lower
+        best = max(lower, exact or 0)
+        self._record(sp.Symbol(f"rank={best}"))
+        return best
 
     def rank_at_random_points(self, m: sp.Matrix) -> int:
-        """Maximum rank over a few random exact points (a certain lower bound)."""
-        rat = m.applyfunc(lambda e: _half_angle(_jet_replacement(sp.sympify(e))[0]))
+        """Maximum rank over a few random exact points (a certain lower bound when the
+        rewriting is faithful, see :meth:`rank`)."""
+        m = sp.Matrix(m)
+        rw = _rewrite_all(list(m))
+        if not rw.faithful:
+            return self._rank_at_points(_jets_only_matrix(m))
+        return self._rank_at_points(sp.Matrix(m.rows, m.cols, list(rw.exprs)))
+
+    def _rank_at_points(self, rat: sp.Matrix | None) -> int:
+        if rat is None:
+            return 0
         syms = sorted(rat.free_symbols, key=sp.default_sort_key)
         best = 0
         for _ in range(self.samples):
+            check()
             pt = self.random_point(syms)
             try:
                 num = rat.xreplace(pt)
@@ -371,12 +649,14 @@ class ZeroPolicy:
                     best = max(best, _float_rank(num))
             except (ZeroDivisionError, TypeError, ValueError):
                 continue
-            if best == min(m.shape):
+            if best == min(rat.shape):
                 break
         return best
 
-    def _exact_rank(self, m: sp.Matrix) -> int | None:
-        rat = m.applyfunc(_rational_form)
+    def _exact_rank(self, rat: sp.Matrix) -> int | None:
+        rat = rat.applyfunc(_cancel)
+        if any(_non_finite(v) for v in rat):
+            return None
         try:
             dm = DomainMatrix.from_Matrix(rat)
             if dm.domain.is_Numerical or dm.domain.is_PolynomialRing or dm.domain.is_FractionField:
@@ -730,7 +1010,9 @@ def _independent_mod_squares(radicands: tuple, gens: tuple) -> bool:
 
 
 def _evaluate(e: sp.Expr, pt: dict):
-    """Exact value when possible, else a 40-digit float; ``None`` if undefined there."""
+    """Exact value when possible, else a value with 30 correct digits; ``None`` if undefined
+    there or if evaluation cannot tell the value from zero (no absolute threshold: a value
+    is returned only with guaranteed relative accuracy)."""
     try:
         try:
             v = e.xreplace(pt)
@@ -738,20 +1020,59 @@ def _evaluate(e: sp.Expr, pt: dict):
             # automatic evaluation of a rational power of a huge integer (sympy factors
             # it); evaluate numerically instead, without exact substitution
             v = e.evalf(40, subs=pt)
-        if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        if _non_finite(v):
             return None
         if v.is_Rational:
             return v
-        f = sp.N(v, 40)
-        if not f.is_number:
+        if not v.is_number:
             return None
-        if f.has(sp.zoo, sp.nan):
-            return None
-        if abs(f) < sp.Float("1e-30", 40):
-            return sp.S.Zero
-        return f
+        return _strict_value(v, 30)
     except (ZeroDivisionError, TypeError, ValueError, OverflowError):
         return None
+
+
+def _strict_value(v: sp.Expr, digits: int):
+    """``v`` to ``digits`` correct digits (``0`` only if sympy proves it), ``None`` when the
+    precision cannot be reached (the value is zero or cancels beyond ``maxn`` bits)."""
+    try:
+        f = v.evalf(digits, strict=True, maxn=8 * digits)
+    except PrecisionExhausted:
+        return None
+    if not f.is_number or _non_finite(f):
+        return None
+    return f
+
+
+def _non_finite(e: sp.Expr) -> bool:
+    """Whether ``e`` contains ``nan``, ``zoo`` or an infinity (never zero)."""
+    return bool(e.has(sp.nan, sp.zoo, sp.oo, -sp.oo))
+
+
+def _as_expr(expr) -> sp.Expr:
+    if isinstance(expr, str):
+        raise TypeError("zero tests take sympy expressions, not strings (parse user text "
+                        "with Manifold.parse)")
+    e = sp.sympify(expr)
+    if not isinstance(e, sp.Expr):
+        raise TypeError(f"a zero test needs a scalar expression, got {type(expr).__name__}")
+    return e
+
+
+def _jets_only(e: sp.Expr) -> sp.Expr | None:
+    """The expression with closed forms evaluated and jets replaced but trigonometric
+    functions kept, for evaluation at real points; ``None`` when the jets are not
+    independent (values of one function at arguments not proved different)."""
+    e = _prepare(e)
+    rep, ok = _jets_of([e])
+    return (e.xreplace(rep) if rep else e) if ok else None
+
+
+def _jets_only_matrix(m: sp.Matrix) -> sp.Matrix | None:
+    es = [_prepare(sp.sympify(v)) for v in m]
+    rep, ok = _jets_of(es)
+    if not ok:
+        return None
+    return sp.Matrix(m.rows, m.cols, [v.xreplace(rep) if rep else v for v in es])
 
 
 def _float_rank(m: sp.Matrix) -> int:
