@@ -66,6 +66,7 @@ __all__ = [
     "rational_rewrite",
     "half_angle_symbol",
     "is_auxiliary_symbol",
+    "require_finite",
 ]
 
 
@@ -107,6 +108,7 @@ _JETS: dict = {}
 _HALF_ANGLE: dict = {}      # symbol s -> tan(s/2)  (the public half_angle_symbol)
 _ANGLES: dict = {}          # (generator g, m) -> tan(g/(2m)) for m > 1 or non-symbol g
 _SIGNS: dict = {}          # g -> sigma with sigma**2 = 1 standing for sign(g)
+_OPAQUE: dict = {}          # atom -> indeterminate for formal ranks
 _TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
 
 
@@ -134,6 +136,10 @@ def _prepare(e: sp.Expr) -> sp.Expr:
     if e.has(sp.Derivative):
         e = e.replace(lambda a: isinstance(a, sp.Derivative) and not _is_plain_jet(a),
                       lambda a: a.doit())
+    if e.has(sp.DiracDelta):
+        # supported where its argument vanishes: zero off a null set (generic values)
+        e = e.replace(lambda a: isinstance(a, sp.DiracDelta) and a.args[0].free_symbols
+                      and _is_rational_in_symbols(a.args[0]), lambda *a: sp.S.Zero)
     if e.has(sp.Abs):
         e = e.replace(lambda a: isinstance(a, sp.Abs) and a.args[0].is_extended_real,
                       lambda a: a.args[0] * sp.sign(a.args[0]))
@@ -317,6 +323,8 @@ def _rewrite_all(exprs: Iterable, full: bool = True) -> _Rewritten:
     """Joint ring map of :func:`rational_rewrite` on several expressions (one map for all)."""
     es = [_prepare(sp.sympify(e)) for e in exprs]
     rep, jets_ok = _jets_of(es)
+    if not (jets_ok or full):
+        rep = {}    # dependent jets would be sampled independently by evaluators
     if rep:
         es = [e.xreplace(rep) for e in es]
     rw = _trig_rewrite(es, full)
@@ -513,9 +521,10 @@ class ZeroPolicy:
     def _signs_cancel(self, rat: sp.Expr) -> bool:
         r"""Exact identity modulo :math:`\operatorname{sign}(g)^2 = 1` for every ``g`` proved
         non-zero (``sign`` is then :math:`\pm 1` on the open dense set :math:`g \neq 0`)."""
-        atoms = rat.atoms(sp.sign)
-        if not atoms:
+        if not rat.has(sp.sign, sp.Abs):
             return False
+        rat = _prepare(rat)         # cancel may have recombined g*sign(g) into Abs(g)
+        atoms = rat.atoms(sp.sign)
         rep = {}
         for a in atoms:
             v = self.zero_test(a.args[0])
@@ -580,6 +589,7 @@ class ZeroPolicy:
                                         or s.is_negative or s.is_nonpositive)]
         n_pat = 2 ** min(len(free), 3) if signs else 1
         for k in range(self.samples * n_pat):
+            check()
             pt = self.random_point(syms)
             if signs:
                 for j, s in enumerate(free[:3]):
@@ -598,10 +608,11 @@ class ZeroPolicy:
 
         All entries are rewritten by one ring map (jets, one base angle per independent
         argument).  The rank of the image over the field of rational functions is a certain
-        lower bound (a vanishing minor stays zero); when the map is faithful (injective, and
-        rational points of the auxiliary symbols are real points) it is the rank, and the
-        rank at random exact points is a certain lower bound as well.  Otherwise the
-        larger of the bounds is returned and flagged as probable.
+        *upper* bound (a minor that vanishes formally vanishes); it is the rank when the
+        map is faithful (injective, with symbols only as generators).  Otherwise the rank
+        at random exact points (a certain lower bound) or an exact zero test of a maximal
+        formal minor certifies it; when nothing certifies, the rank at random points is
+        returned and flagged as probable.
 
         >>> x = sp.Symbol("x", real=True)
         >>> default_policy().rank([[1, sp.sin(x/2)], [sp.sin(x/2), (1 - sp.cos(x))/2]])
@@ -613,57 +624,67 @@ class ZeroPolicy:
         full = min(m.shape)
         rw = _rewrite_all(list(m))
         rat = sp.Matrix(m.rows, m.cols, list(rw.exprs))
-        lower = self._rank_at_points(rat if rw.faithful else _jets_only_matrix(m))
-        if lower == full and rw.faithful:
+        lower, exact_points = self._rank_at_points(rat if rw.faithful
+                                                   else _jets_only_matrix(m))
+        exact_points = exact_points and rw.faithful
+        if lower == full and exact_points:
             return lower
-        exact = self._exact_rank(rat)
-        if exact is not None and (rw.faithful or exact == full):
-            return exact
-        best = max(lower, exact or 0)
-        self._record(sp.Symbol(f"rank={best}"))
-        return best
+        formal = _formal_rank(rat)
+        if formal is not None:
+            upper, symbolic_only, rows, cols = formal
+            if upper == 0 or (exact_points and lower == upper):
+                return upper
+            if rw.faithful and symbolic_only:
+                return upper
+            minor = m.extract(rows, cols).det(method="berkowitz")
+            v = self.zero_test(minor)
+            if v.certain and not v.zero:
+                return upper
+        self._record(sp.Symbol(f"rank={lower}"))
+        return lower
 
     def rank_at_random_points(self, m: sp.Matrix) -> int:
         """Maximum rank over a few random exact points (a certain lower bound when the
-        rewriting is faithful, see :meth:`rank`)."""
+        rewriting is faithful and the values are exact, see :meth:`rank`)."""
         m = sp.Matrix(m)
         rw = _rewrite_all(list(m))
         if not rw.faithful:
-            return self._rank_at_points(_jets_only_matrix(m))
-        return self._rank_at_points(sp.Matrix(m.rows, m.cols, list(rw.exprs)))
+            return self._rank_at_points(_jets_only_matrix(m))[0]
+        return self._rank_at_points(sp.Matrix(m.rows, m.cols, list(rw.exprs)))[0]
 
-    def _rank_at_points(self, rat: sp.Matrix | None) -> int:
+    def _rank_at_points(self, rat: sp.Matrix | None) -> tuple[int, bool]:
+        """``(rank, exact)``: the best rank at random points, and whether it was computed
+        from exact rational values (then it is a certain lower bound)."""
         if rat is None:
-            return 0
+            return 0, False
         syms = sorted(rat.free_symbols, key=sp.default_sort_key)
-        best = 0
+        best, exact = 0, False
         for _ in range(self.samples):
             check()
             pt = self.random_point(syms)
             try:
                 num = rat.xreplace(pt)
-                num = num.applyfunc(lambda v: sp.nsimplify(v) if v.is_Float else v)
                 if all(v.is_Rational for v in num):
-                    best = max(best, DomainMatrix.from_Matrix(num).convert_to(sp.QQ).rank())
+                    r = DomainMatrix.from_Matrix(num).convert_to(sp.QQ).rank()
+                    exact = exact or r >= best
+                    best = max(best, r)
                 else:
-                    best = max(best, _float_rank(num))
+                    r = _float_rank(num)
+                    exact = exact and best >= r
+                    best = max(best, r)
             except (ZeroDivisionError, TypeError, ValueError):
                 continue
-            if best == min(rat.shape):
+            if best == min(rat.shape) and exact:
                 break
-        return best
+        return best, exact
 
     def _exact_rank(self, rat: sp.Matrix) -> int | None:
-        rat = rat.applyfunc(_cancel)
-        if any(_non_finite(v) for v in rat):
+        """Rank of the rewritten matrix when it is a matrix of rational functions of symbols
+        (then exact); ``None`` otherwise."""
+        formal = _formal_rank(rat)
+        if formal is None or not formal[1]:
             return None
-        try:
-            dm = DomainMatrix.from_Matrix(rat)
-            if dm.domain.is_Numerical or dm.domain.is_PolynomialRing or dm.domain.is_FractionField:
-                return dm.to_field().rank()
-        except Exception:  # noqa: BLE001 - any failure means "not decidable exactly"
-            return None
-        return None
+        return formal[0]
 
     def rank_at(self, matrix, point: dict) -> int:
         """Rank of ``matrix`` at a point given as ``{symbol: value}``; values are exact."""
@@ -950,6 +971,7 @@ def _algebraic_reduction(rat: sp.Expr) -> _AlgebraicReduction | None:
             groups.setdefault(monom[nx:], {})[monom[:nx]] = coeff
         buckets: dict = {}
         for rm, terms in groups.items():
+            check()
             val = F(F.ring.from_dict(terms))
             for i, k in enumerate(rm):
                 if k >= 2:
@@ -995,6 +1017,7 @@ def _independent_mod_squares(radicands: tuple, gens: tuple) -> bool:
     index: dict = {}
     basis: dict = {}
     for P in radicands:
+        check()
         v = 0
         for item in _square_class(P, gens):
             v |= 1 << index.setdefault(item, len(index))
@@ -1048,6 +1071,23 @@ def _non_finite(e: sp.Expr) -> bool:
     return bool(e.has(sp.nan, sp.zoo, sp.oo, -sp.oo))
 
 
+def require_finite(values: Iterable, what: str) -> None:
+    """Raise ``ValueError`` if a value is ``nan``, ``zoo`` or infinite (or contains one).
+
+    Non-finite numbers are never zero, so they must not enter fields, forms or structure
+    constants, where they would make equality and identities meaningless.
+
+    >>> require_finite([1, sp.Symbol("x")], "components")
+    >>> require_finite([sp.nan], "components")
+    Traceback (most recent call last):
+    ...
+    ValueError: components must be finite, got nan (position 0)
+    """
+    for i, v in enumerate(values):
+        if isinstance(v, sp.Basic) and _non_finite(v):
+            raise ValueError(f"{what} must be finite, got {v} (position {i})")
+
+
 def _as_expr(expr) -> sp.Expr:
     if isinstance(expr, str):
         raise TypeError("zero tests take sympy expressions, not strings (parse user text "
@@ -1073,6 +1113,34 @@ def _jets_only_matrix(m: sp.Matrix) -> sp.Matrix | None:
     if not ok:
         return None
     return sp.Matrix(m.rows, m.cols, [v.xreplace(rep) if rep else v for v in es])
+
+
+def _formal_rank(rat: sp.Matrix) -> tuple[int, bool, list, list] | None:
+    """Rank over the fraction field of the entries' generators, whether the generators are
+    all symbols, and the rows and columns of a formally non-zero maximal minor."""
+    rat = rat.applyfunc(_cancel)
+    if any(_non_finite(v) for v in rat):
+        return None
+    opaque = set().union(*(v.atoms(sp.Function) for v in rat)) | {
+        p for v in rat for p in v.atoms(sp.Pow) if not p.exp.is_Integer}
+    if opaque:    # independent indeterminates: a formal zero is still a zero
+        rat = rat.xreplace({a: _OPAQUE.setdefault(a, sp.Dummy("g")) for a in opaque})
+    try:
+        dm = DomainMatrix.from_Matrix(rat)
+        dom = dm.domain
+        if not (dom.is_Numerical or dom.is_PolynomialRing or dom.is_FractionField):
+            return None
+        symbolic = not opaque and (dom.is_QQ or dom.is_ZZ or (
+            not dom.is_Numerical and (dom.domain.is_QQ or dom.domain.is_ZZ)
+            and all(g.is_Symbol for g in dom.symbols)))
+        fm = dm.to_field()
+        _, cols = fm.rref()
+        if not cols:
+            return 0, symbolic, [], []
+        _, rows = fm.extract(list(range(rat.rows)), list(cols)).transpose().rref()
+    except Exception:  # noqa: BLE001 - any failure means "not decidable exactly"
+        return None
+    return len(cols), symbolic, list(rows), list(cols)
 
 
 def _float_rank(m: sp.Matrix) -> int:
