@@ -124,6 +124,7 @@ class _Rewritten:
 
     exprs: tuple
     faithful: bool
+    angles: tuple = ()
 
 
 def _prepare(e: sp.Expr) -> sp.Expr:
@@ -136,6 +137,11 @@ def _prepare(e: sp.Expr) -> sp.Expr:
     if e.has(sp.Derivative):
         e = e.replace(lambda a: isinstance(a, sp.Derivative) and not _is_plain_jet(a),
                       lambda a: a.doit())
+    if e.has(sp.exp):
+        # exp(i b) with real b is cos(b) + i sin(b): one ring for both forms
+        e = e.replace(lambda a: isinstance(a, sp.exp) and (a.args[0] / sp.I).is_extended_real
+                      and a.args[0].free_symbols,
+                      lambda a: sp.cos(a.args[0] / sp.I) + sp.I * sp.sin(a.args[0] / sp.I))
     if e.has(sp.DiracDelta):
         # supported where its argument vanishes: zero off a null set (generic values)
         e = e.replace(lambda a: isinstance(a, sp.DiracDelta) and a.args[0].free_symbols
@@ -273,9 +279,7 @@ def _multiple_angle(n: int, t: sp.Symbol) -> tuple[sp.Expr, sp.Expr]:
 
 
 def _angle_symbol(g: sp.Expr, m: int) -> sp.Dummy:
-    if m == 1 and g.is_Symbol:
-        return half_angle_symbol(g)
-    return _ANGLES.setdefault((g, m), sp.Dummy(f"t_{g}_{m}", real=True))
+    return half_angle_symbol(g) if m == 1 else _ANGLES[(g, m)]
 
 
 def _trig_rewrite(exprs: list, full: bool = True) -> _Rewritten:
@@ -304,9 +308,52 @@ def _trig_rewrite(exprs: list, full: bool = True) -> _Rewritten:
         bad = {g for g, m in dens.items() if m > 1 or not g.is_Symbol}
         dens = {g: m for g, m in dens.items() if g not in bad}
         dec = {a: d for a, d in dec.items() if not any(g in bad for g, _ in d[0])}
-    rep = {a: _trig_value(a.func, terms, const, dens) for a, (terms, const) in dec.items()}
-    out = tuple(e.xreplace(rep) if rep else e for e in exprs)
-    return _Rewritten(out, faithful and len(rep) == len(atoms))
+        rep = {a: _trig_value(a.func, terms, const, dens) for a, (terms, const) in dec.items()}
+        out = tuple(e.xreplace(rep) if rep else e for e in exprs)
+        return _Rewritten(out, faithful and len(rep) == len(atoms))
+    faithful = faithful and _independent_of_angles(exprs, dens)
+    angles = _base_angles(exprs, dec, dens)
+    out = _trig_rewrite(list(angles), full=False).exprs
+    return _Rewritten(out, faithful, angles)
+
+
+def _independent_of_angles(exprs: list, dens: dict) -> bool:
+    r"""Whether the other transcendental functions are algebraically independent of the
+    trigonometric ones: ``exp`` of a real argument (:math:`e^{g}` and :math:`e^{ig}` are
+    independent, Ax 1971), ``sign`` and ``Abs``, or functions of other variables.
+    ``exp(I*x)``, ``atan(x)``, ``log(...)`` next to ``sin(x)`` are not."""
+    angle_syms = set().union(*(g.free_symbols for g in dens))
+    for e in exprs:
+        for a in e.atoms(sp.Function):
+            if isinstance(a, (*_TRIG, AppliedUndef, sp.sign, sp.Abs)):
+                continue
+            if isinstance(a, sp.exp) and a.args[0].is_extended_real:
+                continue
+            if a.free_symbols & angle_syms:
+                return False
+    return True
+
+
+def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
+    """Change of variables to one base angle per generator: a symbol ``s`` occurring with
+    denominators of lcm ``m`` becomes ``m*theta`` everywhere (``theta = s/m`` a new real
+    symbol), and a non-symbol generator ``g`` inside trigonometric functions becomes
+    ``m*phi``.  Afterwards every trigonometric argument is an integer combination of
+    symbols."""
+    var = {g: g if (g.is_Symbol and m == 1) else
+           _ANGLES.setdefault((g, m), sp.Dummy(f"{g}_{m}" if g.is_Symbol else "phi", real=True))
+           for g, m in dens.items()}
+    rep = {a: a.func(sum((k * dens[g] * var[g] for g, k in terms), const))
+           for a, (terms, const) in dec.items()}
+    change = {g: dens[g] * var[g] for g in dens if g.is_Symbol and dens[g] > 1}
+    out = []
+    for e in exprs:
+        e = e.xreplace(rep)
+        e = e.xreplace(change) if change else e
+        if any(not a.args[0].is_Symbol for a in e.atoms(*_TRIG)):
+            e = sp.expand_trig(e)
+        out.append(e)
+    return tuple(out)
 
 
 def _trig_value(func, terms: list, const: sp.Expr, dens: dict) -> sp.Expr:
@@ -328,7 +375,7 @@ def _rewrite_all(exprs: Iterable, full: bool = True) -> _Rewritten:
     if rep:
         es = [e.xreplace(rep) for e in es]
     rw = _trig_rewrite(es, full)
-    return _Rewritten(rw.exprs, rw.faithful and jets_ok)
+    return _Rewritten(rw.exprs, rw.faithful and jets_ok, rw.angles or tuple(es))
 
 
 def _half_angle(expr: sp.Expr) -> sp.Expr:
@@ -458,6 +505,9 @@ class ZeroPolicy:
         if ring_verdict is not None:
             return ZeroVerdict(ring_verdict, True, "normal form")
         rw = _rewrite_all([e])
+        ring_verdict = _ring_fraction_test(rw.angles[0])
+        if ring_verdict is True or (ring_verdict is False and rw.faithful):
+            return ZeroVerdict(ring_verdict, True, "normal form")
         rat = _cancel(rw.exprs[0])
         if rat == 0:
             return ZeroVerdict(True, True, "normal form")
@@ -527,12 +577,16 @@ class ZeroPolicy:
         atoms = rat.atoms(sp.sign)
         rep = {}
         for a in atoms:
-            v = self.zero_test(a.args[0])
+            g = a.args[0]
+            if _is_rational_in_symbols(g):
+                rep[a] = _sign_of_rational(g)
+                continue
+            v = self.zero_test(g)
             if v.certain and not v.zero:
-                rep[a] = _SIGNS.setdefault(a.args[0], sp.Dummy("sigma"))
+                rep[a] = _SIGNS.setdefault(g, sp.Dummy("sigma"))
         if not rep:
             return False
-        sig = set(rep.values())
+        sig = set(_SIGNS.values())
         num = sp.expand(sp.numer(_cancel(rat.xreplace(rep))))
         num = num.replace(lambda p: p.is_Pow and p.base in sig and p.exp.is_Integer,
                           lambda p: p.base ** (p.exp % 2))
@@ -713,6 +767,24 @@ def _ring_zero_test(e: sp.Expr) -> bool | None:
     if R is None:
         return None
     return R.is_zero(R.to_ring(e))
+
+
+def _ring_fraction_test(e: sp.Expr) -> bool | None:
+    """Exact decision for rational functions of symbols and ``sin``/``cos``/``tan``/... of
+    symbols: ``tan``, ``sec``, ... become quotients of ``sin`` and ``cos``, and numerator and
+    denominator of ``together`` are reduced modulo the Pythagorean relations (no ``cancel``).
+    ``None`` when it does not apply or the denominator vanishes."""
+    rep = {a: {sp.tan: sp.sin(a.args[0]) / sp.cos(a.args[0]),
+               sp.cot: sp.cos(a.args[0]) / sp.sin(a.args[0]),
+               sp.sec: 1 / sp.cos(a.args[0]), sp.csc: 1 / sp.sin(a.args[0])}[a.func]
+           for a in e.atoms(sp.tan, sp.cot, sp.sec, sp.csc)}
+    n, d = sp.fraction(sp.together(e.xreplace(rep) if rep else e))
+    from .polykernel import DiffRing
+
+    R = DiffRing.for_expressions([n, d], ())
+    if R is None or R.is_zero(R.to_ring(d)):
+        return None
+    return R.is_zero(R.to_ring(n))
 
 
 def _vanishes_over_common_denominator(e: sp.Expr) -> bool:
@@ -1064,6 +1136,22 @@ def _strict_value(v: sp.Expr, digits: int):
     if not f.is_number or _non_finite(f):
         return None
     return f
+
+
+def _sign_of_rational(g: sp.Expr) -> sp.Expr:
+    """``sign(g)`` of a non-zero rational function as a product of one symbol ``sigma_p``
+    (``sigma_p**2 = 1``) per irreducible factor ``p`` of odd multiplicity: ``sign`` is
+    multiplicative, so ``sign(x*y) = sign(x)*sign(y)``."""
+    n, d = sp.fraction(sp.cancel(g))
+    gens = sorted(g.free_symbols, key=sp.default_sort_key)
+    c, facs = sp.factor_list(sp.expand(n * d), *gens)
+    out = sp.sign(c)
+    for p, k in facs:
+        if k % 2:
+            lc = sp.Poly(p, *gens).LC()
+            p = p if lc > 0 else -p
+            out *= (1 if lc > 0 else -1) * _SIGNS.setdefault(p, sp.Dummy("sigma"))
+    return out
 
 
 def _non_finite(e: sp.Expr) -> bool:
