@@ -3,25 +3,41 @@ r"""Zero-testing and normalisation policy: the one place that decides "is this z
 Every decision of the form "this expression vanishes identically" or "this matrix has generic
 rank r" made anywhere in geomech goes through a :class:`ZeroPolicy`.  The default policy is
 
-1. **exact normalisation** -- undefined functions and their derivatives are replaced by
-   independent jet symbols, trigonometric functions of a symbol ``s`` are rewritten rationally
-   in ``t = tan(s/2)``, and the result is put over a common denominator with ``cancel``
-   (sparse polynomial arithmetic).  A zero numerator proves the expression is zero;
-2. **algebraic reduction** for square roots -- each distinct :math:`\sqrt{P}` (and
+0. **closed forms first** -- ``nan``, ``zoo`` and infinities are never zero; derivatives of
+   known functions are carried out, ``Abs(g) = g*sign(g)`` for real ``g``, ``exp(i b) =
+   cos b + i sin b``;
+1. **exact normalisation** -- one ring map for all the expressions of a decision (all
+   entries of a matrix): values and derivatives of an undefined function ``f`` become jet
+   symbols, one per function, derivative order and (normalised) argument, so ``f'(x**2)``
+   and ``f'(y**2)`` stay independent; trigonometric functions get *one base angle per
+   generator*: when a symbol ``s`` occurs with rational multiples ``k s`` the base angle is
+   ``s/m`` (``m`` the lcm of the denominators, a change of variables ``s = m theta``), so
+   ``sin(x/2)`` and ``cos(x)`` are polynomials in ``sin``/``cos`` of the same angle.
+   Trigonometric polynomials are decided in the ring modulo :math:`\sin^2+\cos^2=1`,
+   other expressions are rewritten in ``t = tan(theta/2)`` and cancelled.  A zero image
+   proves the expression zero.  A non-zero image proves it non-zero only when the map is
+   *faithful*: the angles are independent monomials (:math:`e^{ig}` algebraically
+   independent, Ax 1971, *Ann. Math.* 93), the other functions of the angles are real
+   exponentials, and the arguments of each undefined function are provably different;
+2. **algebraic reduction** for square roots and signs -- each distinct :math:`\sqrt{P}` (and
    :math:`P^{k/2}`) of a rational function ``P`` becomes an auxiliary symbol :math:`r_P`, and
    the numerator is reduced modulo the Gröbner basis :math:`\{r_P^2 - P\}` over
-   :math:`\mathbb{Q}(x)`.  A zero remainder is a ring identity and proves the expression is
-   zero (for every branch of the roots).  A non-zero remainder proves non-zero-ness only
-   when the radicands are independent modulo squares (no product of them is a square);
-   otherwise (``sqrt(x**2)`` with real ``x``, ``sqrt(x)*sqrt(y)`` against ``sqrt(x*y)``)
-   the decision is left to the next stages;
-3. **randomised evaluation** as a fast filter -- the expression is evaluated exactly at random
-   rational points (after the rational rewriting) or at high precision otherwise; a clearly
-   non-zero value proves the expression is non-zero;
+   :math:`\mathbb{Q}(x)`; ``sign(p)`` of each irreducible factor becomes
+   :math:`\sigma_p` with :math:`\sigma_p^2 = 1`.  A zero remainder is a ring identity and
+   proves the expression is zero.  A non-zero remainder proves non-zero-ness only when the
+   radicands are independent modulo squares; otherwise (``sqrt(x**2)`` with real ``x``,
+   ``sqrt(x)*sqrt(y)`` against ``sqrt(x*y)``) the decision is left to the next stages;
+3. **evaluation** -- the (faithful) image is evaluated exactly at random rational points, or
+   with *guaranteed relative accuracy* (``evalf(strict=True)``: no absolute threshold, so
+   :math:`10^{-40}e^{-x^2}` is not zero); a non-zero value proves the expression non-zero;
 4. **exact confirmation** -- when evaluation says "zero" but no exact stage could decide
    (e.g. dependent square roots), ``sympy.simplify`` is tried as
-   a confirmation.  If it cannot confirm, the answer is *probably zero*: the verdict carries
+   a confirmation.  If it cannot confirm, the answer is *probable*: the verdict carries
    ``certain=False`` and, under ``strict=True``, :class:`UndecidedZero` is raised.
+
+Generic ranks use the same map: the formal rank of the image is an upper bound, certified
+by exact random points or an exact zero test of a maximal minor.  The loops of the policy
+call :func:`geomech.core.budget.check`, so time limits hold.
 
 ``simplify(e) == 0`` alone is never used to decide anything.
 
@@ -678,12 +694,14 @@ class ZeroPolicy:
         full = min(m.shape)
         rw = _rewrite_all(list(m))
         rat = sp.Matrix(m.rows, m.cols, list(rw.exprs))
-        lower, exact_points = self._rank_at_points(rat if rw.faithful
-                                                   else _jets_only_matrix(m))
+        sample = rat if rw.faithful else _jets_only_matrix(m)
+        lower, exact_points = self._rank_at_points(sample)
         exact_points = exact_points and rw.faithful
         if lower == full and exact_points:
             return lower
         formal = _formal_rank(rat)
+        if formal is not None and sample is None:
+            lower = formal[0]           # no real points to sample: the formal rank
         if formal is not None:
             upper, symbolic_only, rows, cols = formal
             if upper == 0 or (exact_points and lower == upper):
