@@ -57,6 +57,7 @@ ZeroVerdict(zero=False, certain=True, method='normal form')
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import warnings
 from collections.abc import Iterable, Iterator
@@ -155,8 +156,7 @@ def _prepare(e: sp.Expr) -> sp.Expr:
                       lambda a: a.doit())
     if e.has(sp.exp):
         # exp(i b) with real b is cos(b) + i sin(b): one ring for both forms
-        e = e.replace(lambda a: isinstance(a, sp.exp) and (a.args[0] / sp.I).is_extended_real
-                      and a.args[0].free_symbols,
+        e = e.replace(lambda a: isinstance(a, sp.exp) and (a.args[0] / sp.I).is_extended_real,
                       lambda a: sp.cos(a.args[0] / sp.I) + sp.I * sp.sin(a.args[0] / sp.I))
     if e.has(sp.DiracDelta):
         # supported where its argument vanishes: zero off a null set (generic values)
@@ -359,17 +359,37 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
     var = {g: g if (g.is_Symbol and m == 1) else
            _ANGLES.setdefault((g, m), sp.Dummy(f"{g}_{m}" if g.is_Symbol else "phi", real=True))
            for g, m in dens.items()}
-    rep = {a: a.func(sum((k * dens[g] * var[g] for g, k in terms), const))
+    rep = {a: _trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
            for a, (terms, const) in dec.items()}
     change = {g: dens[g] * var[g] for g in dens if g.is_Symbol and dens[g] > 1}
     out = []
     for e in exprs:
         e = e.xreplace(rep)
-        e = e.xreplace(change) if change else e
-        if any(not a.args[0].is_Symbol for a in e.atoms(*_TRIG)):
-            e = sp.expand_trig(e)
-        out.append(e)
+        out.append(e.xreplace(change) if change else e)
     return tuple(out)
+
+
+_X = sp.Dummy("X")
+
+
+@functools.lru_cache(maxsize=512)
+def _chebyshev(n: int) -> tuple[sp.Expr, sp.Expr]:
+    r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
+    :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
+    return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X)
+
+
+def _trig_polynomial(func, terms: list, const: sp.Expr) -> sp.Expr:
+    """``func(sum(n_i v_i) + const)`` as a polynomial in ``sin v_i``, ``cos v_i`` (quotient
+    for ``tan``, ...), by Chebyshev polynomials and the addition formulas."""
+    sn, cs = sp.sin(const), sp.cos(const)
+    for v, n in terms:
+        T, U = _chebyshev(abs(n))
+        c1 = T.xreplace({_X: sp.cos(v)})
+        s1 = (1 if n > 0 else -1) * sp.sin(v) * U.xreplace({_X: sp.cos(v)})
+        sn, cs = sp.expand(sn * c1 + cs * s1), sp.expand(cs * c1 - sn * s1)
+    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
+            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
 
 
 def _trig_value(func, terms: list, const: sp.Expr, dens: dict) -> sp.Expr:
@@ -567,9 +587,13 @@ class ZeroPolicy:
         """Zero test of a number: exact for rationals and algebraic numbers (minimal
         polynomial), otherwise evaluation with guaranteed relative accuracy (no absolute
         threshold: ``10**-40*exp(-1)`` is not zero)."""
-        if e.is_Rational:
-            return ZeroVerdict(e == 0, True, "normal form")
-        if not e.atoms(sp.Function) and all(p.exp.is_Rational for p in e.atoms(sp.Pow)):
+        if e.is_Number:
+            return ZeroVerdict(bool(e.is_zero), True, "normal form")
+        e = _prepare(e)
+        if e.is_Number:
+            return ZeroVerdict(bool(e.is_zero), True, "normal form")
+        if not e.atoms(sp.Function) and all(p.exp.is_Rational for p in e.atoms(sp.Pow)) \
+                and len(e.atoms(sp.Pow)) <= 8:
             with contextlib.suppress(sp.polys.polyerrors.NotAlgebraic, NotImplementedError,
                                      sp.PolynomialError):
                 z = sp.Dummy("z")
