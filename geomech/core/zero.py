@@ -357,7 +357,8 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
     ``m*phi``.  Afterwards every trigonometric argument is an integer combination of
     symbols."""
     var = {g: g if (g.is_Symbol and m == 1) else
-           _ANGLES.setdefault((g, m), sp.Dummy(f"{g}_{m}" if g.is_Symbol else "phi", real=True))
+           _ANGLES.setdefault((g, m), sp.Dummy(f"{g}_{m}" if g.is_Symbol else "phi",
+                                               **_sign_assumptions(g)))
            for g, m in dens.items()}
     rep = {a: _trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
            for a, (terms, const) in dec.items()}
@@ -377,6 +378,15 @@ def _chebyshev(n: int) -> tuple[sp.Expr, sp.Expr]:
     r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
     :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
     return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X)
+
+
+def _sign_assumptions(g: sp.Expr) -> dict:
+    """Assumptions of ``g/m`` (``m > 0``): real, and the sign of ``g`` when it is known."""
+    out = {"real": True}
+    for key in ("positive", "negative", "nonnegative", "nonpositive"):
+        if getattr(g, f"is_{key}"):
+            out[key] = True
+    return out
 
 
 def _trig_polynomial(func, terms: list, const: sp.Expr) -> sp.Expr:
@@ -765,8 +775,8 @@ class ZeroPolicy:
                     exact = exact or r >= best
                     best = max(best, r)
                 else:
-                    r = _float_rank(num)
-                    exact = exact and best >= r
+                    r, proved = _certified_float_rank(num)
+                    exact = (exact and best >= r) or (proved and r >= best)
                     best = max(best, r)
             except (ZeroDivisionError, TypeError, ValueError):
                 continue
@@ -1271,6 +1281,26 @@ def _formal_rank(rat: sp.Matrix) -> tuple[int, bool, list, list] | None:
     except Exception:  # noqa: BLE001 - any failure means "not decidable exactly"
         return None
     return len(cols), symbolic, list(rows), list(cols)
+
+
+def _certified_float_rank(num: sp.Matrix) -> tuple[int, bool]:
+    """Numerical rank of a matrix of numbers, and whether it is proved: a maximal minor
+    chosen by pivoted QR is evaluated with guaranteed relative accuracy."""
+    import numpy as np
+    from scipy.linalg import qr
+
+    r = _float_rank(num)
+    if r == 0:
+        return 0, False
+    try:
+        a = np.array(num.evalf(30).tolist(), dtype=complex)
+        cols = sorted(qr(a, pivoting=True, mode="r")[1][:r])
+        rows = sorted(qr(a[:, cols].T, pivoting=True, mode="r")[1][:r])
+        det = num.extract(rows, cols).det(method="berkowitz")
+    except (TypeError, ValueError, np.linalg.LinAlgError):
+        return r, False
+    val = _strict_value(det, 15) if not det.is_Rational else det
+    return r, val is not None and val != 0
 
 
 def _float_rank(m: sp.Matrix) -> int:

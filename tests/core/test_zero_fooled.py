@@ -97,6 +97,13 @@ def test_trigonometric_identities_with_rational_multiples_and_other_arguments(id
     assert_nonzero(identity + x * y / 7)
 
 
+def test_base_angles_keep_sign_assumptions() -> None:
+    """x = 2*theta must keep x > 0: sqrt(x**2) = x stays an identity."""
+    p = sp.Symbol("p", positive=True)
+    assert_zero(sp.sqrt(p ** 2) - p + sp.sin(p / 2) ** 2 - (1 - sp.cos(p)) / 2)
+    assert_nonzero(sp.sqrt(y ** 2) - y + sp.sin(y / 2) ** 2 - (1 - sp.cos(y)) / 2)
+
+
 @pytest.mark.parametrize("e", [
     sp.sin(x ** 2) - sp.sin(x) ** 2,
     sp.sin(x * y) - sp.sin(x) * sp.sin(y),
