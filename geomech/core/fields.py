@@ -30,7 +30,7 @@ import sympy as sp
 from . import kernel, polykernel
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
-from .zero import default_policy
+from .zero import default_policy, require_finite
 
 __all__ = ["VectorField", "bracket", "check_same_manifold"]
 
@@ -90,6 +90,7 @@ class VectorField:
                 raise ValueError(
                     f"a vector field on {manifold.name} (dim {manifold.dim}) needs "
                     f"{manifold.dim} components, got {len(comps)}")
+        require_finite(comps, "vector field components")
         object.__setattr__(self, "manifold", manifold)
         object.__setattr__(self, "_exprs", tuple(norm(c) for c in comps))
         object.__setattr__(self, "_ring", None)

@@ -38,7 +38,7 @@ from . import kernel, polykernel
 from .fields import VectorField, check_same_manifold
 from .manifold import Manifold, register_kind
 from .parse import as_expr
-from .zero import default_policy
+from .zero import default_policy, require_finite
 
 __all__ = ["DifferentialForm", "wedge", "permutation_sign", "lie_derivative"]
 
@@ -98,6 +98,7 @@ class DifferentialForm:
                 raise ValueError(f"repeated index in {key}")
             k = tuple(sorted(key))
             acc[k] = acc.get(k, sp.S.Zero) + sign * manifold.sympify(val)
+        require_finite(acc.values(), "form components")
         comps = {}
         for k, v in acc.items():
             v = norm(v)

@@ -40,7 +40,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, require_finite
 
 __all__ = ["LieAlgebra", "Subspace", "NotALieAlgebraError", "constant_coefficients",
            "function_coefficients"]
@@ -252,6 +252,8 @@ class LieAlgebra:
             for i, j in itertools.product(range(dim), repeat=2):
                 c[i][j] = tuple(_norm(arr[i, j, k]) for k in range(dim))
         self._c = tuple(tuple(row) for row in c)
+        for i, j in itertools.product(range(dim), repeat=2):
+            require_finite(c[i][j], f"structure constants of [{self.names[i]}, {self.names[j]}]")
         if fields is not None:
             fields = list(fields)
             if len(fields) != dim:

@@ -97,6 +97,9 @@ class FrobeniusResult:
         The word with the generators' definitions.
     rank : int
         Generic rank of the distribution.
+    certain : bool
+        ``False`` when a zero decision behind the result rests on numerical evidence only
+        (see :class:`~geomech.core.zero.ZeroVerdict`).
     """
 
     involutive: bool
@@ -104,9 +107,30 @@ class FrobeniusResult:
     bracket: VectorField | None
     provenance: str | None
     rank: int
+    certain: bool = True
 
     def __bool__(self) -> bool:
         return self.involutive
+
+
+class GrowthVector(tuple):
+    """Ranks of a flag, a tuple with a ``certain`` attribute: ``False`` when a zero decision
+    behind a rank rests on numerical evidence only.
+
+    >>> g = GrowthVector((2, 3, 5), True)
+    >>> g == (2, 3, 5), g.certain
+    (True, True)
+    """
+
+    certain: bool
+
+    def __new__(cls, ranks, certain: bool = True):
+        self = super().__new__(cls, ranks)
+        self.certain = bool(certain)
+        return self
+
+    def __reduce__(self):
+        return (GrowthVector, (tuple(self), self.certain))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,6 +301,25 @@ def _rank(m: sp.Matrix) -> int:
     except (BasePolynomialError, NotImplementedError):  # not a polynomial matrix: policy
         pass
     return default_policy().rank(m)
+
+
+def _pair_brackets(G, keys: Sequence[str], length: dict, max_depth: int | None,
+                   seen: set) -> list[str]:
+    r"""New bracket words :math:`[b_i, b_j]`, ``i < j``, of a basis of :math:`D^{(j)}`.
+
+    They span :math:`[D^{(j)}, D^{(j)}]` modulo :math:`D^{(j)}`, because
+    :math:`[fX, gY] = fg[X,Y] + fX(g)Y - gY(f)X`.  Words longer than ``max_depth`` are
+    skipped; ``length`` records the length of every word formed."""
+    out = []
+    for a, b in itertools.combinations(keys, 2):
+        la = length[a] + length[b]
+        if max_depth is not None and la > max_depth:
+            continue
+        w = G.bracket_node(a, b)
+        if w not in seen and w not in out:
+            length[w] = la
+            out.append(w)
+    return out
 
 
 def _columns(vals: Sequence[tuple], n: int) -> sp.Matrix:
@@ -507,6 +550,7 @@ class Distribution:
     def _span(self) -> _Span:
         sp_ = self._cache.get("span")
         if sp_ is None:
+            n_uncertain = len(default_policy().uncertain)
             sp_ = _Span(self._manifold.dim, self._ev)
             und = []
             for k, X in zip(self._keys, self._fields):
@@ -514,6 +558,7 @@ class Distribution:
                     und.append((k, X.components))
             sp_.confirm(und)
             self._cache["span"] = sp_
+            self._cache["span certain"] = len(default_policy().uncertain) == n_uncertain
         return sp_
 
     def basis(self) -> list[str]:
@@ -605,6 +650,7 @@ class Distribution:
         """
         if "frobenius" in self._cache:
             return self._cache["frobenius"]
+        n_uncertain = len(default_policy().uncertain)
         span = self._span()
         G = self._graph
         words = [G.bracket_node(a, b) for a, b in itertools.combinations(self._keys, 2)]
@@ -630,7 +676,9 @@ class Distribution:
         res = FrobeniusResult(
             involutive=offending is None, offending=offending,
             bracket=None if offending is None else G.value(offending),
-            provenance=None if offending is None else G.provenance(offending), rank=span.rank)
+            provenance=None if offending is None else G.provenance(offending), rank=span.rank,
+            certain=len(default_policy().uncertain) == n_uncertain
+            and self._cache.get("span certain", True))
         self._cache["frobenius"] = res
         return res
 
@@ -649,6 +697,7 @@ class Distribution:
             return self._cache[ck]
         G = self._graph
         n = self._manifold.dim
+        n_uncertain = len(default_policy().uncertain)
         span = _Span(n, self._ev)
         und = []
         for k, X in zip(self._keys, self._fields):
@@ -657,13 +706,15 @@ class Distribution:
         span.confirm(und)
         stages = [(list(span.keys), span.rank)]
         seen = set(self._keys)
+        length = dict.fromkeys(self._keys, 1)   # word lengths (derived flag)
         depth = 1
         while span.rank < n and (max_depth is None or depth < max_depth):
-            # Lie flag: words of length j+1; derived flag: words of length <= 2^j
-            depth = depth + 1 if flag == "lie" else 2 * depth
-            if max_depth is not None:
-                depth = min(depth, max_depth)
-            new = [w for w in G.words(self._keys, depth, basis=basis) if w not in seen]
+            if flag == "lie":   # words of length j+1
+                depth += 1
+                new = [w for w in G.words(self._keys, depth, basis=basis) if w not in seen]
+            else:               # [D^(j), D^(j)]: brackets of pairs of the current basis
+                new = _pair_brackets(G, span.keys, length, max_depth, seen)
+                depth = max(length.values())
             seen.update(new)
             vals = G.evaluate(new, executor=executor)
             und = []
@@ -676,6 +727,8 @@ class Distribution:
                 break
             stages.append((list(span.keys), span.rank))
         self._cache[ck] = stages
+        self._cache[("flag certain", basis, max_depth, flag)] = \
+            len(default_policy().uncertain) == n_uncertain
         self._cache.setdefault("rank", stages[0][1])
         return stages
 
@@ -688,8 +741,8 @@ class Distribution:
         stabilises or reaches the dimension.  ``basis="hall"`` (default) or ``"lyndon"``
         forms only basis words of the free Lie algebra; ``"right-normed"`` forms every
         ``[X_i,[X_j,...]]`` (same flag, more work).  ``flag="derived"`` computes
-        :math:`D^{(j+1)} = D^{(j)} + [D^{(j)}, D^{(j)}]` instead (words of length
-        :math:`\le 2^j`).  ``max_depth`` bounds the word length.
+        :math:`D^{(j+1)} = D^{(j)} + [D^{(j)}, D^{(j)}]` instead (brackets of pairs of a
+        basis of :math:`D^{(j)}`).  ``max_depth`` bounds the word length.
         """
         return [Distribution._from_keys(self._graph, keys, r)
                 for keys, r in self._flag(basis, executor, max_depth, flag)]
@@ -701,7 +754,11 @@ class Distribution:
         An involutive distribution has growth vector ``(rank,)``; ``D`` is bracket
         generating iff the last entry is the dimension.
         """
-        return tuple(r for _, r in self._flag(basis, executor, max_depth, flag))
+        n_uncertain = len(default_policy().uncertain)
+        ranks = tuple(r for _, r in self._flag(basis, executor, max_depth, flag))
+        certain = len(default_policy().uncertain) == n_uncertain and \
+            self._cache.get(("flag certain", basis, max_depth, flag), True)
+        return GrowthVector(ranks, certain)
 
     def new_directions(self, basis: str = "hall") -> list[tuple[str, str]]:
         """The directions each step of the Lie flag adds, with their provenance.

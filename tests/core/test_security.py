@@ -193,21 +193,17 @@ def test_public_api_with_injection_payloads_all_forms(marker):
     assert bad == []
 
 
-@pytest.mark.xfail(strict=True, reason="core/zero.py (ZeroPolicy) still passes text to "
-                   "sympy.sympify; it belongs to the zero-policy work and is left to it")
 def test_zero_policy_does_not_execute_text(marker):
+    """The zero policy is public: text given to it is refused (TypeError), never sympified."""
     P = payload(marker)
     pol = gm.default_policy()
-    for call in (lambda: pol.is_zero(P), lambda: pol.normalize(P),
-                 lambda: pol.rank([[P]]), lambda: pol.zero_test(P)):
-        try:
+    x = sp.Symbol("x")
+    for call in (lambda: pol.is_zero(P), lambda: pol.normalize(P), lambda: pol.rank([[P]]),
+                 lambda: pol.zero_test(P), lambda: pol.is_constant(P, [x]),
+                 lambda: pol.nullspace([[P, 1]]), lambda: pol.rank_at([[x]], {P: 1})):
+        with pytest.raises(TypeError):
             call()
-        except Exception:  # noqa: BLE001 - only the marker matters here
-            pass
-    executed = os.path.exists(marker)
-    if executed:
-        os.remove(marker)
-    assert not executed
+    assert not os.path.exists(marker)
 
 
 # -- the door -------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ annihilators, first integrals, invariance; property tests."""
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -165,6 +166,66 @@ def test_derived_flag_agrees_with_the_lie_flag_on_the_spec_systems():
         assert D.growth_vector(flag="derived") == D.growth_vector()
     with pytest.raises(ValueError, match="flag"):
         D.growth_vector(flag="upper central")
+
+
+def _literal_derived_ranks(comps: list, coords) -> tuple[int, ...]:
+    """Ranks of D^(j+1) = D^(j) + [D^(j), D^(j)] with plain sympy: brackets from Jacobians,
+    a basis of each member from the pivots of ``rref``."""
+    X = sp.Matrix(coords)
+    vals = [sp.Matrix(c) for c in comps]
+    ranks: list[int] = []
+    while True:
+        _, piv = sp.Matrix.hstack(*vals).rref(simplify=True)
+        vals = [vals[i] for i in piv]
+        if ranks and len(piv) == ranks[-1]:
+            return tuple(ranks)
+        ranks.append(len(piv))
+        if len(piv) == len(coords):
+            return tuple(ranks)
+        vals = vals + [b.jacobian(X) * a - a.jacobian(X) * b
+                       for a, b in itertools.combinations(vals, 2)]
+
+
+@pytest.mark.parametrize("name, comps, derived, lie", [
+    # chain on R^6: [X1,X2] = d3, [X2,d3] = -d4, [X2,d4] = -d5, [X2,d5] = -d6
+    ("chain R^6", lambda x: [[1, 0, 0, 0, 0, 0], [0, 1, x[0], x[2], x[3], x[4]]],
+     (2, 3, 4, 5, 6), (2, 3, 4, 5, 6)),
+    # Engel: [X1,X2] = d3, [X2,d3] = -d4
+    ("Engel", lambda x: [[1, 0, 0, 0], [0, 1, x[0], x[2]]], (2, 3, 4), (2, 3, 4)),
+    # Hilbert-Cartan (2,3,5): [X1,X2] = d3 + x1 d5, [X1,[X1,X2]] = d5, [X2,[X1,X2]] = -d4
+    ("Cartan", lambda x: [[1, 0, 0, 0, 0], [0, 1, x[0], x[2], x[0] ** 2 / 2]],
+     (2, 3, 5), (2, 3, 5)),
+    # rank 3 on R^5: [X1,X2] = d4, [X2,X3] = x1 d5 -> bracket generating in one step
+    ("rank 3", lambda x: [[1, 0, 0, 0, 0], [0, 1, 0, x[0], 0], [0, 0, 1, 0, x[3]]],
+     (3, 5), (3, 5)),
+])
+def test_derived_and_lie_flags_against_hand_computed_answers(name, comps, derived, lie):
+    n = derived[-1]                      # all four are bracket generating
+    M = Manifold(f"R{n}_{name.split()[0]}", [f"x{i + 1}" for i in range(n)])
+    cs = comps(M.coords)
+    D = Distribution([M.vector_field(c) for c in cs])
+    gd, gl = D.growth_vector(flag="derived"), D.growth_vector()
+    assert (gd, gl) == (derived, lie)
+    assert gd.certain and gl.certain
+    assert _literal_derived_ranks(cs, M.coords) == derived
+    assert [F.rank for F in D.derived_flag(flag="derived")] == list(derived)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.just(3).flatmap(lambda n: st.tuples(st.just(n), fields(n, trig=False),
+                                              fields(n, trig=False))))
+def test_derived_flag_is_sandwiched_by_the_lie_flag(data):
+    r"""D^{j+1} \subset D^{(j)} \subset D^{2^j}: the derived ranks lie between Lie ranks, both
+    flags end at the same rank, and the ranks are those of the literal derived flag."""
+    n, X, Y = data
+    if X.is_zero() or Y.is_zero():
+        return
+    D = Distribution([X, Y], graph=BracketGraph(chart(n)))
+    gd, gl = D.growth_vector(flag="derived"), D.growth_vector()
+    assert gd[-1] == gl[-1] and gd[:2] == gl[:2]
+    for j, r in enumerate(gd):
+        assert gl[min(j, len(gl) - 1)] <= r <= gl[min(2 ** j - 1, len(gl) - 1)]
+    assert gd == _literal_derived_ranks([X.components, Y.components], chart(n).coords)
 
 
 def test_growth_vector_is_memoised_through_the_graph():
