@@ -487,9 +487,10 @@ class NonholonomicSystem:
 
         return system_is_invariant_density(self, rho)
 
-    def invariant_measure(self, ansatz: str = "configuration", variables=None, functions=None):
-        """Search an invariant density; the result is truthy with ``.density`` or falsy with
-        ``.reason``; see :func:`geomech.mechanics.measure.invariant_measure`."""
+    def invariant_measure(self, ansatz: str = "system", variables=None, functions=None):
+        """Search an invariant density (default: powers of factors built from the system, by
+        linear algebra); the result is truthy with ``.density`` or falsy with ``.reason`` and
+        ``.family``; see :func:`geomech.mechanics.measure.system_invariant_measure`."""
         from .measure import system_invariant_measure
 
         return system_invariant_measure(self, ansatz=ansatz, variables=variables,
