@@ -213,7 +213,9 @@ def _ball_frame(N, R) -> dict:
     frame = (lift(c(ph), -c(th) * s(ph) / s(th), s(ph) / s(th)),
              lift(-s(ph), -c(th) * c(ph) / s(th), c(ph) / s(th)),
              lift(0, 1, 0))
-    return {"frame": frame, "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma"}
+    gamma = (s(ph) * s(th), s(th) * c(ph), c(th))       # natural configuration functions
+    return {"frame": frame, "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma",
+            "functions": gamma}
 
 
 @register

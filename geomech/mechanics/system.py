@@ -443,8 +443,11 @@ class NonholonomicSystem:
 
         return system_is_first_integral(self, F)
 
-    def polynomial_integrals(self, degree: int, ansatz=None, **options) -> list:
-        """Integrals polynomial in the velocities up to ``degree`` (exact search)."""
+    def polynomial_integrals(self, degree: int = 2, ansatz=None, **options) -> list:
+        """Integrals polynomial in the velocities up to ``degree`` (exact search; in the
+        natural velocities when the system has a natural frame), a list on
+        :attr:`phase_space` with ``.natural`` forms; see
+        :func:`geomech.mechanics.integrals.system_polynomial_integrals`."""
         from .integrals import system_polynomial_integrals
 
         return system_polynomial_integrals(self, degree, ansatz=ansatz, **options)
