@@ -59,7 +59,8 @@ from .integrals import (
 
 __all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
            "InvariantMeasureResult", "system_divergence", "system_is_invariant_density",
-           "system_invariant_measure", "system_density_search", "system_factors"]
+           "system_invariant_measure", "system_density_search", "system_factors",
+           "irreducible_factors", "log_linear_exponents"]
 
 
 def divergence(v: VectorField, density=1) -> sp.Expr:
@@ -615,9 +616,14 @@ def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
                     if c != 0 and f.has(x)])
 
 
-def _irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
+def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
     """Non-constant irreducible factors (numerator and denominator) of ``expr``, after
-    reducing even powers of sines by :math:`\\sin^2 s = 1 - \\cos^2 s`."""
+    reducing even powers of sines by :math:`\\sin^2 s = 1 - \\cos^2 s`.
+
+    >>> t = sp.Symbol("t")
+    >>> irreducible_factors(sp.sin(t)**2/(2 + sp.cos(t)), [t])
+    [cos(t) - 1, cos(t) + 1, cos(t) + 2]
+    """
     e = sp.together(sp.sympify(expr))
     out = []
     for part in sp.fraction(e):
@@ -649,7 +655,7 @@ def _add_factors(acc: dict, label: str, expr, coords) -> None:
     """Add the irreducible factors of ``expr`` to ``acc`` (``{factor: label}``); a factor
     met twice (up to sign) is kept once.  Factors equal modulo identities may remain: the
     exponents are then not unique, which the solver allows."""
-    for f in _irreducible_factors(expr, coords):
+    for f in irreducible_factors(expr, coords):
         f = _positive_sign(f)
         if f in acc or sp.expand(-f) in acc:
             continue
@@ -777,19 +783,21 @@ def _sample_rows(exprs: Sequence[sp.Expr], syms: Sequence[sp.Symbol], count: int
     return rows
 
 
-def _solve_exponents(logs: Sequence[sp.Expr], div: sp.Expr, syms: Sequence[sp.Symbol],
-                     seed: int):
-    r"""Exponents :math:`a` with :math:`\sum_k a_k\,\ell_k = -\operatorname{div}v` at
-    random exact points of ``syms`` (the other symbols stay symbolic): a list, or ``None``
-    when the sampled equations -- necessary conditions -- are already inconsistent."""
+def _solve_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],
+                     syms: Sequence[sp.Symbol], seed: int):
+    r"""Constants :math:`a` with :math:`\sum_k a_k\,\ell_{ik} = t_i` at random exact points
+    of ``syms`` (the other symbols stay symbolic): a list, or ``None`` when the sampled
+    equations -- necessary conditions -- are already inconsistent."""
     from sympy.polys.matrices import DomainMatrix
 
-    K = len(logs)
-    rows = _sample_rows([*logs, div], syms, K + 4, seed)
-    if len(rows) < K + 1:
-        raise ValueError("the factors or the divergence are singular at every sampled point")
-    aug = sp.Matrix([[*r[:K], -r[K]] for r in rows])
-    R, piv = DomainMatrix.from_Matrix(aug).to_field().rref()
+    K = len(logs[0])
+    aug = []
+    for li, ti in zip(logs, targets):
+        rows = _sample_rows([*li, ti], syms, K + 4, seed)
+        if len(rows) < K + 1:
+            raise ValueError("the factors are singular at every sampled point")
+        aug += [[*r[:K], r[K]] for r in rows]
+    R, piv = DomainMatrix.from_Matrix(sp.Matrix(aug)).to_field().rref()
     if K in piv:
         return None
     R = R.to_Matrix()
@@ -797,6 +805,34 @@ def _solve_exponents(logs: Sequence[sp.Expr], div: sp.Expr, syms: Sequence[sp.Sy
     for i, j in enumerate(piv):
         a[j] = sp.factor(R[i, K])
     return a
+
+
+def log_linear_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],
+                         coords: Sequence[sp.Symbol], params: Sequence[sp.Symbol] = ()):
+    r"""Constant exponents :math:`a` (they may depend on ``params``) with
+    :math:`\sum_k a_k\,\ell_{ik} \equiv t_i` for every ``i``, by exact linear algebra.
+
+    The identities are sampled at random exact points of ``coords`` (angles through their
+    half-angle tangents), first with the parameters sampled too, then with symbolic
+    parameters; the solution is verified exactly on every identity.  Returns
+    ``(a, "ok")``, ``(None, "inconsistent")`` (certain: the sampled equations are necessary
+    conditions) or ``(None, "unverified")``.
+
+    >>> x = sp.Symbol("x")
+    >>> log_linear_exponents([[1/x, 2*x/(1 + x**2)]], [3/x - 4*x/(1 + x**2)], [x])
+    ([3, -2], 'ok')
+    """
+    coords, params = tuple(coords), tuple(params)
+    for syms, seed in ((coords + params, 31), (coords, 37)):
+        a = _solve_exponents(logs, targets, syms, seed)
+        if a is None:
+            if len(syms) == len(coords):
+                return None, "inconsistent"
+            continue
+        if all(fast_is_zero(sp.Add(-t, *[ak * lk for ak, lk in zip(a, li) if ak != 0]))
+               for li, t in zip(logs, targets)):
+            return a, "ok"
+    return None, "unverified"
 
 
 def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureResult:
@@ -826,17 +862,11 @@ def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureR
     if not logs:
         return (InvariantMeasureResult(sp.S.One, family) if fast_is_zero(div) else
                 InvariantMeasureResult(None, family, "the divergence does not vanish"))
-    params = tuple(system.manifold.parameters)
-    for syms, seed in ((tuple(coords) + params, 31), (tuple(coords), 37)):
-        a = _solve_exponents(logs, div, syms, seed)
-        if a is None:
-            if len(syms) == len(coords):
-                return InvariantMeasureResult(None, family, "the linear equations for the "
-                                              "exponents are inconsistent (at exact sample "
-                                              "points)")
-            continue
-        defect = sp.Add(div, *[ak * lk for ak, lk in zip(a, logs) if ak != 0])
-        if fast_is_zero(defect):
-            rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
-            return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
+    a, status = log_linear_exponents([logs], [-div], coords, system.manifold.parameters)
+    if status == "inconsistent":
+        return InvariantMeasureResult(None, family, "the linear equations for the exponents "
+                                      "are inconsistent (at exact sample points)")
+    if a is not None:
+        rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
+        return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
     return InvariantMeasureResult(None, family, "the sampled exponents failed the exact check")
