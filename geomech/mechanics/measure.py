@@ -618,11 +618,12 @@ def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
 
 def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
     """Non-constant irreducible factors (numerator and denominator) of ``expr``, after
-    reducing even powers of sines by :math:`\\sin^2 s = 1 - \\cos^2 s`.
+    reducing even powers of sines by :math:`\\sin^2 s = 1 - \\cos^2 s`; a factor negative
+    at every sampled point is negated (so that real powers of it stay real).
 
     >>> t = sp.Symbol("t")
     >>> irreducible_factors(sp.sin(t)**2/(2 + sp.cos(t)), [t])
-    [cos(t) - 1, cos(t) + 1, cos(t) + 2]
+    [1 - cos(t), cos(t) + 1, cos(t) + 2]
     """
     e = sp.together(sp.sympify(expr))
     out = []
@@ -631,7 +632,7 @@ def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
         for s in sorted({a.args[0] for a in part.atoms(sp.sin)}, key=sp.default_sort_key):
             part = sp.rem(part, sp.sin(s)**2 + sp.cos(s)**2 - 1, sp.sin(s))
         _, fl = sp.factor_list(part)
-        out.extend(f for f, _ in fl if f.has(*coords))
+        out.extend(_positive_sign(f) for f, _ in fl if f.has(*coords))
     return sorted(out, key=lambda f: (sp.count_ops(f), sp.default_sort_key(f)))
 
 
