@@ -286,10 +286,11 @@ def reducing_multiplier(system, candidates: Sequence | None = None,
             return ReducingMultiplier(None, "no multiplier N = prod f_k**c_k in the candidate "
                                       "family")
     else:
-        if not fast_is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
+        # a verified N = prod f_k**c_k proves sigma closed; otherwise closedness decides
+        N, reason = _system_family_multiplier(system, z, A, sigma)
+        if N is None and not fast_is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
             return ReducingMultiplier(None, "the 1-form sigma = d ln N is not closed: no "
                                       "multiplier N(z) exists")
-        N, reason = _system_family_multiplier(system, z, A, sigma)
         if N is None and integrate:
             N, reason = _integrated_multiplier(sigma, z)
         if N is None:
