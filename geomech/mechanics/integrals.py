@@ -754,8 +754,11 @@ def natural_polynomial_integrals(system, degree: int = 2,
     cd = degree if coefficient_degree is None else coefficient_degree
     ce, eta, basis, data, qsyms, terms = _natural_setup(system, degree, cd)
     params = list(system.manifold.parameters)
+    shown = sp.sstr(basis[1:7])[1:-1] + (", ..." if len(basis) > 7 else "")
     family = (f"polynomials of degree <= {degree} in ({', '.join(map(str, eta))}) with "
-              f"coefficients polynomial of degree <= {cd} in {sp.sstr(basis[1:cd + 3])}...")
+              f"coefficients in the span of 1{', ' if shown else ''}{shown} (monomials of "
+              f"degree <= {cd} in the natural configuration functions, modulo their "
+              "relations)")
     par_pt = ZeroPolicy(seed=19, warn=False).random_point(params)
     ns = _natural_nullspace(data, terms, list(range(len(terms))), eta, qsyms, par_pt, 41)
     if not ns:
@@ -1050,23 +1053,46 @@ def is_energy_conserved(system) -> bool:
     return is_first_integral(system.vector_field(), system.energy())
 
 
+def _trig_ansatz(v: VectorField, variables, degree: int) -> list:
+    """Monomials of degree <= ``degree`` in the sines and cosines of the coordinates the
+    dynamics of ``variables`` depends on (closed under their kinematics), a basis modulo
+    :math:`\\sin^2+\\cos^2=1`."""
+    M = v.manifold
+    comp = dict(zip(M.coords, v.components))
+    conf = [x for x in M.coords if x not in variables]
+    dep = {x for x in conf if any(comp[u].has(x) for u in variables)}
+    while True:
+        new = dep | {x for y in dep for x in conf if comp[y].has(x)}
+        if new == dep:
+            break
+        dep = new
+    atoms = [f(x) for x in conf if x in dep for f in (sp.sin, sp.cos)]
+    monos = [sp.Mul(*c) for d in range(degree + 1)
+             for c in itertools.combinations_with_replacement(atoms, d)]
+    return _independent_functions(monos) if atoms else [sp.S.One]
+
+
 def system_polynomial_integrals(system, degree: int, ansatz=None, **options) -> IntegralList:
     """``sys.polynomial_integrals(degree, ansatz)``: integrals polynomial in the velocities.
 
     With a natural frame and no ``ansatz``/``variables``: :func:`natural_polynomial_integrals`
     (option ``coefficient_degree``).  Otherwise integrals polynomial in the independent
-    velocities with coefficients in ``ansatz`` (functions of the configuration, default
-    ``[1]``), by :func:`polynomial_integrals` on the phase-space field.  Returns an
+    velocities with coefficients in ``ansatz`` (functions of the configuration; default: the
+    monomials of degree <= ``coefficient_degree`` (default ``degree``) in the sines and
+    cosines of the angles the dynamics depends on), by :func:`polynomial_integrals` on the
+    phase-space field.  Returns an
     :class:`IntegralList` (expressions on ``system.phase_space``, ``.natural`` forms)."""
     if (ansatz is None and "variables" not in options
             and getattr(system, "natural_frame", None)):
         return natural_polynomial_integrals(system, degree,
                                             options.pop("coefficient_degree", None))
     variables = options.pop("variables", tuple(system.independent_velocities))
-    found = polynomial_integrals(system.vector_field(), degree, variables=variables,
-                                 ansatz=ansatz, **options)
+    v = system.vector_field()
+    if ansatz is None:
+        ansatz = _trig_ansatz(v, variables, options.pop("coefficient_degree", degree))
+    found = polynomial_integrals(v, degree, variables=variables, ansatz=ansatz, **options)
     family = (f"polynomials of degree <= {degree} in {tuple(variables)} with coefficients "
-              f"in {list(ansatz) if ansatz is not None else [1]}")
+              f"in the span of {list(ansatz)}")
     return IntegralList(found, found, {}, family)
 
 

@@ -423,6 +423,18 @@ def test_sleigh_polynomial_integrals_without_natural_frame():
     assert _in_span(list(Fs), S.energy())
 
 
+def test_rubber_ball_integrals_energy_and_more():
+    """Rubber ball on a plane (no natural frame): coefficients in sin/cos of theta."""
+    import geomech as gm
+
+    S = gm.examples.rubber_ball()
+    Fs = S.polynomial_integrals(2)
+    assert all(S.is_first_integral(F) for F in Fs)
+    assert _in_span(list(Fs), S.energy(), S.manifold.parameters)
+    assert len(Fs) == 2 and _gradient_rank(list(Fs), S.phase_space.coords) == 2
+    assert "sin(theta)" in Fs.family
+
+
 def test_so4_rigid_body_manakov_integrals_in_span():
     """Manakov (1976): the quadratic integrals of the so(4) Euler-Arnold equations."""
     import geomech as gm
