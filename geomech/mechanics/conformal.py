@@ -356,7 +356,20 @@ class ConformalHamiltonisation:
         return self.factor is not None
 
 
-def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation:
+def _structure_factors(J) -> list:
+    """Irreducible factors of the entries of ``J`` (the default family of factors)."""
+    from .measure import irreducible_factors
+
+    out: list = []
+    for e in J.matrix:
+        for f in irreducible_factors(e, J.manifold.coords):
+            if f not in out and sp.expand(-f) not in out:
+                out.append(f)
+        check()
+    return out
+
+
+def conformal_factor_search(J, candidates: Sequence | None = None) -> ConformalHamiltonisation:
     r"""Search :math:`f = \prod_k f_k^{c_k}` with :math:`fJ` Poisson.
 
     The rescaled Jacobiator is linear in :math:`\nabla\ln f = \sum_k c_k\nabla\ln f_k`, so
@@ -369,8 +382,9 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     Parameters
     ----------
     J : AlmostPoissonStructure or PseudoHamiltonianForm
-    candidates : sequence of expressions
-        The functions :math:`f_k` on the chart of ``J``.
+    candidates : sequence of expressions, optional
+        The functions :math:`f_k` on the chart of ``J`` (default: the irreducible factors of
+        the entries of ``J``).
 
     Returns
     -------
@@ -385,14 +399,19 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     ...                                [0, -1, -S, 0]])
     >>> conformal_factor_search(J, [sp.sin(q1), sp.cos(q1)]).factor
     sin(q1)
+    >>> conformal_factor_search(J).factor          # factors of the entries of J
+    sin(q1)
     """
     J = getattr(J, "structure", J)
     if not isinstance(J, AlmostPoissonStructure):
         raise TypeError(f"expected an AlmostPoissonStructure or a pseudo-Hamiltonian form, "
                         f"got {type(J).__name__}")
-    if not candidates:
-        raise ValueError("give candidates=[f1, ...] for the family f = prod f_k**c_k")
     chart = J.manifold
+    if candidates is None:
+        candidates = _structure_factors(J)
+    if not candidates:
+        raise ValueError("no candidate factors: the entries of J are constant; give "
+                         "candidates=[f1, ...] for the family f = prod f_k**c_k")
     fs = [chart.sympify(f) if isinstance(f, str) else sp.sympify(f) for f in candidates]
     X = chart.coords
     cs = list(sp.symbols(f"_k0:{len(fs)}", cls=sp.Dummy))
@@ -407,8 +426,10 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     sols = [s for s in solve_constant_linear(hom, [*cs, c0], keep=chart.parameters)
             if s[c0] != 0]
     if not sols:
-        return ConformalHamiltonisation(None, None, "no factor prod f_k**c_k makes f*J "
-                                        "satisfy the Jacobi identity")
+        return ConformalHamiltonisation(None, None, "no factor in the family f = "
+                                        + " * ".join(f"({sp.sstr(f)})**c{k}"
+                                                     for k, f in enumerate(fs))
+                                        + " makes f*J satisfy the Jacobi identity")
     s = sols[0]
     f = sp.powsimp(sp.Mul(*[fk ** (s[c] / s[c0]) for c, fk in zip(cs, fs)]))
     fJ = AlmostPoissonStructure(chart, (J.matrix * f).applyfunc(default_policy().normalize))

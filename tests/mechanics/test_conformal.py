@@ -225,3 +225,18 @@ def test_ocb5_without_candidates():
     _, rho = _rho_cb(th, ph, *BALL.values())
     ratio = res.multiplier / rho
     assert Z(sp.diff(ratio, th)) and Z(sp.diff(ratio, ph))
+
+
+def test_conformal_factor_without_candidates_sleigh_type():
+    """Inclined sleigh (a = 0): the factor f = 1/sin(phi) is found among the factors of the
+    entries of J; for a != 0 the answer is "none" and names the family."""
+    S0 = gm.examples.get("inclined_chaplygin_sleigh", a=0)
+    form = system_chaplygin_pseudo_hamiltonian(S0, ["x"])
+    phi = form.manifold.coords[1]
+    res = conformal_factor_search(form)
+    assert res and res.structure.satisfies_jacobi()
+    assert Z(sp.diff(res.factor * s(phi), phi))
+    forma = system_chaplygin_pseudo_hamiltonian(gm.examples.get("inclined_chaplygin_sleigh"),
+                                                ["x"])
+    resa = conformal_factor_search(forma)
+    assert not resa and "family" in resa.reason
