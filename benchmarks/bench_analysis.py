@@ -22,7 +22,17 @@ Each step runs under a time cap (``signal.setitimer``) and the table marks steps
 issue's 5 s target.  Every step is an exact computation; a step that returns a wrong verdict
 is reported as ``WRONG``.
 
-Run: ``python benchmarks/bench_analysis.py [--quick] [names...]``.
+A second table times the analyses of the issue "Analyses that finish on the bodies researchers
+study", each on a fresh system object with symbolic parameters (operation counts are
+``sympy.count_ops`` of the results):
+
+* ``invariant_measure()``     -- default family built from the system (target < 10 s);
+* ``polynomial_integrals(2)`` -- natural-frame search (target < 20 s), with the number found;
+* ``reducing_multiplier``     -- without candidates, Chaplygin ball at zero area constant
+  (target < 30 s; ``--numeric-multiplier`` uses the parameters of the O-CB-5 test).
+
+Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [names...]``
+(``--analyses``: only the second table).
 """
 
 from __future__ import annotations
@@ -178,14 +188,80 @@ def run(name: str) -> list:
     return rows
 
 
-def main(argv) -> None:
-    names = [a for a in argv if not a.startswith("-")] or [*MAIN, *INFO]
+ANALYSES = ("chaplygin_ball", "routh_sphere", "rubber_ball", "chaplygin_sleigh",
+            "rolling_disk")
+
+
+def _timed(fn):
+    old = signal.signal(signal.SIGALRM, _alarm)
+    t0 = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, CAP)
+    try:
+        out = fn()
+    except _Timeout:
+        out = f"> {CAP:g} s"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return out, time.perf_counter() - t0
+
+
+def _ball_at_zero_area(numeric: bool):
+    from geomech.mechanics.reduce import chaplygin_reduction, routh_reduction
+    from geomech.mechanics.system import NonholonomicSystem
+
+    params = dict(m=3, R=sp.Rational(1, 2), I1=1, I2=2, I3=sp.Rational(5, 2)) if numeric else {}
+    B = gm.examples.chaplygin_ball(**params)
+    x, y, th, ph, ps = B.manifold.coords
+    rr = routh_reduction(chaplygin_reduction(B, [x, y]).system, ps)
+    Nr = rr.system.manifold
+    zero = {rr.momentum: 0}
+    pars = tuple(q for q in Nr.parameters if q != rr.momentum)
+    Z2 = gm.Manifold("TS2", Nr.coords, parameters=pars, velocities=Nr.velocities)
+    return NonholonomicSystem(Z2, rr.system.lagrangian.xreplace(zero), [],
+                              forces=[sp.sympify(f).xreplace(zero) for f in rr.system.forces])
+
+
+def analyses(name: str, numeric_multiplier: bool = False) -> list:
+    """Rows (system, analysis, time, operations, result) of the issue's analyses."""
+    from geomech.mechanics.conformal import reducing_multiplier
+
     rows = []
-    for name in names:
-        rows += run(name)
-    table(f"Full analysis, time per step (target < {TARGET:g} s for "
-          f"{' and '.join(MAIN)}; others for information; cap {CAP:g} s)",
-          ["system", "step", "time", "result"], rows)
+    res, dt = _timed(lambda: gm.examples.get(name).invariant_measure())
+    ops = sp.count_ops(res.density) if getattr(res, "density", None) is not None else 0
+    verdict = res if isinstance(res, str) else ("found" if res else "none in family")
+    rows.append([name, "invariant_measure()", f"{dt:8.2f} s", ops, verdict])
+    res, dt = _timed(lambda: gm.examples.get(name).polynomial_integrals(2))
+    ops = 0 if isinstance(res, str) else sum(sp.count_ops(F) for F in res)
+    rows.append([name, "polynomial_integrals(2)", f"{dt:8.2f} s", ops,
+                 res if isinstance(res, str) else f"{len(res)} integrals"])
+    if name == "chaplygin_ball":
+        sysz = _ball_at_zero_area(numeric_multiplier)
+        res, dt = _timed(lambda: reducing_multiplier(sysz))
+        ops = sp.count_ops(res.multiplier) if getattr(res, "multiplier", None) is not None else 0
+        rows.append([name + (" (numeric)" if numeric_multiplier else ""),
+                     "reducing_multiplier (c = 0)", f"{dt:8.2f} s", ops,
+                     res if isinstance(res, str) else ("found" if res else res.reason[:40])])
+    for r in rows:
+        print("  " + "  ".join(map(str, r)), file=sys.stderr, flush=True)
+    return rows
+
+
+def main(argv) -> None:
+    names = [a for a in argv if not a.startswith("-")]
+    if "--analyses" not in argv:
+        rows = []
+        for name in names or [*MAIN, *INFO]:
+            rows += run(name)
+        table(f"Full analysis, time per step (target < {TARGET:g} s for "
+              f"{' and '.join(MAIN)}; others for information; cap {CAP:g} s)",
+              ["system", "step", "time", "result"], rows)
+    rows = []
+    for name in names or ANALYSES:
+        rows += analyses(name, "--numeric-multiplier" in argv)
+    table(f"Analyses on fresh objects, symbolic parameters (targets: measure < 10 s, "
+          f"integrals < 20 s, multiplier < 30 s; cap {CAP:g} s)",
+          ["system", "analysis", "time", "count_ops", "result"], rows)
 
 
 if __name__ == "__main__":

@@ -584,8 +584,8 @@ def _measure_section(sys_) -> Section:
         s.add("invariant density (verified exactly: div(rho v) = 0):", res.density)
     else:
         family = getattr(res, "family", "") or "default"
-        s.add(f"no invariant density in the {family} family: {res.reason} (a density "
-              "outside this family is not excluded)")
+        s.add(f"no invariant density in the family searched -- {family}: {res.reason}; a "
+              "density outside this family is not excluded")
     return s
 
 

@@ -55,7 +55,8 @@ def test_sleigh_report_contains_the_paper_facts():
     assert "verified exactly" in text
     # SE(2) symmetries, no measure of the configuration family for a != 0, no Jacobi
     assert "3 infinitesimal point symmetries" in text and "case C-2, m0 = 2" in text
-    assert "no invariant density in the configuration family" in text
+    assert "no invariant density in the family searched -- rho = (cos(phi))**a0" in text
+    assert "inconsistent" in text and "not excluded" in text
     assert "only almost-Poisson" in text
     drift = [ln for ln in text.splitlines() if ln.startswith("relative drift of energy")]
     assert drift and float(drift[0].split(":")[1]) < 1e-9

@@ -216,7 +216,9 @@ def _ball_frame(N, R) -> dict:
     frame = (lift(c(ph), -c(th) * s(ph) / s(th), s(ph) / s(th)),
              lift(-s(ph), -c(th) * c(ph) / s(th), c(ph) / s(th)),
              lift(0, 1, 0))
-    return {"frame": frame, "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma"}
+    gamma = (s(ph) * s(th), s(th) * c(ph), c(th))       # natural configuration functions
+    return {"frame": frame, "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma",
+            "functions": gamma}
 
 
 @register
@@ -414,10 +416,12 @@ def routh_sphere(m: ParamValue = None, R: ParamValue = None, a: ParamValue = Non
     v = Q * sp.Matrix([xd, yd, 0]) + w.cross(sp.Matrix([0, 0, p["a"]]))
     L = (p["m"] * _dot(v, v) / 2 + _dot(w, _inertia(p["I1"], p["I1"], p["I3"]) * w) / 2
          - p["m"] * p["g"] * p["a"] * sp.cos(th))
-    return _system(N, L, _no_slip_plane(N, p["R"]), name="routh_sphere",
-                   independent=independent,
-                   description="Routh sphere: unbalanced axisymmetric ball rolling on a plane "
-                               "(Borisov-Mamaev 2015, §5.2)")
+    S = _system(N, L, _no_slip_plane(N, p["R"]), name="routh_sphere",
+                independent=independent,
+                description="Routh sphere: unbalanced axisymmetric ball rolling on a plane "
+                            "(Borisov-Mamaev 2015, §5.2)")
+    S.natural_frame = _ball_frame(N, p["R"])
+    return S
 
 
 # -- convex bodies -----------------------------------------------------------------------

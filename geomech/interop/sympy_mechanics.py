@@ -55,6 +55,7 @@ import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
 from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.system import NonholonomicSystem
 
@@ -86,7 +87,7 @@ def _speeds_from_kdes(kdes: Sequence, u: Sequence, what: str) -> dict:
     if len(kdes) != len(u):
         raise ValueError(f"{what}: {len(kdes)} kinematical differential equations for "
                          f"{len(u)} generalized speeds; cannot express the speeds by q'")
-    A, b = sp.linear_eq_to_matrix([sp.sympify(e) for e in kdes], list(u))
+    A, b = sp.linear_eq_to_matrix([as_expr(e) for e in kdes], list(u))
     if A.has(*u) or default_policy().rank(A) < len(u):
         raise ValueError(f"{what}: the kinematical differential equations cannot be solved "
                          "for the generalized speeds (not linear in them, or singular)")
@@ -146,7 +147,7 @@ def _lagrangian_of_bodies(frame, bodies: Iterable) -> sp.Expr:
 
 
 def _differentiate(h) -> sp.Expr:
-    return sp.sympify(h).diff(_t)
+    return as_expr(h).diff(_t)
 
 
 # -- generalized forces ------------------------------------------------------------------
@@ -187,7 +188,7 @@ def _chart(model: _Model, exprs: Sequence, name: str):
         if not (isinstance(c, AppliedUndef) and c.args == (_t,)):
             raise ValueError(f"coordinate {c} is not a dynamicsymbol q(t)")
     names = [c.func.__name__ for c in model.q]
-    free = set().union(*(sp.sympify(e).free_symbols for e in exprs)) - {_t}
+    free = set().union(*(as_expr(e).free_symbols for e in exprs)) - {_t}
     clash = sorted(s.name for s in free if s.name in names)
     if clash:
         raise ValueError(f"{', '.join(clash)} is both a coordinate and a parameter")
@@ -199,7 +200,7 @@ def _chart(model: _Model, exprs: Sequence, name: str):
 
 
 def _to_chart(e, rep: dict, what: str) -> sp.Expr:
-    e = sp.sympify(e).xreplace(rep)
+    e = as_expr(e).xreplace(rep)
     left = sorted({str(f) for f in e.atoms(AppliedUndef, sp.Derivative) if f.has(_t)})
     if left:
         raise ValueError(f"{what} depends on {', '.join(left)}, which is not a coordinate or "
@@ -266,8 +267,8 @@ def from_sympy_mechanics(obj, independent=None, name: str | None = None) -> Nonh
 
 def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
     qdots = [c.diff(_t) for c in model.q]
-    L = sp.sympify(model.lagrangian).xreplace(model.speeds)
-    cons = [sp.sympify(c).xreplace(model.speeds) for c in model.constraints]
+    L = as_expr(model.lagrangian).xreplace(model.speeds)
+    cons = [as_expr(c).xreplace(model.speeds) for c in model.constraints]
     Q = _generalized_forces(model, qdots)
     N, rep = _chart(model, [L, *cons, *Q], name)
     L = _to_chart(L, rep, "the Lagrangian")

@@ -51,13 +51,15 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 from .hamiltonian import AlmostPoissonStructure, ReducingMultiplier
-from .integrals import solve_constant_linear
+from .integrals import fast_is_zero, solve_constant_linear
 
 __all__ = ["gyroscopic_coefficient", "multiplier_one_form", "reducing_multiplier",
+           "multiplier_factors",
            "is_reducing_multiplier", "ConformalHamiltonisation", "conformal_factor_search",
            "rescaled_jacobiator"]
 
@@ -99,12 +101,11 @@ def gyroscopic_coefficient(system) -> sp.Expr:
     ...                                           forces=[u*ud*vd, -u*ud**2]))
     u*udot
     """
-    pol = default_policy()
     z, zd, _, _, Q = _two_dof_data(system)
-    if all(pol.is_zero(q) for q in Q):
+    if all(fast_is_zero(q) for q in Q):
         return sp.S.Zero
     S12 = sp.cancel(sp.together(Q[0] / zd[1]))
-    if not pol.is_zero(Q[0] - S12 * zd[1]) or not pol.is_zero(Q[1] + S12 * zd[0]):
+    if not fast_is_zero(Q[0] - S12 * zd[1]) or not fast_is_zero(Q[1] + S12 * zd[0]):
         raise ValueError("the forces are not gyroscopic of the form Q = (S12*z2dot, "
                          "-S12*z1dot)")
     _, den = sp.fraction(S12)
@@ -127,15 +128,14 @@ def multiplier_one_form(system) -> tuple[sp.Expr, sp.Expr]:
     ...                                        forces=[u*vd**2, -u*ud*vd]))
     (u, 0)
     """
-    pol = default_policy()
     z, zd, _, A, _ = _two_dof_data(system)
     S12 = gyroscopic_coefficient(system)
     s = [sp.diff(S12, v) for v in zd]
-    if any(e.has(*zd) for e in s) or not pol.is_zero(S12 - s[0] * zd[0] - s[1] * zd[1]):
+    if any(e.has(*zd) for e in s) or not fast_is_zero(S12 - s[0] * zd[0] - s[1] * zd[1]):
         raise ValueError("S12 is not homogeneous linear in the velocities: not of "
                          "Chaplygin-multiplier form")
     det = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
-    if pol.is_zero(det):
+    if fast_is_zero(det):
         raise ValueError("the kinetic matrix A is degenerate")
     # A symmetric: (-sigma2, sigma1) = A^{-1} s = adj(A) s / det
     w0 = A[1, 1] * s[0] - A[0, 1] * s[1]
@@ -154,7 +154,6 @@ def is_reducing_multiplier(system, N) -> bool:
     >>> is_reducing_multiplier(S, sp.exp(u**2/2)), is_reducing_multiplier(S, sp.exp(-u**2/2))
     (True, False)
     """
-    pol = default_policy()
     z, zd, _, A, _ = _two_dof_data(system)
     N = system.manifold.sympify(N) if isinstance(N, str) else as_expr(N)
     if N.has(*zd):
@@ -162,7 +161,7 @@ def is_reducing_multiplier(system, N) -> bool:
     S12 = gyroscopic_coefficient(system)
     p = A * sp.Matrix(zd)
     lnN = [sp.diff(N, zi) / N for zi in z]
-    return pol.is_zero(S12 - p[1] * lnN[0] + p[0] * lnN[1])
+    return fast_is_zero(S12 - p[1] * lnN[0] + p[0] * lnN[1])
 
 
 def _log_family(sigma, z, candidates, keep):
@@ -179,15 +178,64 @@ def _log_family(sigma, z, candidates, keep):
     return sp.powsimp(sp.Mul(*[f ** (s[c] / s[c0]) for c, f in zip(cs, fs)]))
 
 
-def reducing_multiplier(system, candidates: Sequence | None = None) -> ReducingMultiplier:
+def multiplier_factors(A: sp.Matrix, sigma: Sequence[sp.Expr], z) -> list[sp.Expr]:
+    r"""The default family of multipliers :math:`N = \prod_k f_k^{c_k}`: the irreducible
+    factors of :math:`\det A` and of the numerators and denominators of :math:`\sigma`.
+
+    >>> u, v = sp.symbols("u v")
+    >>> multiplier_factors(sp.diag(1, 1 + u**2), (u/(1 + u**2), 0), [u, v])
+    [u, u**2 + 1]
+    """
+    from .measure import irreducible_factors
+
+    out: list = []
+    for e in (A.det(method="berkowitz"), *sigma):
+        for f in irreducible_factors(e, z):
+            if f not in out and sp.expand(-f) not in out:
+                out.append(f)
+        check()
+    return sorted(out, key=lambda f: (sp.count_ops(f), sp.default_sort_key(f)))
+
+
+def _system_family_multiplier(system, z, A, sigma):
+    """``(N, "")`` in the family of :func:`multiplier_factors`, or ``(None, reason)``."""
+    from .measure import log_linear_exponents
+
+    fs = multiplier_factors(A, sigma, z)
+    family = ("N = " + " * ".join(f"({sp.sstr(f)})**c{k}" for k, f in enumerate(fs))
+              + " (factors of det A and of sigma = d ln N)") if fs else "N = const"
+    if not fs:
+        ok = all(default_policy().is_zero(si) for si in sigma)
+        return (sp.S.One, "") if ok else (None, f"none in the family {family}")
+    logs = [[sp.diff(f, zi) / f for f in fs] for zi in z]
+    c, status = log_linear_exponents(logs, list(sigma), z, system.manifold.parameters)
+    if c is None:
+        return None, f"sigma is closed but no multiplier lies in the family {family} ({status})"
+    return sp.Mul(*[f**ck for f, ck in zip(fs, c) if ck != 0]), ""
+
+
+def _integrated_multiplier(sigma, z):
+    """``N = exp(int sigma)`` by symbolic integration, or ``(None, reason)``."""
+    from .measure import _as_log, _potential
+
+    try:
+        return _as_log(_potential(list(sigma), z)), ""
+    except ValueError as exc:
+        return None, f"sigma is closed but could not be integrated ({exc})"
+
+
+def reducing_multiplier(system, candidates: Sequence | None = None,
+                        integrate: bool = False) -> ReducingMultiplier:
     r"""Chaplygin's reducing multiplier :math:`N(z)` of a two-degree-of-freedom system with
     gyroscopic forces, found from the velocity form of §3.12 and verified exactly.
 
     Steps: :math:`S_{12}` from the forces, :math:`\sigma = d\ln N` by
     :func:`multiplier_one_form`; then either the ansatz :math:`N = \prod_k f_k^{c_k}` of the
     ``candidates`` (constants :math:`c_k` by linear algebra) or, without candidates, the
-    closedness test :math:`\partial_{z_2}\sigma_1 = \partial_{z_1}\sigma_2` and a line
-    integral.  The result is verified by :func:`is_reducing_multiplier`.  With
+    closedness test :math:`\partial_{z_2}\sigma_1 = \partial_{z_1}\sigma_2` (if it fails no
+    multiplier exists) and the same ansatz with the factors of :func:`multiplier_factors`
+    (exponents by exact linear algebra at sample points, no integration).  The result is
+    verified by :func:`is_reducing_multiplier`.  With
     :math:`d\tau = N\,dt` and :math:`\tilde p = N p` the system becomes Hamiltonian with
     :math:`\tilde H(z,\tilde p) = H(z, \tilde p/N)` (``new_hamiltonian``).
 
@@ -198,6 +246,10 @@ def reducing_multiplier(system, candidates: Sequence | None = None) -> ReducingM
         ``routh_reduction(...).system`` or ``chaplygin_reduction(...).system``).
     candidates : sequence of expressions, optional
         Functions :math:`f_k(z)` for the ansatz :math:`N = \prod f_k^{c_k}`.
+    integrate : bool
+        Without candidates, when :math:`\sigma` is closed and the default family holds no
+        multiplier: integrate :math:`\sigma` symbolically (``sympy.integrate``, which may
+        take long) instead of answering "none in this family".
 
     Returns
     -------
@@ -212,12 +264,14 @@ def reducing_multiplier(system, candidates: Sequence | None = None) -> ReducingM
     >>> from geomech.mechanics.system import NonholonomicSystem
     >>> Z = Manifold("Z", "u v"); u, v = Z.coords; ud, vd = Z.velocities
     >>> S = NonholonomicSystem(Z, (ud**2 + vd**2)/2, [], forces=[2*u*vd**2, -2*u*ud*vd])
-    >>> res = reducing_multiplier(S); res.multiplier
+    >>> res = reducing_multiplier(S)          # exp(u**2) is not a product of powers
+    >>> bool(res), "no multiplier lies in the family N = (u)**c0" in res.reason
+    (False, True)
+    >>> reducing_multiplier(S, integrate=True).multiplier
     exp(u**2)
     >>> bool(reducing_multiplier(S, candidates=[u, v]))
     False
     """
-    pol = default_policy()
     try:
         z, zd, L, A, _ = _two_dof_data(system)
         sigma = multiplier_one_form(system)
@@ -234,23 +288,22 @@ def reducing_multiplier(system, candidates: Sequence | None = None) -> ReducingM
             return ReducingMultiplier(None, "no multiplier N = prod f_k**c_k in the candidate "
                                       "family")
     else:
-        if not pol.is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
+        # a verified N = prod f_k**c_k proves sigma closed; otherwise closedness decides
+        N, reason = _system_family_multiplier(system, z, A, sigma)
+        if N is None and not fast_is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
             return ReducingMultiplier(None, "the 1-form sigma = d ln N is not closed: no "
                                       "multiplier N(z) exists")
-        from .measure import _as_log, _potential
-
-        try:
-            N = _as_log(_potential(list(sigma), z))
-        except ValueError as exc:
-            return ReducingMultiplier(None, f"sigma is closed but could not be integrated "
-                                      f"({exc}); pass candidates=[...]")
+        if N is None and integrate:
+            N, reason = _integrated_multiplier(sigma, z)
+        if N is None:
+            return ReducingMultiplier(None, reason)
     if not is_reducing_multiplier(system, N):
         return ReducingMultiplier(None, f"candidate N = {N} failed verification")
     # Hamiltonian in (z, p~) and time tau: H~ = H(z, p~/N), H = p A^{-1} p / 2 + V
     pt = [sp.Symbol(f"p_{zi.name}_tilde", real=True) for zi in z]
     V = -L.xreplace({v: 0 for v in zd})
     B = sp.Matrix([sp.diff(L, v).xreplace({w: 0 for w in zd}) for v in zd])
-    if any(not pol.is_zero(b) for b in B):
+    if any(not fast_is_zero(b) for b in B):
         return ReducingMultiplier(N, "the Lagrangian has terms linear in the velocities; "
                                   "no new Hamiltonian given")
     det = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
@@ -305,7 +358,20 @@ class ConformalHamiltonisation:
         return self.factor is not None
 
 
-def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation:
+def _structure_factors(J) -> list:
+    """Irreducible factors of the entries of ``J`` (the default family of factors)."""
+    from .measure import irreducible_factors
+
+    out: list = []
+    for e in J.matrix:
+        for f in irreducible_factors(e, J.manifold.coords):
+            if f not in out and sp.expand(-f) not in out:
+                out.append(f)
+        check()
+    return out
+
+
+def conformal_factor_search(J, candidates: Sequence | None = None) -> ConformalHamiltonisation:
     r"""Search :math:`f = \prod_k f_k^{c_k}` with :math:`fJ` Poisson.
 
     The rescaled Jacobiator is linear in :math:`\nabla\ln f = \sum_k c_k\nabla\ln f_k`, so
@@ -318,8 +384,9 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     Parameters
     ----------
     J : AlmostPoissonStructure or PseudoHamiltonianForm
-    candidates : sequence of expressions
-        The functions :math:`f_k` on the chart of ``J``.
+    candidates : sequence of expressions, optional
+        The functions :math:`f_k` on the chart of ``J`` (default: the irreducible factors of
+        the entries of ``J``).
 
     Returns
     -------
@@ -334,14 +401,19 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     ...                                [0, -1, -S, 0]])
     >>> conformal_factor_search(J, [sp.sin(q1), sp.cos(q1)]).factor
     sin(q1)
+    >>> conformal_factor_search(J).factor          # factors of the entries of J
+    sin(q1)
     """
     J = getattr(J, "structure", J)
     if not isinstance(J, AlmostPoissonStructure):
         raise TypeError(f"expected an AlmostPoissonStructure or a pseudo-Hamiltonian form, "
                         f"got {type(J).__name__}")
-    if not candidates:
-        raise ValueError("give candidates=[f1, ...] for the family f = prod f_k**c_k")
     chart = J.manifold
+    if candidates is None:
+        candidates = _structure_factors(J)
+    if not candidates:
+        raise ValueError("no candidate factors: the entries of J are constant; give "
+                         "candidates=[f1, ...] for the family f = prod f_k**c_k")
     fs = [chart.sympify(f) if isinstance(f, str) else as_expr(f) for f in candidates]
     X = chart.coords
     cs = list(sp.symbols(f"_k0:{len(fs)}", cls=sp.Dummy))
@@ -356,8 +428,10 @@ def conformal_factor_search(J, candidates: Sequence) -> ConformalHamiltonisation
     sols = [s for s in solve_constant_linear(hom, [*cs, c0], keep=chart.parameters)
             if s[c0] != 0]
     if not sols:
-        return ConformalHamiltonisation(None, None, "no factor prod f_k**c_k makes f*J "
-                                        "satisfy the Jacobi identity")
+        return ConformalHamiltonisation(None, None, "no factor in the family f = "
+                                        + " * ".join(f"({sp.sstr(f)})**c{k}"
+                                                     for k, f in enumerate(fs))
+                                        + " makes f*J satisfy the Jacobi identity")
     s = sols[0]
     f = sp.powsimp(sp.Mul(*[fk ** (s[c] / s[c0]) for c, fk in zip(cs, fs)]))
     fJ = AlmostPoissonStructure(chart, (J.matrix * f).applyfunc(default_policy().normalize))

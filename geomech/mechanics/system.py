@@ -438,8 +438,11 @@ class NonholonomicSystem:
 
         return system_is_first_integral(self, F)
 
-    def polynomial_integrals(self, degree: int, ansatz=None, **options) -> list:
-        """Integrals polynomial in the velocities up to ``degree`` (exact search)."""
+    def polynomial_integrals(self, degree: int = 2, ansatz=None, **options) -> list:
+        """Integrals polynomial in the velocities up to ``degree`` (exact search; in the
+        natural velocities when the system has a natural frame), a list on
+        :attr:`phase_space` with ``.natural`` forms; see
+        :func:`geomech.mechanics.integrals.system_polynomial_integrals`."""
         from .integrals import system_polynomial_integrals
 
         return system_polynomial_integrals(self, degree, ansatz=ansatz, **options)
@@ -482,9 +485,10 @@ class NonholonomicSystem:
 
         return system_is_invariant_density(self, rho)
 
-    def invariant_measure(self, ansatz: str = "configuration", variables=None, functions=None):
-        """Search an invariant density; the result is truthy with ``.density`` or falsy with
-        ``.reason``; see :func:`geomech.mechanics.measure.invariant_measure`."""
+    def invariant_measure(self, ansatz: str = "system", variables=None, functions=None):
+        """Search an invariant density (default: powers of factors built from the system, by
+        linear algebra); the result is truthy with ``.density`` or falsy with ``.reason`` and
+        ``.family``; see :func:`geomech.mechanics.measure.system_invariant_measure`."""
         from .measure import system_invariant_measure
 
         return system_invariant_measure(self, ansatz=ansatz, variables=variables,

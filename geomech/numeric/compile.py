@@ -14,6 +14,7 @@ array([-0., 1.])
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,6 +23,7 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 
 __all__ = ["CompiledField", "CompiledFunction", "CompiledJacobian", "CompiledImplicitField",
            "compile_vector_field", "compile_functions", "resolve_parameters"]
@@ -58,8 +60,11 @@ def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = 
         if isinstance(val, bool):
             raise TypeError(f"value of parameter {sym} must be a number, got a bool")
         try:
-            num = sp.sympify(val)
-        except (sp.SympifyError, TypeError):
+            if isinstance(val, float) and not math.isfinite(val):
+                num = sp.Float(val)           # reported as not finite by the caller
+            else:                             # text through the safe parser, numbers only
+                num = as_expr(val, {}, context=f"parameter {sym}", exact=False)
+        except TypeError:
             raise TypeError(f"value of parameter {sym} must be a number, got {val!r}") from None
         if not num.is_number:
             raise ValueError(f"value of parameter {sym} must be a number, got {val!r}")
@@ -69,7 +74,7 @@ def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = 
 
 def _prepare(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol], params: dict,
              what: str) -> list[sp.Expr]:
-    exprs = [sp.sympify(e).xreplace(params) for e in exprs]
+    exprs = [as_expr(e, exact=False).xreplace(params) for e in exprs]
     cs = set(coords)
     free = set().union(*(e.free_symbols for e in exprs)) - cs if exprs else set()
     if free:
@@ -186,7 +191,7 @@ def _lambdified(coords: tuple, exprs: tuple):
 def _free(exprs) -> set:
     out: set = set()
     for e in exprs:
-        out |= sp.sympify(e).free_symbols
+        out |= as_expr(e, exact=False).free_symbols
     return out
 
 

@@ -32,6 +32,7 @@ import sympy as sp
 
 from geomech.core import budget
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 
 from .compile import CompiledFunction, _is_implicit, compile_vector_field, resolve_parameters
 from .variational import DiscreteLagrangeDAlembert, lambdify_flat
@@ -748,7 +749,7 @@ def _singular_values(field, dens, coords, params, y) -> list[tuple]:
     :math:`M` is singular, to second order at the poles of Euler angles)."""
     if not dens:
         return []
-    f = lambdify_flat(coords, [sp.sympify(d).xreplace(params) for d in dens])
+    f = lambdify_flat(coords, [as_expr(d, exact=False).xreplace(params) for d in dens])
     with np.errstate(all="ignore"):
         vals = np.array([f(yi) for yi in y.T]).T
     if isinstance(field, VectorField):
@@ -935,7 +936,7 @@ def _full_velocities(system, dlda, y0: np.ndarray):
     v0 = np.nan_to_num(full[dlda.n:])
     if dep:
         A = sp.Matrix(system.constraint_matrix).xreplace(dlda.parameters)
-        b = [sp.sympify(f).xreplace(dlda.parameters) for f in system.constraint_affine]
+        b = [as_expr(f, exact=False).xreplace(dlda.parameters) for f in system.constraint_affine]
         qv = dict(zip(N.coords, q0))
         An = np.array(A.xreplace(qv).evalf(), dtype=float)
         bn = np.array([float(e.xreplace(qv)) for e in b])

@@ -59,6 +59,7 @@ import numpy as np
 import sympy as sp
 
 from geomech.core import budget
+from geomech.core.parse import as_expr
 
 from .compile import resolve_parameters
 
@@ -189,7 +190,7 @@ class DiscreteLagrangeDAlembert:
                              "conservative systems only; this system has external forces")
         q, v = tuple(N.coords), tuple(N.velocities)
         self.q, self.v = q, v
-        cons = [sp.sympify(f) for f in cons]
+        cons = [as_expr(f, exact=False) for f in cons]
         self.parameters = resolve_parameters(parameters, known=N.parameters,
                                              needed=_free([L, *cons]) - set(q) - set(v))
         L = L.xreplace(self.parameters)
@@ -329,5 +330,5 @@ class DiscreteLagrangeDAlembert:
 def _free(exprs) -> set:
     out: set = set()
     for e in exprs:
-        out |= sp.sympify(e).free_symbols
+        out |= as_expr(e, exact=False).free_symbols
     return out

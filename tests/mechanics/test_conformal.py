@@ -185,3 +185,58 @@ def test_ocb5_symbolic_parameters():
     assert not is_reducing_multiplier(sysz, 1 / rho)
     res = reducing_multiplier(sysz, candidates=[den])
     assert res and Z(res.multiplier - rho)
+
+
+# -- the search without candidates: the family built from the system ---------------------------
+def test_no_candidates_closed_sigma_outside_the_family_is_named():
+    """sigma = d(u^2) is closed, but exp(u^2) is no product of powers of the factors of det A
+    and sigma: the answer names the family; integrate=True finds it by a line integral."""
+    Zm = gm.Manifold("Z", "u v")
+    u, v = Zm.coords
+    ud, vd = Zm.velocities
+    S = NonholonomicSystem(Zm, (ud**2 + vd**2) / 2, [], forces=[2 * u * vd**2, -2 * u * ud * vd])
+    res = reducing_multiplier(S)
+    assert not res and "N = (u)**c0" in res.reason and "family" in res.reason
+    res2 = reducing_multiplier(S, integrate=True)
+    assert res2 and is_reducing_multiplier(S, res2.multiplier)
+
+
+def test_no_candidates_power_family_multiplier():
+    """A multiplier N = u^(3/2) (1 + v^2)^(-1) built from the factors of sigma."""
+    Zm = gm.Manifold("Z", "u v")
+    u, v = Zm.coords
+    ud, vd = Zm.velocities
+    N = u**sp.Rational(3, 2) / (1 + v**2)
+    S12 = vd * sp.diff(sp.log(N), u) - ud * sp.diff(sp.log(N), v)      # A = identity
+    S = NonholonomicSystem(Zm, (ud**2 + vd**2) / 2, [],
+                           forces=[sp.expand(S12 * vd), sp.expand(-S12 * ud)])
+    res = reducing_multiplier(S)
+    assert res and is_reducing_multiplier(S, res.multiplier)
+    assert Z(sp.diff(res.multiplier / N, u)) and Z(sp.diff(res.multiplier / N, v))
+
+
+@pytest.mark.slow
+def test_ocb5_without_candidates():
+    """O-CB-5 without candidate multipliers: N = rho_CB (Chaplygin 1903) up to a constant."""
+    sysz, _, _ = _routh_ball_at_zero(**BALL)
+    th, ph = sysz.manifold.coords
+    res = reducing_multiplier(sysz)
+    assert res and is_reducing_multiplier(sysz, res.multiplier)
+    _, rho = _rho_cb(th, ph, *BALL.values())
+    ratio = res.multiplier / rho
+    assert Z(sp.diff(ratio, th)) and Z(sp.diff(ratio, ph))
+
+
+def test_conformal_factor_without_candidates_sleigh_type():
+    """Inclined sleigh (a = 0): the factor f = 1/sin(phi) is found among the factors of the
+    entries of J; for a != 0 the answer is "none" and names the family."""
+    S0 = gm.examples.get("inclined_chaplygin_sleigh", a=0)
+    form = system_chaplygin_pseudo_hamiltonian(S0, ["x"])
+    phi = form.manifold.coords[1]
+    res = conformal_factor_search(form)
+    assert res and res.structure.satisfies_jacobi()
+    assert Z(sp.diff(res.factor * s(phi), phi))
+    forma = system_chaplygin_pseudo_hamiltonian(gm.examples.get("inclined_chaplygin_sleigh"),
+                                                ["x"])
+    resa = conformal_factor_search(forma)
+    assert not resa and "family" in resa.reason

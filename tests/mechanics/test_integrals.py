@@ -352,3 +352,124 @@ def test_catalogue_chaplygin_ball_area_integral():
     area = I1 * w[0] * gam[0] + I2 * w[1] * gam[1] + I3 * w[2] * gam[2]
     assert system_is_first_integral(S, area)
     assert is_energy_conserved(S)
+
+
+# -- polynomial integrals in the natural frame -----------------------------------------------------
+def _values(exprs, npts, seed=1):
+    """Exact values of ``exprs`` at random points (angles through rational half-angle tangents)."""
+    from geomech.core.zero import ZeroPolicy, rational_rewrite
+
+    rat = [rational_rewrite(e) for e in exprs]
+    syms = sorted(set().union(*(r.free_symbols for r in rat)), key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows = []
+    while len(rows) < npts:
+        pt = sampler.random_point(syms)
+        rows.append([r.xreplace(pt) for r in rat])
+    return sp.Matrix(rows)
+
+
+def _in_span(found, known, params=()) -> bool:
+    """Linear algebra check: ``known`` is a constant combination of ``found`` (constants that
+    may depend on ``params``: these are fixed at one random exact value first)."""
+    from geomech.core.zero import ZeroPolicy
+
+    fix = ZeroPolicy(seed=99, warn=False).random_point(params)
+    found = [sp.sympify(F).xreplace(fix) for F in found]
+    known = sp.sympify(known).xreplace(fix)
+    n = len(found) + 4
+    return _values(found, n).rank() == _values([*found, known], n).rank()
+
+
+def _gradient_rank(exprs, variables) -> int:
+    J = sp.Matrix([[sp.diff(F, x) for x in variables] for F in exprs])
+    return _values(list(J), 1)[0, :].reshape(J.rows, J.cols).rank()
+
+
+def _ball_known(S, w, params=None):
+    """Energy, area integral (M, gamma) and M^2 in (omega, gamma) (Chaplygin 1903)."""
+    m, R, I1, I2, I3 = params or S.manifold.parameters
+    th, ph = S.manifold.coords[2:4]
+    g = sp.Matrix([s(ph) * s(th), s(th) * c(ph), c(th)])
+    w = sp.Matrix(w)
+    D = m * R**2
+    M = (sp.diag(I1, I2, I3) + D * sp.eye(3)) * w - D * g * g.dot(w)
+    return [w.dot(M) / 2, M.dot(g), M.dot(M)]
+
+
+def test_chaplygin_ball_natural_integrals_numeric_parameters():
+    """Each integral is annihilated by the phase-space flow (independent check); the span
+    contains the energy, the area integral and M^2; three are functionally independent."""
+    import geomech as gm
+
+    S = gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3, I3=5)
+    Fs = S.polynomial_integrals(2)
+    assert len(Fs) == len(Fs.natural) >= 3
+    assert all(S.is_first_integral(F) for F in Fs)
+    omega = list(Fs.variables)
+    for K in _ball_known(S, omega, (1, 1, 2, 3, 5)):
+        assert _in_span(Fs.natural, K)
+    assert not _in_span(Fs.natural, omega[0]**2)
+    th, ph = S.manifold.coords[2:4]
+    assert _gradient_rank(Fs.natural, [th, ph, *omega]) == 3
+
+
+def test_sleigh_polynomial_integrals_without_natural_frame():
+    import geomech as gm
+
+    S = gm.examples.chaplygin_sleigh()
+    Fs = S.polynomial_integrals(2)
+    assert all(S.is_first_integral(F) for F in Fs)
+    assert _in_span(list(Fs), S.energy())
+
+
+def test_rubber_ball_integrals_energy_and_more():
+    """Rubber ball on a plane (no natural frame): coefficients in sin/cos of theta."""
+    import geomech as gm
+
+    S = gm.examples.rubber_ball()
+    Fs = S.polynomial_integrals(2)
+    assert all(S.is_first_integral(F) for F in Fs)
+    assert _in_span(list(Fs), S.energy(), S.manifold.parameters)
+    assert len(Fs) == 2 and _gradient_rank(list(Fs), S.phase_space.coords) == 2
+    assert "sin(theta)" in Fs.family
+
+
+def test_so4_rigid_body_manakov_integrals_in_span():
+    """Manakov (1976): the quadratic integrals of the so(4) Euler-Arnold equations."""
+    import geomech as gm
+
+    rb = gm.rigid_body_so_n(4, (1, 2, 3, 5))
+    v = rb.vector_field()
+    Fs = polynomial_integrals(v, 2, homogeneous=True)
+    assert all(is_first_integral(v, F) for F in Fs)
+    quad = [K for K in rb.manakov_integrals().values() if sp.Poly(K, *v.manifold.coords)
+            .total_degree() == 2]
+    assert quad and all(_in_span(Fs, K) for K in quad)
+    assert _gradient_rank(Fs, v.manifold.coords) == len(Fs)
+
+
+@pytest.mark.slow
+def test_chaplygin_ball_natural_integrals_symbolic():
+    import geomech as gm
+
+    S = gm.examples.chaplygin_ball()
+    Fs = S.polynomial_integrals(2)
+    for K in _ball_known(S, list(Fs.variables)):
+        assert _in_span(Fs.natural, K, S.manifold.parameters)
+
+
+@pytest.mark.slow
+def test_routh_sphere_natural_integrals_contain_energy_and_jellett():
+    """Routh sphere: the energy and Jellett's (I omega, R gamma + a) (spec O-RS-2)."""
+    import geomech as gm
+
+    S = gm.examples.routh_sphere()
+    m, R, a, I1, I3, g = S.manifold.parameters
+    Fs = S.polynomial_integrals(2)
+    th, ph = S.manifold.coords[2:4]
+    gam = sp.Matrix([s(ph) * s(th), s(th) * c(ph), c(th)])
+    w = sp.Matrix(list(Fs.variables))
+    jellett = (sp.diag(I1, I1, I3) * w).dot(R * gam + sp.Matrix([0, 0, a]))
+    assert _in_span(Fs.natural, jellett, S.manifold.parameters)
+    assert _in_span(list(Fs), S.energy(), S.manifold.parameters)

@@ -240,3 +240,92 @@ def test_bad_input():
         is_invariant_density(V, 0)
     with pytest.raises(TypeError):
         divergence("x")
+
+
+# -- the default family of a system (powers of factors built from the system) ------------------
+def _gamma(S):
+    th, ph = S.manifold.coords[2:4]
+    return sp.Matrix([s(ph) * s(th), s(th) * c(ph), c(th)])
+
+
+def _ball_oracle(S, params=None):
+    r"""Chaplygin (1903): det(I + D E - D gamma gamma^T)^(1/2) in (omega, gamma); on (q, qdot)
+    the Haar measure of SO(3) (sin theta) and the Jacobian of omega(qdot) (sin theta) enter."""
+    m, R, I1, I2, I3 = params or S.manifold.parameters
+    g = _gamma(S)
+    D = m * R**2
+    J = sp.diag(I1, I2, I3) + D * sp.eye(3) - D * g * g.T
+    return J.det() * s(S.manifold.coords[2])**4
+
+
+def test_system_family_sleigh_none_and_named():
+    """B2: no density for a != 0, the answer names the family; a = 0: the density is found."""
+    import geomech as gm
+
+    res = gm.examples.chaplygin_sleigh().invariant_measure()
+    assert not res and res.density is None
+    assert "cos(phi)" in res.family and "exponents" in res.family
+    S0 = gm.examples.chaplygin_sleigh(a=0)
+    res0 = S0.invariant_measure()
+    assert res0 and S0.is_invariant_density(res0.density)
+
+
+def test_chaplygin_ball_numeric_parameters_density_oracle():
+    """O-CB-4 on the catalogue phase space: the density is verified on the phase-space field
+    (independently of the natural-variable identity used by the search) and agrees with
+    Chaplygin's density up to a constant factor; sin(theta) times it is not a density."""
+    import geomech as gm
+
+    S = gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3, I3=5)
+    res = S.invariant_measure()
+    assert res
+    assert S.is_invariant_density(res.density)
+    assert not S.is_invariant_density(res.density * s(S.manifold.coords[2]))
+    assert default_policy().is_constant(res.density**2 / _ball_oracle(S, (1, 1, 2, 3, 5)),
+                                        S.phase_space.coords)
+
+
+def test_rubber_ball_density():
+    import geomech as gm
+
+    S = gm.examples.rubber_ball()
+    res = S.invariant_measure()
+    assert res and S.is_invariant_density(res.density)
+    assert not S.is_invariant_density(res.density * s(S.manifold.coords[2]))
+
+
+def test_user_factors_enter_the_family():
+    import geomech as gm
+
+    S = gm.examples.chaplygin_sleigh()
+    res = S.invariant_measure(functions=["1 + phi**2"])
+    assert not res and "phi**2 + 1" in res.family and "user function 0" in res.family
+
+
+@pytest.mark.slow
+def test_chaplygin_ball_symbolic_density():
+    import geomech as gm
+
+    S = gm.examples.chaplygin_ball()
+    res = S.invariant_measure()
+    assert res
+    assert default_policy().is_constant(res.density**2 / _ball_oracle(S), S.phase_space.coords)
+    assert S.is_invariant_density(res.density)
+
+
+@pytest.mark.slow
+def test_routh_sphere_symbolic_density():
+    r"""Routh sphere: the density contains (I1 I3 + m I1 R^2 sin^2 + m I3 (a + R cos)^2)^(1/2)
+    (the rho^(-1) of Routh's integral omega_3/rho, Borisov & Mamaev 2002) and is verified on the
+    phase-space field."""
+    import geomech as gm
+
+    S = gm.examples.routh_sphere()
+    m, R, a, I1, I3, g = S.manifold.parameters
+    th = S.manifold.coords[2]
+    Q = I1 * I3 + m * I1 * R**2 * s(th)**2 + m * I3 * (a + R * c(th))**2
+    res = S.invariant_measure()
+    assert res
+    assert any(e == sp.Rational(1, 2) and default_policy().is_constant(f / Q, [th])
+               for f, e in res.exponents)
+    assert S.is_invariant_density(res.density)
