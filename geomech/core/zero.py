@@ -67,6 +67,7 @@ import sympy as sp
 from sympy.core.evalf import PrecisionExhausted
 from sympy.core.function import AppliedUndef
 from sympy.polys.matrices import DomainMatrix
+from sympy.polys.polyerrors import BasePolynomialError
 
 from .budget import check
 from .parse import as_expr, as_matrix
@@ -86,6 +87,13 @@ __all__ = [
     "is_auxiliary_symbol",
     "require_finite",
 ]
+
+
+#: Failures of sympy's exact machinery that mean "this expression is outside the class the
+#: stage decides": the stage declines and the next one decides.  Anything else (a bug, an
+#: exhausted time budget) propagates.
+_UNDECIDABLE = (BasePolynomialError, NotImplementedError, ValueError, TypeError,
+                ZeroDivisionError, AttributeError)
 
 
 class UndecidedZero(ArithmeticError):
@@ -800,7 +808,7 @@ class ZeroPolicy:
         m = m.applyfunc(lambda e: e if self.zero_test(e).zero is False else sp.S.Zero)
         try:
             pivots = DomainMatrix.from_Matrix(m).to_field().rank()
-        except Exception:  # noqa: BLE001
+        except _UNDECIDABLE:
             pivots = m.rank(iszerofunc=self.is_zero)
         return pivots
 
@@ -935,7 +943,7 @@ def _is_rational_in_symbols(e: sp.Expr) -> bool:
         return True
     except sp.PolynomialError:
         return False
-    except Exception:  # noqa: BLE001
+    except _UNDECIDABLE:
         return False
 
 
@@ -969,7 +977,7 @@ class _AlgebraicReduction:
             return False
         try:
             return _independent_mod_squares(self.radicands, self.gens)
-        except Exception:  # noqa: BLE001 - factorisation failure: no proof
+        except _UNDECIDABLE:  # factorisation failure: no proof
             return False
 
 
@@ -1072,7 +1080,7 @@ def _algebraic_reduction(rat: sp.Expr) -> _AlgebraicReduction | None:
                 return None
             try:
                 out, key, k, positive = _split_radicand(F.from_expr(b), F)
-            except Exception:  # noqa: BLE001 - not a rational function of the symbols
+            except _UNDECIDABLE:  # not a rational function of the symbols
                 return None
             root = out.as_expr()
             for q in (key, F(k), *positive):
@@ -1085,7 +1093,7 @@ def _algebraic_reduction(rat: sp.Expr) -> _AlgebraicReduction | None:
         fe = FracField((*xs, *rs), sp.QQ).from_expr(rat.xreplace(rep))
         P = list(radicands)
         pn, pd = fe.numer, fe.denom
-    except Exception:  # noqa: BLE001 - not in the supported class
+    except _UNDECIDABLE:  # not in the supported class
         return None
 
     nx = len(xs)
@@ -1279,7 +1287,7 @@ def _formal_rank(rat: sp.Matrix) -> tuple[int, bool, list, list] | None:
         if not cols:
             return 0, symbolic, [], []
         _, rows = fm.extract(list(range(rat.rows)), list(cols)).transpose().rref()
-    except Exception:  # noqa: BLE001 - any failure means "not decidable exactly"
+    except _UNDECIDABLE:  # any failure means "not decidable exactly"
         return None
     return len(cols), symbolic, list(rows), list(cols)
 
