@@ -43,8 +43,9 @@ import sympy as sp
 
 from geomech.core.zero import default_policy
 
-from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
 from .forms_common import acceleration_symbols, compact, deferring, solve_linear
+from .motion import EquationsOfMotion, phase_rhs_from_quasi
+from .registry import register_method
 
 __all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates"]
 
@@ -194,7 +195,8 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
     """
     if options:
         raise TypeError(f"chaplygin takes no options, got {sorted(options)}")
-    from .system import NonholonomicSystem
+    # a system of the same class as the given one (no import of the system module)
+    new_system = type(system)
 
     combo = chaplygin_coordinates(system)
     if combo is None:
@@ -208,7 +210,7 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
         red_sys = system
     else:
         ind = [N.velocities[i] for i in range(N.dim) if i not in combo]
-        red_sys = NonholonomicSystem(N, system.lagrangian, system.constraints,
+        red_sys = new_system(N, system.lagrangian, system.constraints,
                                      forces=system.forces, independent=ind,
                                      name=system.name + "_chaplygin")
         inner = _voronets(red_sys, "chaplygin", chaplygin=True)

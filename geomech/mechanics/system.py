@@ -46,13 +46,6 @@ from .forms_common import compact
 
 __all__ = ["NonholonomicSystem"]
 
-# further forms living in their own modules, imported on first use
-_LAZY_METHODS = {
-    "tzenoff": "geomech.mechanics.tzenoff",
-    "vakonomic": "geomech.mechanics.vakonomic",
-}
-
-
 class NonholonomicSystem:
     r"""A Lagrangian system with constraints linear (or affine) in the velocities.
 
@@ -377,6 +370,14 @@ class NonholonomicSystem:
         if not options:
             self._eq_cache[method] = eq
         return eq
+
+    def compact_equations(self, **options):
+        """Compact explicit equations in quasi-velocities
+        (:func:`~geomech.mechanics.forms_quasi.compact_equations`; ``frame="natural"`` takes
+        :attr:`natural_frame`)."""
+        from .forms_quasi import compact_equations
+
+        return compact_equations(self, **options)
 
     @cached_property
     def _eq_cache(self) -> dict:
