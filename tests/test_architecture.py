@@ -3,7 +3,7 @@
 Every ``import`` of a geomech module by another (module-level or inside a function) is an edge;
 the rules of CONTRIBUTING.md are checked on that graph: ``core`` imports nothing above it,
 ``lie`` knows no mechanics, ``mechanics`` knows no report, command line or numerics, and there
-are no import cycles.  The mechanics cycles still present are listed and may only shrink.
+are no import cycles.
 """
 
 from __future__ import annotations
@@ -15,13 +15,8 @@ import networkx as nx
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "geomech"
 
-#: cycles still to be removed (mechanics: equation registry and system facade); the list may
-#: only shrink -- a new cycle fails the test
-KNOWN_CYCLES = {
-    frozenset({"geomech.mechanics.equations", "geomech.mechanics.forms_quasi"}),
-    frozenset({"geomech.mechanics.equations", "geomech.mechanics.tzenoff"}),
-    frozenset({"geomech.mechanics.system", "geomech.mechanics.reduce"}),
-}
+#: cycles still to be removed: none left -- any cycle fails the test
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def _module_name(path: pathlib.Path) -> str:

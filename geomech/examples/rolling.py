@@ -181,8 +181,8 @@ def _rolling_disk_system(m, a, A, C, g, independent, name, description):
                   - a_ * sp.cos(ps) * phd),
             yd - (-a_ * sp.cos(ps) * sp.sin(th) * thd - a_ * sp.sin(ps) * sp.cos(th) * psd
                   - a_ * sp.sin(ps) * phd)]
-    S = _system(N, L, cons, name=name, independent=independent, description=description)
-    S.natural_frame = _disk_frame(N, a_)
+    S = _system(N, L, cons, name=name, independent=independent, description=description,
+                natural_frame=_disk_frame(N, a_))
     return S
 
 
@@ -378,8 +378,8 @@ def chaplygin_ball(m: ParamValue = None, R: ParamValue = None, I1: ParamValue = 
     S = _system(N, L, _no_slip_plane(N, p["R"]), name="chaplygin_ball",
                 independent=independent,
                 description="Chaplygin's balanced ball rolling on a plane "
-                            "(Borisov-Mamaev 2015, §5.4)")
-    S.natural_frame = _ball_frame(N, p["R"])
+                            "(Borisov-Mamaev 2015, §5.4)",
+                natural_frame=_ball_frame(N, p["R"]))
     return S
 
 
@@ -419,8 +419,8 @@ def routh_sphere(m: ParamValue = None, R: ParamValue = None, a: ParamValue = Non
     S = _system(N, L, _no_slip_plane(N, p["R"]), name="routh_sphere",
                 independent=independent,
                 description="Routh sphere: unbalanced axisymmetric ball rolling on a plane "
-                            "(Borisov-Mamaev 2015, §5.2)")
-    S.natural_frame = _ball_frame(N, p["R"])
+                            "(Borisov-Mamaev 2015, §5.2)",
+                natural_frame=_ball_frame(N, p["R"]))
     return S
 
 

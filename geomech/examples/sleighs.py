@@ -140,7 +140,7 @@ def _independent(N: Manifold, names) -> tuple[sp.Symbol, ...] | None:
 
 
 def _system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, description: str,
-            forces=None, independent=None):
+            forces=None, independent=None, natural_frame=None):
     """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily)."""
     from geomech.mechanics.system import NonholonomicSystem
 
@@ -148,7 +148,8 @@ def _system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, descrip
     constraints = [_tidy(c, N.velocities) for c in constraints]
     return NonholonomicSystem(N, lagrangian=lagrangian, constraints=list(constraints),
                               forces=forces, independent=_independent(N, independent),
-                              name=name, description=description)
+                              name=name, description=description,
+                              natural_frame=natural_frame)
 
 
 def _potential(value, coords, params, generic_name: str = "U") -> sp.Expr:
@@ -209,8 +210,8 @@ def chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None, a: ParamValue =
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2 + p["m"] * p["a"] * phid * f - U)
     S = _system(N, L, [f], name="chaplygin_sleigh", independent=independent,
                 description="Chaplygin sleigh on a horizontal plane "
-                            "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))")
-    S.natural_frame = _sleigh_frame(N)
+                            "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))",
+                natural_frame=_sleigh_frame(N))
     return S
 
 
@@ -268,8 +269,8 @@ def inclined_chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None,  # noq
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2 + p["m"] * p["a"] * phid * f - U)
     S = _system(N, L, [f], name="inclined_chaplygin_sleigh", independent=independent,
                 description="Chaplygin sleigh on an inclined plane "
-                            "(Borisov-Mamaev 2015, §4.5, (4.25)-(4.27))")
-    S.natural_frame = _sleigh_frame(N)
+                            "(Borisov-Mamaev 2015, §4.5, (4.25)-(4.27))",
+                natural_frame=_sleigh_frame(N))
     return S
 
 

@@ -307,10 +307,12 @@ def parse_model(data: Mapping, source: str = "<model>"):
     except ValueError as exc:
         raise ModelFileError(source, _key_of(str(exc)), str(exc)) from None
     params = {p: values[p.name] for p in N.parameters}
-    S.numeric_defaults = (params, _initial(S, source, data))
+    defaults = (params, _initial(S, source, data))
     frame = _frame(N, source, data)
     if frame is not None:
         _check_frame(S, frame, source)
-        S.natural_frame = frame
-    S.source = source
-    return S
+    # a system is immutable: the checked metadata go to the constructor of the final value
+    return NonholonomicSystem(N, S.lagrangian, S.constraints, forces=S.forces,
+                              independent=S.independent_velocities, name=name,
+                              description=desc, natural_frame=frame,
+                              numeric_defaults=defaults, source=source)

@@ -1,4 +1,6 @@
-r"""Voronets and Chaplygin equations (in the independent velocities).
+r"""The classical forms: Lagrange--d'Alembert equations with multipliers
+(:func:`lagrange_dalembert`, Borisov & Mamaev (2015), §3.1), and the Voronets and Chaplygin
+equations (in the independent velocities).
 
 With the constraints solved as :math:`\dot q_r = b_{r\alpha}(q)\dot q_\alpha + b_r(q)`
 (:math:`r` dependent, :math:`\alpha` independent), :math:`\Theta = L^*` the Lagrangian with
@@ -43,10 +45,12 @@ import sympy as sp
 
 from geomech.core.zero import default_policy
 
-from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
 from .forms_common import acceleration_symbols, compact, deferring, solve_linear
+from .motion import EquationsOfMotion, ImplicitEquations, ReducedDynamics, phase_rhs_from_quasi
+from .registry import register_method
 
-__all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates"]
+__all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates",
+           "lagrange_dalembert"]
 
 
 def _split_data(system):
@@ -194,7 +198,8 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
     """
     if options:
         raise TypeError(f"chaplygin takes no options, got {sorted(options)}")
-    from .system import NonholonomicSystem
+    # a system of the same class as the given one (no import of the system module)
+    new_system = type(system)
 
     combo = chaplygin_coordinates(system)
     if combo is None:
@@ -208,7 +213,7 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
         red_sys = system
     else:
         ind = [N.velocities[i] for i in range(N.dim) if i not in combo]
-        red_sys = NonholonomicSystem(N, system.lagrangian, system.constraints,
+        red_sys = new_system(N, system.lagrangian, system.constraints,
                                      forces=system.forces, independent=ind,
                                      name=system.name + "_chaplygin")
         inner = _voronets(red_sys, "chaplygin", chaplygin=True)
@@ -225,3 +230,105 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
     eq.data["reduced"] = {c: eq.form_rhs[c] for c in (*z, *zd)}
     eq.data["cyclic_coordinates"] = tuple(N.coords[i] for i in combo)
     return eq
+
+
+# ---------------------------------------------------------------------------------------
+@register_method("lagrange_dalembert")
+def lagrange_dalembert(system, **options) -> EquationsOfMotion:
+    r"""Lagrange–d'Alembert equations with explicit multipliers (Borisov & Mamaev (2015), §3.1).
+
+    .. math:: H\ddot q + \beta = Q + a^{\mathsf T}\lambda,\qquad a\ddot q + \dot a\dot q
+              + \dot b = 0,
+
+    with :math:`H=\partial^2L/\partial\dot q^2`, :math:`\beta_i=\sum_j\partial^2L/
+    \partial\dot q_i\partial q_j\,\dot q_j-\partial L/\partial q_i`.  The linear system for
+    :math:`(\ddot q,\lambda)` is solved exactly on the phase space by eliminating
+    :math:`\ddot q_{\rm dep}` (Schur complement on the constraint distribution):
+    :math:`\ddot q = T\dot u + p` with :math:`aT=0`, :math:`(T^{\mathsf T}HT)\dot u =
+    T^{\mathsf T}(Q-\beta-Hp)`, then :math:`\lambda = a_{\rm dep}^{-\mathsf T}(H\ddot q+\beta
+    -Q)_{\rm dep}`.
+
+    >>> import geomech as gm
+    >>> from geomech.mechanics.system import NonholonomicSystem
+    >>> N = gm.Manifold("N", "x y z"); (xd, yd, zd), y = N.velocities, N.coords[1]
+    >>> S = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd], independent="x y")
+    >>> eq = lagrange_dalembert(S)
+    >>> eq.rhs[xd]
+    -xdot*y*ydot/(y**2 + 1)
+    >>> eq.multipliers
+    {lambda_1: xdot*ydot/(y**2 + 1)}
+    """
+    if options:
+        raise TypeError(f"lagrange_dalembert takes no options, got {sorted(options)}")
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q, vel = N.coords, N.velocities
+    L = system.lagrangian
+    A = system.constraint_matrix
+    b = system.constraint_affine
+    acc = acceleration_symbols(vel)
+    lam = tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(k))
+    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+
+    p = [sp.diff(L, v) for v in vel]
+    H = system.hessian
+    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
+            - sp.diff(L, q[i]) for i in range(n)]
+    # d/dt of the constraints: a qdd + c, c = adot qdot + bdot
+    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
+                  for j in range(n) if A[m, i].has(q[j])])
+         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
+         for m in range(k)]
+    equations = [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
+                       Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
+                 for i in range(n)]
+    equations += [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
+
+    # restrict everything to the phase space (for the implicit form, explicit=False, the
+    # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
+    norm = (lambda e: e) if deferring() else compact
+    red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
+                          "reduced mass matrix T^T H T on the constraint distribution",
+                          norm)
+    T, udot, pvec, Hr, rest, cr = red.T, red.udot, red.pvec, red.H, red.force, red.cdot
+    Mred, rhs_red = red.mass, red.rhs
+    ind = system.independent_indices
+
+    def accelerations():
+        return (T * udot + pvec).applyfunc(compact)
+
+    def multipliers():     # evaluated on first access
+        return dict(zip(lam, red.multipliers(T * udot + pvec)))
+
+    rhs = {}
+    for cc, v in zip(q, vel):
+        rhs[cc] = system.dependent_solution.get(v, v)
+    for j, i in enumerate(ind):
+        rhs[vel[i]] = udot[j]          # the rows of T at the independent indices are the identity
+    eq = EquationsOfMotion(
+        system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
+        variables={}, form_rhs=rhs, data={"reduced_mass_matrix": Mred})
+    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, accelerations()))
+
+    def bordered() -> ImplicitEquations:
+        # [[H, -a^T], [a, 0]] (qdd, lambda) = (Q - beta, -(adot qdot + bdot)) on M
+        Mb = sp.zeros(n + k, n + k)
+        Mb[:n, :n] = Hr
+        if k:
+            Mb[:n, n:] = -A.T
+            Mb[n:, :n] = A
+        Fb = [*rest, *[-e for e in cr]]
+        rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+        rates.update({vel[i]: acc[i] for i in ind})
+        return ImplicitEquations(system, "lagrange_dalembert", Mb, Fb, (*acc, *lam), rates,
+                                 kind="bordered")
+
+    eq._bordered = bordered
+    acc_u = tuple(acc[i] for i in ind)
+    eq._implicit = lambda: ImplicitEquations(
+        system, "lagrange_dalembert", Mred, rhs_red, acc_u,
+        {**{cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)},
+         **dict(zip(system.independent_velocities, acc_u))})
+    return eq
+
+

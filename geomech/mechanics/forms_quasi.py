@@ -47,7 +47,6 @@ from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
-from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
 from .forms_common import (
     _Algebra,
     _Unsupported,
@@ -57,6 +56,8 @@ from .forms_common import (
     solve_linear,
     tidy,
 )
+from .motion import EquationsOfMotion, phase_rhs_from_quasi
+from .registry import register_method
 
 __all__ = ["quasi_velocity_equations", "appell_equations", "resolve_frame", "compact_equations",
            "CompactEquations"]
@@ -352,6 +353,19 @@ def _hamel(system, frame=None, transversal=None, names=None) -> _Hamel:
                   P, compact(Lt.xreplace(on_w0)))
 
 
+class HamelEquations(EquationsOfMotion):
+    """Equations of motion in quasi-velocities (Hamel / Borisov--Mamaev (2015), eq. (5));
+    :meth:`compact` reuses the Hamel equations already derived."""
+
+    def compact(self, **options):
+        """Compact equations (see :meth:`EquationsOfMotion.compact`); without options other
+        than ``vector_name`` the Hamel equations of this form are reused."""
+        hamel = self._data.get("hamel")
+        if hamel is not None and set(options) <= {"vector_name"}:
+            return _compact_from_hamel(self.system, hamel, **options)
+        return compact_equations(self.system, **options)
+
+
 @register_method("quasi_velocities")
 def quasi_velocity_equations(system, frame=None, transversal=None, names=None,
                              **options) -> EquationsOfMotion:
@@ -395,7 +409,7 @@ def quasi_velocity_equations(system, frame=None, transversal=None, names=None,
     phase = phase_rhs_from_quasi(system, K, k0, eta, list(etadot))
     variables = {eta[a]: compact(sp.Add(*[Einv[a, i] * vel[i] for i in range(n)]))
                  for a in range(r)}
-    eq = EquationsOfMotion(
+    eq = HamelEquations(
         system, "quasi_velocities", equations, phase, multipliers=None, variables=variables,
         form_rhs=form_rhs,
         data={"quasi_velocities": eta, "frame": (tuple(tangent), tuple(trans)),

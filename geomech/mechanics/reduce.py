@@ -600,12 +600,13 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
         fi = sum(S[i, j] * zd[j] for j in range(m_)) + Qz[i] + sum(b[mu, i] * Qw[mu]
                                                                   for mu in range(r))
         forces.append(sp.S.Zero if _is_zero(fi) else _light(fi))
-    from .system import NonholonomicSystem
+    # a system of the same class as the given one (no import of the system module)
+    new_system = type(system)
 
     Z = Manifold(f"{N.name}_shape", z, parameters=N.parameters, assumptions=N.assumptions,
                  velocities=zd)
     dcons = [sp.expand(sum(d[s, i] * zd[i] for i in range(m_))) for s in range(d.rows)]
-    reduced = NonholonomicSystem(Z, Lstar, dcons, forces=forces if any(
+    reduced = new_system(Z, Lstar, dcons, forces=forces if any(
         f != 0 for f in forces) else None, name=f"{getattr(system, 'name', 'system')}_chaplygin")
     recon = dict(zip(yd, [_compact(e) for e in (E * b * sp.Matrix(zd))]))
     return ChaplyginReduction(tuple(z), tuple(y), E, b, d, Lstar, P, cstr, S, tuple(forces),
@@ -726,7 +727,8 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
             raise ValueError(f"cannot solve dL/d{vn} = p for {vn}")
         X = _norm(sols[0][vn])
         R = sp.expand((L - p * vn).xreplace({vn: X}))
-    from .system import NonholonomicSystem
+    # a system of the same class as the given one (no import of the system module)
+    new_system = type(system)
 
     coords = [c for c in N.coords if c != qn]
     vels = [v for v in N.velocities if v != vn]
@@ -735,7 +737,7 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
     Q = _forces(system)
     forces = None if Q is None else [_norm(Q[N.coords.index(c)].xreplace({vn: X}))
                                      for c in coords]
-    reduced = NonholonomicSystem(Nr, R, list(system.constraints), forces=forces,
+    reduced = new_system(Nr, R, list(system.constraints), forces=forces,
                                  name=f"{getattr(system, 'name', 'system')}_routh")
     return RouthReduction(qn, p, R, X, reduced)
 

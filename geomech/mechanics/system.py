@@ -38,6 +38,7 @@ from functools import cached_property
 
 import sympy as sp
 
+from geomech.core.fields import VectorField
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
@@ -46,11 +47,22 @@ from .forms_common import compact
 
 __all__ = ["NonholonomicSystem"]
 
-# further forms living in their own modules, imported on first use
-_LAZY_METHODS = {
-    "tzenoff": "geomech.mechanics.tzenoff",
-    "vakonomic": "geomech.mechanics.vakonomic",
-}
+def _natural_frame(N: Manifold, frame, r: int) -> dict | None:
+    """Check the shape of a natural frame: ``r`` vector fields on ``N`` (and their names)."""
+    if frame is None:
+        return None
+    if not isinstance(frame, Mapping) or "frame" not in frame:
+        raise TypeError("natural_frame must be a mapping {'frame': vector fields, 'names': ...}")
+    fields = frame["frame"]
+    if isinstance(fields, (str, VectorField)) or not isinstance(fields, Iterable):
+        raise TypeError("natural_frame['frame'] must be a sequence of vector fields")
+    fields = tuple(fields)
+    if any(not isinstance(X, VectorField) or X.manifold is not N for X in fields):
+        raise TypeError(f"natural_frame['frame'] must hold vector fields on {N.name}")
+    if len(fields) != r:
+        raise ValueError(f"natural_frame has {len(fields)} fields; the constraints leave {r} "
+                         "independent velocities")
+    return {**frame, "frame": fields}
 
 
 class NonholonomicSystem:
@@ -74,6 +86,14 @@ class NonholonomicSystem:
         determinant first, then the shortest one, then the earliest coordinates as dependent.
     name, description : str, optional
         Metadata for printing and reports.
+    natural_frame : mapping, optional
+        Natural quasi-velocities ``{"frame": (v_1, ..., v_{n-k}), "names": (...)}``: vector
+        fields on ``manifold`` spanning the constraint distribution and their names (read by
+        ``compact_equations(frame="natural")``).
+    numeric_defaults : tuple, optional
+        ``(parameter values, initial state)`` for numerics and reports.
+    source : str, optional
+        Where the system was read from (model files).
 
     Raises
     ------
@@ -97,13 +117,10 @@ class NonholonomicSystem:
     xdot**2*y**2/2 + xdot**2/2 + ydot**2/2
     """
 
-    #: Optional natural quasi-velocities ``{"frame": fields, "names": ..., ...}`` (keyword
-    #: arguments of :func:`~geomech.mechanics.forms_quasi.compact_equations`), set by
-    #: catalogue entries such as the Chaplygin ball (body angular velocities).
-    natural_frame: dict | None = None
-
     def __init__(self, manifold: Manifold, lagrangian, constraints=(), forces=None,
-                 independent=None, name: str | None = None, description: str = ""):
+                 independent=None, name: str | None = None, description: str = "",
+                 natural_frame: Mapping | None = None, numeric_defaults: tuple | None = None,
+                 source: str | None = None):
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
                             f"{type(manifold).__name__}")
@@ -153,6 +170,32 @@ class NonholonomicSystem:
 
         # -- split of the velocities -----------------------------------------------------
         self._choose_split(independent)
+        self._natural_frame = _natural_frame(N, natural_frame, n - k)
+        if numeric_defaults is not None and not (isinstance(numeric_defaults, tuple)
+                                                 and len(numeric_defaults) == 2):
+            raise TypeError("numeric_defaults must be a pair (parameter values, initial state)")
+        if source is not None and not isinstance(source, str):
+            raise TypeError(f"source must be a string, got {type(source).__name__}")
+        self._numeric_defaults, self._source = numeric_defaults, source
+
+    @property
+    def natural_frame(self) -> dict | None:
+        """Natural quasi-velocities ``{"frame": fields, "names": ...}`` (keyword arguments
+        of :func:`~geomech.mechanics.forms_quasi.compact_equations`, used by
+        ``frame="natural"``) given at construction, e.g. by the catalogue (body angular
+        velocities of the Chaplygin ball), or ``None``."""
+        return None if self._natural_frame is None else dict(self._natural_frame)
+
+    @property
+    def numeric_defaults(self) -> tuple | None:
+        """``(parameter values, initial state)`` given at construction (model files), or
+        ``None``."""
+        return self._numeric_defaults
+
+    @property
+    def source(self) -> str | None:
+        """Where the system was read from (a model file), or ``None``."""
+        return self._source
 
     # ------------------------------------------------------------------------------------
     def _check_independent_constraints(self) -> None:
@@ -377,6 +420,14 @@ class NonholonomicSystem:
         if not options:
             self._eq_cache[method] = eq
         return eq
+
+    def compact_equations(self, **options):
+        """Compact explicit equations in quasi-velocities
+        (:func:`~geomech.mechanics.forms_quasi.compact_equations`; ``frame="natural"`` takes
+        :attr:`natural_frame`)."""
+        from .forms_quasi import compact_equations
+
+        return compact_equations(self, **options)
 
     @cached_property
     def _eq_cache(self) -> dict:

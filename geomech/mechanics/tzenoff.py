@@ -52,9 +52,10 @@ import sympy as sp
 
 from ..core.parse import as_expr
 from ..core.zero import default_policy
-from .equations import EquationsOfMotion, phase_rhs_from_quasi, register_method
 from .forms_common import compact, solve_linear
 from .jets import JetSpace, derivative_symbols, total_derivative
+from .motion import EquationsOfMotion, ImplicitEquations, phase_rhs_from_quasi
+from .registry import register_method
 
 __all__ = [
     "tzenoff_R",
@@ -417,7 +418,44 @@ def _frame_matrix(system, frame) -> sp.Matrix:
     return b
 
 
-@register_method("tzenoff")
+def _tzenoff_implicit(system) -> EquationsOfMotion:
+    r"""Tzenoff's equations (13') in the independent velocities, implicit: the K-function of
+    :func:`~geomech.mechanics.tzenoff.tzenoff_quasi_velocity_K` gives
+    :math:`\partial K^{nh}/\partial\dot\omega = M\dot\omega - F = 0` (``tzenoff_form``
+    inverts :math:`M` by its own adjugate, which cannot be deferred)."""
+
+    N = system.manifold
+    n = N.dim
+    tangent = system.adapted_frame()[0]
+    b = sp.Matrix([list(X.components) for X in tangent]).T if tangent else sp.zeros(n, 0)
+    b0 = sp.Matrix(list(system.affine_velocity().components))
+    omega = tuple(system.independent_velocities)
+    res = tzenoff_quasi_velocity_K(system.lagrangian, JetSpace.from_manifold(N, order=3), b,
+                                   b0, omega, forces=system.forces, truncate=True)
+    M = res.mass_matrix()
+    zero = dict.fromkeys(res.omegadot, sp.S.Zero)
+    F = sp.Matrix([-e.xreplace(zero) for e in res.equations])
+    wd = tuple(res.omegadot)
+    rates = phase_rhs_from_quasi(system, b, list(b0), omega, list(wd))
+    imp = ImplicitEquations(system, "tzenoff", M, F, wd, rates)
+
+    def phase_rhs() -> dict:
+        return imp.explicit_rates()
+
+    def form_rhs() -> dict:
+        out = {c: compact(v) for c, v in zip(N.coords, res.velocity)}
+        out.update(imp.solve().items())
+        return {(omega[wd.index(k)] if k in wd else k): v for k, v in out.items()}
+
+    equations = [sp.Eq(compact(e), 0) for e in res.equations]
+    return EquationsOfMotion(system, "tzenoff", equations, phase_rhs, multipliers=None,
+                             variables={}, form_rhs=form_rhs, implicit=imp,
+                             data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
+                                   "quasi_velocities": omega, "quasi_accelerations": wd,
+                                   "truncated": True})
+
+
+@register_method("tzenoff", implicit=_tzenoff_implicit)
 def tzenoff_form(system, frame=None, quasi_velocities: Sequence | None = None, b0=None,
                  truncate: bool = True) -> EquationsOfMotion:
     r"""Tzenoff's equations (13)/(15) of a nonholonomic system (registered as ``"tzenoff"``).

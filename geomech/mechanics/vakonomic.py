@@ -71,8 +71,9 @@ from ..core.fields import VectorField
 from ..core.manifold import Manifold
 from ..core.parse import as_expr, as_matrix
 from ..core.zero import default_policy
-from .equations import EquationsOfMotion, ReducedDynamics, register_method
 from .forms_common import acceleration_symbols, compact, solve_linear
+from .motion import EquationsOfMotion, ReducedDynamics
+from .registry import register_method
 
 __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations",
            "vakonomic_form", "curvature_terms", "multiplier_symbols", "momentum_symbols"]
@@ -349,7 +350,7 @@ class VakonomicEquations(EquationsOfMotion):
         identically on :attr:`space` (zero policy), e.g. for integrable constraints and
         Lagrange–d'Alembert; False for the skate.
         """
-        from .equations import _numerically_zero
+        from .motion import numerically_zero as _numerically_zero
 
         M = self.system.phase_space
         if isinstance(other, VakonomicEquations):
