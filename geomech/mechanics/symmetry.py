@@ -529,6 +529,15 @@ class _CoefficientRows(list):
     """Rows of coefficients (one list per equation, one entry per unknown)."""
 
 
+def _fraction_free(dm):
+    r"""``dm`` over a polynomial ring :math:`\mathbb Z[p]` or :math:`\mathbb Q[p]` as it is
+    (its null space is then computed fraction-free, without the polynomial gcds of
+    :math:`\mathbb Q(p)`, which dominate on the rolling bodies), otherwise over a field."""
+    if dm.domain.is_PolynomialRing:
+        return dm
+    return dm.to_field()
+
+
 def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
     r"""Exact null space of many rows with few unknowns, guided by a random point.
 
@@ -549,13 +558,13 @@ def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
     numeric = [[sp.Rational(e.xreplace(pt)) if e != 0 else sp.S.Zero for e in r] for r in rows]
     dmT = DomainMatrix.from_Matrix(sp.Matrix(numeric).T).convert_to(sp.QQ)
     _, piv = dmT.rref()
-    full = DomainMatrix.from_Matrix(M).to_field()
+    full = _fraction_free(DomainMatrix.from_Matrix(M))
     if not piv:
         return None
     ns = full.extract(list(piv), list(range(n))).nullspace()
     if ns.shape[0] == 0:
         return []
-    if not (full * ns.transpose()).is_zero_matrix:
+    if ns.shape[0] != n - len(piv) or not (full * ns.transpose()).is_zero_matrix:
         return None
     nsm = ns.to_Matrix()
     return [nsm.row(i).T for i in range(nsm.rows)]
@@ -603,7 +612,7 @@ def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
             if vecs is None:
                 from sympy.polys.matrices import DomainMatrix
 
-                nsm = DomainMatrix.from_Matrix(sp.Matrix(sub)).to_field().nullspace() \
+                nsm = _fraction_free(DomainMatrix.from_Matrix(sp.Matrix(sub))).nullspace() \
                     .to_Matrix()
                 vecs = [nsm.row(i).T for i in range(nsm.rows)]
         out = []
