@@ -584,7 +584,8 @@ def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
         # eliminate those first (exact, and usually most of the ansatz)
         n = len(unknowns)
         active = set(range(n))
-        work = [{j: e for j, e in enumerate(r) if e != 0} for r in rows]
+        zero = sp.S.Zero
+        work = [{j: e for j, e in enumerate(r) if e is not zero and e != 0} for r in rows]
         changed = True
         while changed:
             changed = False
