@@ -186,7 +186,8 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
             n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, memo)
         except (_Unsupported, ZeroDivisionError):
             return None
-        if any(d.degree(R.gens[i]) > 0 for i in uidx):
+        degs = d.degrees()           # one pass over the denominator, not one per unknown
+        if any(degs[i] > 0 for i in uidx):
             raise ValueError("the determining equations are not linear in the unknowns "
                              "(an unknown in a denominator)")
         n = alg.reduce(n)
