@@ -48,6 +48,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -170,14 +171,31 @@ def prolong(u: VectorField, expr=None):
         raise TypeError(f"prolong needs a VectorField, got {type(u).__name__}")
     N = u.manifold
     q, qd = N.coords, N.velocities
-    lift = tuple(sp.expand(sum(sp.diff(ui, qj) * vj for qj, vj in zip(q, qd)))
-                 for ui in u.components)
+    lift = tuple(_lift_component(ui, q, qd) for ui in u.components)
     if expr is None:
         return (*u.components, *lift)
     expr = as_expr(expr)
     out = sum(ui * sp.diff(expr, qi) for ui, qi in zip(u.components, q) if ui != 0)
     out += sum(li * sp.diff(expr, vi) for li, vi in zip(lift, qd) if li != 0)
     return as_expr(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _diff(f: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    return sp.diff(f, x)
+
+
+def _lift_component(ui: sp.Expr, q, qd) -> sp.Expr:
+    r""":math:`\sum_j \partial_j u_i\,\dot q_j`, term by term: the coordinate-dependent
+    factor of each term is differentiated once (cached), so a template
+    :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis function."""
+    out = []
+    for t in (ui.args if ui.is_Add else (ui,)):
+        const, dep = t.as_independent(*q, as_Add=False)
+        if dep == 1:
+            continue
+        out += [const * _diff(dep, qj) * vj for qj, vj in zip(q, qd) if dep.has(qj)]
+    return sp.expand(sp.Add(*out))
 
 
 def prolong_to_phase_space(system, u) -> VectorField:
@@ -449,12 +467,12 @@ class Ansatz:
         unknowns = []
         comps = []
         for i, c in enumerate(manifold.coords):
-            terms = 0
+            terms = []
             for k, phi in enumerate(self.basis.get(c, ())):
                 s = sp.Dummy(f"c_{i}_{k}")
                 unknowns.append(s)
-                terms += s * phi
-            comps.append(terms)
+                terms.append(s * phi)
+            comps.append(sp.Add(*terms))         # one Add, not a quadratic chain of sums
         return comps, unknowns
 
     @property
