@@ -175,7 +175,8 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
         return None
     R = alg.ring
     syms = list(R.symbols)
-    uidx = {syms.index(c): j for j, c in enumerate(unknowns) if c in syms}
+    pos = {g: i for i, g in enumerate(syms)}
+    uidx = {pos[c]: j for j, c in enumerate(unknowns) if c in pos}
     kidx = [i for i, g in enumerate(syms) if g in keep]
     oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
     kgens = [syms[i] for i in kidx]
