@@ -31,8 +31,9 @@ study", each on a fresh system object with symbolic parameters (operation counts
 * ``reducing_multiplier``     -- without candidates, Chaplygin ball at zero area constant
   (target < 30 s; ``--numeric-multiplier`` uses the parameters of the O-CB-5 test).
 
-Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [names...]``
-(``--analyses``: only the second table).
+Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [--reports] [names...]``
+(``--analyses``: only the second table; ``--reports``: only the time and status of each
+analysis section of ``gm.report`` with its default limits).
 """
 
 from __future__ import annotations
@@ -247,8 +248,25 @@ def analyses(name: str, numeric_multiplier: bool = False) -> list:
     return rows
 
 
+REPORTS = ["chaplygin_ball", "routh_sphere", "rubber_ball", "snakeboard", "rolling_disk"]
+
+
+def report_sections(name: str) -> list:
+    """Time and status of every analysis section of ``gm.report`` with its default limits
+    (issue "Analyses that finish", item 6: every section computed)."""
+    rep = gm.report(getattr(gm.examples, name)(), simulation=False)
+    return [[name, s.title, f"{s.seconds:.2f} s", s.status] for s in rep.sections
+            if s.title in ("Symmetries", "First integrals", "Invariant measure",
+                           "Hamiltonian structure")]
+
+
 def main(argv) -> None:
     names = [a for a in argv if not a.startswith("-")]
+    if "--reports" in argv:
+        rows = [r for name in names or REPORTS for r in report_sections(name)]
+        table("Report analysis sections with the default limits (30 s each)",
+              ["system", "section", "time", "status"], rows)
+        return
     if "--analyses" not in argv:
         rows = []
         for name in names or [*MAIN, *INFO]:

@@ -273,3 +273,72 @@ def test_object_without_phase_space_says_why_it_is_not_simulated():
     rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True)
     assert rep.ok
     assert "not run: this object has no numeric phase space" in rep.render("text")
+
+
+# -- issue "Analyses that finish on the bodies researchers study", item 6 ---------------------
+
+_ANALYSIS_TITLES = ("Symmetries", "First integrals", "Invariant measure",
+                    "Hamiltonian structure")
+
+
+def _fd_divergence(field, rho, point: dict, h: float = 1e-6) -> tuple[float, float]:
+    """div(rho v) at ``point`` by central differences of numpy-lambdified ``rho v_i`` (an
+    independent check of the exact verdict); returns (divergence, scale of its terms)."""
+    import numpy as np
+
+    coords = list(field.manifold.coords)
+    others = [s for s in point if s not in coords]
+    total, scale = 0.0, 0.0
+    for x, c in zip(coords, field.components):
+        f = sp.lambdify(coords + others, rho * c, "numpy")
+        args = [point[s] for s in coords + others]
+        k = coords.index(x)
+        up, dn = list(args), list(args)
+        up[k] += h
+        dn[k] -= h
+        d = (f(*up) - f(*dn)) / (2 * h)
+        total += d
+        scale += abs(d) + abs(float(np.real(f(*args))))
+    return total, scale
+
+
+def _assert_report_computes_everything(name: str) -> None:
+    import random
+
+    sys_ = getattr(gm.examples, name)()
+    rep = gm.report(sys_, simulation=False)          # default limits
+    titles = [s.title for s in rep.sections]
+    for t in _ANALYSIS_TITLES:
+        assert t in titles, (name, t)
+    for sec in rep.sections:
+        text = " ".join(t for t, _ in sec.lines).lower()
+        assert sec.status == "ok", (name, sec.title, sec.status, sec.error, text[:300])
+        assert "not computed" not in text and "inconclusive" not in text, (name, sec.title)
+        assert "not verified" not in text, (name, sec.title)
+    imp = sys_.equations(explicit=False).mass_matrix_form()
+    field = sys_.vector_field()
+    rng = random.Random(7)
+    free = set(field.manifold.coords).union(*[c.free_symbols for c in field.components])
+    point = {s: rng.uniform(0.3, 1.2) for s in sorted(free, key=str)}
+    point.update({s: rng.uniform(1.0, 2.0) for s in sys_.manifold.parameters})
+    for sec in rep.sections:
+        for text, obj in sec.lines:
+            if text.startswith("linear integral"):
+                # independent derivation: the mass-matrix form, no inversion
+                assert imp.is_first_integral(obj), (name, obj)
+            if text.startswith("invariant density"):
+                point.update({s: rng.uniform(0.3, 1.2) for s in obj.free_symbols
+                              if s not in point})
+                div, scale = _fd_divergence(field, obj, point)
+                assert abs(div) <= 1e-5 * scale, (name, obj, div, scale)
+
+
+@pytest.mark.parametrize("name", ["rolling_disk", "rubber_ball"])
+def test_report_computes_every_section_with_default_limits(name):
+    _assert_report_computes_everything(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["chaplygin_ball", "routh_sphere", "snakeboard"])
+def test_report_computes_every_section_with_default_limits_slow(name):
+    _assert_report_computes_everything(name)

@@ -175,7 +175,8 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
         return None
     R = alg.ring
     syms = list(R.symbols)
-    uidx = {syms.index(c): j for j, c in enumerate(unknowns) if c in syms}
+    pos = {g: i for i, g in enumerate(syms)}
+    uidx = {pos[c]: j for j, c in enumerate(unknowns) if c in pos}
     kidx = [i for i, g in enumerate(syms) if g in keep]
     oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
     kgens = [syms[i] for i in kidx]
@@ -186,7 +187,8 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
             n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, memo)
         except (_Unsupported, ZeroDivisionError):
             return None
-        if any(d.degree(R.gens[i]) > 0 for i in uidx):
+        degs = d.degrees()           # one pass over the denominator, not one per unknown
+        if any(degs[i] > 0 for i in uidx):
             raise ValueError("the determining equations are not linear in the unknowns "
                              "(an unknown in a denominator)")
         n = alg.reduce(n)
@@ -199,19 +201,32 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
             entry = rows.setdefault(key, {}).setdefault(uidx[us[0]], {})
             kmon = tuple(mon[i] for i in kidx)
             entry[kmon] = entry.get(kmon, 0) + coeff
-    out, seen = [], set()
-    dom = R.domain
+    return _rows_to_sympy(rows.values(), len(unknowns), R.domain, kgens)
+
+
+def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
+    """The distinct non-zero rows ``{unknown index: {parameter monomial: coefficient}}`` as
+    lists of sympy expressions; rows and entries are compared in the ring first (many rows of
+    the determining equations repeat), so each distinct entry is converted once."""
+    out, seen, memo = [], set(), {}
 
     def poly_expr(poly: dict) -> sp.Expr:
-        return sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km) if e])
-                        for km, c in poly.items() if c])
+        key = tuple(sorted((km, c) for km, c in poly.items() if c))
+        if key not in memo:
+            memo[key] = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km)
+                                                             if e]) for km, c in key])
+        return memo[key]
 
-    for row in rows.values():
-        vec = tuple(poly_expr(row[j]) if j in row else sp.S.Zero for j in range(len(unknowns)))
-        if all(v == 0 for v in vec) or vec in seen:
+    for row in rows:
+        entries = {j: poly_expr(p) for j, p in row.items()}
+        key = frozenset((j, e) for j, e in entries.items() if e != 0)
+        if not key or key in seen:
             continue
-        seen.add(vec)
-        out.append(list(vec))
+        seen.add(key)
+        vec = [sp.S.Zero] * n
+        for j, e in key:
+            vec[j] = e
+        out.append(vec)
     return out
 
 

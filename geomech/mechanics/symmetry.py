@@ -48,6 +48,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -170,14 +171,31 @@ def prolong(u: VectorField, expr=None):
         raise TypeError(f"prolong needs a VectorField, got {type(u).__name__}")
     N = u.manifold
     q, qd = N.coords, N.velocities
-    lift = tuple(sp.expand(sum(sp.diff(ui, qj) * vj for qj, vj in zip(q, qd)))
-                 for ui in u.components)
+    lift = tuple(_lift_component(ui, q, qd) for ui in u.components)
     if expr is None:
         return (*u.components, *lift)
     expr = as_expr(expr)
     out = sum(ui * sp.diff(expr, qi) for ui, qi in zip(u.components, q) if ui != 0)
     out += sum(li * sp.diff(expr, vi) for li, vi in zip(lift, qd) if li != 0)
     return as_expr(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _diff(f: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    return sp.diff(f, x)
+
+
+def _lift_component(ui: sp.Expr, q, qd) -> sp.Expr:
+    r""":math:`\sum_j \partial_j u_i\,\dot q_j`, term by term: the coordinate-dependent
+    factor of each term is differentiated once (cached), so a template
+    :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis function."""
+    out = []
+    for t in (ui.args if ui.is_Add else (ui,)):
+        const, dep = t.as_independent(*q, as_Add=False)
+        if dep == 1:
+            continue
+        out += [const * _diff(dep, qj) * vj for qj, vj in zip(q, qd) if dep.has(qj)]
+    return sp.expand(sp.Add(*out))
 
 
 def prolong_to_phase_space(system, u) -> VectorField:
@@ -449,12 +467,12 @@ class Ansatz:
         unknowns = []
         comps = []
         for i, c in enumerate(manifold.coords):
-            terms = 0
+            terms = []
             for k, phi in enumerate(self.basis.get(c, ())):
                 s = sp.Dummy(f"c_{i}_{k}")
                 unknowns.append(s)
-                terms += s * phi
-            comps.append(terms)
+                terms.append(s * phi)
+            comps.append(sp.Add(*terms))         # one Add, not a quadratic chain of sums
         return comps, unknowns
 
     @property
@@ -529,6 +547,15 @@ class _CoefficientRows(list):
     """Rows of coefficients (one list per equation, one entry per unknown)."""
 
 
+def _fraction_free(dm):
+    r"""``dm`` over a polynomial ring :math:`\mathbb Z[p]` or :math:`\mathbb Q[p]` as it is
+    (its null space is then computed fraction-free, without the polynomial gcds of
+    :math:`\mathbb Q(p)`, which dominate on the rolling bodies), otherwise over a field."""
+    if dm.domain.is_PolynomialRing:
+        return dm
+    return dm.to_field()
+
+
 def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
     r"""Exact null space of many rows with few unknowns, guided by a random point.
 
@@ -549,13 +576,13 @@ def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
     numeric = [[sp.Rational(e.xreplace(pt)) if e != 0 else sp.S.Zero for e in r] for r in rows]
     dmT = DomainMatrix.from_Matrix(sp.Matrix(numeric).T).convert_to(sp.QQ)
     _, piv = dmT.rref()
-    full = DomainMatrix.from_Matrix(M).to_field()
+    full = _fraction_free(DomainMatrix.from_Matrix(M))
     if not piv:
         return None
     ns = full.extract(list(piv), list(range(n))).nullspace()
     if ns.shape[0] == 0:
         return []
-    if not (full * ns.transpose()).is_zero_matrix:
+    if ns.shape[0] != n - len(piv) or not (full * ns.transpose()).is_zero_matrix:
         return None
     nsm = ns.to_Matrix()
     return [nsm.row(i).T for i in range(nsm.rows)]
@@ -575,7 +602,8 @@ def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
         # eliminate those first (exact, and usually most of the ansatz)
         n = len(unknowns)
         active = set(range(n))
-        work = [{j: e for j, e in enumerate(r) if e != 0} for r in rows]
+        zero = sp.S.Zero
+        work = [{j: e for j, e in enumerate(r) if e is not zero and e != 0} for r in rows]
         changed = True
         while changed:
             changed = False
@@ -603,7 +631,7 @@ def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
             if vecs is None:
                 from sympy.polys.matrices import DomainMatrix
 
-                nsm = DomainMatrix.from_Matrix(sp.Matrix(sub)).to_field().nullspace() \
+                nsm = _fraction_free(DomainMatrix.from_Matrix(sp.Matrix(sub))).nullspace() \
                     .to_Matrix()
                 vecs = [nsm.row(i).T for i in range(nsm.rows)]
         out = []
