@@ -67,6 +67,7 @@ import sympy as sp
 from sympy.core.evalf import PrecisionExhausted
 from sympy.core.function import AppliedUndef
 from sympy.polys.matrices import DomainMatrix
+from sympy.polys.matrices.exceptions import DMError
 from sympy.polys.polyerrors import BasePolynomialError
 
 from .budget import check
@@ -74,6 +75,7 @@ from .parse import as_expr, as_matrix
 
 __all__ = [
     "ZeroPolicy",
+    "UNDECIDABLE_ERRORS",
     "ZeroVerdict",
     "UndecidedZero",
     "ProbablyZeroWarning",
@@ -92,8 +94,9 @@ __all__ = [
 #: Failures of sympy's exact machinery that mean "this expression is outside the class the
 #: stage decides": the stage declines and the next one decides.  Anything else (a bug, an
 #: exhausted time budget) propagates.
-_UNDECIDABLE = (BasePolynomialError, NotImplementedError, ValueError, TypeError,
-                ZeroDivisionError, AttributeError)
+UNDECIDABLE_ERRORS = (BasePolynomialError, DMError, NotImplementedError, ValueError, TypeError,
+                      ZeroDivisionError, AttributeError)
+_UNDECIDABLE = UNDECIDABLE_ERRORS
 
 
 class UndecidedZero(ArithmeticError):

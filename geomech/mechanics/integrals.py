@@ -43,7 +43,7 @@ from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
 from geomech.core.parse import as_expr
-from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
+from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
 
 __all__ = [
     "is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
@@ -390,7 +390,7 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
 def _rank_numeric(rows, pol) -> int:
     try:
         return DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rank()
-    except Exception:  # noqa: BLE001
+    except UNDECIDABLE_ERRORS:
         return pol.rank(sp.Matrix(rows))
 
 
@@ -399,7 +399,7 @@ def _independent_rows(rows, pol) -> list[int]:
     m = sp.Matrix(rows).T
     try:
         _, piv = DomainMatrix.from_Matrix(m).to_field().rref()
-    except Exception:  # noqa: BLE001
+    except UNDECIDABLE_ERRORS:
         _, piv = m.rref(iszerofunc=pol.is_zero)
     return list(piv)
 
@@ -414,7 +414,7 @@ def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:
         dm = DomainMatrix.from_Matrix(m).to_field()
         ns = dm.nullspace().to_Matrix()
         vecs = [ns.row(i).T for i in range(ns.rows)]
-    except Exception:  # noqa: BLE001 - fall back to the policy's generic null space
+    except UNDECIDABLE_ERRORS:  # fall back to the policy's generic null space
         vecs = pol.nullspace(m)
     if not vecs:
         return []
@@ -422,7 +422,7 @@ def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:
     B = sp.Matrix.hstack(*vecs).T
     try:
         R = DomainMatrix.from_Matrix(B).to_field().rref()[0].to_Matrix()
-    except Exception:  # noqa: BLE001
+    except UNDECIDABLE_ERRORS:
         R = B.rref(iszerofunc=pol.is_zero)[0]
     out = []
     for i in range(R.rows):

@@ -60,7 +60,7 @@ from sympy.core.function import AppliedUndef
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
 from ..core.parse import as_expr
-from ..core.zero import default_policy, half_angle_symbol, rational_rewrite
+from ..core.zero import UNDECIDABLE_ERRORS, default_policy, half_angle_symbol, rational_rewrite
 from .integrals import fast_is_zero, ring_linear_rows
 
 __all__ = [
@@ -662,7 +662,7 @@ def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
         dm = DomainMatrix.from_Matrix(M).to_field()
         ns = dm.nullspace().to_Matrix()
         vecs = [ns.row(i).T for i in range(ns.rows)]
-    except Exception:  # noqa: BLE001 - fall back to sympy's generic nullspace
+    except UNDECIDABLE_ERRORS:  # fall back to sympy's generic nullspace
         vecs = M.nullspace(simplify=False)
     return [dict(zip(unknowns, _primitive_vector(v))) for v in vecs]
 
