@@ -529,6 +529,23 @@ class Distribution:
     def __repr__(self) -> str:
         return f"Distribution({self._manifold.name}, [{', '.join(self._keys)}])"
 
+    def _latex(self, printer=None) -> str:
+        """The span of the generators in LaTeX, each generator written out."""
+        gens = ", ".join(X._latex() for X in self._fields)
+        return rf"\operatorname{{span}}\left\{{{gens}\right\}}"
+
+    def _repr_latex_(self) -> str:
+        r"""Notebook display of the span of the generators.
+
+        >>> from geomech.core.manifold import Manifold
+        >>> M = Manifold("M", "x y z"); x, y, z = M.coords
+        >>> D = Distribution([M.vector_field([1, 0, -y/2]), M.vector_field([0, 1, x/2])])
+        >>> tex = D._repr_latex_()
+        >>> tex.startswith(r"$\operatorname{span}\left\{\frac{\partial}{\partial x}")
+        True
+        """
+        return "$" + self._latex() + "$"
+
     def __len__(self) -> int:
         return len(self._fields)
 
