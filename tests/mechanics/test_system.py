@@ -154,3 +154,25 @@ def test_analysis_methods_delegate_and_agree_with_the_spec():
     assert not s.invariant_measure()
     assert s.pseudo_hamiltonian().satisfies_jacobi() is False
     assert len(s.point_symmetries()) == 3
+
+
+def test_suslov_problem_body_rates_normalise_to_constants():
+    """Suslov's problem (a rigid body with a fixed point and the body constraint omega_3 = 0,
+    Suslov 1902; Borisov & Mamaev 2015): with the principal axes along e_3, omega_1 and
+    omega_2 are conserved.  Their rates along the flow must come out as the exact normal form 0
+    (the correctness issue saw ~100-term trigonometric expressions equal to constants), and the
+    flow itself stays small."""
+    from geomech.examples.rolling import body_angular_velocity
+
+    free = gm.examples.free_rigid_body()
+    N = free.manifold
+    th, ph, ps = N.coords
+    w = body_angular_velocity(th, ph, ps, *N.velocities)
+    S = gm.NonholonomicSystem(N, free.lagrangian, [sp.expand(w[2])], name="suslov")
+    v = S.vector_field()
+    assert sum(sp.count_ops(c) for c in v.components) < 40
+    for k in (0, 1):
+        rate = gm.default_policy().normalize(v(S.restricted(w[k])))
+        assert rate == 0
+    # and omega_1 is not trivially constant along a perturbed (unconstrained) direction
+    assert gm.default_policy().normalize(v(S.restricted(w[0] * th))) != 0
