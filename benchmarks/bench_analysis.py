@@ -208,7 +208,7 @@ def _timed(fn):
 
 
 def _ball_at_zero_area(numeric: bool):
-    from geomech.mechanics.reduce import chaplygin_reduction, routh_reduction
+    from geomech.mechanics.analysis.reduction import chaplygin_reduction, routh_reduction
     from geomech.mechanics.system import NonholonomicSystem
 
     params = dict(m=3, R=sp.Rational(1, 2), I1=1, I2=2, I3=sp.Rational(5, 2)) if numeric else {}
@@ -225,7 +225,7 @@ def _ball_at_zero_area(numeric: bool):
 
 def analyses(name: str, numeric_multiplier: bool = False) -> list:
     """Rows (system, analysis, time, operations, result) of the issue's analyses."""
-    from geomech.mechanics.conformal import reducing_multiplier
+    from geomech.mechanics.analysis.conformal import reducing_multiplier
 
     rows = []
     res, dt = _timed(lambda: gm.examples.get(name).invariant_measure())

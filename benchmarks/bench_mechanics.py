@@ -34,7 +34,7 @@ import time
 import sympy as sp
 
 import geomech as gm
-from geomech.mechanics.forms_quasi import compact_equations
+from geomech.mechanics.equations.quasi import compact_equations
 
 try:
     from benchmarks._common import table
@@ -308,8 +308,8 @@ def _warm_up() -> None:
     import sympy.physics.mechanics  # noqa: F401
 
     import geomech.lie.graph  # noqa: F401
-    import geomech.mechanics.forms_classical  # noqa: F401
-    import geomech.mechanics.tzenoff  # noqa: F401
+    import geomech.mechanics.equations.classical  # noqa: F401
+    import geomech.mechanics.equations.tzenoff  # noqa: F401
 
     compact_case("chaplygin_sleigh")
 

@@ -26,7 +26,7 @@ import time
 import sympy as sp
 from sympy.core.cache import clear_cache
 
-from geomech.mechanics.rigidbody import hat, inertia_lambdas, rigid_body_so_n
+from geomech.mechanics.models.rigid_body_so_n import hat, inertia_lambdas, rigid_body_so_n
 
 
 def geomech_equations(n):

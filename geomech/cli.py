@@ -108,7 +108,7 @@ def _check_options(args) -> None:
         if not math.isfinite(value) or value < 0 or (opt == "--t-end" and value == 0):
             need = "> 0" if opt == "--t-end" else ">= 0 (0 = no limit)"
             raise UsageError(f"{opt} must be a finite number {need}, got {value:g}")
-    from .mechanics.equations import available_methods
+    from geomech.mechanics.equations import available_methods
 
     methods = available_methods()
     if args.method not in methods:

@@ -307,7 +307,7 @@ def _equations_section(sys_, method: str) -> Section:
 
 def _compact_section(sys_) -> Section:
     """The explicit equations in the natural quasi-velocities (``system.natural_frame``)."""
-    from .mechanics.forms_quasi import compact_equations
+    from geomech.mechanics.equations.quasi import compact_equations
 
     ce = compact_equations(sys_, frame="natural")
     s = Section("Equations in natural quasi-velocities")
@@ -503,7 +503,8 @@ def _status_of_run(res) -> str:
 
 
 def _simulation_section(obj, t_end: float, overrides: Mapping | None = None) -> Section:
-    from .mechanics.system import NonholonomicSystem
+    from geomech.mechanics.system import NonholonomicSystem
+
     from .numeric import simulate
 
     s = Section("Simulation")
@@ -528,7 +529,11 @@ def _simulation_section(obj, t_end: float, overrides: Mapping | None = None) -> 
 
 def _symmetry_section(sys_) -> Section:
     """Point symmetries in the default ansatz, Theorem 3 check and C-1/C-2 classification."""
-    from .mechanics.symmetry import check_symmetry, classify_action, find_point_symmetries
+    from geomech.mechanics.analysis.symmetry import (
+        check_symmetry,
+        classify_action,
+        find_point_symmetries,
+    )
 
     s = Section("Symmetries")
     fields = find_point_symmetries(sys_)
@@ -548,7 +553,7 @@ def _symmetry_section(sys_) -> Section:
 
 def _integrals_section(sys_) -> Section:
     """Linear (Noether / Kozlov–Kolesnikov) integrals, each verified along the flow."""
-    from .mechanics.symmetry import linear_integrals
+    from geomech.mechanics.analysis.symmetry import linear_integrals
 
     s = Section("First integrals")
     s.add("energy: see the Energy section")
@@ -570,8 +575,9 @@ def _integrals_section(sys_) -> Section:
 
 
 def _measure_section(sys_) -> Section:
+    from geomech.mechanics.analysis.measure import system_divergence, system_invariant_measure
+
     from .core.zero import default_policy
-    from .mechanics.measure import system_divergence, system_invariant_measure
 
     s = Section("Invariant measure")
     div = system_divergence(sys_)
@@ -590,7 +596,7 @@ def _measure_section(sys_) -> Section:
 
 
 def _hamiltonian_section(sys_) -> Section:
-    from .mechanics.hamiltonian import system_pseudo_hamiltonian
+    from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
 
     s = Section("Hamiltonian structure")
     if _has_forces(sys_) or getattr(sys_, "is_affine", False):

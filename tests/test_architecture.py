@@ -89,3 +89,28 @@ def test_core_and_lie_are_acyclic():
     G = import_graph()
     sub = G.subgraph([m for m in G if _layer(m) in {"core", "lie"}])
     assert nx.is_directed_acyclic_graph(sub), list(nx.simple_cycles(sub))
+
+
+def test_mechanics_is_laid_out_by_the_mathematics():
+    """Top level: the system; below it: equations, analyses, models (no flat modules)."""
+    flat = sorted(p.stem for p in (ROOT / "mechanics").glob("*.py"))
+    assert flat == ["__init__", "system"]
+    for sub in ("equations", "analysis", "models"):
+        assert (ROOT / "mechanics" / sub / "__init__.py").exists()
+
+
+def test_old_module_names_still_import_with_a_warning():
+    import importlib
+    import sys
+    import warnings
+
+    from geomech.mechanics import MOVED
+
+    for old, new in MOVED.items():
+        sys.modules.pop(f"geomech.mechanics.{old}", None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mod = importlib.import_module(f"geomech.mechanics.{old}")
+        assert mod is importlib.import_module(f"geomech.mechanics.{new}")
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message)
+                   for w in caught)

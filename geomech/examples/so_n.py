@@ -18,12 +18,12 @@ def rigid_body_so_n(n: int = 3, inertia=None, torque=None, ordering: str = "sham
     r"""The free n-dimensional rigid body (Euler–Arnold equations on :math:`\mathfrak{so}(n)`).
 
     ``inertia``: principal moments ``I_1..I_n``, a symmetric case ``"k-(n-k)"`` or ``None``
-    (symbols).  See :class:`geomech.mechanics.rigidbody.RigidBodySoN`.
+    (symbols).  See :class:`geomech.mechanics.models.rigid_body_so_n.RigidBodySoN`.
 
     >>> rigid_body_so_n(3).phase_space.coords
     (omega1, omega2, omega3)
     """
-    from ..mechanics.rigidbody import RigidBodySoN
+    from geomech.mechanics.models.rigid_body_so_n import RigidBodySoN
 
     return RigidBodySoN(n, inertia, torque=torque, ordering=ordering)
 
@@ -34,11 +34,11 @@ def shamolin_pendulum(n: int = 3, s=None, x_N=None, **params):
 
     ``s`` (the drag coefficient :math:`s(\alpha)`) and ``x_N`` (the application point
     functions :math:`x_{kN}`) default to undefined symbolic functions.  See
-    :class:`geomech.mechanics.pendulum.ShamolinPendulum`.
+    :class:`geomech.mechanics.models.shamolin.ShamolinPendulum`.
 
     >>> shamolin_pendulum(4).reduced_vector_field().manifold.dim
     6
     """
-    from ..mechanics.pendulum import ShamolinPendulum
+    from geomech.mechanics.models.shamolin import ShamolinPendulum
 
     return ShamolinPendulum(n, s=s, x_N=x_N, **params)

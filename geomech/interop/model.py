@@ -285,7 +285,7 @@ def parse_model(data: Mapping, source: str = "<model>"):
 
     See :func:`load_model`; ``source`` names the file in error messages.
     """
-    from ..mechanics.system import NonholonomicSystem
+    from geomech.mechanics.system import NonholonomicSystem
 
     if not isinstance(data, Mapping):
         raise TypeError(f"a model is a table (mapping), got {type(data).__name__}")

@@ -43,7 +43,7 @@ from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 
-from .forms_common import compact
+from .equations.common import compact
 
 __all__ = ["NonholonomicSystem"]
 
@@ -181,7 +181,7 @@ class NonholonomicSystem:
     @property
     def natural_frame(self) -> dict | None:
         """Natural quasi-velocities ``{"frame": fields, "names": ...}`` (keyword arguments
-        of :func:`~geomech.mechanics.forms_quasi.compact_equations`, used by
+        of :func:`~geomech.mechanics.equations.quasi.compact_equations`, used by
         ``frame="natural"``) given at construction, e.g. by the catalogue (body angular
         velocities of the Chaplygin ball), or ``None``."""
         return None if self._natural_frame is None else dict(self._natural_frame)
@@ -423,9 +423,9 @@ class NonholonomicSystem:
 
     def compact_equations(self, **options):
         """Compact explicit equations in quasi-velocities
-        (:func:`~geomech.mechanics.forms_quasi.compact_equations`; ``frame="natural"`` takes
+        (:func:`~geomech.mechanics.equations.quasi.compact_equations`; ``frame="natural"`` takes
         :attr:`natural_frame`)."""
-        from .forms_quasi import compact_equations
+        from .equations.quasi import compact_equations
 
         return compact_equations(self, **options)
 
@@ -484,8 +484,8 @@ class NonholonomicSystem:
     # -- analyses (delegations to the mechanics modules) ----------------------------------
     def is_first_integral(self, F) -> bool:
         """Whether ``F`` (on the phase space or on TN) is an exact first integral of the flow;
-        see :func:`geomech.mechanics.integrals.system_is_first_integral`."""
-        from .integrals import system_is_first_integral
+        see :func:`geomech.mechanics.analysis.integrals.system_is_first_integral`."""
+        from .analysis.integrals import system_is_first_integral
 
         return system_is_first_integral(self, F)
 
@@ -493,54 +493,54 @@ class NonholonomicSystem:
         """Integrals polynomial in the velocities up to ``degree`` (exact search; in the
         natural velocities when the system has a natural frame), a list on
         :attr:`phase_space` with ``.natural`` forms; see
-        :func:`geomech.mechanics.integrals.system_polynomial_integrals`."""
-        from .integrals import system_polynomial_integrals
+        :func:`geomech.mechanics.analysis.integrals.system_polynomial_integrals`."""
+        from .analysis.integrals import system_polynomial_integrals
 
         return system_polynomial_integrals(self, degree, ansatz=ansatz, **options)
 
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
-        along the flow; see :func:`geomech.mechanics.symmetry.linear_integrals`."""
-        from .symmetry import linear_integrals
+        along the flow; see :func:`geomech.mechanics.analysis.symmetry.linear_integrals`."""
+        from .analysis.symmetry import linear_integrals
 
         return linear_integrals(self, ansatz=ansatz, fields=fields)
 
     def check_symmetry(self, fields):
         """Theorem 3 (strengthened) for given fields; see
-        :func:`geomech.mechanics.symmetry.check_symmetry`."""
-        from .symmetry import check_symmetry
+        :func:`geomech.mechanics.analysis.symmetry.check_symmetry`."""
+        from .analysis.symmetry import check_symmetry
 
         return check_symmetry(self, fields)
 
     def point_symmetries(self, ansatz=None) -> list:
         """Infinitesimal point symmetries in an ansatz family."""
-        from .symmetry import find_point_symmetries
+        from .analysis.symmetry import find_point_symmetries
 
         return find_point_symmetries(self, ansatz=ansatz)
 
     def classify_action(self, fields):
         """Case C-1 / C-2 of the action relative to the constraints (§4.2)."""
-        from .symmetry import classify_action
+        from .analysis.symmetry import classify_action
 
         return classify_action(self, fields)
 
     def divergence(self):
         """Divergence of the phase-space flow (coordinate volume)."""
-        from .measure import system_divergence
+        from .analysis.measure import system_divergence
 
         return system_divergence(self)
 
     def is_invariant_density(self, rho) -> bool:
         """Whether ``div(rho v) = 0`` exactly."""
-        from .measure import system_is_invariant_density
+        from .analysis.measure import system_is_invariant_density
 
         return system_is_invariant_density(self, rho)
 
     def invariant_measure(self, ansatz: str = "system", variables=None, functions=None):
         """Search an invariant density (default: powers of factors built from the system, by
         linear algebra); the result is truthy with ``.density`` or falsy with ``.reason`` and
-        ``.family``; see :func:`geomech.mechanics.measure.system_invariant_measure`."""
-        from .measure import system_invariant_measure
+        ``.family``; see :func:`geomech.mechanics.analysis.measure.system_invariant_measure`."""
+        from .analysis.measure import system_invariant_measure
 
         return system_invariant_measure(self, ansatz=ansatz, variables=variables,
                                         functions=functions)
@@ -548,26 +548,26 @@ class NonholonomicSystem:
     def pseudo_hamiltonian(self, frame=None, transversal=None, momenta=None):
         """Pseudo-Hamiltonian form (Prop. 7); ``.satisfies_jacobi()`` is ``False`` for
         non-integrable constraints."""
-        from .hamiltonian import system_pseudo_hamiltonian
+        from .analysis.hamiltonian import system_pseudo_hamiltonian
 
         return system_pseudo_hamiltonian(self, frame=frame, transversal=transversal,
                                          momenta=momenta)
 
     def is_conformally_hamiltonian(self, cyclic=None):
         """Chaplygin reducing multiplier of the reduced system (two degrees of freedom)."""
-        from .hamiltonian import system_is_conformally_hamiltonian
+        from .analysis.hamiltonian import system_is_conformally_hamiltonian
 
         return system_is_conformally_hamiltonian(self, cyclic=cyclic)
 
     def chaplygin_reduction(self, group_coords, frame=None):
         """Generalized Chaplygin reduction (Prop. 5)."""
-        from .reduce import chaplygin_reduction
+        from .analysis.reduction import chaplygin_reduction
 
         return chaplygin_reduction(self, group_coords, frame=frame)
 
     def routh_reduction(self, coordinate):
         """Routh reduction by a cyclic coordinate (§5.3)."""
-        from .reduce import routh_reduction
+        from .analysis.reduction import routh_reduction
 
         return routh_reduction(self, coordinate)
 

@@ -20,7 +20,7 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations import ImplicitEquations
-from geomech.mechanics.forms_common import deferred_solves, solve_linear
+from geomech.mechanics.equations.common import deferred_solves, solve_linear
 from geomech.numeric import compile_vector_field, simulate
 from geomech.numeric.compile import CompiledImplicitField
 

@@ -1,0 +1,1142 @@
+r"""First integrals of a phase-space vector field: exact checks and ansatz searches.
+
+A function :math:`F` on the phase space is a *first integral* of :math:`\dot x = v(x)` when
+
+.. math:: v(F) = \sum_i v^i\,\partial_i F \equiv 0 ,
+
+decided by the zero policy (:mod:`geomech.core.zero`), optionally modulo polynomial relations
+that define an invariant submanifold (e.g. :math:`|\gamma|^2 = 1`).
+
+:func:`polynomial_integrals` searches integrals polynomial in chosen variables (usually the
+velocities) up to a degree, with coefficients in a finite ansatz family of functions of the
+other variables.  The determining equations ``v(F) = 0`` are linear in the unknown constant
+coefficients; they are sampled at random exact points (a set of necessary conditions), solved
+by an exact null space, and every solution is then verified exactly.
+
+The Kozlov--Kolesnikov (Noether) integrals (Borisov & Mamaev (2015), Thms 4 and 5) need only the
+Lagrangian
+on :math:`TN` and the constraints: :func:`complete_lift`, :func:`check_noether_field`,
+:func:`noether_integral`, :func:`find_noether_fields`.
+
+Examples
+--------
+>>> import sympy as sp
+>>> from geomech.core.manifold import Manifold
+>>> M = Manifold("M", "q p"); q, p = M.coords
+>>> v = M.vector_field([p, -q])                   # harmonic oscillator
+>>> is_first_integral(v, p**2 + q**2)
+True
+>>> [sp.factor(F) for F in polynomial_integrals(v, 2, variables=(q, p))]
+[p**2 + q**2]
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import sympy as sp
+from sympy.polys.matrices import DomainMatrix
+
+from geomech.core.budget import check
+from geomech.core.fields import VectorField
+from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
+from geomech.core.parse import as_expr
+from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
+
+__all__ = [
+    "is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
+    "polynomial_integrals",
+    "solve_constant_linear", "complete_lift", "check_noether_field", "NoetherCheck",
+    "noether_integral", "find_noether_fields", "is_energy_conserved",
+    "system_is_first_integral", "system_polynomial_integrals", "system_noether_integrals",
+    "system_check_noether_field", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
+    "natural_polynomial_integrals", "IntegralList",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# exact zero tests, optionally modulo relations
+# ---------------------------------------------------------------------------------------
+def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None) -> bool:
+    r"""Whether ``expr`` vanishes identically, or on the variety ``relations = 0``.
+
+    Without relations this is ``policy.is_zero(expr)``.  With relations (polynomials, e.g.
+    ``g1**2 + g2**2 + g3**2 - 1``) the numerator of the normalised expression is reduced modulo
+    a Gröbner basis of the relations; a zero remainder proves vanishing on the variety.
+    Trigonometric functions of symbols are first rewritten in half-angle tangents.
+
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> zero_modulo(x**2 + y**2 - 1, [x**2 + y**2 - 1])
+    True
+    >>> zero_modulo(x*(x**2 + y**2) - x, [])
+    False
+    """
+    pol = policy or default_policy()
+    e = as_expr(expr)
+    if not relations:
+        return fast_is_zero(e, pol)
+    if fast_is_zero(e, pol):
+        return True
+    rels = [as_expr(r) for r in relations]
+    num, _den = sp.fraction(sp.cancel(sp.together(rational_rewrite(e))))
+    gens = sorted(set().union(*(r.free_symbols for r in rels)), key=sp.default_sort_key)
+    others = sorted(num.free_symbols - set(gens), key=sp.default_sort_key)
+    try:
+        G = sp.groebner([sp.expand(r) for r in rels], *gens, order="grevlex")
+        poly = sp.Poly(sp.expand(num), *gens)
+        _, rem = sp.reduced(poly.as_expr(), list(G.exprs), *gens, order="grevlex")
+    except (sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed) as exc:
+        raise ValueError(f"cannot reduce modulo the relations {relations}: {exc}") from None
+    del others
+    return pol.is_zero(rem)
+
+
+def _common_fraction(alg, e, memo):
+    """``(numerator, denominator)`` ring elements with ``e = n/d`` and *no* gcd taken
+    (:meth:`~geomech.mechanics.equations.common._Algebra._frac` with ``gcd=False``; ``memo`` is
+    this mode's own)."""
+    return alg._frac(e, memo, gcd=False)
+
+
+def ring_zero_test(expr) -> bool | None:
+    r"""Exact zero test in the ring :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b]`.
+
+    The expression is brought over one common denominator without any ``cancel`` (lazy
+    sparse-polynomial fractions of :mod:`geomech.mechanics.equations.common`) and the numerator is
+    reduced modulo :math:`\sin^2 s+\cos^2 s=1` and :math:`(\sqrt b)^2=b`.  Returns ``True``
+    when the reduced numerator vanishes (a ring identity: certain), ``False`` when it does not
+    and the normal form is canonical (no square roots, no opaque atoms: the trigonometric
+    normal form is unique), and ``None`` when undecided (the caller asks the zero policy).
+
+    >>> t, m = sp.symbols("theta m")
+    >>> ring_zero_test(m/sp.sin(t)*sp.cos(t)**2 + m*sp.sin(t) - m/sp.sin(t))
+    True
+    >>> ring_zero_test(sp.cos(t)**2 - 1)
+    False
+    """
+    from geomech.mechanics.equations.common import _Algebra, _Unsupported
+
+    e = as_expr(expr)
+    if e == 0:
+        return True
+    if e.is_number:
+        return None
+    try:
+        alg = _Algebra([e])
+        n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, {})
+        if not alg.reduce(d):
+            return None              # 0/0: let the policy decide
+        if not alg.reduce(n):
+            return True
+    except (_Unsupported, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
+            sp.CoercionFailed):
+        return None
+    return None if (alg.opaque or alg._sqrt) else False
+
+
+def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
+    """:func:`ring_zero_test` first, then the zero policy when it is undecided."""
+    verdict = ring_zero_test(expr)
+    if verdict is not None:
+        return verdict
+    return (policy or default_policy()).is_zero(expr)
+
+
+def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
+                     keep: Iterable[sp.Symbol] = ()) -> list[list[sp.Expr]] | None:
+    r"""Linear equations (rows of coefficients) for ``expr(x; c) \equiv 0`` in all ``x``.
+
+    Each expression is linear homogeneous in the ``unknowns`` ``c``; it is brought over one
+    common denominator in :math:`\mathbb Q[x,\sin s,\cos s,\sqrt b]` and its numerator is
+    reduced modulo the Pythagorean relations (and :math:`(\sqrt b)^2=b`).  The reduced
+    monomials in the symbols other than ``unknowns`` and ``keep`` are linearly independent
+    functions (for square roots of non-squares; otherwise extra equations can only remove
+    solutions, which callers verify), so every coefficient gives a row
+    :math:`\sum_j a_j(\text{keep})\,c_j = 0`.  Returns ``None`` for expressions outside the
+    ring (the caller then samples).
+
+    >>> x, a, b = sp.symbols("x a b")
+    >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
+    [[1, -1]]
+    """
+    from geomech.mechanics.equations.common import _Algebra, _Unsupported
+
+    unknowns = list(unknowns)
+    keep = set(keep)
+    exprs = [as_expr(e) for e in exprs]
+    exprs = [e for e in exprs if e != 0]
+    if not exprs:
+        return []
+    try:
+        alg = _Algebra(exprs)
+    except _Unsupported:
+        return None
+    R = alg.ring
+    syms = list(R.symbols)
+    pos = {g: i for i, g in enumerate(syms)}
+    uidx = {pos[c]: j for j, c in enumerate(unknowns) if c in pos}
+    kidx = [i for i, g in enumerate(syms) if g in keep]
+    oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
+    kgens = [syms[i] for i in kidx]
+    memo: dict = {}
+    rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
+    for k, e in enumerate(exprs):
+        try:
+            n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, memo)
+        except (_Unsupported, ZeroDivisionError):
+            return None
+        degs = d.degrees()           # one pass over the denominator, not one per unknown
+        if any(degs[i] > 0 for i in uidx):
+            raise ValueError("the determining equations are not linear in the unknowns "
+                             "(an unknown in a denominator)")
+        n = alg.reduce(n)
+        for mon, coeff in n.items():
+            us = [i for i in uidx if mon[i]]
+            if len(us) != 1 or mon[us[0]] != 1:
+                raise ValueError("the determining equations are not linear homogeneous in "
+                                 "the unknowns")
+            key = (k, *(mon[i] for i in oidx))    # one identity per expression
+            entry = rows.setdefault(key, {}).setdefault(uidx[us[0]], {})
+            kmon = tuple(mon[i] for i in kidx)
+            entry[kmon] = entry.get(kmon, 0) + coeff
+    return _rows_to_sympy(rows.values(), len(unknowns), R.domain, kgens)
+
+
+def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
+    """The distinct non-zero rows ``{unknown index: {parameter monomial: coefficient}}`` as
+    lists of sympy expressions; rows and entries are compared in the ring first (many rows of
+    the determining equations repeat), so each distinct entry is converted once."""
+    out, seen, memo = [], set(), {}
+
+    def poly_expr(poly: dict) -> sp.Expr:
+        key = tuple(sorted((km, c) for km, c in poly.items() if c))
+        if key not in memo:
+            memo[key] = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km)
+                                                             if e]) for km, c in key])
+        return memo[key]
+
+    for row in rows:
+        entries = {j: poly_expr(p) for j, p in row.items()}
+        key = frozenset((j, e) for j, e in entries.items() if e != 0)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        vec = [sp.S.Zero] * n
+        for j, e in key:
+            vec[j] = e
+        out.append(vec)
+    return out
+
+
+def _raw_derivative(v: VectorField, F: sp.Expr) -> sp.Expr:
+    r""":math:`v(F)=\sum_i v^i\partial_iF` without any normalisation (the zero tests of the
+    callers decide; normalising a large sum first is what costs)."""
+    return sp.Add(*[c * sp.diff(F, x) for x, c in zip(v.manifold.coords, v.components)
+                    if c != 0 and F.has(x)])
+
+
+def first_integral_defect(v: VectorField, F) -> sp.Expr:
+    r"""The derivative :math:`\dot F = v(F)` along the field, normalised.
+
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> first_integral_defect(M.vector_field([-y, x]), x*y)
+    x**2 - y**2
+    """
+    _check_field(v)
+    return default_policy().normalize(v(v.manifold.sympify(F)))
+
+
+def log_derivative(v: VectorField, F) -> sp.Expr:
+    r"""The logarithmic derivative :math:`v(F)/F`, factor by factor.
+
+    For :math:`F = \prod_i f_i^{e_i}` this is :math:`\sum_i e_i\,v(f_i)/f_i`, which stays
+    rational when the bases are rational even if the exponents are not (e.g.
+    :math:`(1+Z_4)^{k-1}` with irrational ``k``).
+
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> log_derivative(M.vector_field([x, 0]), x**sp.sqrt(2)*y)
+    sqrt(2)
+    """
+    _check_field(v)
+    return default_policy().normalize(_log_derivative_raw(v, v.manifold.sympify(F)))
+
+
+def _log_derivative_raw(v: VectorField, F: sp.Expr) -> sp.Expr:
+    out = []
+    for base, e in F.as_powers_dict().items() if F.is_Mul or F.is_Pow else [(F, 1)]:
+        if base.is_number:
+            continue
+        out.append(e * _raw_derivative(v, base) / base)
+    return sp.Add(*out)
+
+
+def _has_irrational_power(F) -> bool:
+    return any(p.is_Pow and not p.exp.is_Integer for p in sp.preorder_traversal(F))
+
+
+def is_first_integral(v: VectorField, F, relations: Sequence = ()) -> bool:
+    r"""Exact test of :math:`v(F) \equiv 0` (optionally on ``relations = 0``).
+
+    Parameters
+    ----------
+    v : VectorField
+        The phase-space field.
+    F : expression or str
+        A function on the chart of ``v``.
+    relations : sequence of expressions, optional
+        Polynomial relations of an invariant submanifold on which the test is made.
+
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> is_first_integral(M.vector_field([-y, x]), x**2 + y**2)
+    True
+    """
+    _check_field(v)
+    F = v.manifold.sympify(F)
+    if (F.is_Mul or F.is_Pow) and _has_irrational_power(F):
+        return zero_modulo(_log_derivative_raw(v, F), relations)
+    return zero_modulo(_raw_derivative(v, F), relations)
+
+
+def _check_field(v) -> None:
+    if not isinstance(v, VectorField):
+        raise TypeError(f"expected a VectorField, got {type(v).__name__}")
+
+
+# ---------------------------------------------------------------------------------------
+# linear systems for constant coefficients
+# ---------------------------------------------------------------------------------------
+def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
+                          keep: Iterable[sp.Symbol] = (), *, max_points: int = 60,
+                          seed: int = 7) -> list[dict]:
+    r"""Basis of the constant solutions ``c`` of ``expr(x; c) ≡ 0`` (linear in ``c``).
+
+    Every expression is linear homogeneous in ``unknowns``; it must vanish identically in all
+    its other free symbols except those in ``keep`` (parameters, on which the solutions may
+    depend).  The equations are sampled at random exact points (after replacing undefined
+    functions by jet symbols and trigonometric functions by half-angle rational ones), the
+    exact null space of the sampled system is computed, and each basis vector is verified
+    exactly on the original expressions; sampling continues until all are verified.
+
+    Returns a list of dicts ``{unknown: value}`` (a basis of the solution space).
+
+    >>> x, a, b = sp.symbols("x a b")
+    >>> solve_constant_linear([a*x + b*x**2 - 2*b*x**2], [a, b])
+    []
+    >>> solve_constant_linear([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
+    [{a: 1, b: 1}]
+    """
+    pol = default_policy()
+    unknowns = list(unknowns)
+    keep = set(keep)
+    if not unknowns:
+        return []
+    coeffs = []   # rows: one per expression, entries d expr / d c_j (with jets/half angles)
+    for e in exprs:
+        e = sp.expand(as_expr(e)) if not _has_den(as_expr(e)) else as_expr(e)
+        if not e.has(*unknowns):
+            if not pol.is_zero(e):
+                raise ValueError(f"expression {sp.sstr(e)[:80]} does not involve the unknowns "
+                                 "and is not zero: the system is inconsistent")
+            continue
+        row = [sp.diff(e, c) for c in unknowns]
+        if any(r.has(*unknowns) for r in row):
+            raise ValueError("the determining equations are not linear in the unknowns")
+        row = [rational_rewrite(r) for r in row]
+        coeffs.append(row)
+    if not coeffs:
+        return [{c: (1 if c is d else 0) for c in unknowns} for d in unknowns]
+    sample_syms = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) - keep,
+                         key=sp.default_sort_key)
+    kept = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) & keep,
+                  key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    par_pt = sampler.random_point(kept)            # parameters: used only to find the rank
+    exprs_l = [as_expr(e) for e in exprs]
+    rows: list[list] = []        # symbolic in the kept parameters
+    nrows: list[list] = []       # fully numeric (parameters sampled too)
+    stable, last_rank, npts = 0, -1, 0
+    n = len(unknowns)
+    while npts < max_points:
+        pt = sampler.random_point(sample_syms)
+        npts += 1
+        new = [[r.xreplace(pt) for r in row] for row in coeffs]
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for row in new for val in row):
+            continue
+        num = [[val.xreplace(par_pt) for val in row] for row in new]
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for row in num for val in row):
+            continue
+        rows.extend(new)
+        nrows.extend(num)
+        rank = _rank_numeric(nrows, pol)
+        if rank == last_rank:
+            stable += 1
+        else:
+            stable, last_rank = 0, rank
+        if rank == n:
+            return []            # only the zero solution (generic parameters)
+        if stable >= 2:
+            sel = _independent_rows(nrows, pol)
+            basis = _nullspace(sp.Matrix([rows[i] for i in sel]), pol)
+            sols = [dict(zip(unknowns, b)) for b in basis]
+            if all(pol.is_zero(e.xreplace(s)) for s in sols for e in exprs_l):
+                return sols
+            stable = 0
+    raise ValueError("could not confirm the solutions of the determining equations "
+                     f"after {max_points} sample points")
+
+
+def _rank_numeric(rows, pol) -> int:
+    try:
+        return DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rank()
+    except UNDECIDABLE_ERRORS:
+        return pol.rank(sp.Matrix(rows))
+
+
+def _independent_rows(rows, pol) -> list[int]:
+    """Indices of a maximal set of linearly independent rows (pivots of the transpose)."""
+    m = sp.Matrix(rows).T
+    try:
+        _, piv = DomainMatrix.from_Matrix(m).to_field().rref()
+    except UNDECIDABLE_ERRORS:
+        _, piv = m.rref(iszerofunc=pol.is_zero)
+    return list(piv)
+
+
+def _has_den(e: sp.Expr) -> bool:
+    return any(p.is_Pow and p.exp.is_negative for p in sp.preorder_traversal(e))
+
+
+def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:
+    """Exact null space, fast path through DomainMatrix, normalised to a reduced basis."""
+    try:
+        dm = DomainMatrix.from_Matrix(m).to_field()
+        ns = dm.nullspace().to_Matrix()
+        vecs = [ns.row(i).T for i in range(ns.rows)]
+    except UNDECIDABLE_ERRORS:  # fall back to the policy's generic null space
+        vecs = pol.nullspace(m)
+    if not vecs:
+        return []
+    # reduced echelon form of the basis (canonical, readable solutions)
+    B = sp.Matrix.hstack(*vecs).T
+    try:
+        R = DomainMatrix.from_Matrix(B).to_field().rref()[0].to_Matrix()
+    except UNDECIDABLE_ERRORS:
+        R = B.rref(iszerofunc=pol.is_zero)[0]
+    out = []
+    for i in range(R.rows):
+        r = R.row(i)
+        if any(not pol.is_zero(x) for x in r):
+            out.append(r.T.applyfunc(pol.normalize))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# polynomial integrals
+# ---------------------------------------------------------------------------------------
+def _monomials(variables: Sequence[sp.Symbol], degree: int, homogeneous: bool):
+    degs = [degree] if homogeneous else range(degree + 1)
+    out = []
+    for d in degs:
+        for combo in itertools.combinations_with_replacement(variables, d):
+            out.append(sp.Mul(*combo))
+    return out
+
+
+def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None = None,
+                         ansatz: Sequence | None = None, *, homogeneous: bool = False,
+                         include_constants: bool = False,
+                         relations: Sequence = ()) -> list[sp.Expr]:
+    r"""First integrals polynomial in ``variables`` up to ``degree``.
+
+    The candidate is
+
+    .. math:: F = \sum_{|\alpha|\le d}\ \sum_k c_{\alpha k}\, b_k(y)\, x^\alpha ,
+
+    with ``x = variables``, ``b_k`` the functions of the ``ansatz`` family (default ``[1]``)
+    and unknown constants :math:`c_{\alpha k}` (they may depend on the manifold's
+    parameters).  ``v(F) ≡ 0`` is linear in the ``c``; it is solved exactly by
+    :func:`solve_constant_linear` and every returned integral satisfies
+    :func:`is_first_integral`.
+
+    Parameters
+    ----------
+    v : VectorField
+    degree : int
+        Maximal total degree in ``variables``.
+    variables : sequence of symbols, optional
+        The polynomial variables (default: all coordinates, then ``ansatz`` must be ``[1]``).
+    ansatz : sequence of expressions, optional
+        Coefficient functions (of the other coordinates).
+    homogeneous : bool
+        Only monomials of total degree ``degree``.
+    include_constants : bool
+        Keep the trivial integral ``1``.
+    relations : sequence, optional
+        Not used to search; returned integrals are verified modulo them.
+
+    Returns
+    -------
+    list of expressions, a basis of the integrals found (over the constants).
+
+    Examples
+    --------
+    The reduced free Chaplygin sleigh (Borisov & Mamaev (2015), §3.3): only the energy up to
+    degree 2.
+
+    >>> M = Manifold("M", "v1 omega", parameters="m I a"); v1, w = M.coords
+    >>> m, I, a = M.parameters
+    >>> V = M.vector_field([a*w**2, -m*a*w*v1/I])
+    >>> polynomial_integrals(V, 2)
+    [I*omega**2/m + v1**2]
+    """
+    _check_field(v)
+    if not isinstance(degree, int) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    M = v.manifold
+    variables = tuple(M.coords if variables is None else
+                      (M.sympify(x) if isinstance(x, str) else x for x in variables))
+    for x in variables:
+        if x not in M.coords:
+            raise ValueError(f"{x} is not a coordinate of {M.name}")
+    ansatz = [M.sympify(b) for b in (ansatz if ansatz is not None else [1])]
+    for b in ansatz:
+        if b.has(*variables):
+            raise ValueError(f"ansatz function {b} depends on the polynomial variables")
+    monos = _monomials(variables, degree, homogeneous)
+    terms = [b * mo for mo in monos for b in ansatz]
+    cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
+    F = sp.Add(*[c * t for c, t in zip(cs, terms)])
+    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
+    # collect by monomials in the polynomial variables when possible (smaller systems)
+    eqs = _split_polynomial(vF, variables)
+    sols = solve_constant_linear(eqs, cs, keep=M.parameters)
+    out = []
+    pol = default_policy()
+    for s in sols:
+        Fs = pol.normalize(F.xreplace(s))
+        if not include_constants and not Fs.has(*M.coords):
+            continue
+        if Fs == 0:
+            continue
+        if not is_first_integral(v, Fs, relations):
+            raise AssertionError(f"internal error: {Fs} failed verification")
+        out.append(_primitive(Fs))
+    return out
+
+
+def _split_polynomial(e: sp.Expr, variables: Sequence[sp.Symbol]) -> list[sp.Expr]:
+    """Coefficients of ``e`` as a polynomial in ``variables`` (or ``[e]`` if it is not one)."""
+    if not variables:
+        return [e]
+    try:
+        num, den = sp.fraction(sp.together(e))
+        if den.has(*variables):
+            return [e]
+        p = sp.Poly(sp.expand(num), *variables)
+        return [c / den for c in p.coeffs()]
+    except sp.PolynomialError:
+        return [e]
+
+
+def _primitive(F: sp.Expr) -> sp.Expr:
+    """Remove a constant content factor (display only)."""
+    c, rest = sp.factor_terms(F).as_coeff_Mul()
+    if c != 0 and rest.free_symbols:
+        return sp.expand(F / c)
+    return F
+
+
+# ---------------------------------------------------------------------------------------
+# polynomial integrals in the natural frame
+# ---------------------------------------------------------------------------------------
+class IntegralList(list):
+    """A list of first integrals on ``system.phase_space`` with their natural forms.
+
+    Attributes
+    ----------
+    natural : list
+        The same integrals in the natural variables (the natural velocities and the natural
+        configuration functions written out in the coordinates).
+    variables : dict
+        The natural velocities as functions on the phase space.
+    family : str
+        The family searched.
+    """
+
+    def __init__(self, items=(), natural=(), variables=None, family: str = ""):
+        super().__init__(items)
+        self.natural = list(natural)
+        self.variables = dict(variables or {})
+        self.family = family
+
+    def __reduce__(self):
+        return (type(self), (list(self), self.natural, self.variables, self.family))
+
+
+def _reduced_coordinates(ce) -> list:
+    """Coordinates the natural dynamics depends on, closed under their kinematics."""
+    q = ce.system.manifold.coords
+    rhs = ce.rhs
+    dep = {x for x in q if any(rhs[a].has(x) for a in ce.quasi_velocities)}
+    while True:
+        new = dep | {x for y in dep for x in q if rhs[y].has(x)}
+        if new == dep:
+            return [x for x in q if x in dep]
+        dep = new
+
+
+def _natural_functions(system, ce) -> tuple:
+    """The natural configuration functions: ``natural_frame["functions"]`` when given,
+    else the sines and cosines of the coordinates the natural dynamics depends on."""
+    funcs = (system.natural_frame or {}).get("functions")
+    if funcs:
+        return tuple(system.phase_space.sympify(f) for f in funcs)
+    out = []
+    for x in _reduced_coordinates(ce):
+        out += [sp.sin(x), sp.cos(x)]
+    return tuple(out)
+
+
+def _independent_functions(funcs: Sequence[sp.Expr], seed: int = 3) -> list[sp.Expr]:
+    """A maximal subset of ``funcs`` linearly independent over the constants, chosen in
+    order (independence at exact sample points proves it)."""
+    rat = [rational_rewrite(f) for f in funcs]
+    free = sorted(set().union(*(r.free_symbols for r in rat)), key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows = []
+    while len(rows) < len(funcs) + 3:
+        pt = sampler.random_point(free)
+        try:
+            rows.append([r.xreplace(pt) for r in rat])
+        except ZeroDivisionError:
+            continue
+    _, piv = DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rref()
+    return [funcs[j] for j in piv]
+
+
+def _point_rows(data, terms, cols, pt, eta, dom):
+    """Rows (coefficients of the eta-monomials of w(F)) at the configuration point ``pt``."""
+    kin_b, b_vals, abbrev, dyn = data
+    at = {}
+
+    def val(e):
+        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
+
+    vals: dict = {}
+    for sym, e in abbrev:                  # the named sub-expressions, evaluated once
+        vals[sym] = sp.cancel(e.xreplace(pt).xreplace(vals))
+    ed = [val(e.xreplace(vals)) for e in dyn]
+    acc: dict = {}
+    for j in cols:
+        alpha, k = terms[j]
+        mono = sp.Poly(sp.Mul(*[x**a for x, a in zip(eta, alpha)]), *eta, domain=dom)
+        if k not in at:
+            at[k] = (val(kin_b[k]), val(b_vals[k]))
+        kb, bb = at[k]
+        w = kb * mono
+        for a, x in enumerate(eta):
+            if alpha[a]:
+                w += bb * ed[a] * mono.diff(x)
+        for mon, c in w.as_dict(native=True).items():
+            acc.setdefault(mon, {})[j] = c
+    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
+
+
+def _integral_terms(eta, basis, degree):
+    terms = []
+    for d in range(degree + 1):
+        for combo in itertools.combinations_with_replacement(range(len(eta)), d):
+            alpha = tuple(combo.count(a) for a in range(len(eta)))
+            for k in range(len(basis)):
+                if d == 0 and basis[k] == 1:
+                    continue
+                terms.append((alpha, k))
+    return terms
+
+
+def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
+    """Null space of the sampled determining equations restricted to ``cols``: over QQ with
+    the parameters sampled (``params`` a dict) or over QQ(parameters)."""
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    syms = sorted(qsyms, key=sp.default_sort_key)
+    if isinstance(params, dict):
+        dom = sp.QQ
+        kin_b, b_vals, abbrev, dyn = data
+        data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
+                [(sym, e.xreplace(params)) for sym, e in abbrev],
+                [e.xreplace(params) for e in dyn])
+    else:
+        dom = sp.QQ.frac_field(*params) if params else sp.QQ
+    rows: list = []
+    for _ in range(200):
+        check()
+        if len(rows) >= len(cols) + 8:
+            break
+        pt = sampler.random_point(syms)
+        try:
+            rows += _point_rows(data, terms, cols, pt, eta, dom)
+        except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
+            continue
+    return _rref_nullspace(rows, len(cols), dom)
+
+
+def _rref_nullspace(rows: list, ncols: int, dom) -> list[list]:
+    """Reduced basis of the null space (one vector per free column, read off the reduced
+    echelon form; python-flint's ``fmpq_mat`` over QQ when installed)."""
+    if not rows:
+        return [[sp.S.One if i == f else sp.S.Zero for i in range(ncols)] for f in range(ncols)]
+    R, piv = _rref(rows, ncols, dom)
+    out = []
+    for f in (j for j in range(ncols) if j not in piv):
+        vec = [sp.S.Zero] * ncols
+        vec[f] = sp.S.One
+        for i, p in enumerate(piv):
+            vec[p] = -R[i][f]
+        out.append(vec)
+    return out
+
+
+def _rref(rows: list, ncols: int, dom) -> tuple[list, list]:
+    """``(reduced rows as sympy numbers/expressions, pivot columns)``."""
+    if dom == sp.QQ:
+        try:
+            import flint
+        except ImportError:
+            flint = None
+        if flint is not None:
+            M = flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
+                                for r in rows])
+            R, rank = M.rref()
+            out, piv = [], []
+            for i in range(rank):
+                row = [sp.Rational(int(R[i, j].p), int(R[i, j].q)) for j in range(ncols)]
+                piv.append(next(j for j, x in enumerate(row) if x != 0))
+                out.append(row)
+            return out, piv
+    R, piv = DomainMatrix(rows, (len(rows), ncols), dom).to_field().rref()
+    M = R.to_Matrix()
+    return [list(M.row(i)) for i in range(len(piv))], list(piv)
+
+
+def _natural_setup(system, degree: int, coefficient_degree: int):
+    from geomech.mechanics.equations.quasi import compact_equations
+
+    ce = compact_equations(system, frame="natural")
+    rhs, eta = ce.rhs, list(ce.quasi_velocities)
+    z = _natural_functions(system, ce)
+    monos = [sp.Mul(*c) for d in range(coefficient_degree + 1)
+             for c in itertools.combinations_with_replacement(z, d)]
+    basis = _independent_functions(monos)
+    q = system.manifold.coords
+    kin_b = [sp.Add(*[rhs[x] * sp.diff(b, x) for x in q if b.has(x)]) for b in basis]
+    abbrev = [(sym, rational_rewrite(e)) for sym, e in ce.abbreviations]
+    data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
+            abbrev, [rational_rewrite(ce.dynamics[a]) for a in eta])
+    exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
+    qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(eta)
+             - set(system.manifold.parameters) - {sym for sym, _ in abbrev})
+    return ce, eta, basis, data, qsyms, _integral_terms(eta, basis, degree)
+
+
+def natural_polynomial_integrals(system, degree: int = 2,
+                                 coefficient_degree: int | None = None) -> IntegralList:
+    r"""First integrals polynomial in the natural velocities :math:`\eta` of ``system``.
+
+    .. math:: F = \sum_{|\alpha|\le d}\sum_k c_{\alpha k}\,z^{\beta_k}\,\eta^\alpha,
+
+    with :math:`z` the natural configuration functions (``natural_frame["functions"]``, e.g.
+    the Poisson vector :math:`\gamma` of a body rolling on a plane; else the sines and
+    cosines of the coordinates the natural dynamics depends on), :math:`z^{\beta_k}` a
+    basis of the monomials of degree :math:`\le` ``coefficient_degree`` (default ``degree``)
+    modulo the relations of the :math:`z` (e.g. :math:`|\gamma|^2=1`; chosen by rank at exact
+    points), and constants :math:`c` depending on the parameters.  :math:`w(F)\equiv0` along
+    the natural flow :math:`w` is linear in :math:`c`: its coefficients in :math:`\eta` are
+    sampled at random exact configurations, first with the parameters sampled (which
+    columns are involved), then over :math:`\mathbb Q(\text{parameters})` on those columns;
+    each integral is verified exactly.  Returns an :class:`IntegralList` on
+    ``system.phase_space`` with ``.natural`` forms.
+
+    Chaplygin ball: the area integral :math:`(M,\gamma)`, and in degree 2 the energy,
+    :math:`M^2` and :math:`(M,\gamma)^2`:
+
+    >>> import geomech as gm
+    >>> Fs = natural_polynomial_integrals(gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3,
+    ...                                   I3=5), 2)
+    >>> len(Fs), Fs.natural[0]
+    (4, 2*omega1*sin(phi)*sin(theta) + 3*omega2*sin(theta)*cos(phi) + 5*omega3*cos(theta))
+    """
+    if not isinstance(degree, int) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    cd = degree if coefficient_degree is None else coefficient_degree
+    ce, eta, basis, data, qsyms, terms = _natural_setup(system, degree, cd)
+    params = list(system.manifold.parameters)
+    shown = sp.sstr(basis[1:7])[1:-1] + (", ..." if len(basis) > 7 else "")
+    family = (f"polynomials of degree <= {degree} in ({', '.join(map(str, eta))}) with "
+              f"coefficients in the span of 1{', ' if shown else ''}{shown} (monomials of "
+              f"degree <= {cd} in the natural configuration functions, modulo their "
+              "relations)")
+    par_pt = ZeroPolicy(seed=19, warn=False).random_point(params)
+    ns = _natural_nullspace(data, terms, list(range(len(terms))), eta, qsyms, par_pt, 41)
+    if not ns:
+        return IntegralList(family=family, variables=ce.variables)
+    if params:
+        cols = [j for j in range(len(terms)) if any(v[j] != 0 for v in ns)]
+        ns = _natural_nullspace(data, terms, cols, eta, qsyms, params, 43)
+        vecs = [dict(zip(cols, v)) for v in ns]
+    else:
+        vecs = [dict(enumerate(v)) for v in ns]
+    return _assemble(system, ce, eta, basis, terms, vecs, family)
+
+
+def _assemble(system, ce, eta, basis, terms, vecs, family) -> IntegralList:
+    from geomech.mechanics.equations.common import compact
+
+    rhs = ce.rhs
+    natural, phase = [], []
+    etas = ce.variables
+    for vec in vecs:
+        F = sp.Add(*[sp.factor(c) * basis[terms[j][1]]
+                     * sp.Mul(*[x**a for x, a in zip(eta, terms[j][0])])
+                     for j, c in vec.items() if c != 0])
+        F = _primitive_natural(F, eta)
+        wF = sp.Add(*[e * sp.diff(F, x) for x, e in rhs.items() if F.has(x)])
+        if not fast_is_zero(wF):
+            raise AssertionError(f"internal error: {F} failed verification")
+        natural.append(F)
+        phase.append(compact(system.restricted(F.xreplace(etas))))
+        check()
+    return IntegralList(phase, natural, etas, family)
+
+
+def _primitive_natural(F: sp.Expr, eta) -> sp.Expr:
+    """Clear denominators of the parameters and a common content (display)."""
+    num, den = sp.fraction(sp.together(F))
+    return sp.expand(num) if not den.has(*eta) else F
+
+
+# ---------------------------------------------------------------------------------------
+# Noether (Kozlov--Kolesnikov) integrals, spec part 2 §3.5 and §3.7
+# Noether (Kozlov--Kolesnikov) integrals, Borisov & Mamaev (2015), Thms 4 and 5
+# ---------------------------------------------------------------------------------------
+def complete_lift(u: Sequence, coords: Sequence[sp.Symbol],
+                  velocities: Sequence[sp.Symbol]) -> Callable[[sp.Expr], sp.Expr]:
+    r"""The complete lift :math:`\tilde u = u^i\partial_{q^i} + \dot q^j\partial_j u^i\,
+    \partial_{\dot q^i}` of a field on :math:`N` to :math:`TN`, as a derivation.
+
+    >>> x, xd = sp.symbols("x xdot")
+    >>> complete_lift([x], [x], [xd])(xd**2)
+    2*xdot**2
+    """
+    u = [as_expr(c) for c in u]
+    if len(u) != len(coords) or len(velocities) != len(coords):
+        raise ValueError("u, coords and velocities must have the same length")
+    udot = [sum(sp.diff(ui, q) * qd for q, qd in zip(coords, velocities)) for ui in u]
+
+    def lift(f):
+        f = as_expr(f)
+        return (sum(ui * sp.diff(f, q) for ui, q in zip(u, coords))
+                + sum(ud * sp.diff(f, qd) for ud, qd in zip(udot, velocities)))
+    return lift
+
+
+def _irrational_part(b: sp.Expr) -> sp.Expr:
+    """Product of the factors of ``b`` raised to non-integer powers (1 if none)."""
+    b = sp.factor_terms(as_expr(b))
+    if not (b.is_Mul or b.is_Pow):
+        return sp.S.One
+    return sp.Mul(*[base**e for base, e in b.as_powers_dict().items()
+                    if not as_expr(e).is_Integer and not base.is_number])
+
+
+def _lift_over_factor(u: Sequence, L, coords, velocities, solution) -> tuple[sp.Expr, sp.Expr]:
+    r"""``(P, X)`` with :math:`\tilde u(L)|_{\mathcal M} = P\,X`, ``P`` the common irrational
+    factor of the components of ``u`` and ``X`` free of it.
+
+    With :math:`u = P\bar u`: :math:`\tilde u(L) = P\,(\tilde{\bar u}(L) + \dot P/P\,
+    \sum_i\bar u_i\partial L/\partial\dot q_i)`, and :math:`\dot P/P` is computed factor by
+    factor (rational for rational bases)."""
+    u = [as_expr(c) for c in u]
+    nz = [c for c in u if c != 0]
+    P = sp.S.One
+    if nz:
+        cand = _irrational_part(nz[0])
+        if cand != 1 and all(not _has_irrational_power(sp.factor_terms(c / cand)) or
+                             _irrational_part(c / cand) == 1 for c in nz):
+            P = cand
+    if P == 1:
+        return P, _restrict(complete_lift(u, coords, velocities)(L), solution)
+    ubar = [sp.factor_terms(c / P) for c in u]
+    logdot = sp.S.Zero
+    for base, e in P.as_powers_dict().items():
+        logdot += e * sum(sp.diff(base, q) * qd for q, qd in zip(coords, velocities)) / base
+    F = sum(ui * sp.diff(L, qd) for ui, qd in zip(ubar, velocities))
+    X = complete_lift(ubar, coords, velocities)(L) + logdot * F
+    return P, _restrict(X, solution)
+
+
+@dataclass(frozen=True)
+class NoetherCheck:
+    """Outcome of :func:`check_noether_field` (truthy iff ``u`` is a Noether field)."""
+
+    is_noether: bool
+    integral: sp.Expr
+    tangent: bool
+    forces_ok: bool
+    lift_of_L: sp.Expr
+    reasons: tuple = field(default_factory=tuple)
+    lagrangian_ok: bool = True
+
+    def __bool__(self) -> bool:
+        return self.is_noether
+
+
+def _restrict(expr, solution: dict) -> sp.Expr:
+    """Restriction to the constraints (dependent velocities substituted), not normalised:
+    the zero tests decide, values are compacted only for reports."""
+    return as_expr(expr).xreplace(solution) if solution else as_expr(expr)
+
+
+def _dependent_solution(constraints, velocities, independent=None) -> dict:
+    """Solve linear homogeneous constraints for dependent velocities."""
+    constraints = [as_expr(f) for f in constraints]
+    if not constraints:
+        return {}
+    A = sp.Matrix([[sp.diff(f, qd) for qd in velocities] for f in constraints])
+    pol = default_policy()
+    if independent is not None:
+        dep = [qd for qd in velocities if qd not in set(independent)]
+    else:
+        dep = []
+        # choose pivot columns from the end (the usual "dependent = last" convention) greedily
+        for j in reversed(range(len(velocities))):
+            cols = [velocities.index(d) for d in dep] + [j]
+            if pol.rank(A[:, cols]) == len(cols):
+                dep.append(velocities[j])
+            if len(dep) == len(constraints):
+                break
+    sol = sp.solve(constraints, dep, dict=True)
+    if not sol:
+        raise ValueError("the constraints cannot be solved for the dependent velocities")
+    return {k: pol.normalize(v) for k, v in sol[0].items()}
+
+
+def noether_integral(u: Sequence, L, velocities: Sequence[sp.Symbol]) -> sp.Expr:
+    r"""The Noether momentum :math:`F = \sum_i u_i\,\partial L/\partial\dot q_i` (5.3).
+
+    >>> x, y, xd, yd = sp.symbols("x y xdot ydot")
+    >>> noether_integral([-y, x], (xd**2 + yd**2)/2, [xd, yd])
+    x*ydot - xdot*y
+    """
+    L = as_expr(L)
+    return default_policy().normalize(sum(as_expr(ui) * sp.diff(L, qd)
+                                          for ui, qd in zip(u, velocities)))
+
+
+def check_noether_field(u: Sequence, L, coords: Sequence[sp.Symbol],
+                        velocities: Sequence[sp.Symbol], constraints: Sequence = (),
+                        forces: Sequence | None = None, independent=None,
+                        solution: dict | None = None) -> NoetherCheck:
+    r"""Kozlov--Kolesnikov test (Theorem 4): is ``u`` a Noether field?
+
+    This is the one implementation of Theorem 4; the system-level
+    :func:`geomech.mechanics.analysis.symmetry.check_noether_field` delegates to it.  ``solution``
+    (``{dependent velocity: expression}``) skips solving the constraints when it is known.
+
+    Conditions (5.1)--(5.2): ``u`` tangent to the constraints
+    (:math:`\sum_i a_{\mu i}u_i = 0`), :math:`(Q, u) = 0` on :math:`\mathcal M`, and
+    :math:`\tilde u(L)|_{\mathcal M} = 0` (the lift applied to the *free* ``L``, then
+    restricted).  Then :math:`F = \sum_i u_i\,\partial L/\partial\dot q_i` is a first integral.
+
+    >>> x, y, phi, xd, yd, phid = sp.symbols("x y phi xdot ydot phidot")
+    >>> L = (xd**2 + yd**2 + phid**2)/2
+    >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
+    >>> bool(check_noether_field([0, 0, 1], L, [x, y, phi], [xd, yd, phid], [f]))
+    True
+    >>> bool(check_noether_field([1, 0, 0], L, [x, y, phi], [xd, yd, phid], [f]))
+    False
+    """
+    coords, velocities = list(coords), list(velocities)
+    u = [as_expr(c) for c in u]
+    L = as_expr(L)
+    pol = default_policy()
+    reasons = []
+    sol = dict(solution) if solution is not None else \
+        _dependent_solution(constraints, velocities, independent)
+    tangent = True
+    for k, f in enumerate(constraints):
+        val = as_expr(f).xreplace(dict(zip(velocities, u)))
+        if not fast_is_zero(val, pol):
+            tangent = False
+            reasons.append(f"u is not tangent to constraint {k + 1}: a(u) = {pol.normalize(val)}")
+    forces_ok = True
+    if forces is not None:
+        Qu = _restrict(sum(as_expr(Q) * ui for Q, ui in zip(forces, u)), sol)
+        if not fast_is_zero(Qu, pol):
+            forces_ok = False
+            reasons.append(f"(Q, u) = {pol.normalize(Qu)} does not vanish on the constraints")
+    P, X = _lift_over_factor(u, L, coords, velocities, sol)
+    lift_ok = fast_is_zero(X, pol)
+    X = sp.S.Zero if lift_ok else pol.normalize(X)
+    lift = X if P == 1 else P * X
+    if not lift_ok:
+        reasons.append(f"the lift of u changes L on the constraints: {lift}")
+    F = noether_integral(u, L, velocities)
+    return NoetherCheck(tangent and forces_ok and lift_ok, F, tangent, forces_ok,
+                        lift, tuple(reasons), lift_ok)
+
+
+def find_noether_fields(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
+                        constraints: Sequence, generators: Sequence[Sequence],
+                        ansatz: Sequence, parameters: Iterable[sp.Symbol] = (),
+                        independent=None) -> list[tuple[list, sp.Expr]]:
+    r"""Noether fields :math:`u = \sum_{a,k} c_{ak}\, b_k(q)\, \tau_a` in an ansatz family.
+
+    ``generators`` are fields :math:`\tau_a` on ``N`` tangent to the constraints (so ``u`` is
+    tangent automatically); ``ansatz`` the coefficient functions :math:`b_k(q)`.  The
+    condition :math:`\tilde u(L)|_{\mathcal M} \equiv 0` is linear in the constants ``c``
+    and solved exactly (:func:`solve_constant_linear`).  Returns a basis of pairs
+    ``(u, F)`` with the Noether integral ``F``; the result is complete only within the
+    ansatz.
+
+    >>> x, y, phi, xd, yd, phid = sp.symbols("x y phi xdot ydot phidot")
+    >>> L = (xd**2 + yd**2 + phid**2)/2
+    >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
+    >>> tau = [[sp.cos(phi), sp.sin(phi), 0], [0, 0, 1]]
+    >>> [F for _, F in find_noether_fields(L, [x, y, phi], [xd, yd, phid], [f], tau, [1])]
+    [xdot*cos(phi) + ydot*sin(phi), phidot]
+    """
+    coords, velocities = list(coords), list(velocities)
+    L = as_expr(L)
+    pol = default_policy()
+    sol = _dependent_solution(constraints, velocities, independent)
+    for g in generators:
+        for k, f in enumerate(constraints):
+            if not pol.is_zero(as_expr(f).xreplace(dict(zip(velocities, g)))):
+                raise ValueError(f"generator {list(g)} is not tangent to constraint {k + 1}")
+    pairs = [(g, b) for g in generators for b in ansatz]
+    cs = list(sp.symbols(f"_n0:{len(pairs)}", cls=sp.Dummy))
+    # group the ansatz by its irrational factor: u~(L) = P X with X free of P; the classes
+    # are solved separately (complete when distinct classes are independent over the
+    # rational functions, e.g. 1 and a square root); every solution is verified below
+    classes: dict = {}
+    for c, (g, b) in zip(cs, pairs):
+        ub = [as_expr(b) * as_expr(gi) for gi in g]
+        P, X = _lift_over_factor(ub, L, coords, velocities, sol)
+        unk, tot = classes.get(P, ([], sp.S.Zero))
+        classes[P] = ([*unk, c], tot + c * X)
+    indep = [qd for qd in velocities if qd not in sol]
+    sols = []
+    for unk, total in classes.values():
+        eqs = _split_polynomial(sp.expand(total), indep)
+        for s in solve_constant_linear(eqs, unk, keep=parameters):
+            full = {c: 0 for c in cs}
+            full.update(s)
+            sols.append(full)
+    out = []
+    for s in sols:
+        u = [pol.normalize(sum(s[c] * as_expr(b) * as_expr(g[i])
+                               for c, (g, b) in zip(cs, pairs)))
+             for i in range(len(coords))]
+        if all(pol.is_zero(ui) for ui in u):
+            continue
+        if not check_noether_field(u, L, coords, velocities, constraints,
+                                   independent=independent):
+            continue        # the class split was not valid for this combination
+        out.append((u, noether_integral(u, L, velocities)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# NonholonomicSystem-level entry points (attached as methods by the system class)
+# ---------------------------------------------------------------------------------------
+def _field_and_restrict(system, F):
+    v = system.vector_field()
+    P = system.phase_space
+    F = P.sympify(F) if isinstance(F, str) else as_expr(F)
+    if any(qd in F.free_symbols for qd in getattr(system, "dependent_velocities", ())):
+        F = system.restricted(F)
+    return v, F
+
+
+def system_is_first_integral(system, F) -> bool:
+    """``sys.is_first_integral(F)``: ``F`` on the phase space (dependent velocities are
+    substituted first) with ``v(F) ≡ 0`` for the Lagrange--d'Alembert flow."""
+    v, F = _field_and_restrict(system, F)
+    return is_first_integral(v, F)
+
+
+def is_energy_conserved(system) -> bool:
+    """Whether ``system.energy()`` is a first integral of ``system.vector_field()``."""
+    return is_first_integral(system.vector_field(), system.energy())
+
+
+def _trig_ansatz(v: VectorField, variables, degree: int) -> list:
+    """Monomials of degree <= ``degree`` in the sines and cosines of the coordinates the
+    dynamics of ``variables`` depends on (closed under their kinematics), a basis modulo
+    :math:`\\sin^2+\\cos^2=1`."""
+    M = v.manifold
+    comp = dict(zip(M.coords, v.components))
+    conf = [x for x in M.coords if x not in variables]
+    dep = {x for x in conf if any(comp[u].has(x) for u in variables)}
+    while True:
+        new = dep | {x for y in dep for x in conf if comp[y].has(x)}
+        if new == dep:
+            break
+        dep = new
+    atoms = [f(x) for x in conf if x in dep for f in (sp.sin, sp.cos)]
+    monos = [sp.Mul(*c) for d in range(degree + 1)
+             for c in itertools.combinations_with_replacement(atoms, d)]
+    return _independent_functions(monos) if atoms else [sp.S.One]
+
+
+def system_polynomial_integrals(system, degree: int, ansatz=None, **options) -> IntegralList:
+    """``sys.polynomial_integrals(degree, ansatz)``: integrals polynomial in the velocities.
+
+    With a natural frame and no ``ansatz``/``variables``: :func:`natural_polynomial_integrals`
+    (option ``coefficient_degree``).  Otherwise integrals polynomial in the independent
+    velocities with coefficients in ``ansatz`` (functions of the configuration; default: the
+    monomials of degree <= ``coefficient_degree`` (default ``degree``) in the sines and
+    cosines of the angles the dynamics depends on), by :func:`polynomial_integrals` on the
+    phase-space field.  Returns an
+    :class:`IntegralList` (expressions on ``system.phase_space``, ``.natural`` forms)."""
+    if (ansatz is None and "variables" not in options
+            and getattr(system, "natural_frame", None)):
+        return natural_polynomial_integrals(system, degree,
+                                            options.pop("coefficient_degree", None))
+    variables = options.pop("variables", tuple(system.independent_velocities))
+    v = system.vector_field()
+    if ansatz is None:
+        ansatz = _trig_ansatz(v, variables, options.pop("coefficient_degree", degree))
+    found = polynomial_integrals(v, degree, variables=variables, ansatz=ansatz, **options)
+    family = (f"polynomials of degree <= {degree} in {tuple(variables)} with coefficients "
+              f"in the span of {list(ansatz)}")
+    return IntegralList(found, found, {}, family)
+
+
+def system_check_noether_field(system, u) -> NoetherCheck:
+    """``sys.check_noether_field(u)``: Theorem 4 with the system's free ``L`` and forces."""
+    N = system.manifold
+    if isinstance(u, VectorField):
+        u = u.components
+    return check_noether_field(u, system.lagrangian, N.coords, N.velocities,
+                               system.constraints, getattr(system, "forces", None),
+                               independent=system.independent_velocities)
+
+
+def system_noether_integrals(system, generators=None, ansatz=(1,)) -> list:
+    """``sys.noether_integrals(generators, ansatz)``: Noether fields in the ansatz family.
+
+    ``generators`` default to the fields spanning the constraint distribution (the
+    columns of the dependent-velocity solution)."""
+    N = system.manifold
+    if generators is None:
+        sol = system.dependent_solution
+        generators = []
+        for w in system.independent_velocities:
+            rep = {x: (1 if x == w else 0) for x in system.independent_velocities}
+            generators.append([as_expr(sol.get(qd, qd)).xreplace(rep) for qd in N.velocities])
+    return find_noether_fields(system.lagrangian, N.coords, N.velocities, system.constraints,
+                               generators, list(ansatz), parameters=N.parameters,
+                               independent=system.independent_velocities)

@@ -1,0 +1,874 @@
+r"""Invariant measures of a phase-space vector field.
+
+A density :math:`\rho > 0` defines an invariant measure :math:`\rho\,dx_1\cdots dx_n` of
+:math:`\dot x = v(x)` iff
+
+.. math:: \operatorname{div}(\rho v) = \sum_i \partial_i(\rho v^i) = 0
+          \iff v(\log\rho) = -\operatorname{div} v .
+
+:func:`invariant_measure` searches densities in three families:
+
+``"configuration"`` (default)
+    :math:`\rho = \rho(y)` for chosen variables ``y`` (the configuration variables).  With
+    ``x`` the remaining variables, :math:`v(\log\rho) = \sum_j v^{y_j}(y,x)\,G_j(y)` where
+    :math:`G = d\log\rho`; when the components :math:`v^{y_j}` and the divergence are
+    polynomial in ``x`` (e.g. linear in the velocities), collecting coefficients gives a
+    linear system :math:`A(y)\,G = b(y)` over the functions of ``y``.  If it does not fix
+    ``G`` it is prolonged once (its derivatives, with the Hessian of :math:`\log\rho` as
+    extra unknowns).  The solution must be a closed 1-form; it is integrated, and
+    :math:`\rho = \exp\int G` is verified exactly.
+``"powers"``
+    :math:`\rho = \prod_k f_k^{c_k}` for given functions ``f_k`` and unknown constant
+    exponents (:math:`v(\log\rho) = \sum_k c_k v(f_k)/f_k` is linear in ``c``).
+``"linear"``
+    :math:`\rho = \sum_k c_k b_k` for given basis functions (``div(ρv)`` is linear in ``c``).
+
+The result is an :class:`InvariantMeasureResult`: truthy with ``.density`` when a density was
+found and verified, falsy with ``.reason`` otherwise ("none in this family").
+
+Examples
+--------
+>>> import sympy as sp
+>>> from geomech.core.manifold import Manifold
+>>> M = Manifold("M", "x y", parameters="k"); x, y = M.coords; (k,) = M.parameters
+>>> divergence(M.vector_field([x*y, -x*y]))
+-x + y
+>>> res = invariant_measure(M.vector_field([x*y, 0]), variables=[x])
+>>> res.density
+1/x
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from geomech.core.budget import check
+from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
+from geomech.core.zero import ZeroPolicy, default_policy, half_angle_symbol, rational_rewrite
+from geomech.mechanics.analysis.integrals import (
+    _check_field,
+    fast_is_zero,
+    log_derivative,
+    solve_constant_linear,
+    zero_modulo,
+)
+
+__all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
+           "InvariantMeasureResult", "system_divergence", "system_is_invariant_density",
+           "system_invariant_measure", "system_density_search", "system_factors",
+           "irreducible_factors", "log_linear_exponents"]
+
+
+def divergence(v: VectorField, density=1) -> sp.Expr:
+    r"""The divergence :math:`\rho^{-1}\sum_i\partial_i(\rho v^i)` (``ρ = 1`` by default).
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> divergence(M.vector_field([x**2, x*y]))
+    3*x
+    """
+    _check_field(v)
+    return v.divergence(density)
+
+
+def density_defect(v: VectorField, rho) -> sp.Expr:
+    r"""The function :math:`v(\log\rho) + \operatorname{div} v = \operatorname{div}(\rho v)/\rho`.
+
+    Written through :math:`v(\rho)/\rho`, so densities such as square roots give rational
+    expressions.
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> density_defect(M.vector_field([x, y]), 1/(x*y))
+    0
+    """
+    _check_field(v)
+    rho = v.manifold.sympify(rho)
+    if default_policy().is_zero(rho):
+        raise ValueError("the density must not vanish identically")
+    return default_policy().normalize(log_derivative(v, rho) + v.divergence())
+
+
+def is_invariant_density(v: VectorField, rho, relations: Sequence = ()) -> bool:
+    r"""Exact test of :math:`\operatorname{div}(\rho v) \equiv 0`.
+
+    Parameters
+    ----------
+    v : VectorField
+    rho : expression or str
+        The density (non-vanishing).
+    relations : sequence, optional
+        Polynomial relations of an invariant submanifold (e.g. ``|γ|² − 1``) on which the
+        identity is tested (the divergence is still that of the ambient coordinates).
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> is_invariant_density(M.vector_field([x*y, 0]), 1/x)
+    True
+    >>> is_invariant_density(M.vector_field([x*y, 0]), x)
+    False
+    """
+    return zero_modulo(density_defect(v, rho), relations)
+
+
+@dataclass(frozen=True)
+class InvariantMeasureResult:
+    """Outcome of :func:`invariant_measure`.
+
+    Attributes
+    ----------
+    density : expression or None
+        The density found (up to a constant factor), verified exactly.
+    family : str
+        The ansatz family searched.
+    reason : str
+        Why nothing was found (empty when found).
+    log_gradient : tuple or None
+        :math:`d\\log\\rho` in the family variables (configuration family).
+    all_densities : tuple
+        For the linear families, a basis of the densities found.
+    exponents : tuple
+        For the system family: pairs ``(f_k, a_k)`` with :math:`\\rho=\\prod f_k^{a_k}`.
+    """
+
+    density: sp.Expr | None
+    family: str
+    reason: str = ""
+    log_gradient: tuple | None = None
+    all_densities: tuple = field(default_factory=tuple)
+    exponents: tuple = field(default_factory=tuple)
+
+    def __bool__(self) -> bool:
+        return self.density is not None
+
+    def __repr__(self) -> str:
+        if self:
+            return f"InvariantMeasureResult(density={self.density}, family={self.family!r})"
+        return f"InvariantMeasureResult(none in family {self.family!r}: {self.reason})"
+
+
+# ---------------------------------------------------------------------------------------
+def _as_log(expr: sp.Expr) -> sp.Expr:
+    """exp(g) written as a product of powers where ``g`` is a sum of ``c*log(f)`` terms."""
+    g = sp.expand_log(sp.expand(expr), force=False)
+    factors = []
+    rest = sp.S.Zero
+    for t in sp.Add.make_args(g):
+        c, r = t.as_coeff_Mul()
+        if isinstance(r, sp.log):
+            factors.append(r.args[0] ** c)
+        else:
+            rest += t
+    out = sp.Mul(*factors) * (sp.exp(rest) if rest != 0 else 1)
+    return sp.powsimp(sp.factor_terms(out))
+
+
+def _potential(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr:
+    """A function ``g`` with ``dg = G`` (``G`` a closed 1-form in ``ys``)."""
+    pol = default_policy()
+    g = sp.S.Zero
+    for Gj, y in zip(G, ys):
+        rest = pol.normalize(Gj - sp.diff(g, y))
+        if rest != 0:
+            piece = sp.integrate(sp.apart(rest, y) if rest.is_rational_function(y) else rest, y)
+            if piece.has(sp.Integral):
+                raise ValueError(f"cannot integrate d(log rho) component {rest} in {y}")
+            g += piece
+    return g
+
+
+def _numeric_at(M: sp.Matrix, pt: dict):
+    """``M`` at a random point (half-angle rational rewriting, exact rationals), or None."""
+    from sympy.polys.matrices import DomainMatrix
+
+    try:
+        vals = M.applyfunc(lambda e: rational_rewrite(e).xreplace(pt) if e != 0 else e)
+        if any(not x.is_Rational for x in vals):
+            return None
+        return DomainMatrix.from_Matrix(vals).convert_to(sp.QQ)
+    except (ZeroDivisionError, TypeError, ValueError):
+        return None
+
+
+def _linear_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
+    """Solve ``A X = b`` over the field of functions; return (G or None, status).
+
+    status: "ok" (the first ``nG`` unknowns are determined), "inconsistent", "free".
+
+    The pivot structure is read off at a random exact point (ranks there are lower bounds
+    of the generic ones); the determined unknowns are then computed exactly from a square
+    subsystem that is non-singular at that point (hence generically) with the ring solver
+    :func:`~geomech.mechanics.equations.common.solve_linear`.  A negative verdict is certified
+    exactly (a row combination annihilating ``A`` but not ``b``; a null vector of ``A``
+    with a non-zero ``G`` component).  Whatever is not certified falls back to the exact
+    reduced echelon form over the functions.
+    """
+    got = _point_guided_solve(A, b, nG)
+    if got is not None:
+        return got
+    return _rref_solve_functions(A, b, nG)
+
+
+def _point_guided_solve(A: sp.Matrix, b: sp.Matrix, nG: int):
+    from geomech.mechanics.equations.common import compact, solve_linear
+
+    aug = A.row_join(b)
+    syms = sorted(set().union(*(rational_rewrite(e).free_symbols for e in aug if e != 0)),
+                  key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=2718, warn=False)
+    num = None
+    for _ in range(3):
+        num = _numeric_at(aug, sampler.random_point(syms))
+        if num is not None:
+            break
+    if num is None:
+        return None
+    ncols = A.cols
+    rref, piv = num.rref()
+    piv = list(piv)
+    if ncols in piv:                                     # inconsistent at the point
+        rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows)))
+                    .rref()[1])                          # independent rows of A there
+        P = [j for j in piv if j < ncols]
+        for i in range(A.rows):
+            if i in rows:
+                continue
+            try:
+                z = solve_linear(A.extract(rows, P).T, A.extract([i], P).T, what="minor")
+            except ValueError:
+                return None
+            combos = [A[i, j] - sum(z[k] * A[r, j] for k, r in enumerate(rows))
+                      for j in range(ncols)]
+            if all(fast_is_zero(e) for e in combos):
+                res = b[i] - sum(z[k] * b[r] for k, r in enumerate(rows))
+                if not fast_is_zero(res):
+                    return None, "inconsistent"
+        return None
+    free = [j for j in range(ncols) if j not in piv]
+    rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows))).rref()[1])
+    Asub = A.extract(rows, piv)
+    # is G determined at the point?  rows of the rref: pivot j expressed by the free ones
+    R = rref.to_Matrix()
+    for k, j in enumerate(piv):
+        if j < nG and any(R[k, f] != 0 for f in free):
+            # certify: the null vector of the free column f has a non-zero G component
+            f = next(f for f in free if R[k, f] != 0)
+            try:
+                x = solve_linear(Asub, -A.extract(rows, [f]), what="minor")
+            except ValueError:
+                return None
+            vec = [sp.S.Zero] * ncols
+            vec[f] = sp.S.One
+            for kk, jj in enumerate(piv):
+                vec[jj] = x[kk]
+            if all(fast_is_zero(sum(A[i, jj] * vec[jj] for jj in range(ncols) if vec[jj] != 0))
+                   for i in range(A.rows)) and not fast_is_zero(vec[j]):
+                return None, "free"
+            return None
+    if any(j not in piv for j in range(nG)):
+        return None
+    x = _sparse_solve(Asub, b.extract(rows, [0]))
+    return [compact(x[piv.index(j)]) for j in range(nG)], "ok"
+
+
+def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
+    """Exact solution of a non-singular square system: unknowns with a numeric coefficient
+    are eliminated first (no fractions of functions are created), the rest goes to the ring
+    solver :func:`~geomech.mechanics.equations.common.solve_linear`, then back substitution."""
+    from geomech.mechanics.equations.common import solve_linear
+
+    n = A.rows
+    rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(n)]
+    rhs = [b[i] for i in range(n)]
+    live_rows, live_cols = set(range(n)), set(range(n))
+    steps = []                       # (row, column) pivots in order
+    while True:
+        best = None
+        for i in live_rows:
+            for j, a in rows[i].items():
+                if j in live_cols and a.is_number and a != 0:
+                    cand = (len(rows[i]), i, j)
+                    if best is None or cand < best:
+                        best = cand
+        if best is None:
+            break
+        _, i, j = best
+        live_rows.discard(i)
+        live_cols.discard(j)
+        steps.append((i, j))
+        piv = rows[i][j]
+        for ll in live_rows:
+            f = rows[ll].pop(j, None)
+            if f is None:
+                continue
+            ratio = f / piv
+            for k, a in rows[i].items():
+                if k == j:
+                    continue
+                val = sp.expand(rows[ll].get(k, 0) - ratio * a)
+                if val == 0:
+                    rows[ll].pop(k, None)
+                else:
+                    rows[ll][k] = val
+            rhs[ll] = rhs[ll] - ratio * rhs[i]
+    x = [None] * n
+    rest_r, rest_c = sorted(live_rows), sorted(live_cols)
+    if rest_r:
+        M = sp.Matrix(len(rest_r), len(rest_c), lambda a, c: rows[rest_r[a]].get(rest_c[c], 0))
+        sol = solve_linear(M, sp.Matrix([rhs[i] for i in rest_r]),
+                           what="linear system for d(log rho)")
+        for c, val in zip(rest_c, sol):
+            x[c] = val
+    for i, j in reversed(steps):
+        acc = rhs[i] - sum((a * x[k] for k, a in rows[i].items() if k != j), sp.S.Zero)
+        x[j] = acc / rows[i][j]
+    return x
+
+
+def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
+    """Exact reduced echelon form over the functions (the zero policy decides pivots)."""
+    pol = default_policy()
+    aug = A.row_join(b)
+    R, piv = aug.rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
+    ncols = A.cols
+    if ncols in piv:
+        return None, "inconsistent"
+    free = [j for j in range(ncols) if j not in piv]
+    G = []
+    for j in range(nG):
+        if j not in piv:
+            return None, "free"
+        r = piv.index(j)
+        if any(not pol.is_zero(R[r, f]) for f in free):
+            return None, "free"
+        G.append(pol.normalize(R[r, ncols] / R[r, j]))
+    return G, "ok"
+
+
+def _configuration_gradient(v: VectorField, ys: Sequence[sp.Symbol]):
+    """Solve ``sum_j v^{y_j} G_j(y) = -div v`` by coefficients in the other coordinates."""
+    M = v.manifold
+    pol = default_policy()
+    others = [x for x in M.coords if x not in ys]
+    div = v.divergence()
+    comps = [v.components[M.index(y)] for y in ys]
+
+    def coeff_dict(e):
+        num, den = sp.fraction(sp.together(as_expr(e)))
+        if others and den.has(*others):
+            raise _NotPolynomial(e)
+        if not others:
+            return {(): pol.normalize(e)}
+        try:
+            p = sp.Poly(sp.expand(num), *others)
+        except sp.PolynomialError:
+            raise _NotPolynomial(e) from None
+        return {mon: c / den for mon, c in p.terms()}
+
+    cd = [coeff_dict(c) for c in comps]
+    dd = coeff_dict(div)
+    monos = sorted(set().union(*(set(d) for d in cd), set(dd)))
+    if any(dep in sp.Add(*[c for d in cd for c in d.values()], *dd.values()).free_symbols
+           for dep in others):
+        raise _NotPolynomial(div)
+    nG = len(ys)
+    A = sp.Matrix([[d.get(mo, 0) for d in cd] for mo in monos])
+    b = sp.Matrix([-dd.get(mo, 0) for mo in monos])
+    G, status = _linear_solve_functions(A, b, nG)
+    if status != "free":
+        return G, status
+    # prolong once: unknowns G_j and H_jk = d_k G_j (symmetric)
+    pairs = [(j, k) for j in range(nG) for k in range(j, nG)]
+    hidx = {p: nG + i for i, p in enumerate(pairs)}
+    rows, rhs = [], []
+    for r in range(A.rows):
+        rows.append([A[r, j] for j in range(nG)] + [0] * len(pairs))
+        rhs.append(b[r])
+        for k, yk in enumerate(ys):
+            row = [sp.diff(A[r, j], yk) for j in range(nG)] + [0] * len(pairs)
+            for j in range(nG):
+                row[hidx[(min(j, k), max(j, k))]] += A[r, j]
+            rows.append(row)
+            rhs.append(sp.diff(b[r], yk))
+    return _linear_solve_functions(sp.Matrix(rows), sp.Matrix(rhs), nG)
+
+
+class _NotPolynomial(Exception):
+    pass
+
+
+def invariant_measure(v: VectorField, ansatz: str = "configuration",
+                      variables: Sequence | None = None, functions: Sequence | None = None,
+                      relations: Sequence = ()) -> InvariantMeasureResult:
+    r"""Search an invariant density of ``v`` in an ansatz family.
+
+    Parameters
+    ----------
+    v : VectorField
+    ansatz : {"configuration", "powers", "linear"}
+        The family (see the module docstring).
+    variables : sequence of symbols
+        For ``"configuration"``: the variables the density may depend on.
+    functions : sequence of expressions
+        For ``"powers"``: the factors ``f_k`` of :math:`\prod f_k^{c_k}`; for ``"linear"``:
+        the basis of :math:`\sum c_k b_k`.
+    relations : sequence, optional
+        Polynomial relations of an invariant submanifold on which the density is verified
+        (``"powers"`` and ``"linear"`` only).
+
+    Returns
+    -------
+    InvariantMeasureResult
+        Truthy with ``.density``; falsy with ``.reason`` when the family contains none.
+
+    Examples
+    --------
+    The free Chaplygin sleigh (Borisov & Mamaev (2015), §3.3) has no density of the configuration
+    for ``a ≠ 0``:
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "x y phi v1 omega", parameters="m I a")
+    >>> x, y, phi, v1, w = M.coords; m, I, a = M.parameters
+    >>> V = M.vector_field([v1*sp.cos(phi), v1*sp.sin(phi), w, a*w**2, -m*a*w*v1/I])
+    >>> divergence(V)
+    -a*m*v1/I
+    >>> res = invariant_measure(V, variables=[x, y, phi])
+    >>> bool(res)
+    False
+    >>> bool(invariant_measure(V.subs(a, 0), variables=[x, y, phi]))
+    True
+    """
+    _check_field(v)
+    M = v.manifold
+    if ansatz == "configuration":
+        if variables is None:
+            raise ValueError("the configuration family needs variables=[...] (the "
+                             "configuration coordinates); for a system use "
+                             "system_invariant_measure")
+        ys = [M.sympify(y) if isinstance(y, str) else y for y in variables]
+        for y in ys:
+            if y not in M.coords:
+                raise ValueError(f"{y} is not a coordinate of {M.name}")
+        try:
+            G, status = _configuration_gradient(v, ys)
+        except _NotPolynomial as exc:
+            return InvariantMeasureResult(
+                None, ansatz, f"the divergence or the components of {ys} are not polynomial "
+                f"in the other coordinates ({sp.sstr(exc.args[0])[:80]}); use the 'powers' or "
+                "'linear' family")
+        if status == "inconsistent":
+            return InvariantMeasureResult(
+                None, ansatz, f"v(log rho) = -div v has no solution rho({', '.join(map(str, ys))})")
+        if status == "free":
+            return InvariantMeasureResult(
+                None, ansatz, "d(log rho) is not determined by the equations (free functions "
+                "remain); give fewer variables or use the 'powers' family")
+        pol = default_policy()
+        for j in range(len(ys)):
+            for k in range(j + 1, len(ys)):
+                if not pol.is_zero(sp.diff(G[j], ys[k]) - sp.diff(G[k], ys[j])):
+                    return InvariantMeasureResult(
+                        None, ansatz, "the unique candidate for d(log rho) is not closed "
+                        f"(d/d{ys[k]} of component {ys[j]} differs from d/d{ys[j]} of "
+                        f"component {ys[k]}), so no density of ({', '.join(map(str, ys))}) "
+                        "exists", log_gradient=tuple(G))
+        g = _potential(G, ys)
+        rho = _as_log(g)
+        if not is_invariant_density(v, rho):
+            return InvariantMeasureResult(None, ansatz, f"candidate {rho} failed verification",
+                                          log_gradient=tuple(G))
+        return InvariantMeasureResult(rho, ansatz, log_gradient=tuple(G),
+                                      all_densities=(rho,))
+    if ansatz in ("powers", "linear"):
+        if not functions:
+            raise ValueError(f"the {ansatz!r} family needs functions=[...]")
+        fs = [M.sympify(f) for f in functions]
+        cs = list(sp.symbols(f"_e0:{len(fs)}", cls=sp.Dummy))
+        div = v.divergence()
+        if ansatz == "powers":
+            # v(log rho) + div v = 0 is inhomogeneous: homogenise with an extra unknown c0
+            c0 = sp.Dummy("_e_div")
+            expr = sum(c * v(f) / f for c, f in zip(cs, fs)) + c0 * div
+            sols = _solve_family(expr, [*cs, c0], M, relations)
+            dens = []
+            for s in sols:
+                if s[c0] == 0:
+                    continue
+                dens.append(sp.powsimp(sp.Mul(*[f ** sp.nsimplify(s[c] / s[c0])
+                                                for c, f in zip(cs, fs)])))
+                break
+        else:
+            expr = sum(c * (v(f) + f * div) for c, f in zip(cs, fs))
+            sols = _solve_family(expr, cs, M, relations)
+            dens = [default_policy().normalize(sum(s[c] * f for c, f in zip(cs, fs)))
+                    for s in sols]
+        dens = [d for d in dens if not default_policy().is_zero(d)]
+        if not dens:
+            return InvariantMeasureResult(None, ansatz, "no density of the form "
+                                          f"{_family_text(ansatz, fs)} exists")
+        for d in dens:
+            if not is_invariant_density(v, d, relations):
+                return InvariantMeasureResult(None, ansatz, f"candidate {d} failed verification")
+        return InvariantMeasureResult(dens[0], ansatz, all_densities=tuple(dens))
+    raise ValueError(f"unknown ansatz {ansatz!r}; use 'configuration', 'powers' or 'linear'")
+
+
+def _family_text(ansatz, fs) -> str:
+    if ansatz == "powers":
+        return " * ".join(f"({sp.sstr(f)})**c{k}" for k, f in enumerate(fs))
+    return " + ".join(f"c{k}*({sp.sstr(f)})" for k, f in enumerate(fs))
+
+
+def _solve_family(expr, unknowns, M, relations):
+    """Constant solutions: identically first; on the variety of ``relations`` if none."""
+    sols = solve_constant_linear([sp.together(expr)], unknowns, keep=M.parameters)
+    if sols or not relations:
+        return sols
+    return _solve_on(expr, unknowns, M, relations)
+
+
+def _solve_on(expr, unknowns, M, relations):
+    """Constant solutions of ``expr ≡ 0`` on the variety ``relations = 0``.
+
+    The relations are eliminated by sampling points of the variety: each relation is solved
+    for one of its variables (the last one it contains) as a radical; the remaining sampled
+    equations are then solved and verified modulo the relations.
+    """
+    rels = [as_expr(r) for r in relations]
+    rep = {}
+    for r in rels:
+        var = sorted(r.free_symbols & set(M.coords) - set(rep), key=M.coords.index)[-1]
+        sol = sp.solve(r.xreplace(rep), var)
+        if not sol:
+            raise ValueError(f"cannot solve relation {r} for {var}")
+        rep[var] = sol[-1]
+    e = sp.together(as_expr(expr).xreplace(rep))
+    # sampled solve (radicals evaluate to algebraic numbers); verify modulo the relations
+    sols = solve_constant_linear([e], unknowns, keep=M.parameters) \
+        if not _has_radical(e) else _sampled_numeric(e, unknowns, M)
+    out = []
+    for s in sols:
+        if zero_modulo(as_expr(expr).xreplace(s), relations):
+            out.append(s)
+    return out
+
+
+def _has_radical(e) -> bool:
+    return any(p.is_Pow and not p.exp.is_Integer for p in sp.preorder_traversal(e))
+
+
+def _sampled_numeric(e, unknowns, M):
+    """Null space of ``e`` at random points where radicals are rational (exact)."""
+    pol = default_policy()
+    rng = ZeroPolicy(seed=11, warn=False)
+    syms = sorted(e.free_symbols - set(unknowns) - set(M.parameters), key=sp.default_sort_key)
+    rows = []
+    coeffs = [sp.diff(e, c) for c in unknowns]
+    for _ in range(3 * len(unknowns) + 6):
+        pt = rng.random_point(syms)
+        vals = [sp.nsimplify(c.xreplace(pt)) for c in coeffs]
+        if any(val.has(sp.zoo, sp.nan) for val in vals):
+            continue
+        rows.append(vals)
+    ns = sp.Matrix(rows).nullspace(iszerofunc=pol.is_zero, simplify=False)
+    return [dict(zip(unknowns, (x.applyfunc(pol.normalize)))) for x in ns]
+
+
+# ---------------------------------------------------------------------------------------
+# NonholonomicSystem-level entry points
+# ---------------------------------------------------------------------------------------
+def system_divergence(system) -> sp.Expr:
+    """``sys.divergence()``: divergence of the phase-space field (coordinate volume)."""
+    return divergence(system.vector_field())
+
+
+def system_is_invariant_density(system, rho) -> bool:
+    """``sys.is_invariant_density(rho)``: exact test on the phase space."""
+    return is_invariant_density(system.vector_field(), rho)
+
+
+def system_invariant_measure(system, ansatz: str = "system", variables=None,
+                             functions=None) -> InvariantMeasureResult:
+    """``sys.invariant_measure(ansatz=...)``.
+
+    ``ansatz="system"`` (default): :func:`system_density_search`, products of powers of
+    factors built from the system (and of the given ``functions``).  The families of
+    :func:`invariant_measure` are available by name; ``"configuration"`` defaults to the
+    configuration coordinates of ``system.manifold``.
+    """
+    if ansatz == "system":
+        return system_density_search(system, functions or ())
+    if ansatz == "configuration" and variables is None:
+        variables = system.manifold.coords
+    return invariant_measure(system.vector_field(), ansatz, variables=variables,
+                             functions=functions)
+
+
+# ---------------------------------------------------------------------------------------
+# The default family of a system: powers of factors built from the system itself
+# ---------------------------------------------------------------------------------------
+def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
+    """:math:`v(f)` without normalisation."""
+    return sp.Add(*[c * sp.diff(f, x) for x, c in zip(v.manifold.coords, v.components)
+                    if c != 0 and f.has(x)])
+
+
+def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
+    """Non-constant irreducible factors (numerator and denominator) of ``expr``, after
+    reducing even powers of sines by :math:`\\sin^2 s = 1 - \\cos^2 s`; a factor negative
+    at every sampled point is negated (so that real powers of it stay real).
+
+    >>> t = sp.Symbol("t")
+    >>> irreducible_factors(sp.sin(t)**2/(2 + sp.cos(t)), [t])
+    [1 - cos(t), cos(t) + 1, cos(t) + 2]
+    """
+    e = sp.together(as_expr(expr))
+    out = []
+    for part in sp.fraction(e):
+        part = sp.expand(part)
+        for s in sorted({a.args[0] for a in part.atoms(sp.sin)}, key=sp.default_sort_key):
+            part = sp.rem(part, sp.sin(s)**2 + sp.cos(s)**2 - 1, sp.sin(s))
+        _, fl = sp.factor_list(part)
+        out.extend(_positive_sign(f) for f, _ in fl if f.has(*coords))
+    return sorted(out, key=lambda f: (sp.count_ops(f), sp.default_sort_key(f)))
+
+
+def _positive_sign(f: sp.Expr) -> sp.Expr:
+    """``-f`` when ``f`` is negative at every one of a few random points (with the
+    parameters' sign assumptions), else ``f``: real powers of a definite factor stay real."""
+    r = rational_rewrite(f)
+    sampler = ZeroPolicy(seed=5, warn=False)
+    syms = sorted(r.free_symbols, key=sp.default_sort_key)
+    for _ in range(4):
+        try:
+            val = r.xreplace(sampler.random_point(syms))
+        except ZeroDivisionError:
+            continue
+        if not val.is_negative:
+            return f
+    return sp.expand(-f)
+
+
+def _add_factors(acc: dict, label: str, expr, coords) -> None:
+    """Add the irreducible factors of ``expr`` to ``acc`` (``{factor: label}``); a factor
+    met twice (up to sign) is kept once.  Factors equal modulo identities may remain: the
+    exponents are then not unique, which the solver allows."""
+    for f in irreducible_factors(expr, coords):
+        f = _positive_sign(f)
+        if f in acc or sp.expand(-f) in acc:
+            continue
+        acc[f] = label
+    check()
+
+
+def _independent_rows(system) -> list[int]:
+    N = system.manifold
+    return [N.velocities.index(u) for u in system.independent_velocities]
+
+
+def _natural_data(system):
+    """``(compact equations, Jacobian det K_ind)`` of the natural frame, or ``None``."""
+    from geomech.mechanics.equations.common import compact
+    from geomech.mechanics.equations.quasi import compact_equations
+
+    nat = getattr(system, "natural_frame", None)
+    if not nat:
+        return None
+    rows, frame = _independent_rows(system), nat["frame"]
+    if len(rows) != len(frame):
+        return None
+    K = sp.Matrix(len(rows), len(frame), lambda i, a: frame[a].components[rows[i]])
+    J = compact(K.det(method="berkowitz"))
+    if default_policy().is_zero(J):
+        return None
+    return compact_equations(system, frame="natural"), J
+
+
+def _natural_factors(nat, acc: dict, coords) -> None:
+    """Factors of the natural frame: its Jacobian, the determinant of the mass matrix in the
+    natural velocities and the natural configuration functions (abbreviations of the compact
+    equations free of the velocities, e.g. the Poisson vector)."""
+    from geomech.mechanics.equations.common import compact
+
+    ce, J = nat
+    _add_factors(acc, "Jacobian of the natural frame", J, coords)
+    _add_factors(acc, "det of the mass matrix in the natural velocities",
+                 compact(ce.mass_matrix.det(method="berkowitz")), coords)
+    vals: dict = {}
+    for s, e in ce.abbreviations:
+        vals[s] = e.xreplace(vals)
+        if not vals[s].has(*ce.quasi_velocities):
+            _add_factors(acc, f"natural configuration function {s}", vals[s], coords)
+
+
+def system_factors(system, functions: Sequence = (), natural=None) -> dict:
+    r"""The factors :math:`f_k` of the default density family of ``system``.
+
+    Irreducible factors (numerators and denominators, up to constants) of: the user's
+    ``functions``; the determinant of the mass matrix
+    :math:`\partial^2L^*/\partial\dot q_{\rm ind}^2` of the Lagrangian restricted to the
+    constraints; and, when the system has a natural frame, the Jacobian of the frame, the
+    mass determinant in the natural velocities and the natural configuration functions (e.g.
+    the Poisson vector :math:`\gamma` of a body rolling on a plane).  Returns
+    ``{factor: where it comes from}``.
+
+    >>> import geomech as gm
+    >>> system_factors(gm.examples.chaplygin_sleigh())
+    {cos(phi): 'det of the mass matrix restricted to the constraints'}
+    """
+    from geomech.mechanics.equations.common import compact
+
+    coords = system.phase_space.coords
+    acc: dict = {}
+    for k, f in enumerate(functions):
+        _add_factors(acc, f"user function {k}", system.phase_space.sympify(f), coords)
+    Ls = system.restricted(system.lagrangian)
+    u = system.independent_velocities
+    H = sp.Matrix(len(u), len(u), lambda i, j: compact(sp.diff(Ls, u[i], u[j])))
+    _add_factors(acc, "det of the mass matrix restricted to the constraints",
+                 compact(H.det(method="berkowitz")), coords)
+    nat = _natural_data(system) if natural is None else natural
+    if nat:
+        _natural_factors(nat, acc, coords)
+    # simplest first: the exponent solver sets the later, redundant ones to zero
+    return dict(sorted(acc.items(), key=lambda kv: sp.count_ops(kv[0])))
+
+
+def _flow_data(system, nat):
+    r"""``(q̇ as {coordinate: expression}, D, symbols)`` for the density condition
+    :math:`\sum_k a_k\,\dot q(f_k)/f_k + D = 0` of densities of the configuration.
+
+    Without a natural frame :math:`D = \operatorname{div}v` on the phase space.  With one,
+    the flow :math:`w` in :math:`(q,\eta)`, :math:`u = K_{\rm ind}(q)\eta + k(q)`, is used:
+    :math:`\operatorname{div}_{(q,u)}v = \operatorname{div}_{(q,\eta)}w + w(\ln|J|)`,
+    :math:`J=\det K_{\rm ind}` (the pull-back of :math:`du` is :math:`|J|\,d\eta`), which
+    avoids the large phase-space field."""
+    if not nat:
+        v = system.vector_field()
+        div = sp.Add(*[sp.diff(c, x) for c, x in zip(v.components, v.manifold.coords)])
+        return dict(zip(v.manifold.coords, v.components)), div, v.manifold.coords
+    ce, J = nat
+    rhs = ce.rhs
+    q = system.manifold.coords
+    kin = {x: rhs[x] for x in q}
+    div = sp.Add(*[sp.diff(rhs[x], x) for x in ce.state])
+    div += sp.Add(*[c * sp.diff(J, x) for x, c in kin.items() if J.has(x)]) / J
+    return kin, div, ce.state
+
+
+def _sample_rows(exprs: Sequence[sp.Expr], syms: Sequence[sp.Symbol], count: int,
+                 seed: int) -> list[list[sp.Expr]]:
+    """``exprs`` at ``count`` random exact points of ``syms`` (angles through their half-angle
+    tangents, so trigonometric values are rational); singular points are skipped."""
+    rat = [rational_rewrite(e) for e in exprs]
+    free = set().union(*(e.free_symbols for e in rat))
+    pts = sorted(free & ({*syms} | {half_angle_symbol(s) for s in syms}),
+                 key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows: list[list[sp.Expr]] = []
+    for _ in range(4 * count):
+        check()
+        pt = sampler.random_point(pts)
+        try:
+            row = [sp.cancel(e.xreplace(pt)) for e in rat]
+        except ZeroDivisionError:
+            continue
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for val in row):
+            continue
+        rows.append(row)
+        if len(rows) == count:
+            break
+    return rows
+
+
+def _solve_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],
+                     syms: Sequence[sp.Symbol], seed: int):
+    r"""Constants :math:`a` with :math:`\sum_k a_k\,\ell_{ik} = t_i` at random exact points
+    of ``syms`` (the other symbols stay symbolic): a list, or ``None`` when the sampled
+    equations -- necessary conditions -- are already inconsistent."""
+    from sympy.polys.matrices import DomainMatrix
+
+    K = len(logs[0])
+    aug = []
+    for li, ti in zip(logs, targets):
+        rows = _sample_rows([*li, ti], syms, K + 4, seed)
+        if len(rows) < K + 1:
+            raise ValueError("the factors are singular at every sampled point")
+        aug += [[*r[:K], r[K]] for r in rows]
+    R, piv = DomainMatrix.from_Matrix(sp.Matrix(aug)).to_field().rref()
+    if K in piv:
+        return None
+    R = R.to_Matrix()
+    a = [sp.S.Zero] * K
+    for i, j in enumerate(piv):
+        a[j] = sp.factor(R[i, K])
+    return a
+
+
+def log_linear_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],
+                         coords: Sequence[sp.Symbol], params: Sequence[sp.Symbol] = ()):
+    r"""Constant exponents :math:`a` (they may depend on ``params``) with
+    :math:`\sum_k a_k\,\ell_{ik} \equiv t_i` for every ``i``, by exact linear algebra.
+
+    The identities are sampled at random exact points of ``coords`` (angles through their
+    half-angle tangents), first with the parameters sampled too, then with symbolic
+    parameters; the solution is verified exactly on every identity.  Returns
+    ``(a, "ok")``, ``(None, "inconsistent")`` (certain: the sampled equations are necessary
+    conditions) or ``(None, "unverified")``.
+
+    >>> x = sp.Symbol("x")
+    >>> log_linear_exponents([[1/x, 2*x/(1 + x**2)]], [3/x - 4*x/(1 + x**2)], [x])
+    ([3, -2], 'ok')
+    """
+    coords, params = tuple(coords), tuple(params)
+    for syms, seed in ((coords + params, 31), (coords, 37)):
+        a = _solve_exponents(logs, targets, syms, seed)
+        if a is None:
+            if len(syms) == len(coords):
+                return None, "inconsistent"
+            continue
+        if all(fast_is_zero(sp.Add(-t, *[ak * lk for ak, lk in zip(a, li) if ak != 0]))
+               for li, t in zip(logs, targets)):
+            return a, "ok"
+    return None, "unverified"
+
+
+def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureResult:
+    r"""Invariant density :math:`\rho = \prod_k f_k^{a_k}` of the system's flow with the
+    factors of :func:`system_factors` and unknown constant exponents.
+
+    :math:`\operatorname{div}(\rho v) = 0 \iff \sum_k a_k\,v(f_k)/f_k + \operatorname{div}v
+    = 0` is linear in the :math:`a_k`: it is sampled at random exact points (first with the
+    parameters sampled too, then, if needed, with symbolic parameters), solved exactly, and
+    the solution is verified exactly on the identity (in the natural variables when the
+    system has a natural frame, see :func:`_flow_data`).  No integration.  An inconsistent
+    sampled system proves that the family holds no density (for symbolic parameters).
+    The density is meant as :math:`\prod|f_k|^{a_k}` where a factor changes sign.
+
+    >>> import geomech as gm
+    >>> system_density_search(gm.examples.chaplygin_sleigh(a=0)).density
+    1/cos(phi)
+    """
+    nat = _natural_data(system)
+    facs = system_factors(system, functions, natural=nat or False)
+    family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
+                         or "1") + " with constant exponents a_k"
+    family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
+    kin, div, coords = _flow_data(system, nat)
+    logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
+            for f in facs]
+    if not logs:
+        return (InvariantMeasureResult(sp.S.One, family) if fast_is_zero(div) else
+                InvariantMeasureResult(None, family, "the divergence does not vanish"))
+    a, status = log_linear_exponents([logs], [-div], coords, system.manifold.parameters)
+    if status == "inconsistent":
+        return InvariantMeasureResult(None, family, "the linear equations for the exponents "
+                                      "are inconsistent (at exact sample points)")
+    if a is not None:
+        rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
+        return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
+    return InvariantMeasureResult(None, family, "the sampled exponents failed the exact check")

@@ -1,0 +1,343 @@
+r"""The classical forms: Lagrange--d'Alembert equations with multipliers
+(:func:`lagrange_dalembert`, Borisov & Mamaev (2015), §3.1), and the Voronets and Chaplygin
+equations (in the independent velocities).
+
+With the constraints solved as :math:`\dot q_r = b_{r\alpha}(q)\dot q_\alpha + b_r(q)`
+(:math:`r` dependent, :math:`\alpha` independent), :math:`\Theta = L^*` the Lagrangian with
+the dependent velocities substituted and :math:`\tau_\alpha = \partial_{q_\alpha} +
+b_{r\alpha}\partial_{q_r}`, the **Voronets equations** are
+
+.. math:: \frac{d}{dt}\frac{\partial\Theta}{\partial\dot q_\alpha}
+   = \tau_\alpha(\Theta) + \sum_r\Big(\frac{\partial L}{\partial\dot q_r}\Big)^*
+     \Big(\sum_\beta A^r_{\alpha\beta}\dot q_\beta + B^r_\alpha\Big)
+     + Q^*_\alpha + \sum_r b_{r\alpha}Q^*_r ,
+
+:math:`A^r_{\alpha\beta}=\tau_\beta(b_{r\alpha})-\tau_\alpha(b_{r\beta})`,
+:math:`B^r_\alpha=\sum_s b_s\partial_{q_s}b_{r\alpha}-\tau_\alpha(b_r)` (zero for homogeneous
+constraints).  When :math:`L`, :math:`b` and :math:`Q` do not depend on the dependent
+coordinates (a **Chaplygin system**) this is Chaplygin's form
+
+.. math:: \frac{d}{dt}\frac{\partial\Theta}{\partial\dot z_\alpha}
+   -\frac{\partial\Theta}{\partial z_\alpha} = \sum_\beta S_{\alpha\beta}\dot z_\beta
+   - \sum_r p_r\frac{\partial b_r}{\partial z_\alpha} + Q^*_\alpha+\sum_rb_{r\alpha}Q^*_r,
+   \qquad S_{\alpha\beta} = \sum_r p_r\Big(\frac{\partial b_{r\alpha}}{\partial z_\beta}
+   -\frac{\partial b_{r\beta}}{\partial z_\alpha}\Big),
+
+a closed system on :math:`(z,\dot z)` (Borisov & Mamaev (2015), Prop. 5, the abelian case).
+
+>>> import sympy as sp
+>>> import geomech as gm
+>>> from geomech.mechanics.system import NonholonomicSystem
+>>> N = gm.Manifold("N", "x y phi", parameters="m I a")
+>>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
+>>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
+>>> S = NonholonomicSystem(N, m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*f, [f])
+>>> eq = S.equations("chaplygin")
+>>> eq.data["S"][0, 1]
+m*(a*phidot*sin(phi)**2 - ydot*cos(phi))/sin(phi)**3
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+
+from geomech.core.zero import default_policy
+from geomech.mechanics.equations.common import (
+    acceleration_symbols,
+    compact,
+    deferring,
+    solve_linear,
+)
+from geomech.mechanics.equations.motion import (
+    EquationsOfMotion,
+    ImplicitEquations,
+    ReducedDynamics,
+    phase_rhs_from_quasi,
+)
+from geomech.mechanics.equations.registry import register_method
+
+__all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates",
+           "lagrange_dalembert"]
+
+
+def _split_data(system):
+    N = system.manifold
+    vel = N.velocities
+    u = system.independent_velocities
+    sol = system.dependent_solution
+    dep = system.dependent_indices
+    brows = {r: [compact(sp.diff(sol[vel[r]], ua)) for ua in u] for r in dep}
+    bfree = {r: compact(sol[vel[r]].xreplace({ua: 0 for ua in u})) for r in dep}
+    return brows, bfree
+
+
+def _forces_star(system):
+    if system.forces is None:
+        return None
+    return [compact(system.restricted(Qi)) for Qi in system.forces]
+
+
+@register_method("voronets")
+def voronets_equations(system, **options) -> EquationsOfMotion:
+    """Voronets equations (see the module docstring) in the independent velocities."""
+    if options:
+        raise TypeError(f"voronets takes no options, got {sorted(options)}")
+    return _voronets(system, method="voronets")
+
+
+def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion:
+    N = system.manifold
+    n = N.dim
+    q, vel = N.coords, N.velocities
+    ind, dep = system.independent_indices, system.dependent_indices
+    u = system.independent_velocities
+    r = len(u)
+    brows, bfree = _split_data(system)
+    L = system.lagrangian
+    Theta = compact(system.restricted(L))
+    pr = {j: compact(system.restricted(sp.diff(L, vel[j]))) for j in dep}
+    qdot = system.velocity_on_phase_space()
+
+    def tau(a, f):
+        e = sp.diff(f, q[ind[a]])
+        for j in dep:
+            if brows[j][a] != 0:
+                e += brows[j][a] * sp.diff(f, q[j])
+        return e
+
+    Qs = _forces_star(system)
+    rhs, Smat = [], sp.zeros(r, r)
+    for a in range(r):
+        if chaplygin:
+            e = sp.diff(Theta, q[ind[a]])
+        else:
+            e = tau(a, Theta)
+        for j in dep:
+            if chaplygin:
+                for b in range(r):
+                    Sab = pr[j] * (sp.diff(brows[j][a], q[ind[b]])
+                                   - sp.diff(brows[j][b], q[ind[a]]))
+                    Smat[a, b] += Sab
+                e -= pr[j] * sp.diff(bfree[j], q[ind[a]])
+            else:
+                Ar = [tau(b, brows[j][a]) - tau(a, brows[j][b]) for b in range(r)]
+                Br = sp.Add(*[bfree[s] * sp.diff(brows[j][a], q[s]) for s in dep]) \
+                    - tau(a, bfree[j])
+                e += pr[j] * (sp.Add(*[Ar[b] * u[b] for b in range(r)]) + Br)
+        if Qs is not None:
+            e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
+        rhs.append(e)
+    if chaplygin:
+        Smat = Smat.applyfunc(compact)
+        for a in range(r):
+            rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
+    # the implicit form (explicit=False) keeps the right-hand sides unnormalised
+    norm = (lambda e: e) if deferring() else compact
+    rhs = [norm(e) for e in rhs]
+    dTheta = [sp.diff(Theta, ua) for ua in u]
+    Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(dTheta[a], u[b])))
+    drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(n)
+                      if dTheta[a].has(q[i])]) for a in range(r)]
+    udot = solve_linear(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
+                        what="mass matrix d2L*/dqdot_ind2")
+    acc = acceleration_symbols(u)
+    # evaluate=False: deciding the truth of an Eq of large expressions costs seconds
+    equations = [sp.Eq(sp.Add(*[Mass[a, b] * acc[b] for b in range(r)]) + drift[a], rhs[a],
+                       evaluate=False) for a in range(r)]
+    equations += [sp.Eq(vel[j], system.dependent_solution[vel[j]], evaluate=False)
+                  for j in dep]
+    out = {c: qdot[i] for i, c in enumerate(q)}
+    out.update(dict(zip(u, udot)))
+    data = {"reduced_lagrangian": Theta, "dependent_momenta": {vel[j]: pr[j] for j in dep},
+            "mass_matrix": Mass}
+    if chaplygin:
+        data["S"] = Smat
+    return EquationsOfMotion(system, method, equations, out, variables={}, form_rhs=out,
+                             data=data)
+
+
+def _depends_on(e: sp.Expr, x: sp.Symbol, pol) -> bool:
+    """Whether ``e`` depends on ``x``: structurally absent -> no; a non-zero derivative at a
+    random exact point (evaluated with 50 digits, clearly above the rounding level) -> yes;
+    otherwise the zero policy decides."""
+    if not e.has(x):
+        return False
+    d = sp.diff(e, x)
+    pt = pol.random_point(sorted(d.free_symbols, key=sp.default_sort_key))
+    try:
+        v = sp.N(d.xreplace(pt), 50)
+    except (ZeroDivisionError, TypeError, ValueError):
+        v = None
+    if v is not None and v.is_number and not v.has(sp.zoo, sp.nan) and abs(v) > 1e-25:
+        return True
+    return not pol.is_constant(e, [x])
+
+
+def chaplygin_coordinates(system) -> tuple[int, ...] | None:
+    """Indices of ``k`` coordinates on which the Lagrangian, the constraints and the forces do
+    not depend and whose velocities can be solved for (``None`` if there are none).
+
+    The system's own dependent coordinates are preferred.
+    """
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q = N.coords
+    pol = default_policy()
+    exprs = [system.lagrangian, *system.constraint_matrix, *system.constraint_affine,
+             *(system.forces or ())]
+    cyclic = [i for i in range(n) if not any(_depends_on(e, q[i], pol) for e in exprs)]
+    if set(system.dependent_indices) <= set(cyclic):
+        return system.dependent_indices
+    A = system.constraint_matrix
+    for combo in itertools.combinations(cyclic, k):
+        if not pol.is_zero(A[:, list(combo)].det(method="berkowitz")):
+            return combo
+    return None
+
+
+@register_method("chaplygin")
+def chaplygin_equations(system, **options) -> EquationsOfMotion:
+    """Chaplygin's equations for a Chaplygin system (see the module docstring).
+
+    The reduced equations on :math:`(z,\\dot z)` are in ``eq.form_rhs`` restricted to the
+    ``z`` entries (``eq.data["reduced"]``); ``eq.rhs`` adds the kinematics of the cyclic
+    coordinates.  Raises ``ValueError`` when the system is not a Chaplygin system.
+    """
+    if options:
+        raise TypeError(f"chaplygin takes no options, got {sorted(options)}")
+    # a system of the same class as the given one (no import of the system module)
+    new_system = type(system)
+
+    combo = chaplygin_coordinates(system)
+    if combo is None:
+        raise ValueError(
+            f"{system.name} is not a Chaplygin system: there is no set of {system.n_constraints} "
+            "coordinate(s) on which the Lagrangian, the constraints and the forces do not depend "
+            "and whose velocities the constraints determine")
+    N = system.manifold
+    if tuple(combo) == tuple(system.dependent_indices):
+        eq = _voronets(system, "chaplygin", chaplygin=True)
+        red_sys = system
+    else:
+        ind = [N.velocities[i] for i in range(N.dim) if i not in combo]
+        red_sys = new_system(N, system.lagrangian, system.constraints,
+                                     forces=system.forces, independent=ind,
+                                     name=system.name + "_chaplygin")
+        inner = _voronets(red_sys, "chaplygin", chaplygin=True)
+        tangent = red_sys.adapted_frame()[0]
+        n, r = N.dim, len(ind)
+        K = sp.Matrix(n, r, lambda i, a: tangent[a].components[i])
+        k0 = list(red_sys.affine_velocity().components)
+        s = red_sys.independent_velocities
+        phase = phase_rhs_from_quasi(system, K, k0, s, [inner.form_rhs[v] for v in s])
+        eq = EquationsOfMotion(system, "chaplygin", inner.equations, phase, variables={},
+                               form_rhs=inner.form_rhs, data=inner.data)
+    z = [N.coords[i] for i in red_sys.independent_indices]
+    zd = red_sys.independent_velocities
+    eq.data["reduced"] = {c: eq.form_rhs[c] for c in (*z, *zd)}
+    eq.data["cyclic_coordinates"] = tuple(N.coords[i] for i in combo)
+    return eq
+
+
+# ---------------------------------------------------------------------------------------
+@register_method("lagrange_dalembert")
+def lagrange_dalembert(system, **options) -> EquationsOfMotion:
+    r"""Lagrange–d'Alembert equations with explicit multipliers (Borisov & Mamaev (2015), §3.1).
+
+    .. math:: H\ddot q + \beta = Q + a^{\mathsf T}\lambda,\qquad a\ddot q + \dot a\dot q
+              + \dot b = 0,
+
+    with :math:`H=\partial^2L/\partial\dot q^2`, :math:`\beta_i=\sum_j\partial^2L/
+    \partial\dot q_i\partial q_j\,\dot q_j-\partial L/\partial q_i`.  The linear system for
+    :math:`(\ddot q,\lambda)` is solved exactly on the phase space by eliminating
+    :math:`\ddot q_{\rm dep}` (Schur complement on the constraint distribution):
+    :math:`\ddot q = T\dot u + p` with :math:`aT=0`, :math:`(T^{\mathsf T}HT)\dot u =
+    T^{\mathsf T}(Q-\beta-Hp)`, then :math:`\lambda = a_{\rm dep}^{-\mathsf T}(H\ddot q+\beta
+    -Q)_{\rm dep}`.
+
+    >>> import geomech as gm
+    >>> from geomech.mechanics.system import NonholonomicSystem
+    >>> N = gm.Manifold("N", "x y z"); (xd, yd, zd), y = N.velocities, N.coords[1]
+    >>> S = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd], independent="x y")
+    >>> eq = lagrange_dalembert(S)
+    >>> eq.rhs[xd]
+    -xdot*y*ydot/(y**2 + 1)
+    >>> eq.multipliers
+    {lambda_1: xdot*ydot/(y**2 + 1)}
+    """
+    if options:
+        raise TypeError(f"lagrange_dalembert takes no options, got {sorted(options)}")
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q, vel = N.coords, N.velocities
+    L = system.lagrangian
+    A = system.constraint_matrix
+    b = system.constraint_affine
+    acc = acceleration_symbols(vel)
+    lam = tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(k))
+    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+
+    p = [sp.diff(L, v) for v in vel]
+    H = system.hessian
+    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
+            - sp.diff(L, q[i]) for i in range(n)]
+    # d/dt of the constraints: a qdd + c, c = adot qdot + bdot
+    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
+                  for j in range(n) if A[m, i].has(q[j])])
+         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
+         for m in range(k)]
+    equations = [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
+                       Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
+                 for i in range(n)]
+    equations += [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
+
+    # restrict everything to the phase space (for the implicit form, explicit=False, the
+    # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
+    norm = (lambda e: e) if deferring() else compact
+    red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
+                          "reduced mass matrix T^T H T on the constraint distribution",
+                          norm)
+    T, udot, pvec, Hr, rest, cr = red.T, red.udot, red.pvec, red.H, red.force, red.cdot
+    Mred, rhs_red = red.mass, red.rhs
+    ind = system.independent_indices
+
+    def accelerations():
+        return (T * udot + pvec).applyfunc(compact)
+
+    def multipliers():     # evaluated on first access
+        return dict(zip(lam, red.multipliers(T * udot + pvec)))
+
+    rhs = {}
+    for cc, v in zip(q, vel):
+        rhs[cc] = system.dependent_solution.get(v, v)
+    for j, i in enumerate(ind):
+        rhs[vel[i]] = udot[j]          # the rows of T at the independent indices are the identity
+    eq = EquationsOfMotion(
+        system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
+        variables={}, form_rhs=rhs, data={"reduced_mass_matrix": Mred})
+    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, accelerations()))
+
+    def bordered() -> ImplicitEquations:
+        # [[H, -a^T], [a, 0]] (qdd, lambda) = (Q - beta, -(adot qdot + bdot)) on M
+        Mb = sp.zeros(n + k, n + k)
+        Mb[:n, :n] = Hr
+        if k:
+            Mb[:n, n:] = -A.T
+            Mb[n:, :n] = A
+        Fb = [*rest, *[-e for e in cr]]
+        rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+        rates.update({vel[i]: acc[i] for i in ind})
+        return ImplicitEquations(system, "lagrange_dalembert", Mb, Fb, (*acc, *lam), rates,
+                                 kind="bordered")
+
+    eq._bordered = bordered
+    acc_u = tuple(acc[i] for i in ind)
+    eq._implicit = lambda: ImplicitEquations(
+        system, "lagrange_dalembert", Mred, rhs_red, acc_u,
+        {**{cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)},
+         **dict(zip(system.independent_velocities, acc_u))})
+    return eq
+
+

@@ -1,0 +1,560 @@
+r"""Kozlov's vakonomic dynamics (Kozlov (1982)): Hamiltonian form with multipliers.
+
+Vakonomic motions of a system with Lagrangian :math:`L(q,\dot q)`, forces :math:`Q` and
+constraints :math:`f_s = \langle a_s(q),\dot q\rangle + b_s(q) = 0` are the extremals of
+:math:`\int (L - \lambda_s f_s)\,dt` with multipliers :math:`\lambda(t)`.  Kozlov's
+Hamiltonian form (Kozlov 1982, Sections 3–4): with
+
+.. math:: p = \frac{\partial L}{\partial\dot q} - \sum_s\lambda_s a_s ,\qquad
+          f_s(q,\dot q) = 0
+
+solved for :math:`\dot q(q,p)` and :math:`\lambda(q,p)`, and
+:math:`H(q,p) = \langle p,\dot q\rangle - L` there,
+
+.. math:: \dot q = \frac{\partial H}{\partial p},\qquad
+          \dot p = -\frac{\partial H}{\partial q} + Q .
+
+For :math:`L = \tfrac12\dot q^{T}G\dot q + \langle g,\dot q\rangle - U` (closed form):
+:math:`u = p - g`, :math:`\Gamma = AG^{-1}A^{T}`,
+:math:`\lambda = -\Gamma^{-1}(AG^{-1}u + b)`, :math:`\dot q = G^{-1}(u + A^{T}\lambda)`.
+
+Equivalent multiplier-rule ("lagrangian") form, on the constraint manifold times the
+multipliers :math:`(q, \dot q_{\rm ind}, \lambda)`:
+
+.. math:: E(L) - Q = \sum_s\dot\lambda_s a_s + \sum_s\lambda_s C_s,\qquad
+          C_{s,i} = \sum_j\Big(\frac{\partial a_{si}}{\partial q_j}
+          - \frac{\partial a_{sj}}{\partial q_i}\Big)\dot q_j - \frac{\partial b_s}{\partial q_i}.
+
+Compared with Lagrange–d'Alembert (:math:`E(L) - Q = \sum\mu_s a_s`) the extra term is
+:math:`\lambda_s\, i_{\dot q}\,da_s`.  When the constraint distribution is integrable it lies
+in :math:`\mathrm{span}(a)` and is absorbed: the projected motion is the nonholonomic one for
+every :math:`\lambda`.
+
+Relation to ``system.phase_space`` :math:`\mathcal M = \{(q,\dot q_{\rm ind})\}`: the
+vakonomic state space has dimension :math:`2n = \dim\mathcal M + m`.  The ``"lagrangian"`` form
+lives on :math:`\mathcal M\times\mathbb R^m` (coordinates: those of :math:`\mathcal M`, the same
+symbols, then :math:`\lambda`); the ``"hamiltonian"`` form on :math:`T^*N` with coordinates
+:math:`(q,p)`.  The diffeomorphism :math:`(q,\dot q_{\rm ind},\lambda)\mapsto
+(q, \partial L/\partial\dot q - A^{T}\lambda)` maps one field to the other; the projection
+to :math:`\mathcal M` forgets :math:`\lambda` (resp. is :math:`(q,p)\mapsto(q,\dot q_{\rm
+ind}(q,p))`).  A vakonomic motion through a state of :math:`\mathcal M` is fixed by the
+initial multipliers :math:`\lambda_0` (:meth:`VakonomicEquations.initial_state`; default 0,
+Kozlov's choice for the skate).
+
+Examples
+--------
+>>> import sympy as sp
+>>> import geomech as gm
+>>> from geomech.mechanics.system import NonholonomicSystem
+>>> N = gm.Manifold("N", "x y phi")
+>>> x, y, phi = N.coords; xd, yd, phid = N.velocities
+>>> skate = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2,
+...                            [xd*sp.sin(phi) - yd*sp.cos(phi)], independent=["x", "phi"])
+>>> vak = skate.equations("vakonomic")
+>>> px, py, pphi = vak.data["momenta"]
+>>> from geomech.core.zero import is_zero
+>>> is_zero(vak.hamiltonian - ((px*sp.cos(phi) + py*sp.sin(phi))**2 + pphi**2)/2)   # (22)
+True
+>>> vak.multipliers
+{lambda1: -p_x*sin(phi) + p_y*cos(phi)}
+>>> vak.agrees_with(skate.equations("lagrange_dalembert"))
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy as sp
+
+from geomech.core.fields import VectorField
+from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr, as_matrix
+from geomech.core.zero import default_policy
+from geomech.mechanics.equations.common import acceleration_symbols, compact, solve_linear
+from geomech.mechanics.equations.motion import EquationsOfMotion, ReducedDynamics
+from geomech.mechanics.equations.registry import register_method
+
+__all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations",
+           "vakonomic_form", "curvature_terms", "multiplier_symbols", "momentum_symbols"]
+
+
+def multiplier_symbols(m: int, names=None) -> tuple[sp.Symbol, ...]:
+    """``lambda1`` to ``lambdam`` (or the given names), real symbols.
+
+    >>> multiplier_symbols(2)
+    (lambda1, lambda2)
+    """
+    if names is None:
+        return tuple(sp.Symbol(f"lambda{i + 1}", real=True) for i in range(m))
+    if isinstance(names, str):
+        names = names.replace(",", " ").split()
+    out = tuple(sp.Symbol(s, real=True) if isinstance(s, str) else s for s in names)
+    if len(out) != m:
+        raise ValueError(f"{len(out)} multiplier names for {m} constraints")
+    return out
+
+
+def momentum_symbols(coords: Sequence[sp.Symbol], names=None) -> tuple[sp.Symbol, ...]:
+    """``p_x``, ``p_y`` and so on (or the given names), real symbols.
+
+    >>> momentum_symbols(sp.symbols("x phi"))
+    (p_x, p_phi)
+    """
+    if names is None:
+        return tuple(sp.Symbol(f"p_{c.name}", real=True) for c in coords)
+    if isinstance(names, str):
+        names = names.replace(",", " ").split()
+    out = tuple(sp.Symbol(s, real=True) if isinstance(s, str) else s for s in names)
+    if len(out) != len(coords):
+        raise ValueError(f"{len(out)} momentum names for {len(coords)} coordinates")
+    return out
+
+
+def _split_quadratic(L, velocities, policy):
+    r"""``G, g, L0`` with :math:`L = \tfrac12\dot q^TG\dot q + g^T\dot q + L_0`, or raise."""
+    n = len(velocities)
+    zero = dict.fromkeys(velocities, 0)
+    grad = [sp.diff(L, v) for v in velocities]
+    G = sp.Matrix(n, n, lambda i, j: sp.expand(sp.diff(grad[i], velocities[j])))
+    for e in G:
+        for v in velocities:
+            if e.has(v) and not policy.is_zero(sp.diff(e, v)):
+                raise ValueError(
+                    "the vakonomic Hamiltonian form needs a Lagrangian quadratic in the "
+                    f"velocities; d2L/dqdot2 depends on {v}. Use form='lagrangian'.")
+    G = G.xreplace(zero)
+    g = sp.Matrix([e.xreplace(zero) for e in grad])
+    L0 = as_expr(L).xreplace(zero)
+    return G, g, L0
+
+
+class VakonomicHamiltonian:
+    r"""Kozlov's Hamiltonian :math:`H(q,p)` with the velocity and multiplier maps.
+
+    Attributes
+    ----------
+    coords, momenta : tuple of Symbol
+        Canonical coordinates :math:`(q, p)` of :math:`T^*N`.
+    H : expression
+        :math:`H = \langle p,\dot q\rangle - L` at :math:`\dot q = \dot q(q,p)`.
+    velocity : tuple of expressions
+        :math:`\dot q(q,p)`; equals :math:`\partial H/\partial p`.
+    multipliers : dict
+        ``{lambda_s: lambda_s(q, p)}``.
+    manifold : Manifold
+        The chart of :math:`T^*N` (coordinates ``coords + momenta``).
+    """
+
+    def __init__(self, coords, momenta, H, velocity, multipliers, manifold, gram):
+        self.coords = tuple(coords)
+        self.momenta = tuple(momenta)
+        self.H = H
+        self.velocity = tuple(velocity)
+        self.multipliers = dict(multipliers)
+        self.manifold = manifold
+        self.gram = gram
+
+    def hessian_p(self) -> sp.Matrix:
+        r""":math:`\partial^2H/\partial p^2`
+        (rank :math:`n-m`, kernel :math:`\mathrm{span}\{a_s\}`)."""
+        return sp.hessian(self.H, self.momenta)
+
+    def rhs(self, forces: Sequence | None = None) -> dict:
+        r"""Hamilton's equations :math:`\dot q = H_p`, :math:`\dot p = -H_q + Q(q,\dot q(q,p))`."""
+        out = {q: compact(sp.diff(self.H, p)) for q, p in zip(self.coords, self.momenta)}
+        for i, (q, p) in enumerate(zip(self.coords, self.momenta)):
+            e = -sp.diff(self.H, q)
+            if forces is not None:
+                e += as_expr(forces[i]).xreplace(self._velocity_subs())
+            out[p] = compact(e)
+        return out
+
+    def _velocity_subs(self) -> dict:
+        return dict(zip(self._qdot_symbols, self.velocity))
+
+    def vector_field(self, forces: Sequence | None = None) -> VectorField:
+        """The Hamiltonian vector field on :attr:`manifold`."""
+        rhs = self.rhs(forces)
+        return VectorField(self.manifold, [rhs[c] for c in self.manifold.coords])
+
+
+def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
+                          A, b=None, momenta=None, multipliers=None,
+                          parameters=()) -> VakonomicHamiltonian:
+    r"""Kozlov's vakonomic Hamiltonian for a Lagrangian quadratic in the velocities.
+
+    .. math:: \lambda = -\Gamma^{-1}(AG^{-1}(p-g) + b),\quad
+              \dot q = G^{-1}(p - g + A^{T}\lambda),\quad
+              H = \langle p,\dot q\rangle - L(q,\dot q),\quad \Gamma = AG^{-1}A^{T}.
+
+    Parameters
+    ----------
+    L : expression
+        :math:`\tfrac12\dot q^TG\dot q + g^T\dot q - U` (else ``ValueError``).
+    coords, velocities : sequences of Symbol
+    A : m x n matrix
+        Constraint rows :math:`a_s`; ``b``: the affine parts (default zero).
+    momenta, multipliers : names, optional
+        Default ``p_<coord>`` and ``lambda1 ..``.
+
+    Examples
+    --------
+    >>> x, y, phi = sp.symbols("x y phi", real=True)
+    >>> xd, yd, phid = sp.symbols("xdot ydot phidot", real=True)
+    >>> K = vakonomic_hamiltonian((xd**2 + yd**2 + phid**2)/2, (x, y, phi), (xd, yd, phid),
+    ...                           sp.Matrix([[sp.sin(phi), -sp.cos(phi), 0]]))
+    >>> K.velocity[0]
+    p_x*cos(phi)**2 + p_y*sin(phi)*cos(phi)
+    >>> sp.simplify(K.hessian_p() * sp.Matrix([sp.sin(phi), -sp.cos(phi), 0]))
+    Matrix([
+    [0],
+    [0],
+    [0]])
+    """
+    policy = default_policy()
+    coords, velocities = tuple(coords), tuple(velocities)
+    n = len(coords)
+    A = as_matrix(A) if A is not None else sp.zeros(0, n)
+    if A.cols != n:
+        raise ValueError(f"constraint rows need {n} entries, got {A.cols}")
+    m = A.rows
+    b = sp.zeros(m, 1) if b is None else as_matrix(list(b))
+    if b.rows != m:
+        raise ValueError(f"{b.rows} affine terms for {m} constraints")
+    G, g, L0 = _split_quadratic(L, velocities, policy)
+    p = momentum_symbols(coords, momenta)
+    lam = multiplier_symbols(m, multipliers)
+    u = sp.Matrix(p) - g
+    Ginv_u = solve_linear(G, u, what="kinetic matrix d2L/dqdot2")
+    if m:
+        Ginv_At = sp.Matrix.hstack(*[solve_linear(G, A[s, :].T, what="kinetic matrix")
+                                     for s in range(m)])
+        gram = (A * Ginv_At).applyfunc(compact)
+        lam_val = solve_linear(gram, -(A * Ginv_u + b),
+                               what="Gram matrix A G^-1 A^T of the constraints "
+                                    "(dependent constraints?)")
+        qdot = (Ginv_u + Ginv_At * lam_val).applyfunc(compact)
+    else:
+        gram = sp.zeros(0, 0)
+        lam_val = sp.zeros(0, 1)
+        qdot = Ginv_u.applyfunc(compact)
+    Lq = (sp.Rational(1, 2) * (qdot.T * G * qdot)[0, 0] + (g.T * qdot)[0, 0] + L0)
+    H = compact(sp.Add(*[pi * vi for pi, vi in zip(p, qdot)]) - Lq)
+    chart = Manifold("T*N", (*coords, *p), parameters=parameters)
+    out = VakonomicHamiltonian(coords, p, H, list(qdot), dict(zip(lam, lam_val)), chart, gram)
+    out._qdot_symbols = velocities
+    return out
+
+
+def curvature_terms(A, b, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol]):
+    r"""The vakonomic extra terms :math:`C_s`, one column per constraint.
+
+    .. math:: C_{s,i} = \sum_j\Big(\frac{\partial a_{si}}{\partial q_j}
+              - \frac{\partial a_{sj}}{\partial q_i}\Big)\dot q_j
+              - \frac{\partial b_s}{\partial q_i}
+              = \big(i_{\dot q}\, d\alpha_s\big)_i - \partial_i b_s ,
+              \quad \alpha_s = \sum_i a_{si}\,dq_i .
+
+    >>> y = sp.Symbol("y"); xd, yd, zd = sp.symbols("xdot ydot zdot")
+    >>> curvature_terms(sp.Matrix([[-y, 0, 1]]), [0], sp.symbols("x y z"), (xd, yd, zd))
+    Matrix([
+    [-ydot],
+    [ xdot],
+    [    0]])
+    """
+    A = sp.Matrix(A)
+    m, n = A.shape
+    b = list(b) if b is not None else [0] * m
+    C = sp.zeros(n, m)
+    for s in range(m):
+        for i in range(n):
+            e = sp.S.Zero
+            for j in range(n):
+                e += (sp.diff(A[s, i], coords[j]) - sp.diff(A[s, j], coords[i])) * velocities[j]
+            C[i, s] = e - sp.diff(as_expr(b[s]), coords[i])
+    return C
+
+
+class VakonomicEquations(EquationsOfMotion):
+    r"""Vakonomic equations on an extended phase space (see the module docstring).
+
+    Attributes
+    ----------
+    space : Manifold
+        The state space: :math:`\mathcal M\times\mathbb R^m` with coordinates
+        ``phase_space.coords + lambdas`` (``form="lagrangian"``) or :math:`T^*N` with
+        ``coords + momenta`` (``form="hamiltonian"``).
+    rhs : dict
+        ``{state coordinate: time derivative}`` on :attr:`space`.
+    to_phase : dict
+        The projection to ``system.phase_space``: ``{phase coordinate: expression on space}``.
+    multipliers : dict
+        ``{lambda_s: expression on space}`` (the state variable itself in the lagrangian form).
+    hamiltonian : expression or None
+        Kozlov's :math:`H(q,p)` (hamiltonian form).
+    """
+
+    def __init__(self, system, form, equations, rhs, space, to_phase, multipliers, lambdas,
+                 hamiltonian=None, data=None):
+        if not hasattr(system, "phase_space"):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
+        phase = system.phase_space
+        super().__init__(system, "vakonomic", equations,
+                         {c: rhs.get(c, sp.S.Zero) for c in phase.coords},
+                         multipliers=multipliers, variables={}, form_rhs=rhs, data=data)
+        self.form = form
+        self.space = space
+        self.rhs = {c: rhs[c] for c in space.coords}
+        self.to_phase = dict(to_phase)
+        self.lambdas = tuple(lambdas)
+        self.hamiltonian = hamiltonian
+
+    # -- fields ---------------------------------------------------------------------------
+    def vector_field(self, on: Manifold | str | None = None) -> VectorField:
+        """The field on :attr:`space` (default).  ``on=system.phase_space`` projects it,
+        which is only possible when the projected rates do not depend on the multipliers
+        (integrable constraints); otherwise ``ValueError``."""
+        if on is None or on is self.space or on == "form":
+            return VectorField(self.space, [self.rhs[c] for c in self.space.coords])
+        if on is self.system.phase_space:
+            proj = self.projected_rhs()
+            if self.form == "lagrangian":
+                free = [lam for lam in self.lambdas
+                        if any(not default_policy().is_constant(e, [lam]) for e in proj.values())]
+                if free:
+                    raise ValueError(
+                        "the vakonomic motion does not project to a field on the phase space: "
+                        f"its rates depend on the multipliers {free} (non-integrable "
+                        "constraints); use the field on eq.space")
+                proj = {c: e.xreplace(dict.fromkeys(self.lambdas, 0)) for c, e in proj.items()}
+                return VectorField(on, [proj[c] for c in on.coords])
+            raise ValueError("project the hamiltonian form through form='lagrangian'")
+        raise TypeError(f"on= must be None, 'form', eq.space or system.phase_space, got {on!r}")
+
+    def projected_rhs(self) -> dict:
+        r"""Rates of the phase-space coordinates as functions on :attr:`space`:
+        :math:`\frac{d}{dt}(\pi^* c) = X(\pi^* c)` for the projection :math:`\pi`."""
+        X = VectorField(self.space, [self.rhs[c] for c in self.space.coords])
+        out = {}
+        for c in self.system.phase_space.coords:
+            e = self.to_phase[c]
+            out[c] = self.rhs[c] if e == c and c in self.rhs else X(e)
+        return out
+
+    def agrees_with(self, other, numeric: bool = False, points: int = 3) -> bool:
+        r"""Whether the vakonomic motion projects, for *every* multiplier, onto the motion of
+        ``other`` (an EquationsOfMotion or a field on ``system.phase_space``).
+
+        True exactly when :math:`\frac{d}{dt}\pi^*c = (\text{other rate of } c)\circ\pi`
+        identically on :attr:`space` (zero policy), e.g. for integrable constraints and
+        Lagrange–d'Alembert; False for the skate.
+        """
+        from geomech.mechanics.equations.motion import numerically_zero as _numerically_zero
+
+        M = self.system.phase_space
+        if isinstance(other, VakonomicEquations):
+            raise TypeError("compare vakonomic forms through their spaces, not agrees_with")
+        if isinstance(other, EquationsOfMotion):
+            if other.system.phase_space.coords != M.coords:
+                raise ValueError("the two equations live on different phase spaces")
+            theirs = {c: other.rhs[c] for c in M.coords}
+        elif isinstance(other, VectorField):
+            if other.manifold.coords != M.coords:
+                raise ValueError("the field is not on the phase space of the system")
+            theirs = dict(zip(M.coords, other.components))
+        else:
+            raise TypeError(f"cannot compare with {type(other).__name__}")
+        proj = self.projected_rhs()
+        diffs = [proj[c] - theirs[c].xreplace(self.to_phase) for c in M.coords]
+        if numeric:
+            return all(_numerically_zero(d, points) for d in diffs)
+        pol = default_policy()
+        return all(pol.is_zero(d) for d in diffs)
+
+    # -- initial data ---------------------------------------------------------------------
+    def initial_multipliers(self, point: Mapping, condition: str = "motion",
+                            lambda0: Sequence | None = None) -> dict:
+        r"""Initial multipliers :math:`\lambda_0` for a phase-space point.
+
+        ``condition="motion"`` (Theorem 2, imposed at the initial instant as in Kozlov's skate
+        example): :math:`\lambda_0` = ``lambda0`` (default 0).  ``condition="extremal"``
+        (Theorem 3): :math:`\langle p_0, a_s\rangle = 0`, i.e.
+        :math:`(AA^{T})\lambda_0 = A\,\partial L/\partial\dot q`.
+        """
+        m = len(self.lambdas)
+        if condition == "motion":
+            vals = [0] * m if lambda0 is None else list(lambda0)
+            if len(vals) != m:
+                raise ValueError(f"lambda0 needs {m} values, got {len(vals)}")
+            return {lam: as_expr(v) for lam, v in zip(self.lambdas, vals)}
+        if condition != "extremal":
+            raise ValueError(f"condition must be 'motion' or 'extremal', got {condition!r}")
+        if lambda0 is not None:
+            raise ValueError("lambda0 is determined by the extremal condition")
+        S = self.system
+        N = S.manifold
+        rep = self._point(point)
+        A = S.constraint_matrix.xreplace(rep)
+        qdot = [as_expr(S.dependent_solution.get(v, v)).xreplace(rep) for v in N.velocities]
+        pL = sp.Matrix([sp.diff(S.lagrangian, v) for v in N.velocities]).xreplace(
+            dict(zip(N.velocities, qdot))).xreplace(rep)
+        sol = (A * A.T).LUsolve(A * pL)
+        return {lam: sp.nsimplify(v) if v.is_Float else v for lam, v in zip(self.lambdas, sol)}
+
+    def _point(self, point: Mapping) -> dict:
+        M = self.system.phase_space
+        rep = {}
+        for k, v in point.items():
+            if isinstance(k, str):
+                k = M.names().get(k, self.system.manifold.names().get(k))
+            rep[k] = as_expr(v, exact=False)
+        missing = [c for c in M.coords if c not in rep]
+        if missing:
+            raise ValueError(f"the point misses values for {missing}")
+        S = self.system
+        for i, f in enumerate(S.constraints, 1):
+            val = S.restricted(f).xreplace(rep)
+            if val.free_symbols - set(S.manifold.parameters) == set() and val.is_number \
+                    and abs(complex(sp.N(val))) > 1e-12:
+                raise ValueError(f"the point violates constraint {i}")
+        return rep
+
+    def initial_state(self, point: Mapping, lambda0: Sequence | None = None,
+                      condition: str = "motion") -> dict:
+        r"""The state on :attr:`space` over a phase-space point.
+
+        ``point``: ``{q_i: value, independent velocity: value}``.  For the hamiltonian form
+        :math:`p_0 = \partial L/\partial\dot q(q_0,\dot q_0) - A^{T}\lambda_0`.
+        """
+        lam0 = self.initial_multipliers(point, condition, lambda0)
+        rep = self._point(point)
+        if self.form == "lagrangian":
+            return {**{c: rep[c] for c in self.system.phase_space.coords}, **lam0}
+        S = self.system
+        N = S.manifold
+        qdot = [as_expr(S.dependent_solution.get(v, v)).xreplace(rep) for v in N.velocities]
+        pL = [sp.diff(S.lagrangian, v).xreplace(dict(zip(N.velocities, qdot))).xreplace(rep)
+              for v in N.velocities]
+        A = S.constraint_matrix.xreplace(rep)
+        lam = sp.Matrix([lam0[lam] for lam in self.lambdas])
+        p0 = sp.Matrix(pL) - (A.T * lam if len(self.lambdas) else sp.zeros(N.dim, 1))
+        momenta = self.data["momenta"]
+        return {**{c: rep[c] for c in N.coords}, **dict(zip(momenta, p0))}
+
+    def __repr__(self) -> str:
+        return (f"VakonomicEquations({self.system.name!r}, form={self.form!r}, state space "
+                f"({', '.join(str(c) for c in self.space.coords)}))")
+
+
+def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquations:
+    S = system
+    N = S.manifold
+    n, m = N.dim, S.n_constraints
+    q, vel = N.coords, N.velocities
+    L = S.lagrangian
+    A = S.constraint_matrix
+    b = list(S.constraint_affine)
+    acc = acceleration_symbols(vel)
+    lamdot = tuple(sp.Symbol(f"{lam.name}dot", real=True) for lam in lambdas)
+    Q = list(S.forces) if S.forces is not None else [sp.S.Zero] * n
+    C = curvature_terms(A, b, q, vel)
+    grad = [sp.diff(L, v) for v in vel]
+    G = S.hessian
+    beta = [sp.Add(*[sp.diff(grad[i], q[j]) * vel[j] for j in range(n) if grad[i].has(q[j])])
+            - sp.diff(L, q[i]) for i in range(n)]
+    extra = [sp.Add(*[lambdas[s] * C[i, s] for s in range(m)]) for i in range(n)]
+    cdot = [sp.Add(*[sp.diff(A[s, i], q[j]) * vel[j] * vel[i] for i in range(n)
+                     for j in range(n) if A[s, i].has(q[j])])
+            + sp.Add(*[sp.diff(b[s], q[j]) * vel[j] for j in range(n) if b[s].has(q[j])])
+            for s in range(m)]
+    equations = [sp.Eq(sp.Add(*[G[i, j] * acc[j] for j in range(n)]) + beta[i] - Q[i],
+                       sp.Add(*[lamdot[s] * A[s, i] for s in range(m)]) + extra[i])
+                 for i in range(n)]
+    equations += [sp.Eq(f, 0) for f in S.constraints]
+
+    red = ReducedDynamics(S, G, [Q[i] - beta[i] + extra[i] for i in range(n)], cdot, A,
+                          "reduced mass matrix T^T G T")
+    ind = S.independent_indices
+    qdd = (red.T * red.udot + red.pvec).applyfunc(compact)
+    lam_rates = red.multipliers(qdd)
+    rhs = {}
+    for c, v in zip(q, vel):
+        rhs[c] = S.dependent_solution.get(v, v)
+    for i in ind:
+        rhs[vel[i]] = qdd[i]
+    rhs.update(zip(lambdas, lam_rates))
+    space = Manifold(f"{S.phase_space.name}xR{m}", (*S.phase_space.coords, *lambdas),
+                     parameters=N.parameters)
+    to_phase = {c: c for c in S.phase_space.coords}
+    return VakonomicEquations(S, "lagrangian", equations, rhs, space, to_phase,
+                              multipliers=dict(zip(lambdas, lambdas)), lambdas=lambdas,
+                              data={"curvature_terms": C, "accelerations": dict(zip(acc, qdd)),
+                                    "multiplier_rates": dict(zip(lamdot, lam_rates))})
+
+
+def _hamiltonian_form(system, lambdas, momenta) -> VakonomicEquations:
+    S = system
+    N = S.manifold
+    K = vakonomic_hamiltonian(S.lagrangian, N.coords, N.velocities, S.constraint_matrix,
+                              S.constraint_affine, momenta=momenta, multipliers=lambdas,
+                              parameters=N.parameters)
+    rhs = K.rhs(S.forces)
+    t = sp.Symbol("t", real=True)
+    equations = [sp.Eq(sp.Derivative(c, t), rhs[c]) for c in K.manifold.coords]
+    to_phase = dict(zip(N.coords, N.coords))
+    for i in S.independent_indices:
+        to_phase[N.velocities[i]] = K.velocity[i]
+    return VakonomicEquations(S, "hamiltonian", equations, rhs, K.manifold, to_phase,
+                              multipliers=K.multipliers, lambdas=lambdas, hamiltonian=K.H,
+                              data={"momenta": K.momenta, "velocity": K.velocity,
+                                    "gram": K.gram, "kozlov": K})
+
+
+@register_method("vakonomic")
+def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
+                   momenta=None) -> VakonomicEquations:
+    r"""Kozlov's vakonomic equations of a constrained system (registered as ``"vakonomic"``).
+
+    Parameters
+    ----------
+    system : NonholonomicSystem
+    form : {"hamiltonian", "lagrangian"}
+        ``"hamiltonian"`` (default): Hamilton's equations of Kozlov's :math:`H(q,p)` on
+        :math:`T^*N`, with the multipliers :math:`\lambda(q,p)` in ``eq.multipliers``
+        (needs :math:`L` quadratic in the velocities).  ``"lagrangian"``: the
+        multiplier-rule form on :math:`\mathcal M\times\mathbb R^m` with
+        :math:`\lambda` as extra state variables.
+    multipliers, momenta : names, optional
+        Symbols for :math:`\lambda` (default ``lambda1 ..``) and :math:`p` (``p_<coord>``).
+
+    Returns
+    -------
+    VakonomicEquations
+        An :class:`~geomech.mechanics.equations.EquationsOfMotion` on the extended space
+        ``eq.space``; ``eq.agrees_with(sys.equations("lagrange_dalembert"))`` is true iff
+        the projected motion is nonholonomic for every multiplier.
+
+    Examples
+    --------
+    Integrable constraint :math:`\dot z = 2x\dot x` (a particle on :math:`z = x^2`):
+
+    >>> import geomech as gm
+    >>> from geomech.mechanics.system import NonholonomicSystem
+    >>> N = gm.Manifold("N", "x z"); (x, z), (xd, zd) = N.coords, N.velocities
+    >>> S = NonholonomicSystem(N, (xd**2 + zd**2)/2 - z, [zd - 2*x*xd], independent=["x"])
+    >>> vak = vakonomic_form(S, form="lagrangian")
+    >>> vak.space.coords
+    (x, z, xdot, lambda1)
+    >>> vak.agrees_with(S.equations("lagrange_dalembert"))
+    True
+    """
+    m = system.n_constraints
+    lambdas = multiplier_symbols(m, multipliers)
+    if form == "lagrangian":
+        if momenta is not None:
+            raise ValueError("momenta= is only used by the hamiltonian form")
+        return _lagrangian_form(system, lambdas)
+    if form == "hamiltonian":
+        return _hamiltonian_form(system, lambdas, momenta)
+    raise ValueError(f"form must be 'hamiltonian' or 'lagrangian', got {form!r}")

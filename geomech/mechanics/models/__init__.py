@@ -1,0 +1,2 @@
+"""Models with their own phase spaces: the free n-dimensional rigid body on so(n) and
+Shamolin's multidimensional pendulum."""

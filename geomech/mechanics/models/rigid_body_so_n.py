@@ -1,0 +1,932 @@
+r"""The n-dimensional rigid body: :math:`\mathfrak{so}(n)` as bivectors, Euler–Arnold equations.
+
+Coordinates on :math:`\mathfrak{so}(n)` (Shamolin (2017), §2)
+-------------------------------------------------------------------------
+A skew matrix :math:`\Omega` has :math:`N = n(n-1)/2` coordinates :math:`\omega_1..\omega_N`.
+Two orderings are supported:
+
+* ``"shamolin"`` (the paper's): pairs :math:`(i,j)`, :math:`i<j`, ordered by column
+  :math:`j = n, n-1, \dots, 2` and inside a column by :math:`i = j-1, \dots, 1`, with
+  :math:`\Omega_{ij} = (-1)^{j-i}\,\omega_{k(i,j)}`.  For :math:`n = 3` this is the standard
+  hat map :math:`\Omega = [[0,-\omega_3,\omega_2],[\omega_3,0,-\omega_1],[-\omega_2,\omega_1,0]]`.
+* ``"lex"``: pairs in lexicographic order, :math:`\Omega_{ij} = \omega_{k(i,j)}`.
+
+Bivectors
+---------
+:math:`\mathfrak{so}(n) \cong \Lambda^2\mathbb{R}^n` through
+:math:`\iota(B)\,x = B \times x = B\lfloor x`, i.e. :math:`\iota(e_i\wedge e_j) =
+e_i e_j^T - e_j e_i^T` (so :math:`\Omega_{ij}` is the :math:`e_i\wedge e_j` coefficient).  This
+is a Lie algebra isomorphism for the commutator product
+:math:`B_1\times B_2 = \tfrac12(B_1B_2 - B_2B_1)`: :math:`\iota(B_1\times B_2) =
+[\iota B_1, \iota B_2]`.
+
+Moment of a force (Shamolin (2017), (2.11)–(2.14))
+--------------------------------------------------
+The moment of the force :math:`F` applied at :math:`\xi = DN` is the bivector
+:math:`\xi\wedge F`; as a skew matrix (the :math:`\mathbf M` of (2.7)) it acts on vectors by left
+contraction, :math:`\mathbf M x = x\rfloor(\xi\wedge F)`, that is
+
+.. math:: \mathbf M = F\xi^T - \xi F^T = \iota(F\wedge\xi),
+          \qquad M_{k(i,j)} = (-1)^{j-i+1}(\xi_iF_j - \xi_jF_i)\ \text{(Shamolin ordering)},
+
+which for :math:`n = 3` is the ordinary torque :math:`\xi\times F`.
+
+Euler–Arnold equations (Shamolin (2017), (2.7)–(2.10))
+------------------------------------------------------
+With principal moments :math:`I_1..I_n` and :math:`\lambda_i = (I_1+\dots+I_n)/2 - I_i` (2.8),
+:math:`\Lambda = \operatorname{diag}\lambda`,
+
+.. math:: \dot\Omega\Lambda + \Lambda\dot\Omega + [\Omega, \Omega\Lambda + \Lambda\Omega]
+          = \mathbf M,
+
+componentwise :math:`(\lambda_i+\lambda_j)\dot\Omega_{ij} + (\lambda_j-\lambda_i)(\Omega^2)_{ij} =
+\mathbf M_{ij}` with :math:`\lambda_i+\lambda_j = \sum I - I_i - I_j` and
+:math:`\lambda_j - \lambda_i = I_i - I_j`.
+
+Examples
+--------
+>>> import sympy as sp
+>>> rb = rigid_body_so_n(3, inertia=sp.symbols("A B C", positive=True))
+>>> rb.equations()[0]
+Eq(A*omega1dot - B*omega2*omega3 + C*omega2*omega3, L1)
+>>> moment_coordinates(sp.symbols("x1:4"), sp.symbols("F1:4"))
+(-F2*x3 + F3*x2, F1*x3 - F3*x1, -F1*x2 + F2*x1)
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from geomech.core.fields import VectorField
+from geomech.core.galgebra_compat import import_galgebra
+from geomech.core.manifold import Manifold
+from geomech.core.parse import as_expr
+from geomech.core.zero import default_policy
+
+__all__ = [
+    "SoNBasis", "so_n_basis", "hat", "vee", "moment_matrix", "moment_coordinates",
+    "moment_bivector", "bivector_algebra", "skew_to_bivector", "bivector_to_skew",
+    "coords_to_bivector", "bivector_to_coords", "bivector_commutator", "so_n_bracket",
+    "structure_constants", "inertia_lambdas", "symmetric_inertia", "euler_arnold_terms",
+    "RigidBodySoN", "rigid_body_so_n",
+]
+
+ORDERINGS = ("shamolin", "lex")
+
+
+# ----------------------------------------------------------------------------------------
+# so(n) coordinates
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SoNBasis:
+    r"""Ordered coordinates :math:`\omega_1..\omega_N` on :math:`\mathfrak{so}(n)`.
+
+    Attributes
+    ----------
+    n : int
+        Dimension of the space.
+    ordering : str
+        ``"shamolin"`` or ``"lex"``.
+    pairs : tuple of (int, int)
+        0-based index pairs :math:`(i,j)`, :math:`i<j`, in coordinate order; coordinate
+        ``k`` (0-based, the paper's :math:`\omega_{k+1}`) is :math:`\pm\Omega_{ij}`.
+    signs : tuple of int
+        :math:`\Omega_{ij} = \mathrm{sign}_k\,\omega_k`.
+
+    Examples
+    --------
+    >>> b = so_n_basis(5)
+    >>> [k + 1 for k in b.axial_positions]        # the paper's r_1..r_4
+    [4, 7, 9, 10]
+    >>> [k + 1 for k in b.cyclic_positions]
+    [1, 2, 3, 5, 6, 8]
+    >>> b.position(0, 4), b.sign(0, 4)            # omega_4 = Omega_15
+    (3, 1)
+    """
+
+    n: int
+    ordering: str
+    pairs: tuple
+    signs: tuple
+
+    @property
+    def dim(self) -> int:
+        """:math:`N = n(n-1)/2`."""
+        return len(self.pairs)
+
+    @functools.cached_property
+    def _index(self) -> dict:
+        return {p: k for k, p in enumerate(self.pairs)}
+
+    def position(self, i: int, j: int) -> int:
+        """0-based coordinate position of the pair ``(i, j)`` (0-based, either order)."""
+        if i == j or not (0 <= i < self.n and 0 <= j < self.n):
+            raise ValueError(f"({i}, {j}) is not an off-diagonal index pair for n = {self.n}")
+        return self._index[(min(i, j), max(i, j))]
+
+    def sign(self, i: int, j: int) -> int:
+        r"""Sign :math:`s` with :math:`\Omega_{ij} = s\,\omega_{k(i,j)}` (any order of i, j)."""
+        s = self.signs[self.position(i, j)]
+        return s if i < j else -s
+
+    @property
+    def axial_positions(self) -> tuple:
+        r"""Positions of the pairs :math:`(1, j)` for :math:`j = n, n-1, \dots, 2`.
+
+        In the Shamolin ordering these are the paper's :math:`r_1..r_{n-1}`
+        (:math:`r_l = ln - l(l+1)/2`, 1-based).
+        """
+        return tuple(self.position(0, j) for j in range(self.n - 1, 0, -1))
+
+    @property
+    def cyclic_positions(self) -> tuple:
+        """Positions of the pairs not containing the first axis, increasing."""
+        ax = set(self.axial_positions)
+        return tuple(k for k in range(self.dim) if k not in ax)
+
+
+@functools.lru_cache(maxsize=64)
+def so_n_basis(n: int, ordering: str = "shamolin") -> SoNBasis:
+    r"""The coordinate ordering of :math:`\mathfrak{so}(n)` (Shamolin 2017, §2).
+
+    Shamolin: :math:`k(i,j) = \sum_{j'=j+1}^{n}(j'-1) + (j-i)` (1-based), sign
+    :math:`(-1)^{j-i}`; lex: lexicographic pairs with sign :math:`+1`.
+
+    >>> so_n_basis(3).pairs
+    ((1, 2), (0, 2), (0, 1))
+    >>> so_n_basis(3, "lex").pairs
+    ((0, 1), (0, 2), (1, 2))
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be an integer, got {type(n).__name__}")
+    if n < 2:
+        raise ValueError(f"so(n) needs n >= 2, got n = {n}")
+    if ordering == "shamolin":
+        pairs, signs = [], []
+        for j in range(n - 1, 0, -1):           # 0-based column j = n-1 .. 1
+            for i in range(j - 1, -1, -1):
+                pairs.append((i, j))
+                signs.append((-1) ** (j - i))
+    elif ordering == "lex":
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        signs = [1] * len(pairs)
+    else:
+        raise ValueError(f"unknown so(n) ordering {ordering!r}; choose one of {ORDERINGS}")
+    return SoNBasis(n, ordering, tuple(pairs), tuple(signs))
+
+
+def _n_from_dim(N: int) -> int:
+    n = int(round((1 + (1 + 8 * N) ** 0.5) / 2))
+    if n * (n - 1) // 2 != N or n < 2:
+        raise ValueError(f"{N} coordinates are not the dimension n(n-1)/2 of any so(n)")
+    return n
+
+
+def hat(omega: Sequence, ordering: str = "shamolin") -> sp.Matrix:
+    r"""The skew matrix :math:`\Omega` of the coordinates :math:`\omega` (:math:`N = n(n-1)/2`).
+
+    >>> hat(sp.symbols("w1:4"))
+    Matrix([
+    [  0, -w3,  w2],
+    [ w3,   0, -w1],
+    [-w2,  w1,   0]])
+    """
+    omega = [as_expr(w) for w in omega]
+    basis = so_n_basis(_n_from_dim(len(omega)), ordering)
+    A = sp.zeros(basis.n, basis.n)
+    for (i, j), s, w in zip(basis.pairs, basis.signs, omega):
+        A[i, j] = s * w
+        A[j, i] = -s * w
+    return A
+
+
+def _check_skew(A) -> sp.Matrix:
+    if not isinstance(A, sp.MatrixBase):
+        if isinstance(A, (list, tuple)):
+            A = sp.Matrix(A)
+        else:
+            raise TypeError(f"expected a square skew matrix, got {type(A).__name__}")
+    if A.rows != A.cols:
+        raise ValueError(f"expected a square skew matrix, got shape {A.shape}")
+    pol = default_policy()
+    for i in range(A.rows):
+        for j in range(i, A.cols):
+            if not pol.is_zero(A[i, j] + A[j, i]):
+                raise ValueError(f"matrix is not skew-symmetric: A[{i},{j}] + A[{j},{i}] != 0")
+    return A
+
+
+def vee(A, ordering: str = "shamolin") -> tuple:
+    r"""Coordinates :math:`\omega` of a skew matrix (inverse of :func:`hat`).
+
+    >>> w = sp.symbols("w1:7")
+    >>> vee(hat(w)) == w
+    True
+    """
+    A = _check_skew(A)
+    basis = so_n_basis(A.rows, ordering)
+    return tuple(s * A[i, j] for (i, j), s in zip(basis.pairs, basis.signs))
+
+
+# ----------------------------------------------------------------------------------------
+# moment of a force
+# ----------------------------------------------------------------------------------------
+def _vec(v, name: str, n: int | None = None) -> list:
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise TypeError(f"{name} must be a sequence of components")
+    v = [as_expr(c) for c in v]
+    if n is not None and len(v) != n:
+        raise ValueError(f"{name} has {len(v)} components, expected {n}")
+    return v
+
+
+def moment_matrix(xi: Sequence, F: Sequence) -> sp.Matrix:
+    r"""The moment :math:`\mathbf M = F\xi^T - \xi F^T` of the force ``F`` applied at ``xi``.
+
+    :math:`\mathbf M x = x\rfloor(\xi\wedge F)`; for :math:`n = 3`, :math:`\mathbf M =
+    \widehat{\xi\times F}`.
+
+    >>> moment_matrix([1, 0, 0], [0, 1, 0])       # hat(e1 x e2) = hat(e3)
+    Matrix([
+    [0, -1, 0],
+    [1,  0, 0],
+    [0,  0, 0]])
+    """
+    xi = _vec(xi, "xi")
+    F = _vec(F, "F", len(xi))
+    n = len(xi)
+    return sp.Matrix(n, n, lambda i, j: F[i] * xi[j] - xi[i] * F[j])
+
+
+def moment_coordinates(xi: Sequence, F: Sequence, ordering: str = "shamolin") -> tuple:
+    r"""Coordinates of the moment (Shamolin 2017, §2): signed :math:`2\times2` minors.
+
+    :math:`M_{k(i,j)} = s_{ij}(F_i\xi_j - \xi_iF_j)`, i.e. :math:`(-1)^{j-i+1}(\xi_iF_j -
+    \xi_jF_i)` in the Shamolin ordering (the first minor of each group with "+").
+
+    >>> x = sp.symbols("x1:6"); F = sp.symbols("F1:6")
+    >>> moment_coordinates(x, F)[0]                # (2.17): xi4 F5 - xi5 F4
+    -F4*x5 + F5*x4
+    """
+    xi = _vec(xi, "xi")
+    F = _vec(F, "F", len(xi))
+    basis = so_n_basis(len(xi), ordering)
+    return tuple(s * (F[i] * xi[j] - xi[i] * F[j])
+                 for (i, j), s in zip(basis.pairs, basis.signs))
+
+
+# ----------------------------------------------------------------------------------------
+# galgebra bivectors
+# ----------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=16)
+def bivector_algebra(n: int):
+    r"""The Euclidean geometric algebra :math:`\mathcal G(\mathbb R^n)` (galgebra), cached.
+
+    Returns ``(ga, basis_vectors)``.
+
+    >>> ga, e = bivector_algebra(3)
+    >>> e[0] ^ e[1]
+    e1^e2
+    """
+    Ga = import_galgebra().Ga
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise ValueError(f"the bivector algebra needs an integer n >= 2, got {n!r}")
+    names = " ".join(f"e{i + 1}" for i in range(n))
+    ga, *e = Ga.build(names, g=[1] * n)
+    return ga, tuple(e)
+
+
+def _is_mv(B) -> bool:
+    if "galgebra.mv" not in sys.modules:       # no multivector can exist yet
+        return False
+    return isinstance(B, sys.modules["galgebra.mv"].Mv)
+
+
+def _mv_n(B) -> int:
+    return len(B.Ga.basis)
+
+
+def skew_to_bivector(A):
+    r"""The bivector :math:`B = \sum_{i<j} A_{ij}\,e_i\wedge e_j` with :math:`\iota(B) = A`.
+
+    >>> skew_to_bivector(hat([1, 2, 3]))
+    -3*e1^e2 + 2*e1^e3 - e2^e3
+    """
+    A = _check_skew(A)
+    _, e = bivector_algebra(A.rows)
+    n = A.rows
+    B = 0 * (e[0] ^ e[1])
+    for i in range(n):
+        for j in range(i + 1, n):
+            if A[i, j] != 0:
+                B = B + A[i, j] * (e[i] ^ e[j])
+    return B
+
+
+def bivector_to_skew(B) -> sp.Matrix:
+    r"""The skew matrix :math:`\iota(B)`, :math:`\iota(B)x = B\lfloor x`.
+
+    >>> ga, e = bivector_algebra(3)
+    >>> bivector_to_skew(e[0] ^ e[1])
+    Matrix([
+    [ 0, 1, 0],
+    [-1, 0, 0],
+    [ 0, 0, 0]])
+    """
+    if not _is_mv(B):
+        raise TypeError(f"expected a galgebra multivector, got {type(B).__name__}")
+    n = _mv_n(B)
+    B2 = B.grade(2)
+    rest = B - B2
+    if not rest.is_zero():
+        pol = default_policy()
+        if not all(pol.is_zero(c) for c in rest.blade_coefs()):
+            raise ValueError("the multivector is not a bivector (it has parts of other grades)")
+    coefs = [sp.expand(c) for c in B2.get_coefs(2)]
+    A = sp.zeros(n, n)
+    k = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            A[i, j] = coefs[k]
+            A[j, i] = -coefs[k]
+            k += 1
+    return A
+
+
+def coords_to_bivector(omega: Sequence, ordering: str = "shamolin"):
+    """Bivector of the coordinates ``omega`` (``skew_to_bivector(hat(omega))``)."""
+    return skew_to_bivector(hat(omega, ordering))
+
+
+def bivector_to_coords(B, ordering: str = "shamolin") -> tuple:
+    """Coordinates of a bivector (``vee(bivector_to_skew(B))``)."""
+    return vee(bivector_to_skew(B), ordering)
+
+
+def bivector_commutator(B1, B2):
+    r"""Commutator product :math:`B_1\times B_2 = \tfrac12(B_1B_2 - B_2B_1)` (galgebra).
+
+    >>> ga, e = bivector_algebra(3)
+    >>> bivector_commutator(e[0] ^ e[1], e[1] ^ e[2])
+    e1^e3
+    """
+    if not (_is_mv(B1) and _is_mv(B2)):
+        raise TypeError("bivector_commutator expects two galgebra multivectors")
+    return (B1 * B2 - B2 * B1) / 2
+
+
+def moment_bivector(xi: Sequence, F: Sequence):
+    r"""The moment of a force as the bivector :math:`\xi\wedge F` (galgebra).
+
+    Its matrix action is :math:`x \mapsto x\rfloor(\xi\wedge F) = \mathbf M x`, so
+    ``bivector_to_skew(moment_bivector(xi, F)) == -moment_matrix(xi, F)``.
+
+    >>> moment_bivector([1, 0, 0], [0, 1, 0])
+    e1^e2
+    """
+    xi = _vec(xi, "xi")
+    F = _vec(F, "F", len(xi))
+    _, e = bivector_algebra(len(xi))
+    a = sum((c * v for c, v in zip(xi, e)), 0 * e[0])
+    b = sum((c * v for c, v in zip(F, e)), 0 * e[0])
+    return a ^ b
+
+
+# ----------------------------------------------------------------------------------------
+# fast sparse kernel
+# ----------------------------------------------------------------------------------------
+def _entries(omega: Sequence, basis: SoNBasis) -> list:
+    """Sparse rows ``{col: value}`` of hat(omega), skipping zeros."""
+    rows: list = [{} for _ in range(basis.n)]
+    for (i, j), s, w in zip(basis.pairs, basis.signs, omega):
+        if w != 0:
+            rows[i][j] = w if s == 1 else -w
+            rows[j][i] = -w if s == 1 else w
+    return rows
+
+
+def so_n_bracket(a: Sequence, b: Sequence, ordering: str = "shamolin") -> tuple:
+    r"""Coordinates of :math:`[\hat a, \hat b] = \hat a\hat b - \hat b\hat a` (sparse kernel).
+
+    >>> so_n_bracket([1, 0, 0], [0, 1, 0])        # [e1, e2] = e3 for n = 3
+    (0, 0, 1)
+    """
+    a = [as_expr(c) for c in a]
+    b = [as_expr(c) for c in b]
+    if len(a) != len(b):
+        raise ValueError(f"coordinate vectors of different lengths {len(a)} and {len(b)}")
+    basis = so_n_basis(_n_from_dim(len(a)), ordering)
+    A, B = _entries(a, basis), _entries(b, basis)
+    out = []
+    for (i, j), s in zip(basis.pairs, basis.signs):
+        terms = [A[i][m] * B[m][j] for m in A[i] if j in B[m]]
+        terms += [-B[i][m] * A[m][j] for m in B[i] if j in A[m]]
+        out.append(sp.expand(s * sp.Add(*terms)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=32)
+def structure_constants(n: int, ordering: str = "shamolin") -> dict:
+    r"""Nonzero :math:`c^r_{pq}` with :math:`[\hat e_p, \hat e_q] = \sum_r c^r_{pq}\hat e_r`.
+
+    Returned as ``{(p, q): {r: c}}`` for ``p < q`` (antisymmetric).
+
+    >>> structure_constants(3)[(0, 1)]
+    {2: 1}
+    """
+    basis = so_n_basis(n, ordering)
+    N = basis.dim
+    out = {}
+    for p in range(N):
+        for q in range(p + 1, N):
+            ep = [0] * N
+            eq = [0] * N
+            ep[p] = 1
+            eq[q] = 1
+            c = so_n_bracket(ep, eq, ordering)
+            nz = {r: int(v) for r, v in enumerate(c) if v != 0}
+            if nz:
+                out[(p, q)] = nz
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# inertia
+# ----------------------------------------------------------------------------------------
+def inertia_lambdas(inertia: Sequence) -> tuple:
+    r""":math:`\lambda_i = (I_1+\dots+I_n)/2 - I_i` (2.8).
+
+    >>> inertia_lambdas(sp.symbols("A B C"))
+    (-A/2 + B/2 + C/2, A/2 - B/2 + C/2, A/2 + B/2 - C/2)
+    """
+    inertia = _vec(inertia, "inertia")
+    total = sp.Add(*inertia)
+    return tuple(total / 2 - I for I in inertia)
+
+
+def symmetric_inertia(n: int, k: int, names: Sequence[str] | None = None) -> tuple:
+    r"""Dynamically symmetric inertia of type :math:`(k\text{–}(n-k))` (Shamolin (2017),
+    (2.1)–(2.4)).
+
+    :math:`\operatorname{diag}(I_1, \dots, I_1, I_{k+1}, \dots, I_{k+1})`, ``k`` copies of
+    :math:`I_1`.  ``(1-(n-1))`` is the paper's main case (2.5).
+
+    >>> symmetric_inertia(5, 2)
+    (I1, I1, I3, I3, I3)
+    """
+    if not (isinstance(n, int) and isinstance(k, int)) or not 1 <= k < n:
+        raise ValueError(f"a symmetric case (k-(n-k)) needs integers 1 <= k < n, got k={k}, "
+                         f"n={n}")
+    a, b = names or ("I1", f"I{k + 1}")
+    A = sp.Symbol(a, positive=True)
+    B = sp.Symbol(b, positive=True)
+    return (A,) * k + (B,) * (n - k)
+
+
+def _parse_inertia(n: int, inertia) -> tuple:
+    if inertia is None:
+        return tuple(sp.symbols(f"I1:{n + 1}", positive=True))
+    if isinstance(inertia, str):
+        text = inertia.strip().strip("()").replace("–", "-")
+        parts = text.split("-")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise ValueError(f"inertia string {inertia!r} is not of the form 'k-(n-k)'")
+        k, m = (int(p) for p in parts)
+        if k + m != n:
+            raise ValueError(f"symmetric case {inertia!r} does not add up to n = {n}")
+        return symmetric_inertia(n, k)
+    vals = _vec(inertia, "inertia")
+    if len(vals) != n:
+        raise ValueError(f"{len(vals)} principal moments given for n = {n}; need {n}")
+    return tuple(vals)
+
+
+# ----------------------------------------------------------------------------------------
+# Euler–Arnold kernel
+# ----------------------------------------------------------------------------------------
+def euler_arnold_terms(inertia: Sequence, omega: Sequence, ordering: str = "shamolin"):
+    r"""Coefficients and quadratic terms of the Euler–Arnold equations (sparse kernel).
+
+    For every coordinate :math:`k = k(i,j)` returns ``(c_k, Q_k)`` with
+
+    .. math:: c_k\,\dot\omega_k + Q_k = M_k, \qquad c_k = \sum I - I_i - I_j,\quad
+              Q_k = s_{ij}(I_i - I_j)(\Omega^2)_{ij},
+
+    :math:`(\Omega^2)_{ij} = \sum_{m\ne i,j}\Omega_{im}\Omega_{mj}`.
+
+    >>> c, Q = euler_arnold_terms(sp.symbols("A B C"), sp.symbols("p q r"))[0]
+    >>> c, sp.factor(Q)
+    (A, -q*r*(B - C))
+    """
+    inertia = _vec(inertia, "inertia")
+    omega = _vec(omega, "omega")
+    basis = so_n_basis(len(inertia), ordering)
+    if len(omega) != basis.dim:
+        raise ValueError(f"{len(omega)} coordinates given; so({basis.n}) has {basis.dim}")
+    simple = all(I.is_Symbol or I.is_Number for I in inertia) and all(
+        w.is_Symbol or w == 0 for w in omega)
+    total = sp.Add(*inertia)
+    if not simple:
+        rows = _entries(omega, basis)
+        out = []
+        for (i, j), s in zip(basis.pairs, basis.signs):
+            sq = sp.Add(*[rows[i][m] * rows[m][j] for m in rows[i] if j in rows[m]])
+            diff = inertia[i] - inertia[j]
+            Q = sp.S.Zero if diff == 0 or sq == 0 else sp.expand((s * diff) * sq)
+            out.append((total - inertia[i] - inertia[j], Q))
+        return out
+    # fast path: monomials built directly in expanded form (no sympy.expand)
+    srows: list = [{} for _ in range(basis.n)]
+    for (i, j), s, w in zip(basis.pairs, basis.signs, omega):
+        if w != 0:
+            srows[i][j] = (s, w)
+            srows[j][i] = (-s, w)
+    out = []
+    Mul, Add = sp.Mul, sp.Add
+    for (i, j), s in zip(basis.pairs, basis.signs):
+        c = Add(*[I for k, I in enumerate(inertia) if k not in (i, j)])
+        Ii, Ij = inertia[i], inertia[j]
+        if Ii == Ij:
+            out.append((c, sp.S.Zero))
+            continue
+        terms = []
+        Ri = srows[i]
+        for m, (s1, w1) in Ri.items():
+            e = srows[m].get(j)
+            if e is None:
+                continue
+            s2, w2 = e
+            sg = s * s1 * s2
+            mono = w1 * w2
+            terms.append(Mul(sg * Ii, mono) if Ii.is_Number else Mul(sg, Ii, mono))
+            terms.append(Mul(-sg * Ij, mono) if Ij.is_Number else Mul(-sg, Ij, mono))
+        out.append((c, Add(*terms)))
+    return out
+
+
+def _quotients(nums: Sequence[sp.Expr], dens: Sequence[sp.Expr]) -> list[sp.Expr] | None:
+    r"""Normal forms of :math:`P_k/c_k` for coefficients :math:`c_k = \lambda_i + \lambda_j`.
+
+    ``nums`` are expanded polynomials.  A polynomial :math:`c` of total degree one is
+    irreducible, so :math:`\gcd(P, c)` is 1 or :math:`c`: one exact division in a sparse
+    polynomial ring decides, and :math:`P/c` is then in lowest terms -- no ``cancel`` per
+    component (the dominant cost of the field for :math:`n \ge 8`).  A number :math:`c`
+    gives the expanded polynomial.  ``None`` when a coefficient is neither (the caller
+    normalises).
+    """
+    from sympy.polys.domains import QQ
+    from sympy.polys.rings import ring
+
+    gens = set()
+    for e in (*nums, *dens):
+        gens |= e.free_symbols
+    R, *_ = ring(sorted(gens, key=sp.default_sort_key) or [sp.Dummy()], QQ)
+    out = []
+    for P, c in zip(nums, dens):
+        c = sp.expand(c)
+        if c.is_number:
+            out.append(sp.expand(P / c))
+            continue
+        try:
+            Pr, cr = R(P), R(c)
+        except (sp.CoercionFailed, ValueError):
+            return None
+        if max(sum(m) for m in cr.monoms()) != 1:
+            return None
+        q, r = Pr.div(cr)
+        out.append(q.as_expr() if not r else sp.Mul(P, sp.Pow(c, -1)))
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# the rigid body
+# ----------------------------------------------------------------------------------------
+class RigidBodySoN:
+    r"""An n-dimensional rigid body: Euler–Arnold equations on :math:`\mathfrak{so}(n)`.
+
+    Parameters
+    ----------
+    n : int
+        Dimension (``n >= 3``).
+    inertia : sequence, str or None
+        Principal moments :math:`I_1..I_n` (sympy expressions or numbers); a symmetric case
+        ``"k-(n-k)"`` such as ``"1-4"`` or ``"2-3"``; ``None`` for generic symbols
+        ``I1..In``.
+    torque : sequence, Matrix or None
+        External moment: its ``N`` coordinates in the chosen ordering, or the skew matrix
+        :math:`\mathbf M`; ``None`` gives symbols ``L1..LN`` for the equations and the
+        torque-free flow for :meth:`vector_field`.  Pass ``0`` for torque-free equations.
+    ordering : {"shamolin", "lex"}
+        Coordinate ordering of :math:`\omega`.
+    coordinates : str, optional
+        Base name of the coordinates (``"omega"`` gives ``omega1..omegaN``).
+
+    Examples
+    --------
+    >>> rb = RigidBodySoN(4, "1-3", torque=0)
+    >>> rb.phase_space.dim
+    6
+    >>> sorted(rb.first_integrals())
+    ['Pf M', 'energy', 'tr M^2']
+    >>> [k + 1 for k in rb.cyclic_integrals()]
+    [1, 2, 4]
+    """
+
+    def __init__(self, n: int = 3, inertia=None, torque=None, ordering: str = "shamolin",
+                 coordinates: str = "omega"):
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"n must be an integer, got {type(n).__name__}")
+        if n < 3:
+            raise ValueError(f"the Euler-Arnold equations need n >= 3 (so(2) is abelian and "
+                             f"lambda_1 + lambda_2 = 0), got n = {n}")
+        self.n = n
+        self.basis = so_n_basis(n, ordering)
+        self.ordering = ordering
+        self.inertia = _parse_inertia(n, inertia)
+        self.lambdas = inertia_lambdas(self.inertia)
+        N = self.basis.dim
+        coords = sp.symbols(f"{coordinates}1:{N + 1}", real=True)
+        params = sorted({s for I in self.inertia for s in as_expr(I).free_symbols},
+                        key=lambda s: s.name)
+        self._torque_symbolic = torque is None
+        if torque is None:
+            self.torque = tuple(sp.symbols(f"L1:{N + 1}", real=True))
+        elif isinstance(torque, (int, sp.Integer)) and torque == 0:
+            self.torque = (sp.S.Zero,) * N
+        elif isinstance(torque, sp.MatrixBase):
+            if torque.shape != (n, n):
+                raise ValueError(f"torque matrix has shape {torque.shape}, expected {(n, n)}")
+            self.torque = vee(torque, ordering)
+        else:
+            self.torque = tuple(_vec(torque, "torque", N))
+        params += sorted({s for m in self.torque for s in m.free_symbols} - set(coords)
+                         - set(params), key=lambda s: s.name)
+        self.phase_space = Manifold(f"so({n})", coords, parameters=params)
+        self.name = f"rigid_body_so_{n}"
+        kind = (f"inertia {inertia}" if isinstance(inertia, str)
+                else f"inertia diag{tuple(self.inertia)}")
+        self.description = (f"{n}-dimensional rigid body (Euler-Arnold equations on so({n}), "
+                            f"{ordering} ordering, {kind})")
+        coefs = euler_arnold_terms(self.inertia, coords, ordering)
+        pol = default_policy()
+        for (i, j), (c, _) in zip(self.basis.pairs, coefs):
+            # c is linear in the moments: its expanded form is canonical when they are
+            # numbers or symbols; anything else goes through the zero policy
+            cheap = all(as_expr(I).is_Symbol or as_expr(I).is_number
+                        for I in self.inertia)
+            if (sp.expand(c) == 0) if cheap else pol.is_zero(c):
+                raise ValueError(f"degenerate inertia: lambda_{i + 1} + lambda_{j + 1} = "
+                                 f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
+        self._terms = coefs
+
+    # -- matrices ---------------------------------------------------------------------
+    @property
+    def omega(self) -> tuple:
+        """The phase coordinates :math:`\\omega_1..\\omega_N`."""
+        return self.phase_space.coords
+
+    @functools.cached_property
+    def Omega(self) -> sp.Matrix:
+        r"""The skew matrix :math:`\Omega` in the phase coordinates."""
+        return hat(self.omega, self.ordering)
+
+    @functools.cached_property
+    def Lambda(self) -> sp.Matrix:
+        r""":math:`\Lambda = \operatorname{diag}(\lambda_1..\lambda_n)`."""
+        return sp.diag(*self.lambdas)
+
+    @functools.cached_property
+    def momentum(self) -> sp.Matrix:
+        r""":math:`\mathcal M = \Omega\Lambda + \Lambda\Omega`, entries
+        :math:`(\lambda_i+\lambda_j)\Omega_{ij}`."""
+        n = self.n
+        return sp.Matrix(n, n, lambda i, j: sp.expand((self.lambdas[i] + self.lambdas[j])
+                                                      * self.Omega[i, j]))
+
+    @functools.cached_property
+    def torque_matrix(self) -> sp.Matrix:
+        r"""The external moment :math:`\mathbf M` as a skew matrix."""
+        return hat(self.torque, self.ordering)
+
+    # -- equations ----------------------------------------------------------------------
+    def equations(self) -> list:
+        r"""The equations :math:`c_k\dot\omega_k + Q_k = M_k` (``sympy.Eq``), one per k.
+
+        ``omega_k dot`` are the phase space's velocity symbols.
+        """
+        dots = self.phase_space.velocities
+        return [sp.Eq(sp.Add(*[sp.Mul(a, d) for a in sp.Add.make_args(c)], Q), m,
+                      evaluate=False)
+                for d, (c, Q), m in zip(dots, self._terms, self.torque)]
+
+    def matrix_equation(self) -> sp.Matrix:
+        r"""Residual :math:`\dot\Omega\Lambda + \Lambda\dot\Omega + [\Omega, \mathcal M] -
+        \mathbf M` (plain sympy matrices; for cross checks)."""
+        Od = hat(self.phase_space.velocities, self.ordering)
+        O, L, Mm = self.Omega, self.Lambda, self.momentum
+        return (Od * L + L * Od + O * Mm - Mm * O - self.torque_matrix).applyfunc(sp.expand)
+
+    def rates(self) -> tuple:
+        r""":math:`\dot\omega_k = (M_k - Q_k)/c_k`."""
+        return tuple((m - Q) / c for (c, Q), m in zip(self._terms, self.torque))
+
+    def vector_field(self) -> VectorField:
+        r"""The flow on :math:`\mathfrak{so}(n)` (torque-free when the torque is symbolic).
+
+        With the default symbolic torque ``L1..LN`` the torques are not state functions;
+        the returned field then uses :math:`\mathbf M = 0`.  Pass ``torque=`` explicitly for
+        a forced body.
+        """
+        if self._torque_symbolic:
+            nums = [-Q for _, Q in self._terms]
+        else:
+            nums = [m - Q for (_, Q), m in zip(self._terms, self.torque)]
+        dens = [c for c, _ in self._terms]
+        comps = _quotients(nums, dens)
+        if comps is None:
+            return VectorField(self.phase_space, [P / c for P, c in zip(nums, dens)])
+        return VectorField.from_normal_form(self.phase_space, comps)
+
+    # -- integrals ------------------------------------------------------------------------
+    def energy(self) -> sp.Expr:
+        r""":math:`T = \tfrac12\sum_{i<j}(\lambda_i+\lambda_j)\Omega_{ij}^2 =
+        -\tfrac14\operatorname{tr}(\Omega\mathcal M)`."""
+        return sp.expand(sp.Add(*[c * w ** 2 for (c, _), w in zip(self._terms, self.omega)])
+                         / 2)
+
+    @functools.cached_property
+    def _mu(self) -> tuple:
+        """Momentum coordinates: mu_k = c_k omega_k, so that hat(mu) = M = Omega Lambda + ..."""
+        return tuple(sp.Dummy(f"mu{k + 1}") for k in range(self.basis.dim))
+
+    def _to_omega(self, expr_mu) -> sp.Expr:
+        sub = {m: c * w for m, (c, _), w in zip(self._mu, self._terms, self.omega)}
+        return sp.expand(expr_mu.xreplace(sub))
+
+    @functools.lru_cache(maxsize=8)  # noqa: B019 - instances are long-lived values
+    def _trace_mu(self, power: int) -> sp.Expr:
+        A = hat(self._mu, self.ordering)
+        P = A
+        for _ in range(power - 1):
+            P = (P * A).applyfunc(sp.expand)
+        return sp.expand(P.trace())
+
+    def trace_invariant(self, power: int) -> sp.Expr:
+        r""":math:`\operatorname{tr}\mathcal M^{p}` (zero for odd ``p``), expanded in omega.
+
+        Computed in momentum coordinates :math:`\mu_k = c_k\omega_k` (:math:`\mathcal M =
+        \hat\mu`) and substituted.
+        """
+        if isinstance(power, bool) or not isinstance(power, int) or power < 1:
+            raise ValueError(f"power must be a positive integer, got {power!r}")
+        return self._to_omega(self._trace_mu(power))
+
+    def _casimirs_mu(self) -> dict:
+        out = {f"tr M^{2 * k}": self._trace_mu(2 * k) for k in range(1, (self.n - 1) // 2 + 1)}
+        if self.n % 2 == 0:
+            out["Pf M"] = _pfaffian(hat(self._mu, self.ordering))
+        return out
+
+    def casimirs(self) -> dict:
+        r"""Casimirs of the Lie–Poisson structure, in :math:`\mathcal M`:
+        :math:`\operatorname{tr}\mathcal M^{2k}` (:math:`2k \le n-1`) and, for even n, the
+        Pfaffian :math:`\operatorname{Pf}\mathcal M` (replacing :math:`\operatorname{tr}
+        \mathcal M^n`)."""
+        return {k: self._to_omega(F) for k, F in self._casimirs_mu().items()}
+
+    def _derivative_mu(self, F_mu) -> sp.Expr:
+        r"""v(F) for F = F_mu(c omega): chain rule, :math:`\partial_{\omega_k}F =
+        c_k\partial_{\mu_k}F_\mu`, so :math:`v(F) = \sum_k \partial_{\mu_k}F_\mu (M_k - Q_k)`
+        -- a polynomial when the torque is."""
+        tq = (sp.S.Zero,) * self.basis.dim if self._torque_symbolic else self.torque
+        terms = [self._to_omega(sp.diff(F_mu, m)) * (t - Q)
+                 for m, (_, Q), t in zip(self._mu, self._terms, tq) if F_mu.has(m)]
+        return default_policy().normalize(sp.expand(sp.Add(*terms)))
+
+    def manakov_integrals(self) -> dict:
+        r"""Manakov's integrals: coefficients of :math:`\mu^m` in
+        :math:`\operatorname{tr}(\mathcal M + \mu\Lambda^2)^{p}` (torque-free), nonconstant,
+        for :math:`p = 2..n` (not from Shamolin (2017); Lax pair
+        :math:`\dot L = [L, A]`, :math:`L = \mathcal M + \mu\Lambda^2`,
+        :math:`A = \Omega + \mu\Lambda`)."""
+        mu = sp.Dummy("mu")
+        L = self.momentum + mu * self.Lambda ** 2
+        out = {}
+        P = sp.eye(self.n)
+        for p in range(1, self.n + 1):
+            P = (P * L).applyfunc(sp.expand)
+            if p < 2:
+                continue
+            poly = sp.Poly(P.trace(), mu)
+            for (m,), c in zip(poly.monoms(), poly.coeffs()):
+                if c.has(*self.omega):
+                    out[f"tr(M+mu*Lambda^2)^{p} [mu^{m}]"] = sp.expand(c)
+        return out
+
+    def derivative(self, F) -> sp.Expr:
+        r"""The derivative :math:`v(F) = \sum_k \partial_k F\,(M_k - Q_k)/c_k` along the flow.
+
+        Same value as ``self.vector_field()(F)`` but computed term by term: each
+        :math:`\partial_k F / c_k` is cancelled first (for energy and the momenta-type
+        integrals :math:`c_k` divides :math:`\partial_k F`), so polynomial integrals give
+        polynomial results whose expanded form is canonical.  The torque is the one of
+        :meth:`vector_field`.
+
+        >>> rb = rigid_body_so_n(4, torque=0)
+        >>> rb.derivative(rb.energy())
+        0
+        """
+        F = self.phase_space.sympify(F)
+        tq = (sp.S.Zero,) * self.basis.dim if self._torque_symbolic else self.torque
+        terms = []
+        for w, (c, Q), m in zip(self.omega, self._terms, tq):
+            g = sp.diff(F, w)
+            if g == 0:
+                continue
+            q = sp.cancel(g / c)
+            terms.append(sp.expand(q * (m - Q)) if q.is_polynomial() else q * (m - Q))
+        return default_policy().normalize(sp.Add(*terms))
+
+    def first_integrals(self, verify: bool = True) -> dict:
+        r"""Energy and Casimirs that are first integrals of :meth:`vector_field`.
+
+        Each candidate :math:`F` is kept only if :math:`v(F) \equiv 0` by an exact zero test
+        (``verify=True``).  With a nonzero torque usually none survives.
+        """
+        cands_mu = self._casimirs_mu()
+        cands = {"energy": self.energy(),
+                 **{k: self._to_omega(F) for k, F in cands_mu.items()}}
+        if not verify:
+            return cands
+        pol = default_policy()
+        keep = {}
+        for k, F in cands.items():
+            d = self._derivative_mu(cands_mu[k]) if k in cands_mu else self.derivative(F)
+            if pol.zero_test(d).zero:
+                keep[k] = F
+        return keep
+
+    def cyclic_integrals(self) -> tuple:
+        r"""Positions k with :math:`\dot\omega_k \equiv 0` (so :math:`\omega_k` = const)."""
+        pol = default_policy()
+        v = self.vector_field()
+        return tuple(k for k, c in enumerate(v.components) if pol.is_zero(c))
+
+    # -- report ---------------------------------------------------------------------------
+    def report_sections(self) -> list:
+        """``(title, text)`` pairs for the report command."""
+        eqs = "\n".join(f"  {sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" for e in self.equations())
+        ints = self.first_integrals() if self.n <= 5 else {}
+        ints_txt = "\n".join(f"  {k}: {sp.sstr(F)[:300]}" for k, F in ints.items())
+        cyc = ", ".join(f"omega{k + 1}" for k in self.cyclic_integrals()) or "none"
+        return [
+            ("System", self.description),
+            ("Coordinates", f"so({self.n}) with {self.basis.dim} coordinates "
+                            f"({self.ordering} ordering); Omega =\n{sp.pretty(self.Omega)}"),
+            ("Inertia", f"I = {tuple(self.inertia)}\nlambda_i = sum(I)/2 - I_i = "
+                        f"{tuple(self.lambdas)}"),
+            ("Euler-Arnold equations", eqs),
+            ("First integrals (verified, torque-free flow)" if self._torque_symbolic
+             else "First integrals (verified)", ints_txt or "  none"),
+            ("Constant components", cyc),
+        ]
+
+    def __repr__(self) -> str:
+        return (f"RigidBodySoN(n={self.n}, inertia={tuple(self.inertia)}, "
+                f"ordering={self.ordering!r})")
+
+
+def _pfaffian(A: sp.Matrix) -> sp.Expr:
+    """Pfaffian of an even skew matrix by expansion along the first row."""
+    n = A.rows
+    if n % 2:
+        return sp.S.Zero
+    if n == 0:
+        return sp.S.One
+    out = []
+    idx = list(range(n))
+    for j in range(1, n):
+        if A[0, j] == 0:
+            continue
+        rest = [k for k in idx if k not in (0, j)]
+        sub = A.extract(rest, rest)
+        out.append((-1) ** (j + 1) * A[0, j] * _pfaffian(sub))
+    return sp.expand(sp.Add(*out))
+
+
+def rigid_body_so_n(n: int = 3, inertia=None, torque=None,
+                    ordering: str = "shamolin") -> RigidBodySoN:
+    r"""The n-dimensional rigid body with principal moments ``inertia`` (Euler–Arnold).
+
+    See :class:`RigidBodySoN`.
+
+    >>> rb = rigid_body_so_n(3, [1, 2, 3], torque=0)
+    >>> rb.vector_field().components
+    (-omega2*omega3, omega1*omega3, -omega1*omega2/3)
+    """
+    return RigidBodySoN(n, inertia, torque=torque, ordering=ordering)
