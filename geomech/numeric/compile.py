@@ -26,7 +26,7 @@ from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 
 __all__ = ["CompiledField", "CompiledFunction", "CompiledJacobian", "CompiledImplicitField",
-           "compile_vector_field", "compile_functions", "resolve_parameters"]
+           "compile_vector_field", "compile_functions", "resolve_parameters", "is_implicit"]
 
 
 def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = (),
@@ -282,7 +282,9 @@ class CompiledJacobian(CompiledFunction):
                 f"{', '.join(map(str, self.coords))}; {self.operations} operations)")
 
 
-def _is_implicit(obj) -> bool:
+def is_implicit(obj) -> bool:
+    """Whether ``obj`` is a mass-matrix form (an ``ImplicitEquations``: ``mass_matrix``,
+    ``forcing``, ``unknowns``, ``drift``, ``selection``, ``manifold``)."""
     return all(hasattr(obj, a) for a in ("mass_matrix", "forcing", "unknowns", "drift",
                                          "selection", "manifold"))
 
@@ -305,7 +307,7 @@ class CompiledImplicitField:
     """
 
     def __init__(self, implicit, parameters: Mapping | None = None, backend: str = "auto"):
-        if not _is_implicit(implicit):
+        if not is_implicit(implicit):
             raise TypeError(f"expected an ImplicitEquations (eq.mass_matrix_form()), got "
                             f"{type(implicit).__name__}")
         self.manifold = implicit.manifold
@@ -478,7 +480,7 @@ def compile_vector_field(field, parameters: Mapping | None = None, backend: str 
     """
     if isinstance(field, VectorField):
         return CompiledField(field, parameters)
-    if _is_implicit(field):
+    if is_implicit(field):
         return CompiledImplicitField(field, parameters, backend=backend)
     mmf = getattr(field, "mass_matrix_form", None)
     if callable(mmf):
