@@ -265,3 +265,38 @@ def test_rubber_ball_in_henon_heiles_potential_is_chaotic():
     lam_ball = max_lyapunov(S, x0, 150.0).maximal
     lam_hh = max_lyapunov(hh, [0.0, y0, vx, vy], 150.0).maximal
     assert lam_ball > 0.03 and abs(lam_ball - lam_hh) < 0.2 * lam_hh
+
+
+# -- many runs: serial, a process pool, a dask LocalCluster -----------------------------------
+def test_section_is_identical_in_every_mode(henon_heiles, dask_client, process_pool):
+    """Poincaré points of several runs: the same numbers serially, on a spawned process pool
+    and on a 2-worker dask LocalCluster, in input order, on the section and on the energy
+    surface."""
+    field, energy = henon_heiles
+    ics = [_hh_state(y0, sp.Rational(1, 8)) for y0 in (-0.2, 0.0, 0.15)]
+    serial = poincare_section(field, ics, "x", (0, 40))
+    H = sp.lambdify(field.manifold.coords, energy)
+    for client in (process_pool, dask_client):
+        other = poincare_section(field, ics, "x", (0, 40), client=client)
+        assert len(other.points) == 3 and other.residual < 1e-12
+        for a, b, ta, tb in zip(serial.points, other.points, serial.times, other.times):
+            assert a.shape == b.shape and len(a) >= 5
+            assert np.max(np.abs(a - b)) <= 1e-12 and np.max(np.abs(ta - tb)) <= 1e-12
+            assert np.allclose(H(*b.T), 1 / 8, rtol=0, atol=1e-9)
+
+
+def test_lyapunov_ensemble_is_identical_in_every_mode(henon_heiles, dask_client,
+                                                     process_pool):
+    """lyapunov_ensemble = lyapunov_spectrum run by run; identical in every mode."""
+    from geomech.numeric.dynamics import lyapunov_ensemble
+
+    field, _ = henon_heiles
+    ics = [_hh_state(-0.1), _hh_state(0.05)]
+    serial = lyapunov_ensemble(field, ics, 20.0, k=2)
+    one = lyapunov_spectrum(field, ics[1], 20.0, k=2)
+    assert np.array_equal(serial[1].exponents, one.exponents)
+    for client in (process_pool, dask_client):
+        other = lyapunov_ensemble(field, ics, 20.0, k=2, client=client)
+        for a, b in zip(serial, other):
+            assert np.max(np.abs(a.exponents - b.exponents)) <= 1e-12
+            assert np.max(np.abs(a.history - b.history)) <= 1e-12

@@ -85,20 +85,12 @@ def test_executor_mode_is_identical(skate):
     _same(serial, pooled, tol=0.0)
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
-def test_dask_cluster_is_identical(skate, dask_client):
+def test_every_mode_is_identical(skate, dask_client, process_pool):
+    """Serial, a spawned process pool and a 2-worker dask LocalCluster (by Client and by
+    scheduler address) give the same numbers."""
     ics = _skate_ics()
     serial = gm.sweep(skate, ics, (0, SKATE_T))
+    _same(serial, gm.sweep(skate, ics, (0, SKATE_T), client=process_pool))
     on_client = gm.sweep(skate, ics, (0, SKATE_T), client=dask_client)
     _same(serial, on_client)
     by_address = gm.sweep(skate, ics[:2], (0, SKATE_T),
@@ -109,7 +101,8 @@ def test_dask_cluster_is_identical(skate, dask_client):
 
 
 @pytest.mark.slow
-def test_process_pool_is_identical(skate):
+def test_processes_mode_is_identical(skate):
+    """``client="processes"`` starts (and closes) its own spawned pool."""
     ics = _skate_ics()
     _same(gm.sweep(skate, ics, (0, SKATE_T)),
           gm.sweep(skate, ics, (0, SKATE_T), client="processes", workers=2))
