@@ -251,7 +251,7 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         Lagrange--d'Alembert integrator of
         :class:`~geomech.numeric.variational.DiscreteLagrangeDAlembert` (fixed ``step``;
         second order, constraints kept to round-off, bounded energy error on reversible
-        systems; a NonholonomicSystem without forces only; ``rtol``, ``atol`` and
+        systems; a NonholonomicSystem, its generalised forces included; ``rtol``, ``atol`` and
         ``max_step`` are not used, ``t_eval``, ``events``, ``dense_output``, ``form``,
         ``implicit`` and ``constraints`` are refused).
     rtol, atol, t_eval, events, max_step, dense_output
