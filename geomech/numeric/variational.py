@@ -237,7 +237,6 @@ class DiscreteLagrangeDAlembert:
         def at(e, qq, vv):
             return e.xreplace({**dict(zip(q, qq)), **dict(zip(v, vv))})
 
-        q1 = [a + d for a, d in zip(q0, dq)]
         qm = [a + d / 2 for a, d in zip(q0, dq)]
         vm = [d / h for d in dq]
         # forced discrete Lagrangian: D_1 L_d + f_d^-, D_2 L_d + f_d^+ with the midpoint rule
@@ -252,12 +251,13 @@ class DiscreteLagrangeDAlembert:
         J1 = sp.Matrix(R1).jacobian(z1)
         self._pos = lambdify_flat([*q0, *p0, h, *z1], [*R1, *J1])
         self._dres = lambdify_flat([*q0, *dq, h], [at(f, qm, vm) for f in cons])
-        # velocity step: unknowns (v1, mu); fixed (q0, dq, h)
+        # velocity step: unknowns (v1, mu); fixed (q0, dq, q1, h), q1 = q0 + dq as summed
+        q1 = sp.symbols(f"q1_:{n}")
         R2 = [at(Lv[i], q1, v1) - D2[i] - sum(at(A[j][i], q1, v) * lam[j] for j in range(m))
               for i in range(n)] + [at(f, q1, v1) for f in cons]
         z2 = [*v1, *lam]
         J2 = sp.Matrix(R2).jacobian(z2)
-        self._vel = lambdify_flat([*q0, *dq, h, *z2], [*R2, *J2])
+        self._vel = lambdify_flat([*q0, *dq, *q1, h, *z2], [*R2, *J2])
         # mechanical Lagrangians: the velocity step is linear in (v1, mu), one solve suffices
         self._vel_linear = not (J2.free_symbols & set(z2))
         energy = sum(a * b for a, b in zip(v, Lv)) - L
@@ -297,13 +297,15 @@ class DiscreteLagrangeDAlembert:
         optional starting values ``(q1 - q0, v1, lam)`` of the Newton solves; ``p0``: the
         momentum at ``(q0, v0)`` if known.  Raises ``ArithmeticError`` when a Newton solve
         fails."""
-        dq, v1, res, it, lam = self._increment(q0, v0, h, guess, p0)
-        return q0 + dq, v1, res, it, lam
+        q1, _, _, v1, res, it, lam = self._step(q0, v0, h, guess, p0, np.zeros(len(q0)))
+        return q1, v1, res, it, lam
 
-    def _increment(self, q0, v0, h, guess, p0):
-        r""":meth:`step` with the increment ``q1 - q0`` (the unknown of the position solve)
-        in place of ``q1``; the discrete residual is
-        :math:`\max_\mu|f_\mu(q_0 + \Delta q/2, \Delta q/h)|`."""
+    def _step(self, q0, v0, h, guess, p0, carry):
+        r""":meth:`step` solving for the increment :math:`\Delta q = q_1 - q_0` (no
+        cancellation in :math:`\Delta q/h` however large :math:`q` grows), summed into
+        :math:`q_1` with Kahan's compensation ``carry``; the continuous constraints are
+        imposed at that :math:`q_1`.  Returns ``(q1, carry, dq, v1, residual, iterations,
+        lambda)``, the residual :math:`\max_\mu|f_\mu(q_0 + \Delta q/2, \Delta q/h)|`."""
         n, m = self.n, self.m
         if p0 is None:
             p0, _ = self.momentum_energy(q0, v0)
@@ -311,11 +313,13 @@ class DiscreteLagrangeDAlembert:
         z, i1 = _newton(self._pos, np.concatenate([q0, p0, [h]]), np.concatenate([dq, lam]),
                         n + m)
         dq = z[:n]
-        fixed = np.concatenate([q0, dq, [h]])
-        w, i2 = _newton(self._vel, fixed, np.concatenate([v1, z[n:]]), n + m,
-                        linear=self._vel_linear)
-        res = float(np.max(np.abs(self._dres(fixed)), initial=0.0))
-        return dq, w[:n], res, i1 + i2, z[n:]
+        y = dq - carry
+        q1 = q0 + y
+        carry = (q1 - q0) - y
+        w, i2 = _newton(self._vel, np.concatenate([q0, dq, q1, [h]]),
+                        np.concatenate([v1, z[n:]]), n + m, linear=self._vel_linear)
+        res = float(np.max(np.abs(self._dres(np.concatenate([q0, dq, [h]]))), initial=0.0))
+        return q1, carry, dq, w[:n], res, i1 + i2, z[n:]
 
     def run(self, q0: Sequence[float], v0: Sequence[float], h: float,
             steps: int) -> DiscreteTrajectory:
@@ -339,10 +343,8 @@ class DiscreteLagrangeDAlembert:
                 guess = None
                 if k >= 2:         # extrapolation: Newton starts O(h^3) away
                     guess = (2 * D[k] - D[k - 1], 3 * V[k] - 3 * V[k - 1] + V[k - 2], lam)
-                D[k + 1], V[k + 1], R[k + 1], it, lam = self._increment(Q[k], V[k], h, guess, p)
-                y = D[k + 1] - carry                       # compensated summation
-                Q[k + 1] = Q[k] + y
-                carry = (Q[k + 1] - Q[k]) - y
+                Q[k + 1], carry, D[k + 1], V[k + 1], R[k + 1], it, lam = self._step(
+                    Q[k], V[k], h, guess, p, carry)
                 nfev += it
                 p, E[k + 1], C[k + 1] = self._at(Q[k + 1], V[k + 1])
             k = steps
