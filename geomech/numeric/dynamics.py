@@ -55,14 +55,15 @@ def _field(system) -> VectorField:
     return field
 
 
-def _compiled(system, parameters: Mapping | None) -> tuple[VectorField, CompiledField]:
+def _compiled(system, parameters: Mapping | None,
+              backend: str = "numpy") -> tuple[VectorField, CompiledField]:
     field = _field(system)
     known = list(field.manifold.parameters)
     N = getattr(system, "manifold", None)
     if N is not None and N is not field.manifold:
         known += list(getattr(N, "parameters", ()))
     params = resolve_parameters(parameters, known=known)
-    return field, compile_vector_field(field, params)
+    return field, compile_vector_field(field, params, backend=backend)
 
 
 def _state(x0, coords: tuple) -> np.ndarray:
@@ -182,7 +183,7 @@ def poincare_section(system, initial_conditions, section, t_span,
                      parameters: Mapping | None = None, direction: int = 1,
                      method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-12,
                      client=None, workers: int | None = None,
-                     progress: bool | None = None) -> PoincareSection:
+                     progress: bool | None = None, backend: str = "numpy") -> PoincareSection:
     r"""Points where trajectories cross :math:`\Sigma = \{s(x) = 0\}` in one direction.
 
     Each run integrates :math:`\dot x = X(x)` (compiled right-hand side) over ``t_span``;
@@ -205,6 +206,8 @@ def poincare_section(system, initial_conditions, section, t_span,
         (serially), ``"processes"``, ``"dask"``, a scheduler address, a dask ``Client`` or
         ``LocalCluster``, a ``concurrent.futures.Executor``; the points are the same in
         every mode.
+    backend : {"numpy", "numba"}
+        Compiler of the right-hand side (:func:`~geomech.numeric.compile.compile_vector_field`).
 
     Returns
     -------
@@ -213,7 +216,7 @@ def poincare_section(system, initial_conditions, section, t_span,
     if direction not in (-1, 0, 1) or isinstance(direction, bool):
         raise ValueError(f"direction must be 1 (s increasing), -1 (decreasing) or 0 (both), "
                          f"got {direction!r}")
-    field, f = _compiled(system, parameters)
+    field, f = _compiled(system, parameters, backend)
     s_expr = _section_expr(section, field)
     s = CompiledFunction([s_expr], f.coords, dict(f.parameters), what="the section")
     states = _states(initial_conditions, f.coords)
@@ -313,7 +316,7 @@ def _variational(f: CompiledField, k: int):
 def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
                       k: int | None = None, interval: float = 1.0, transient: float = 0.0,
                       method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-12,
-                      seed: int = 0) -> LyapunovResult:
+                      seed: int = 0, backend: str = "numpy") -> LyapunovResult:
     r"""The ``k`` largest Lyapunov exponents of the trajectory from ``x0`` (QR method).
 
     The state and ``k`` tangent vectors :math:`\Xi` (random orthonormal start, ``seed``) are
@@ -340,6 +343,9 @@ def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
         Time between re-orthonormalisations.
     transient : float
         Time integrated first (without measuring), to reach the attractor / invariant set.
+    backend : {"numpy", "numba"}
+        Compiler of the field and of its Jacobian
+        (:func:`~geomech.numeric.compile.compile_vector_field`).
 
     Examples
     --------
@@ -349,7 +355,7 @@ def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
     >>> [round(float(v), 1) for v in res.exponents], round(float(sum(res.exponents)), 8)
     ([1.0, -2.0], -1.0)
     """
-    field, f = _compiled(system, parameters)
+    field, f = _compiled(system, parameters, backend)
     options = _lyapunov_options(len(f.coords), k, interval, transient)
     shared = (f, _span(t_span), *options, method, rtol, atol, seed)
     return _lyapunov_run(shared, _state(x0, f.coords))
@@ -415,7 +421,8 @@ def lyapunov_ensemble(system, initial_conditions, t_span, parameters: Mapping | 
                       k: int | None = 1, interval: float = 1.0, transient: float = 0.0,
                       method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-12,
                       seed: int = 0, client=None, workers: int | None = None,
-                      progress: bool | None = None) -> list[LyapunovResult]:
+                      progress: bool | None = None,
+                      backend: str = "numpy") -> list[LyapunovResult]:
     r"""Lyapunov exponents of many trajectories: :func:`lyapunov_spectrum` (default
     ``k = 1``, the maximal exponent) from every initial condition, in input order.
 
@@ -432,7 +439,7 @@ def lyapunov_ensemble(system, initial_conditions, t_span, parameters: Mapping | 
     >>> [round(r.maximal, 1) for r in out]
     [1.0, 1.0]
     """
-    field, f = _compiled(system, parameters)
+    field, f = _compiled(system, parameters, backend)
     options = _lyapunov_options(len(f.coords), k, interval, transient)
     shared = (f, _span(t_span), *options, method, rtol, atol, seed)
     return parallel_map(_lyapunov_run, shared, _states(initial_conditions, f.coords),

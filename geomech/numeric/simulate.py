@@ -224,7 +224,7 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
              constraints: Sequence | None = None, energy: bool | sp.Expr = True,
              events=None, max_step: float = np.inf, dense_output: bool = False,
              form: str | None = None, implicit: bool = False, step: float | None = None,
-             timeout: float | None = None) -> SimulationResult:
+             timeout: float | None = None, backend: str = "auto") -> SimulationResult:
     r"""Integrate a phase-space flow numerically and report the drift of its integrals.
 
     Parameters
@@ -261,6 +261,11 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     step : float, optional
         The fixed step of ``method="dlda"`` (required there; the step is shortened to
         :math:`(t_1 - t_0)/\lceil (t_1 - t_0)/h \rceil` so that the steps fill ``t_span``).
+    backend : {"auto", "numpy", "numba"}
+        Compiler of the right-hand side (:func:`~geomech.numeric.compile.compile_vector_field`):
+        ``"auto"`` is numpy for a vector field (symengine for a mass-matrix form);
+        ``"numba"`` (optional dependency) compiles the CSE'd field to a numba loop (about
+        1 s once per field and process, then cheaper calls).  Not used by ``"dlda"``.
     timeout : float, optional
         Wall-clock limit in seconds (:func:`geomech.core.budget.time_limit`; an enclosing
         limit applies too): when it runs out, the run ends with ``success=False`` and the
@@ -315,7 +320,7 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     field, sys_energy, sys_constraints, owner = _field_of(system, form, implicit)
     coords = field.manifold.coords
     params = _parameters_of(field, owner, parameters)
-    rhs = compile_vector_field(field, params)
+    rhs = compile_vector_field(field, params, backend=backend)
     y0 = _initial_state(x0, field, owner)
     tol_problem = _tolerance_problem(rtol, atol)
     sym_items, call_items = _monitored(field, owner, sys_energy, integrals, energy)
