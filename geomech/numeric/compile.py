@@ -531,10 +531,12 @@ def compile_vector_field(field, parameters: Mapping | None = None, backend: str 
         installed (``"auto"``; seconds instead of minutes for the rolling ellipsoid), else
         ``sympy.cse`` + ``lambdify``.  A vector field is compiled by ``sympy.cse`` +
         ``lambdify`` to numpy (``"auto"``, ``"numpy"``, ``"sympy"``) or, with ``"numba"``
-        (optional dependency), the same CSE'd code as a numba-compiled loop: about 1 s to
-        compile, then measured 10x faster per call and 7x faster on a batch of 10^4 states
-        for the Chaplygin ball (``benchmarks/bench_numeric.py``).  Results agree with numpy
-        to rounding, not bit for bit: keep one backend within a comparison.
+        (optional dependency), the same CSE'd code as a numba-compiled loop: about 0.7 s to
+        compile (1.4 s more for the Jacobian), then, measured for the Chaplygin ball
+        (``benchmarks/bench_numeric.py``, CPU time), 7.8x faster per call, 5.8x on a batch
+        of 10^4 states, 12x on the Jacobian batch, but only 1.3x on a whole ``simulate``
+        (scipy's step overhead dominates).  Results agree with numpy to rounding, not bit
+        for bit: keep one backend within a comparison.
 
     Returns
     -------
