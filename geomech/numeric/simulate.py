@@ -108,52 +108,27 @@ def _field_of(obj, form: str | None = None, implicit: bool = False):
         field = eq.vector_field(on=phase) if phase is not None else eq.vector_field()
     if not isinstance(field, VectorField) and not is_implicit(field):
         raise TypeError(f"{type(obj).__name__}.vector_field() did not return a VectorField")
-    energy = None
-    en = getattr(obj, "energy", None)
-    if callable(en):
-        try:
-            energy = en()
-        except (TypeError, NotImplementedError):
-            energy = None
-    elif isinstance(en, sp.Expr):
-        energy = en
     constraints = getattr(obj, "constraints", None)
     if constraints is not None and not isinstance(constraints, (list, tuple)):
         constraints = None
-    return field, energy, constraints, obj
+    return field, _energy_of(obj), constraints, obj
+
+
+def _energy_of(obj) -> sp.Expr | None:
+    """``obj.energy()`` (or the expression ``obj.energy``) when there is one."""
+    en = getattr(obj, "energy", None)
+    if callable(en):
+        try:
+            return en()
+        except (TypeError, NotImplementedError):
+            return None
+    return en if isinstance(en, sp.Expr) else None
 
 
 def _initial_state(x0, field: VectorField, system) -> np.ndarray:
     coords = field.manifold.coords
     if isinstance(x0, Mapping):
-        by_name = {c.name: c for c in coords}
-        values: dict = {}
-        unknown = []
-        for key, val in x0.items():
-            name = key.name if isinstance(key, sp.Symbol) else key
-            if not isinstance(name, str):
-                raise TypeError(f"initial-state keys must be symbols or names, got {key!r}")
-            if name not in by_name:
-                unknown.append(name)
-                continue
-            if by_name[name] in values:
-                raise ValueError(f"initial value of {name} given twice")
-            values[by_name[name]] = val
-        if unknown:
-            dep = {str(d) for d in getattr(system, "dependent_velocities", ()) or ()}
-            hint = ""
-            bad_dep = [u for u in unknown if u in dep]
-            if bad_dep:
-                hint = (f"; {', '.join(bad_dep)} {'is a' if len(bad_dep) == 1 else 'are'} "
-                        f"dependent velocit{'y' if len(bad_dep) == 1 else 'ies'} fixed by the "
-                        f"constraints, give the independent ones")
-            raise ValueError(f"unknown names in the initial state: {', '.join(unknown)} (the "
-                             f"phase-space coordinates are {', '.join(map(str, coords))}){hint}")
-        missing = [str(c) for c in coords if c not in values]
-        if missing:
-            raise ValueError(f"the initial state misses values for {', '.join(missing)} (the "
-                             f"phase-space coordinates are {', '.join(map(str, coords))})")
-        seq = [values[c] for c in coords]
+        seq = _state_from_mapping(x0, coords, system)
     elif isinstance(x0, (str, bytes)):
         raise TypeError("the initial state must be a dict {coordinate: value} or a sequence")
     else:
@@ -177,6 +152,40 @@ def _initial_state(x0, field: VectorField, system) -> np.ndarray:
             raise ValueError(f"initial value of {c} is not finite: {v!r}")
         out.append(fv)
     return np.array(out)
+
+
+def _state_from_mapping(x0: Mapping, coords: tuple, system) -> list:
+    """Values of ``{coordinate or name: value}`` in the order of ``coords``; unknown,
+    repeated or missing names raise ``ValueError`` naming them (and naming the dependent
+    velocities, fixed by the constraints, when they are given)."""
+    by_name = {c.name: c for c in coords}
+    values: dict = {}
+    unknown = []
+    for key, val in x0.items():
+        name = key.name if isinstance(key, sp.Symbol) else key
+        if not isinstance(name, str):
+            raise TypeError(f"initial-state keys must be symbols or names, got {key!r}")
+        if name not in by_name:
+            unknown.append(name)
+            continue
+        if by_name[name] in values:
+            raise ValueError(f"initial value of {name} given twice")
+        values[by_name[name]] = val
+    if unknown:
+        dep = {str(d) for d in getattr(system, "dependent_velocities", ()) or ()}
+        hint = ""
+        bad_dep = [u for u in unknown if u in dep]
+        if bad_dep:
+            hint = (f"; {', '.join(bad_dep)} {'is a' if len(bad_dep) == 1 else 'are'} "
+                    f"dependent velocit{'y' if len(bad_dep) == 1 else 'ies'} fixed by the "
+                    f"constraints, give the independent ones")
+        raise ValueError(f"unknown names in the initial state: {', '.join(unknown)} (the "
+                         f"phase-space coordinates are {', '.join(map(str, coords))}){hint}")
+    missing = [str(c) for c in coords if c not in values]
+    if missing:
+        raise ValueError(f"the initial state misses values for {', '.join(missing)} (the "
+                         f"phase-space coordinates are {', '.join(map(str, coords))})")
+    return [values[c] for c in coords]
 
 
 def _integral_items(integrals) -> list[tuple[str, object]]:
@@ -350,12 +359,20 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     result = SimulationResult(sol.t, sol.y.T.copy(), coords, series, drift, sol, params,
                               field, singularities=singular)
     if singular:
-        split = regular_split(owner, coords, params, sol.t, sol.y, singular[0][0])
-        warning = singularity_warning(singular, owner, split)
-        result.message = f"{result.message.rstrip('.')}; {warning}"
-        sol.message, sol.singularities = result.message, singular   # travel with the solution
-        warnings.warn(result.message, RuntimeWarning, stacklevel=2)
+        _warn_singular(result, owner)
     return result
+
+
+def _warn_singular(result: SimulationResult, owner) -> None:
+    """Name the chart singularities met, and the remedies, in the message (of the result and
+    of its solution, which travels with it) and in a ``RuntimeWarning``."""
+    sol, singular = result.solution, result.singularities
+    split = regular_split(owner, result.coords, result.parameters, sol.t, sol.y,
+                          singular[0][0])
+    warning = singularity_warning(singular, owner, split)
+    result.message = f"{result.message.rstrip('.')}; {warning}"
+    sol.message, sol.singularities = result.message, singular
+    warnings.warn(result.message, RuntimeWarning, stacklevel=3)
 
 
 def _time_span(t_span) -> tuple[float, float]:
@@ -480,17 +497,8 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
                    unsupported: dict) -> SimulationResult:
     """``simulate(..., method="dlda", step=h)``: run DiscreteLagrangeDAlembert and monitor
     on the phase space of the system."""
-    for name, val in unsupported.items():
-        if val not in (None, False):
-            raise ValueError(f"{name}= is not available with method='dlda' (a fixed-step "
-                             f"integrator of the system's Lagrangian and constraints)")
-    if step is None:
-        raise ValueError("method='dlda' needs a fixed step: simulate(..., step=h)")
-    if isinstance(step, bool) or not isinstance(step, (int, float, np.floating)):
-        raise TypeError(f"step must be a number, got {step!r}")
+    _check_dlda_options(unsupported, step)
     t0, t1 = span
-    if not (math.isfinite(step) and step > 0):
-        raise ValueError(f"step must be a positive finite number, got {step!r}")
     dlda = DiscreteLagrangeDAlembert(system, parameters)
     _finite_parameters(dlda.parameters)
     phase = system.phase_space
@@ -501,8 +509,7 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
     with budget.time_limit(timeout, "simulate"):
         out = dlda.run(q0, v0, h, steps)
     t = t0 + out.t
-    full = np.hstack([out.q, out.v]).T
-    states = full[pick].T
+    states = np.hstack([out.q, out.v]).T[pick].T
     sym_items, call_items = _monitored(phase.vector_field([0] * phase.dim), system, None,
                                        integrals, energy if energy is not True else False)
     series, drift = _series(sym_items, call_items, phase.coords, dlda.parameters, t,
@@ -522,22 +529,42 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
     if not out.success:
         warnings.warn(f"integration stopped early: {out.message}", RuntimeWarning,
                       stacklevel=3)
-    ratio = hadamard_ratio(np.array([dlda.mass_matrix(q, v) for q, v in zip(out.q, out.v)]),
-                      dlda.n)
-    # a fixed step resolves a pass near a pole badly: warn within ~3 degrees of it
-    singular = find_singularities((t, [(sp.Symbol("det(mass matrix)"), ratio, "metric")]),
-                                   ratio=DLDA_POLE_RATIO)
-    if singular:
-        times = ", ".join(f"{x[0]:.4g}" for x in singular[:5])
-        sol.message = (f"{sol.message}; WARNING: the trajectory passes through a "
-                       f"singularity of the configuration chart (the mass matrix "
-                       f"d2L/dv2 is singular) at t = {times}; the results near there are "
-                       f"unreliable. Remedy: a smaller step there, or other coordinates "
-                       f"(e.g. Euler angles away from their poles theta = 0, pi)")
-        sol.singularities = singular
-        warnings.warn(sol.message, RuntimeWarning, stacklevel=3)
+    _dlda_chart_poles(dlda, out, t, sol)
     return SimulationResult(t, states, phase.coords, series, drift, sol, dlda.parameters,
                             None)
+
+
+def _check_dlda_options(unsupported: dict, step) -> None:
+    for name, val in unsupported.items():
+        if val not in (None, False):
+            raise ValueError(f"{name}= is not available with method='dlda' (a fixed-step "
+                             f"integrator of the system's Lagrangian and constraints)")
+    if step is None:
+        raise ValueError("method='dlda' needs a fixed step: simulate(..., step=h)")
+    if isinstance(step, bool) or not isinstance(step, (int, float, np.floating)):
+        raise TypeError(f"step must be a number, got {step!r}")
+    if not (math.isfinite(step) and step > 0):
+        raise ValueError(f"step must be a positive finite number, got {step!r}")
+
+
+def _dlda_chart_poles(dlda, out, t: np.ndarray, sol) -> None:
+    """Warn (and record in ``sol``) where the mass matrix d2L/dv2 of the configuration chart
+    is near-singular along a dlda run: a fixed step resolves a pass near a pole badly, so
+    within ~3 degrees of it."""
+    ratio = hadamard_ratio(np.array([dlda.mass_matrix(q, v) for q, v in zip(out.q, out.v)]),
+                           dlda.n)
+    singular = find_singularities((t, [(sp.Symbol("det(mass matrix)"), ratio, "metric")]),
+                                  ratio=DLDA_POLE_RATIO)
+    if not singular:
+        return
+    times = ", ".join(f"{x[0]:.4g}" for x in singular[:5])
+    sol.message = (f"{sol.message}; WARNING: the trajectory passes through a "
+                   f"singularity of the configuration chart (the mass matrix "
+                   f"d2L/dv2 is singular) at t = {times}; the results near there are "
+                   f"unreliable. Remedy: a smaller step there, or other coordinates "
+                   f"(e.g. Euler angles away from their poles theta = 0, pi)")
+    sol.singularities = singular
+    warnings.warn(sol.message, RuntimeWarning, stacklevel=4)
 
 
 def _full_velocities(system, dlda, y0: np.ndarray):
