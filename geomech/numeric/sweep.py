@@ -40,7 +40,7 @@ from .simulate import SimulationResult, simulate
 __all__ = ["sweep", "SweepResult", "parallel_map"]
 
 _SIMULATE_OPTIONS = {"integrals", "method", "rtol", "atol", "t_eval", "constraints", "energy",
-                     "max_step", "form", "implicit", "backend"}
+                     "max_step", "form", "implicit", "backend", "step", "timeout"}
 
 
 class _Prepared:
@@ -400,7 +400,7 @@ def sweep(system, initial_conditions, t_span, parameters=None, client=None,
     **options
         Passed to :func:`~geomech.numeric.simulate` (``method``, ``rtol``, ``atol``,
         ``t_eval``, ``integrals``, ``energy``, ``constraints``, ``max_step``, ``form``,
-        ``implicit``, ``backend``).
+        ``implicit``, ``backend``; ``method="dlda"`` with ``step``; ``timeout`` per run).
 
     Returns
     -------
