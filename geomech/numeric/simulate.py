@@ -261,7 +261,9 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         :class:`~geomech.numeric.variational.DiscreteLagrangeDAlembert` (fixed ``step``;
         second order, constraints kept to round-off, bounded energy error on reversible
         systems; a NonholonomicSystem, its generalised forces included; ``rtol``, ``atol`` and
-        ``max_step`` are not used, ``t_eval``, ``events``, ``dense_output``, ``form``,
+        ``max_step`` are not used; ``events`` are located between the steps by linear
+        interpolation (error :math:`O(h^2)`, the order of the method); ``t_eval``,
+        ``dense_output``, ``form``,
         ``implicit`` and ``constraints`` are refused).
     rtol, atol, t_eval, events, max_step, dense_output
         As in :func:`scipy.integrate.solve_ivp`.  With ``t_eval=None`` the solver's own
@@ -321,8 +323,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     t0, t1 = _time_span(t_span)
     if isinstance(method, str) and method.lower() == "dlda":
         return _simulate_dlda(system, x0, (t0, t1), parameters, integrals, step, energy,
-                              timeout, dict(form=form, implicit=implicit, events=events,
-                                            t_eval=t_eval, dense_output=dense_output,
+                              timeout, events, dict(form=form, implicit=implicit,
+                                                    t_eval=t_eval, dense_output=dense_output,
                                             constraints=constraints))
     if step is not None:
         raise ValueError("step= is the fixed step of method='dlda'; the scipy methods choose "
@@ -493,7 +495,7 @@ def _constraint_series(out: np.ndarray, k: int, series: dict, drift: dict) -> No
 
 
 # -- the discrete Lagrange-d'Alembert integrator -------------------------------------------
-def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeout,
+def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeout, events,
                    unsupported: dict) -> SimulationResult:
     """``simulate(..., method="dlda", step=h)``: run DiscreteLagrangeDAlembert and monitor
     on the phase space of the system."""
@@ -510,6 +512,10 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
         out = dlda.run(q0, v0, h, steps)
     t = t0 + out.t
     states = np.hstack([out.q, out.v]).T[pick].T
+    t_events, y_events, end = _step_events(events, t, states)
+    if end < len(t):                      # a terminal event: the run ends there
+        out = _truncated(out, end)
+        t, states = t[:end], states[:end]
     sym_items, call_items = _monitored(phase.vector_field([0] * phase.dim), system, None,
                                        integrals, energy if energy is not True else False)
     series, drift = _series(sym_items, call_items, phase.coords, dlda.parameters, t,
@@ -525,13 +531,49 @@ def _simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeou
     from scipy.optimize import OptimizeResult
     sol = OptimizeResult(t=t, y=states.T, sol=None, nfev=out.nfev, success=out.success,
                          status=0 if out.success else -1, message=out.message, method="dlda",
-                         step=h)
+                         step=h, t_events=t_events, y_events=y_events)
     if not out.success:
         warnings.warn(f"integration stopped early: {out.message}", RuntimeWarning,
                       stacklevel=3)
     _dlda_chart_poles(dlda, out, t, sol)
     return SimulationResult(t, states, phase.coords, series, drift, sol, dlda.parameters,
                             None)
+
+
+def _step_events(events, t: np.ndarray, states: np.ndarray) -> tuple[list, list, int]:
+    """scipy-style events ``g(t, y)`` (attributes ``direction``, ``terminal``) located
+    between the steps of a fixed-step run by linear interpolation of ``g`` and of the state
+    (error O(h^2)); returns ``(t_events, y_events, end)``, ``end`` the number of steps kept
+    (after the first terminal event: up to the step that follows it)."""
+    if events is None:
+        return None, None, len(t)
+    events = [events] if callable(events) else list(events)
+    if not all(callable(g) for g in events):
+        raise TypeError("events must be a callable g(t, y) or a list of them")
+    found, end = [], len(t)
+    for g in events:
+        vals = np.array([float(g(ti, yi)) for ti, yi in zip(t, states)])
+        d = getattr(g, "direction", 0)
+        up, down = (vals[:-1] < 0) & (vals[1:] >= 0), (vals[:-1] > 0) & (vals[1:] <= 0)
+        k = np.nonzero(up if d > 0 else down if d < 0 else up | down)[0]
+        found.append((k, vals[k] / (vals[k] - vals[k + 1])))
+        if getattr(g, "terminal", False) and len(k):
+            end = min(end, int(k[0]) + 2)
+    t_ev, y_ev = [], []
+    for k, w in found:                    # the events up to the end of the run
+        w, k = w[k < end - 1], k[k < end - 1]
+        t_ev.append(t[k] + w * (t[k + 1] - t[k]))
+        y_ev.append(states[k] + w[:, None] * (states[k + 1] - states[k]))
+    return t_ev, y_ev, end
+
+
+def _truncated(out, end: int):
+    """The discrete trajectory ``out`` cut to its first ``end`` points (a terminal event)."""
+    from dataclasses import replace
+
+    return replace(out, t=out.t[:end], q=out.q[:end], v=out.v[:end], energy=out.energy[:end],
+                   residual=out.residual[:end], constraints=out.constraints[:end],
+                   message="a termination event occurred")
 
 
 def _check_dlda_options(unsupported: dict, step) -> None:

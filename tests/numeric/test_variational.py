@@ -185,9 +185,12 @@ def test_bad_input(sleigh):
         simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="dlda", step=-0.1)
     with pytest.raises(TypeError, match="step"):
         simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="dlda", step="0.1")
-    with pytest.raises(ValueError, match="events"):
+    with pytest.raises(TypeError, match="events"):
         simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="dlda", step=0.1,
-                 events=lambda t, y: y[0])
+                 events=[3])
+    with pytest.raises(ValueError, match="t_eval"):
+        simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="dlda", step=0.1,
+                 t_eval=[0.5])
     with pytest.raises(ValueError, match="step= is the fixed step"):
         simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, step=0.1)
     with pytest.raises(ValueError, match="forces depend on F"):
@@ -200,6 +203,33 @@ def test_bad_input(sleigh):
                  method="dlda", step=0.1)
     with pytest.raises(ValueError, match="unknown method"):
         simulate(sleigh, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="leapfrog")
+
+
+def test_events_located_to_second_order(sleigh):
+    """Events of a dlda run (located between steps by linear interpolation) agree with
+    DOP853's event location to O(h^2): ratio 4 when h halves; a terminal event ends the
+    run at the step after it."""
+    def turn(t, y):                       # phi = 1, crossed upwards
+        return y[2] - 1.0
+
+    turn.direction = 1
+    ref = simulate(sleigh, SLEIGH_X0, (0, 3), parameters=SLEIGH_P, rtol=1e-13, atol=1e-14,
+                   events=turn)
+    t_ref = ref.solution.t_events[0]
+    assert len(t_ref) == 1
+    errs = []
+    for h in (0.02, 0.01):
+        res = simulate(sleigh, SLEIGH_X0, (0, 3), parameters=SLEIGH_P, method="dlda", step=h,
+                       events=turn)
+        (te,), (ye,) = res.solution.t_events, res.solution.y_events
+        assert len(te) == 1 and abs(ye[0, 2] - 1.0) < 1e-14 and len(res.t) == round(3 / h) + 1
+        errs.append(abs(te[0] - t_ref[0]))
+    assert 3.0 < errs[0] / errs[1] < 5.0
+    turn.terminal = True
+    res = simulate(sleigh, SLEIGH_X0, (0, 3), parameters=SLEIGH_P, method="dlda", step=0.01,
+                   events=turn)
+    assert res.t[-2] < res.solution.t_events[0][0] <= res.t[-1] and res["phi"][-1] >= 1.0
+    assert res["phi"][-2] < 1.0 and "termination" in res.message
 
 
 # -- external forces -----------------------------------------------------------------------------
