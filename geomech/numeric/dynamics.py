@@ -230,9 +230,17 @@ def poincare_section(system, initial_conditions, section, t_span,
 
 
 def _states(initial_conditions, coords) -> list[np.ndarray]:
-    if isinstance(initial_conditions, Mapping) or isinstance(initial_conditions, (str, bytes)):
+    """The initial states of several runs (``[x0, x1, ...]``), checked."""
+    if isinstance(initial_conditions, (Mapping, str, bytes)) or not hasattr(
+            initial_conditions, "__iter__"):
         raise TypeError("initial_conditions must be a list of initial states: [x0, ...]")
-    return [_state(x0, coords) for x0 in initial_conditions]
+    ics = list(initial_conditions)
+    if any(isinstance(x0, (int, float, np.number)) for x0 in ics):
+        raise TypeError("initial_conditions must be a list of initial states ([x0, x1, ...]), "
+                        "not one state: for one run wrap it, [x0]")
+    if not ics:
+        raise ValueError("initial_conditions is empty: give at least one initial state")
+    return [_state(x0, coords) for x0 in ics]
 
 
 def _section_run(shared: tuple, y0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

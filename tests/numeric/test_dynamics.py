@@ -233,6 +233,12 @@ def test_bad_input(henon_heiles):
         poincare_section(field, [x0], "x + q", 1.0)
     with pytest.raises(TypeError, match="list of initial states"):
         poincare_section(field, {"x": 0}, "x", 1.0)
+    with pytest.raises(TypeError, match="wrap it"):
+        poincare_section(field, x0, "x", 1.0)
+    with pytest.raises(ValueError, match="empty"):
+        gm.lyapunov_ensemble(field, [], 1.0)
+    with pytest.raises(ValueError, match="workers"):
+        gm.lyapunov_ensemble(field, [x0], 1.0, client="processes", workers=0)
     with pytest.raises(ValueError, match="k must be"):
         lyapunov_spectrum(field, x0, 1.0, k=5)
     with pytest.raises(ValueError, match="interval"):
