@@ -142,7 +142,8 @@ def test_energy_error_bounded_sleigh_2000_steps(sleigh):
 def test_energy_error_no_secular_growth_1e4_steps(name, request):
     """10^4 steps (1.2 s of CPU on the disk): the largest energy error in each tenth of the
     run stays within 5% of that of the first tenth (bounded, no secular growth; measured on
-    the disk: 8.59e-5 absolute in every tenth, E(0) = 4.41), and the constraints hold at every step."""
+    the disk: 8.59e-5 absolute in every tenth, E(0) = 4.41), and the constraints hold at
+    every step."""
     S = request.getfixturevalue(name)
     p, x0 = (SLEIGH_P, SLEIGH_X0) if name == "sleigh" else (DISK_P, DISK_X0)
     res = simulate(S, x0, (0, 1000), parameters=p, method="dlda", step=0.1)
