@@ -56,6 +56,7 @@ _LAZY = {
     "poincare_section": "geomech.numeric.dynamics",
     "lyapunov_spectrum": "geomech.numeric.dynamics",
     "max_lyapunov": "geomech.numeric.dynamics",
+    "lyapunov_ensemble": "geomech.numeric.dynamics",
     "phase_portrait": "geomech.numeric.dynamics",
     "compile_vector_field": "geomech.numeric",
     "SimulationResult": "geomech.numeric",

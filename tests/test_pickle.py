@@ -2,10 +2,13 @@
 
 Asserted: Manifold, VectorField, DifferentialForm (every degree), Distribution, LieAlgebra,
 NonholonomicSystem (before and after its equations are computed), EquationsOfMotion of every
-classical form, ImplicitEquations and the catalogue systems survive ``pickle`` and
-``copy.deepcopy`` with equality; the mathematics of the copies is the original's (brackets,
-exterior derivatives, equations of motion recomputed on the copies agree); a chart pickled to
-another process and back is the same chart (manifolds compare by identity).
+classical form, ImplicitEquations, the catalogue systems and the numeric objects (compiled
+fields, the dlda integrator, simulation / sweep / Poincaré / Lyapunov results) survive
+``pickle`` and ``copy.deepcopy`` with equality; the mathematics of the copies is the
+original's (brackets, exterior derivatives, equations of motion recomputed on the copies
+agree; the numbers of the numeric copies are the original's, the copied integrator and
+compiled field compute the same numbers); a chart pickled to another process and back is the
+same chart (manifolds compare by identity).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import copy
 import multiprocessing as mp
 import pickle
 
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
@@ -183,3 +187,56 @@ def test_other_process_and_back():
     Z, w = pickle.loads(out)
     assert Z.manifold is M and Z == X.bracket(Y)
     assert w == M.d(x * X.components[1])
+
+
+# -- numerics ---------------------------------------------------------------------------------
+SLEIGH_P = {"m": 1.0, "I": 0.7, "a": 0.4}
+SLEIGH_X0 = {"x": 0.0, "y": 0.0, "phi": 0.3, "xdot": 1.0, "phidot": 1.0}
+
+
+@pytest.fixture(scope="module")
+def numeric_objects():
+    from geomech.numeric.dynamics import max_lyapunov, poincare_section
+    from geomech.numeric.variational import DiscreteLagrangeDAlembert
+
+    S = gm.examples.chaplygin_sleigh()
+    x1 = {**SLEIGH_X0, "phidot": -0.5}
+    return {
+        "compiled": gm.compile_vector_field(S.vector_field(), SLEIGH_P),
+        "dlda": DiscreteLagrangeDAlembert(S, SLEIGH_P),
+        "simulation": gm.simulate(S, SLEIGH_X0, 1.0, parameters=SLEIGH_P),
+        "dlda result": gm.simulate(S, SLEIGH_X0, 1.0, parameters=SLEIGH_P, method="dlda",
+                                   step=0.1),
+        "sweep": gm.sweep(S, [SLEIGH_X0, x1], (0, 1.0), parameters=SLEIGH_P),
+        "section": poincare_section(S, [SLEIGH_X0, x1], "phidot", (0, 3.0),
+                                    parameters=SLEIGH_P, direction=0),
+        "lyapunov": max_lyapunov(S, SLEIGH_X0, 2.0, parameters=SLEIGH_P),
+    }
+
+
+def _arrays(obj) -> list:
+    """The numbers that define a numeric object (compared after the round trip)."""
+    if isinstance(obj, gm.SimulationResult):
+        return [obj.t, obj.states, *obj.series.values()]
+    name = type(obj).__name__
+    if name == "SweepResult":
+        return [obj.final_states, *obj.drifts.values(), *(a for r in obj for a in _arrays(r))]
+    if name == "PoincareSection":
+        return [*obj.points, *obj.times]
+    if name == "LyapunovResult":
+        return [obj.exponents, obj.history, obj.final_state]
+    y = np.array([0.1, -0.2, 0.3, 1.0, 0.5])
+    if name == "DiscreteLagrangeDAlembert":
+        return list(obj.step(y[:3], np.array([1.0, np.tan(0.3), 0.5]), 0.05)[:2])
+    return [obj(0.0, y), obj.jacobian(0.0, y)]
+
+
+@pytest.mark.parametrize("what", ["compiled", "dlda", "simulation", "dlda result", "sweep",
+                                  "section", "lyapunov"])
+def test_numeric_objects(what, roundtrip, numeric_objects):
+    obj = numeric_objects[what]
+    copy_ = roundtrip(obj)
+    assert type(copy_) is type(obj)
+    before, after = _arrays(obj), _arrays(copy_)
+    assert len(before) == len(after) > 0
+    assert all(np.array_equal(a, b) for a, b in zip(before, after))

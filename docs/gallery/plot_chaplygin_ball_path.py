@@ -5,9 +5,9 @@ The contact path of Chaplygin's ball
 A balanced, dynamically asymmetric ball (centre of mass at the geometric centre, principal
 moments :math:`I_1 < I_2 < I_3`) rolls without slipping on a plane (Chaplygin 1903;
 Borisov & Mamaev 2015, §5.4).  The reduced system is integrable, but the point of contact
-traces a wavy, drifting curve on the plane (axes not to scale below).  geomech integrates the mass-matrix form
-:math:`M(x)z = F(x)` of the Lagrange–d'Alembert equations (``implicit=True``: no symbolic
-inversion) and monitors the energy and the constraints.
+traces a wavy, drifting curve on the plane (axes not to scale below).  geomech integrates
+the mass-matrix form :math:`M(x)z = F(x)` of the Lagrange–d'Alembert equations
+(``implicit=True``: no symbolic inversion) and monitors the energy and the constraints.
 """
 
 import matplotlib.pyplot as plt

@@ -5,7 +5,16 @@
   field, with the relative drift of the energy, of given integrals and of the constraints;
 * :class:`SimulationResult` -- trajectory, drifts, chart singularities, ``plot()``;
 * :class:`DiscreteLagrangeDAlembert` -- the nonholonomic variational integrator
-  (``simulate(..., method="dlda", step=h)``).
+  (``simulate(..., method="dlda", step=h)``), with generalised forces and events;
+* :func:`sweep` (also ``gm.sweep``) and :func:`~geomech.numeric.sweep.parallel_map` --
+  ensembles serially, on local processes or on a dask cluster, the same numbers in every mode;
+* :mod:`geomech.numeric.dynamics` -- Poincaré sections, Lyapunov exponents (also over
+  ensembles), phase portraits.
+
+Modules: ``compile`` (CSE, batch, Jacobian, optional numba), ``simulate`` (the driver of a
+run), ``result`` (:class:`SimulationResult`, :func:`~geomech.numeric.result.coordinate_index`),
+``driver`` (scipy's step loop with guards), ``charts`` (chart singularities met by a run),
+``variational`` (dlda), ``sweep``, ``dynamics``, ``reconstruction``.
 
 >>> import geomech as gm
 >>> M = gm.Manifold("M", "x v"); x, v = M.coords

@@ -34,9 +34,11 @@ import sympy as sp
 from geomech.core.fields import VectorField
 
 from .compile import CompiledField, CompiledFunction, compile_vector_field, resolve_parameters
+from .result import coordinate_index
+from .sweep import parallel_map
 
 __all__ = ["poincare_section", "PoincareSection", "lyapunov_spectrum", "max_lyapunov",
-           "LyapunovResult", "phase_portrait"]
+           "lyapunov_ensemble", "LyapunovResult", "phase_portrait"]
 
 
 # -- common preparation ----------------------------------------------------------------------
@@ -53,14 +55,15 @@ def _field(system) -> VectorField:
     return field
 
 
-def _compiled(system, parameters: Mapping | None) -> tuple[VectorField, CompiledField]:
+def _compiled(system, parameters: Mapping | None,
+              backend: str = "numpy") -> tuple[VectorField, CompiledField]:
     field = _field(system)
     known = list(field.manifold.parameters)
     N = getattr(system, "manifold", None)
     if N is not None and N is not field.manifold:
         known += list(getattr(N, "parameters", ()))
     params = resolve_parameters(parameters, known=known)
-    return field, compile_vector_field(field, params)
+    return field, compile_vector_field(field, params, backend=backend)
 
 
 def _state(x0, coords: tuple) -> np.ndarray:
@@ -140,17 +143,9 @@ class PoincareSection:
     def __len__(self) -> int:
         return sum(len(p) for p in self.points)
 
-    def _col(self, key) -> int:
-        name = key.name if isinstance(key, sp.Symbol) else key
-        for i, c in enumerate(self.coords):
-            if c.name == name:
-                return i
-        raise ValueError(f"{key!r} is not a phase-space coordinate; they are "
-                         f"{', '.join(map(str, self.coords))}")
-
     def project(self, a, b) -> tuple[np.ndarray, np.ndarray]:
         """All points in the plane of the coordinates ``a`` and ``b`` (names or symbols)."""
-        i, j = self._col(a), self._col(b)
+        i, j = coordinate_index(self.coords, a), coordinate_index(self.coords, b)
         pts = [p for p in self.points if len(p)]
         if not pts:
             return np.empty(0), np.empty(0)
@@ -161,7 +156,7 @@ class PoincareSection:
         """Figure of the section in the ``(a, b)`` plane, one colour per run."""
         fig, axes = _figure()
         ax = axes[0, 0]
-        i, j = self._col(a), self._col(b)
+        i, j = coordinate_index(self.coords, a), coordinate_index(self.coords, b)
         for k, p in enumerate(self.points):
             if len(p):
                 ax.plot(p[:, i], p[:, j], ".", markersize=markersize, label=f"run {k}")
@@ -186,8 +181,9 @@ def _section_expr(section, field: VectorField) -> sp.Expr:
 
 def poincare_section(system, initial_conditions, section, t_span,
                      parameters: Mapping | None = None, direction: int = 1,
-                     method: str = "DOP853", rtol: float = 1e-10,
-                     atol: float = 1e-12) -> PoincareSection:
+                     method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-12,
+                     client=None, workers: int | None = None,
+                     progress: bool | None = None, backend: str = "numpy") -> PoincareSection:
     r"""Points where trajectories cross :math:`\Sigma = \{s(x) = 0\}` in one direction.
 
     Each run integrates :math:`\dot x = X(x)` (compiled right-hand side) over ``t_span``;
@@ -198,13 +194,20 @@ def poincare_section(system, initial_conditions, section, t_span,
     ----------
     system : NonholonomicSystem, object with ``.vector_field()``, or VectorField
     initial_conditions : list of dict or sequence
-        One run per initial state.
+        One run per initial state (any number of runs).
     section : expression or str
         :math:`s(x)` on the phase space (text goes through the safe parser).
     t_span : (t0, t1) or float
     parameters : dict, optional
     direction : {1, -1, 0}
         Keep crossings with :math:`s` increasing (``1``), decreasing (``-1``) or both.
+    client, workers, progress
+        Where the runs are performed, as in :func:`~geomech.numeric.sweep.sweep`: ``None``
+        (serially), ``"processes"``, ``"dask"``, a scheduler address, a dask ``Client`` or
+        ``LocalCluster``, a ``concurrent.futures.Executor``; the points are the same in
+        every mode.
+    backend : {"numpy", "numba"}
+        Compiler of the right-hand side (:func:`~geomech.numeric.compile.compile_vector_field`).
 
     Returns
     -------
@@ -213,27 +216,45 @@ def poincare_section(system, initial_conditions, section, t_span,
     if direction not in (-1, 0, 1) or isinstance(direction, bool):
         raise ValueError(f"direction must be 1 (s increasing), -1 (decreasing) or 0 (both), "
                          f"got {direction!r}")
-    field, f = _compiled(system, parameters)
+    field, f = _compiled(system, parameters, backend)
     s_expr = _section_expr(section, field)
     s = CompiledFunction([s_expr], f.coords, dict(f.parameters), what="the section")
-    if isinstance(initial_conditions, Mapping):
+    states = _states(initial_conditions, f.coords)
+    shared = (f, s, _span(t_span), direction, method, rtol, atol)
+    out = parallel_map(_section_run, shared, states, client=client, workers=workers,
+                       progress=progress, desc="Poincaré section")
+    points, times = [p for p, _ in out], [t for _, t in out]
+    allp = [p for p in points if len(p)]
+    residual = float(np.max(np.abs(s.batch(np.vstack(allp))))) if allp else 0.0
+    return PoincareSection(f.coords, s.exprs[0], direction, points, times, residual)
+
+
+def _states(initial_conditions, coords) -> list[np.ndarray]:
+    """The initial states of several runs (``[x0, x1, ...]``), checked."""
+    if isinstance(initial_conditions, (Mapping, str, bytes)) or not hasattr(
+            initial_conditions, "__iter__"):
         raise TypeError("initial_conditions must be a list of initial states: [x0, ...]")
-    states = [_state(x0, f.coords) for x0 in initial_conditions]
-    t0, t1 = _span(t_span)
+    ics = list(initial_conditions)
+    if any(isinstance(x0, (int, float, np.number)) for x0 in ics):
+        raise TypeError("initial_conditions must be a list of initial states ([x0, x1, ...]), "
+                        "not one state: for one run wrap it, [x0]")
+    if not ics:
+        raise ValueError("initial_conditions is empty: give at least one initial state")
+    return [_state(x0, coords) for x0 in ics]
+
+
+def _section_run(shared: tuple, y0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Crossing states and times of one run (a worker's task)."""
     from scipy.integrate import solve_ivp
+
+    f, s, (t0, t1), direction, method, rtol, atol = shared
 
     def event(t, y):
         return s(y)[0]
 
     event.direction = direction
-    points, times = [], []
-    for y0 in states:
-        sol = solve_ivp(f, (t0, t1), y0, method=method, rtol=rtol, atol=atol, events=event)
-        points.append(np.asarray(sol.y_events[0]).reshape(-1, len(f.coords)))
-        times.append(np.asarray(sol.t_events[0]))
-    allp = [p for p in points if len(p)]
-    residual = float(np.max(np.abs(s.batch(np.vstack(allp))))) if allp else 0.0
-    return PoincareSection(f.coords, s.exprs[0], direction, points, times, residual)
+    sol = solve_ivp(f, (t0, t1), y0, method=method, rtol=rtol, atol=atol, events=event)
+    return np.asarray(sol.y_events[0]).reshape(-1, len(f.coords)), np.asarray(sol.t_events[0])
 
 
 # -- Lyapunov exponents ------------------------------------------------------------------------
@@ -303,7 +324,7 @@ def _variational(f: CompiledField, k: int):
 def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
                       k: int | None = None, interval: float = 1.0, transient: float = 0.0,
                       method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-12,
-                      seed: int = 0) -> LyapunovResult:
+                      seed: int = 0, backend: str = "numpy") -> LyapunovResult:
     r"""The ``k`` largest Lyapunov exponents of the trajectory from ``x0`` (QR method).
 
     The state and ``k`` tangent vectors :math:`\Xi` (random orthonormal start, ``seed``) are
@@ -330,6 +351,9 @@ def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
         Time between re-orthonormalisations.
     transient : float
         Time integrated first (without measuring), to reach the attractor / invariant set.
+    backend : {"numpy", "numba"}
+        Compiler of the field and of its Jacobian
+        (:func:`~geomech.numeric.compile.compile_vector_field`).
 
     Examples
     --------
@@ -339,12 +363,13 @@ def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
     >>> [round(float(v), 1) for v in res.exponents], round(float(sum(res.exponents)), 8)
     ([1.0, -2.0], -1.0)
     """
-    from scipy.integrate import solve_ivp
+    field, f = _compiled(system, parameters, backend)
+    options = _lyapunov_options(len(f.coords), k, interval, transient)
+    shared = (f, _span(t_span), *options, method, rtol, atol, seed)
+    return _lyapunov_run(shared, _state(x0, f.coords))
 
-    from geomech.core import budget
 
-    field, f = _compiled(system, parameters)
-    n = len(f.coords)
+def _lyapunov_options(n: int, k, interval, transient) -> tuple[int, float, float]:
     k = n if k is None else k
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= n:
         raise ValueError(f"k must be an integer between 1 and {n} (the phase-space dimension), "
@@ -354,13 +379,21 @@ def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
         if not isinstance(val, (int, float)) or not math.isfinite(val) or val < 0 or (
                 name == "interval" and val == 0):
             raise ValueError(f"{name} must be a finite {least} number, got {val!r}")
-    y = _state(x0, f.coords)
-    t0, t1 = _span(t_span)
+    return k, float(interval), float(transient)
+
+
+def _lyapunov_run(shared: tuple, y: np.ndarray) -> LyapunovResult:
+    """The QR method along the trajectory from ``y`` (a worker's task)."""
+    from scipy.integrate import solve_ivp
+
+    from geomech.core import budget
+
+    f, (t0, t1), k, interval, transient, method, rtol, atol, seed = shared
+    n = len(f.coords)
     if transient > 0:
         y = solve_ivp(f, (t0, t0 + transient), y, method=method, rtol=rtol, atol=atol).y[:, -1]
     Q = np.linalg.qr(np.random.default_rng(seed).standard_normal((n, k)))[0]
-    rhs = _variational(f, k)
-    J = f.jacobian
+    rhs, J = _variational(f, k), f.jacobian
     logs = np.zeros(k)
     times, hist, divs = [0.0], [np.zeros(k)], [float(np.trace(J(y)))]
     t, T = 0.0, t1 - t0
@@ -372,20 +405,53 @@ def lyapunov_spectrum(system, x0, t_span, parameters: Mapping | None = None,
         if not sol.success:
             raise ValueError(f"the integration failed at t = {t0 + transient + t:g}: "
                              f"{sol.message}")
-        z = sol.y[:, -1]
-        y = z[:n]
-        Q, R = np.linalg.qr(z[n:].reshape(n, k))
-        d = np.diag(R)
-        Q = Q * np.sign(d)
+        y, (Q, d) = sol.y[:n, -1], _reorthonormalise(sol.y[n:, -1].reshape(n, k))
         logs += np.log(np.abs(d))
         t += h
         times.append(t)
         hist.append(logs / t)
         divs.append(float(np.trace(J(y))))
     times_a = np.array(times)
-    div = float(np.trapezoid(divs, times_a) / T) if hasattr(np, "trapezoid") else \
-        float(np.trapz(divs, times_a) / T)
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    div = float(trapezoid(divs, times_a) / T)
     return LyapunovResult(logs / T, times_a[1:], np.array(hist[1:]), div, y, f.coords)
+
+
+def _reorthonormalise(Xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Xi = QR``: the orthonormal ``Q`` (columns signed so that ``diag R > 0``) and
+    ``diag R``."""
+    Q, R = np.linalg.qr(Xi)
+    d = np.diag(R)
+    return Q * np.sign(d), d
+
+
+def lyapunov_ensemble(system, initial_conditions, t_span, parameters: Mapping | None = None,
+                      k: int | None = 1, interval: float = 1.0, transient: float = 0.0,
+                      method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-12,
+                      seed: int = 0, client=None, workers: int | None = None,
+                      progress: bool | None = None,
+                      backend: str = "numpy") -> list[LyapunovResult]:
+    r"""Lyapunov exponents of many trajectories: :func:`lyapunov_spectrum` (default
+    ``k = 1``, the maximal exponent) from every initial condition, in input order.
+
+    ``client``, ``workers`` and ``progress`` choose where the runs are performed, as in
+    :func:`~geomech.numeric.sweep.sweep` (serially, ``"processes"``, a dask cluster or
+    ``Client``, an executor); the field and its Jacobian are compiled once per worker, and
+    the exponents are the same in every mode (same code, same tangent start ``seed``).
+
+    Examples
+    --------
+    >>> import geomech as gm
+    >>> M = gm.Manifold("M", "x y"); x, y = M.coords
+    >>> out = lyapunov_ensemble(M.vector_field([x, -2*y]), [[1e-3, 1.0], [1.0, 1.0]], 30.0)
+    >>> [round(r.maximal, 1) for r in out]
+    [1.0, 1.0]
+    """
+    field, f = _compiled(system, parameters, backend)
+    options = _lyapunov_options(len(f.coords), k, interval, transient)
+    shared = (f, _span(t_span), *options, method, rtol, atol, seed)
+    return parallel_map(_lyapunov_run, shared, _states(initial_conditions, f.coords),
+                        client=client, workers=workers, progress=progress, desc="Lyapunov")
 
 
 def max_lyapunov(system, x0, t_span, parameters: Mapping | None = None,
@@ -437,16 +503,14 @@ def phase_portrait(system, initial_conditions, t_span, axes=None,
         axes = coords[:2]
     if len(axes) != 2:
         raise ValueError(f"axes must name two coordinates, got {axes!r}")
-    sec = PoincareSection(coords, sp.S.Zero, 0, [], [], 0.0)       # coordinate look-up only
-    i, j = sec._col(axes[0]), sec._col(axes[1])
-    if isinstance(initial_conditions, Mapping):
-        raise TypeError("initial_conditions must be a list of initial states: [x0, ...]")
+    i, j = coordinate_index(coords, axes[0]), coordinate_index(coords, axes[1])
+    states = _states(initial_conditions, coords)
     t0, t1 = _span(t_span)
     fig, axs = _figure()
     ax = axs[0, 0]
     t_eval = np.linspace(t0, t1, points)
     curves = []
-    for y0 in (_state(x0, coords) for x0 in initial_conditions):
+    for y0 in states:
         sol = solve_ivp(f, (t0, t1), y0, method="DOP853", rtol=rtol, atol=atol, t_eval=t_eval)
         ax.plot(sol.y[i], sol.y[j], linewidth=1.2)
         curves.append(sol.y)

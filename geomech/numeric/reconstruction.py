@@ -214,65 +214,67 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
     ({x: sqrt(r2 - y**2)}, (z*sqrt(r2 - y**2),))
     """
     red = reduce(v, symmetries, invariants=invariants, names=names)
-    fields = list(red.symmetries)
     M = v.manifold
-    r = len(independent_subset(fields))
-    pol = default_policy()
-    zeta = list(red.manifold.coords)
-    Z = list(red.invariants)
     if point is not None:
         point = {M.sympify(k) if isinstance(k, str) else k: sp.nsimplify(val, rational=True)
                  if isinstance(val, float) else as_expr(val) for k, val in point.items()}
-    if orbit_coords is not None:
-        Ys = [M.sympify(c) if isinstance(c, str) else c for c in orbit_coords]
-        bad = [c for c in Ys if c not in M.coords]
-        if bad:
-            raise ValueError(f"orbit coordinates must be coordinates of {M.name}: {bad}")
-        if len(Ys) != r:
-            raise ValueError(f"{len(Ys)} orbit coordinates given; the orbits have dimension {r}")
-        candidates = [tuple(M.coords.index(c) for c in Ys)]
-    else:
-        candidates = _orbit_candidates(fields, M, red)
     # the reduced symbols may coincide with coordinates of M (an invariant that is a coordinate)
-    tmp = [sp.Dummy(f"zeta{i}") for i in range(len(zeta))]
-    for J in candidates:
-        Y = [M.coords[j] for j in J]
-        if jacobian_rank(Z + Y, M.coords) < M.dim:
-            continue
-        xI = [c for c in M.coords if c not in Y]
-        eqs = [as_expr(f) - t for f, t in zip(Z, tmp)]
-        pt = None
-        if point is not None:
-            pt = dict(point)
-            pt.update({t: as_expr(f).xreplace(point) for t, f in zip(tmp, Z)})
-        sol = _solve_branch(eqs, xI, pt)
-        if sol is None:
-            continue
-        if pt is not None and not _regular_at(Z, xI, pt):
-            continue
-        back = dict(zip(tmp, zeta))
-        solved = {x: pol.normalize(sol[x]).xreplace(back) for x in xI}
-        solved = {x: e for x, e in solved.items() if e != x}
-        # keep coordinates that are invariants (x_i = zeta_i) readable
-        rates = []
-        for y in Y:
-            g = v.components[M.coords.index(y)]
-            rates.append(pol.normalize(as_expr(g).xreplace(
-                {x: sol[x] for x in xI}).xreplace(back)))
-        used = set(zeta)
-        ys = []
-        for y in Y:
-            ys.append(y if y not in used else sp.Symbol(f"{y.name}_orbit", real=True))
-        if ys != Y:
-            ren = dict(zip(Y, ys))
-            solved = {x: e.xreplace(ren) for x, e in solved.items()}
-            rates = [e.xreplace(ren) for e in rates]
-        chart = Manifold(f"{M.name}_orbit_chart", (*zeta, *ys), parameters=M.parameters,
-                         assumptions=M.assumptions)
-        return OrbitChart(red, tuple(ys), solved, tuple(rates), chart, M, tuple(Y))
+    tmp = [sp.Dummy(f"zeta{i}") for i in range(len(red.manifold.coords))]
+    for J in _chart_candidates(red, M, orbit_coords):
+        chart = _chart_from(v, red, [M.coords[j] for j in J], tmp, point)
+        if chart is not None:
+            return chart
     raise ValueError(
         "could not build a chart (zeta, Y) adapted to the orbits: no set of coordinates along "
         "the orbits lets Z(x) = zeta be solved explicitly for the others; pass orbit_coords=")
+
+
+def _chart_candidates(red, M: Manifold, orbit_coords) -> list[tuple[int, ...]]:
+    """Index sets of the coordinates to keep along the orbits (given or searched)."""
+    fields = list(red.symmetries)
+    r = len(independent_subset(fields))
+    if orbit_coords is None:
+        return _orbit_candidates(fields, M, red)
+    Ys = [M.sympify(c) if isinstance(c, str) else c for c in orbit_coords]
+    bad = [c for c in Ys if c not in M.coords]
+    if bad:
+        raise ValueError(f"orbit coordinates must be coordinates of {M.name}: {bad}")
+    if len(Ys) != r:
+        raise ValueError(f"{len(Ys)} orbit coordinates given; the orbits have dimension {r}")
+    return [tuple(M.coords.index(c) for c in Ys)]
+
+
+def _chart_from(v: VectorField, red, Y: list, tmp: list, point) -> OrbitChart | None:
+    """The chart (zeta, Y) when Z(x) = zeta can be solved for the other coordinates
+    (regular at ``point`` when given), else None."""
+    M, pol = v.manifold, default_policy()
+    zeta, Z = list(red.manifold.coords), list(red.invariants)
+    if jacobian_rank(Z + Y, M.coords) < M.dim:
+        return None
+    xI = [c for c in M.coords if c not in Y]
+    eqs = [as_expr(f) - t for f, t in zip(Z, tmp)]
+    pt = None
+    if point is not None:
+        pt = dict(point)
+        pt.update({t: as_expr(f).xreplace(point) for t, f in zip(tmp, Z)})
+    sol = _solve_branch(eqs, xI, pt)
+    if sol is None or (pt is not None and not _regular_at(Z, xI, pt)):
+        return None
+    back = dict(zip(tmp, zeta))
+    solved = {x: pol.normalize(sol[x]).xreplace(back) for x in xI}
+    solved = {x: e for x, e in solved.items() if e != x}
+    # keep coordinates that are invariants (x_i = zeta_i) readable
+    rates = [pol.normalize(as_expr(v.components[M.coords.index(y)]).xreplace(
+        {x: sol[x] for x in xI}).xreplace(back)) for y in Y]
+    used = set(zeta)
+    ys = [y if y not in used else sp.Symbol(f"{y.name}_orbit", real=True) for y in Y]
+    if ys != Y:
+        ren = dict(zip(Y, ys))
+        solved = {x: e.xreplace(ren) for x, e in solved.items()}
+        rates = [e.xreplace(ren) for e in rates]
+    chart = Manifold(f"{M.name}_orbit_chart", (*zeta, *ys), parameters=M.parameters,
+                     assumptions=M.assumptions)
+    return OrbitChart(red, tuple(ys), solved, tuple(rates), chart, M, tuple(Y))
 
 
 @dataclass
@@ -563,6 +565,33 @@ def integrate_on_group(xi, reduced, z0, g0, t_span, *, side: str = "right",
     """
     from geomech.numeric import simulate
 
+    V, xi, g0 = _group_inputs(xi, reduced, g0, side)
+    n, R = xi.rows, V.manifold
+    zc = list(R.coords)
+    G = group_symbols(n, name)
+    clash = set(G) & set(zc)
+    if clash:
+        raise ValueError(f"the group symbols {sorted(map(str, clash))} clash with reduced "
+                         "coordinates; pass name=")
+    gdot = G * xi if side == "right" else xi * G
+    extra = dict(extra or {})
+    ys = [sp.Symbol(str(k), real=True) for k in extra]
+    rates = _quadratures(extra, set(zc) | set(G) | set(R.parameters))
+    chart = Manifold(f"{R.name}_x_G", (*zc, *G, *ys), parameters=R.parameters,
+                     assumptions=R.assumptions)
+    F = chart.vector_field([*V.components, *list(gdot), *rates])
+    y0 = [*_reduced_state(z0, zc), *g0.reshape(-1), *([0.0] * len(ys))]
+    res = simulate(F, y0, t_span, parameters=parameters, t_eval=t_eval, method=method,
+                   rtol=rtol, atol=atol, energy=False)
+    m = len(zc)
+    S = res.states
+    group = S[:, m:m + n * n].reshape(-1, n, n)
+    ex = {str(k): S[:, m + n * n + i] for i, k in enumerate(extra)}
+    return GroupReconstruction(res.t, S[:, :m], group, ex, res.success, res)
+
+
+def _group_inputs(xi, reduced, g0, side: str):
+    """Checked ``(V, xi, g0)`` of :func:`integrate_on_group`."""
     V = reduced.vector_field if isinstance(reduced, ReducedSystem) else reduced
     if not isinstance(V, VectorField):
         raise TypeError(f"reduced must be a VectorField or ReducedSystem, got "
@@ -572,35 +601,32 @@ def integrate_on_group(xi, reduced, z0, g0, t_span, *, side: str = "right",
     xi = sp.Matrix(xi)
     if xi.rows != xi.cols:
         raise ValueError(f"xi must be a square matrix, got shape {xi.shape}")
-    n = xi.rows
     g0 = np.asarray(g0, dtype=float)
-    if g0.shape != (n, n):
-        raise ValueError(f"g0 must have shape {(n, n)}, got {g0.shape}")
+    if g0.shape != (xi.rows, xi.rows):
+        raise ValueError(f"g0 must have shape {(xi.rows, xi.rows)}, got {g0.shape}")
     R = V.manifold
-    zc = list(R.coords)
-    stray = set().union(*(e.free_symbols for e in xi)) - set(zc) - set(R.parameters)
+    stray = set().union(*(e.free_symbols for e in xi)) - set(R.coords) - set(R.parameters)
     if stray:
         raise ValueError(f"xi involves {sorted(map(str, stray))}, which are neither reduced "
                          "coordinates nor parameters")
-    G = group_symbols(n, name)
-    clash = set(G) & set(zc)
-    if clash:
-        raise ValueError(f"the group symbols {sorted(map(str, clash))} clash with reduced "
-                         "coordinates; pass name=")
-    gdot = G * xi if side == "right" else xi * G
-    extra = dict(extra or {})
-    ys = [sp.Symbol(str(k), real=True) for k in extra]
+    return V, xi, g0
+
+
+def _quadratures(extra: dict, allowed: set) -> list:
+    """The rates of the extra quadratures, checked to involve only ``allowed`` symbols."""
     rates = []
     for k, e in extra.items():
         e = as_expr(e)
-        bad = e.free_symbols - set(zc) - set(G) - set(R.parameters)
+        bad = e.free_symbols - allowed
         if bad:
             raise ValueError(f"the quadrature {k} involves unknown symbols "
                              f"{sorted(map(str, bad))}")
         rates.append(e)
-    chart = Manifold(f"{R.name}_x_G", (*zc, *G, *ys), parameters=R.parameters,
-                     assumptions=R.assumptions)
-    F = chart.vector_field([*V.components, *list(gdot), *rates])
+    return rates
+
+
+def _reduced_state(z0, zc: list) -> list[float]:
+    """The initial reduced state as floats in the order of ``zc``."""
     if isinstance(z0, Mapping):
         by = {c.name: c for c in zc}
         zmap = {by[k.name if isinstance(k, sp.Symbol) else k]: val for k, val in z0.items()}
@@ -608,11 +634,4 @@ def integrate_on_group(xi, reduced, z0, g0, t_span, *, side: str = "right",
     z0 = [float(x) for x in z0]
     if len(z0) != len(zc):
         raise ValueError(f"z0 has {len(z0)} values for {len(zc)} reduced coordinates")
-    y0 = [*z0, *g0.reshape(-1), *([0.0] * len(ys))]
-    res = simulate(F, y0, t_span, parameters=parameters, t_eval=t_eval, method=method,
-                   rtol=rtol, atol=atol, energy=False)
-    m = len(zc)
-    S = res.states
-    group = S[:, m:m + n * n].reshape(-1, n, n)
-    ex = {str(k): S[:, m + n * n + i] for i, k in enumerate(extra)}
-    return GroupReconstruction(res.t, S[:, :m], group, ex, res.success, res)
+    return z0

@@ -37,10 +37,10 @@ import sympy as sp
 
 from .simulate import SimulationResult, simulate
 
-__all__ = ["sweep", "SweepResult"]
+__all__ = ["sweep", "SweepResult", "parallel_map"]
 
 _SIMULATE_OPTIONS = {"integrals", "method", "rtol", "atol", "t_eval", "constraints", "energy",
-                     "max_step", "form", "implicit"}
+                     "max_step", "form", "implicit", "backend", "step", "timeout"}
 
 
 class _Prepared:
@@ -82,14 +82,21 @@ def _prepare(system, options: Mapping):
 _PAYLOADS: dict[str, object] = {}
 
 
-def _payload(blob: bytes) -> tuple:
+def _payload(blob: bytes):
+    """The shared data of a parallel map, unpickled once per worker process."""
     key = hashlib.sha1(blob).hexdigest()
     hit = _PAYLOADS.get(key)
     if hit is None:
         hit = pickle.loads(blob)
-        _PAYLOADS.clear()                          # one sweep at a time per worker
+        _PAYLOADS.clear()                          # one map at a time per worker
         _PAYLOADS[key] = hit
     return hit
+
+
+def _run_chunk(fn, blob: bytes, chunk: list) -> list:
+    """``[(k, fn(shared, item))]`` for the ``(k, item)`` of one chunk."""
+    shared = _payload(blob)
+    return [(k, fn(shared, item)) for k, item in chunk]
 
 
 def _run_one(target, job: tuple, t_span, options: Mapping) -> SimulationResult:
@@ -100,16 +107,13 @@ def _run_one(target, job: tuple, t_span, options: Mapping) -> SimulationResult:
         raise type(exc)(f"run {k} (initial condition {i}, parameter set {j}): {exc}") from None
 
 
-def _run_chunk(blob: bytes, jobs: list) -> list:
-    """Runs of one chunk; returns light records (the field stays in the caller)."""
-    target, t_span, options = _payload(blob)
+def _sweep_run(shared: tuple, job: tuple) -> tuple:
+    """One run of a sweep as a light record (the field stays with the caller)."""
+    target, t_span, options = shared
+    r = _run_one(target, job, t_span, options)
     ship_field = _field_of_target(target) is None
-    out = []
-    for job in jobs:
-        r = _run_one(target, job, t_span, options)
-        out.append((job[0], r.t, r.states, r.coords, r.series, r.drift, r.solution,
-                    r.parameters, r.field if ship_field else None))
-    return out
+    return (r.t, r.states, r.coords, r.series, r.drift, r.solution, r.parameters,
+            r.field if ship_field else None)
 
 
 # -- the result ----------------------------------------------------------------------------
@@ -230,14 +234,14 @@ def _chunks(jobs: list, workers: int, chunksize: int | None) -> list[list]:
     return [jobs[a:a + size] for a in range(0, len(jobs), size)]
 
 
-def _progress(total: int, show: bool | None):
+def _progress(total: int, show: bool | None, desc: str):
     if show is None:
         show = total >= 50 and sys.stderr.isatty()
     if not show:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="sweep", unit="run")
+    return tqdm(total=total, desc=desc, unit="run")
 
 
 def _field_of_target(target):
@@ -294,17 +298,17 @@ def _executor(client, workers: int | None):
                     f"{type(client).__name__}")
 
 
-def _gather(kind: str, ex, blob: bytes, chunks: list[list], bar) -> list:
-    """Records of all chunks, in any order."""
+def _gather(kind: str, ex, fn, blob: bytes, chunks: list[list], bar) -> list:
+    """``(k, result)`` of all chunks, in any order."""
     records: list = []
     if kind == "executor":
-        futures = [ex.submit(_run_chunk, blob, ch) for ch in chunks]
+        futures = [ex.submit(_run_chunk, fn, blob, ch) for ch in chunks]
         done = cf.as_completed(futures)
     else:
         from distributed import as_completed
 
         remote = ex.scatter(blob, broadcast=True)
-        futures = [ex.submit(_run_chunk, remote, ch, pure=False) for ch in chunks]
+        futures = [ex.submit(_run_chunk, fn, remote, ch, pure=False) for ch in chunks]
         done = as_completed(futures)
     for fut in done:
         part = fut.result()
@@ -312,6 +316,51 @@ def _gather(kind: str, ex, blob: bytes, chunks: list[list], bar) -> list:
         if bar is not None:
             bar.update(len(part))
     return records
+
+
+def parallel_map(fn, shared, items: Sequence, client=None, workers: int | None = None,
+                 chunksize: int | None = None, progress: bool | None = None,
+                 desc: str = "runs") -> list:
+    """``[fn(shared, item) for item in items]``, serially, on local processes or on a dask
+    cluster (``client`` as in :func:`sweep`), in input order.
+
+    ``fn`` is a module-level function (pickled by reference); ``shared`` is pickled once,
+    sent once to every worker (broadcast on dask) and unpickled once per worker process, so
+    what it compiles (a :class:`~geomech.numeric.compile.CompiledField`) is compiled once per
+    worker.  Every mode calls the same ``fn`` on the same data: the results do not depend on
+    the mode.  The engine of :func:`sweep` and of the ensembles of
+    :mod:`geomech.numeric.dynamics`.
+
+    >>> parallel_map(pow, 2, [1, 2, 10])
+    [2, 4, 1024]
+    """
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                or workers < 1):
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    items = list(items)
+    kind, ex, closers = _executor(client, workers)
+    bar = _progress(len(items), progress, desc)
+    try:
+        if kind == "serial":
+            out = []
+            for item in items:
+                out.append(fn(shared, item))
+                if bar is not None:
+                    bar.update(1)
+            return out
+        blob = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
+        n = workers or (len(ex.scheduler_info()["workers"]) if kind == "dask"
+                        else getattr(ex, "_max_workers", None) or os.cpu_count() or 1)
+        chunks = _chunks(list(enumerate(items)), n, chunksize)
+        out = [None] * len(items)
+        for k, r in _gather(kind, ex, fn, blob, chunks, bar):
+            out[k] = r
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
+        for close in closers:
+            close()
 
 
 def sweep(system, initial_conditions, t_span, parameters=None, client=None,
@@ -351,7 +400,7 @@ def sweep(system, initial_conditions, t_span, parameters=None, client=None,
     **options
         Passed to :func:`~geomech.numeric.simulate` (``method``, ``rtol``, ``atol``,
         ``t_eval``, ``integrals``, ``energy``, ``constraints``, ``max_step``, ``form``,
-        ``implicit``).
+        ``implicit``, ``backend``; ``method="dlda"`` with ``step``; ``timeout`` per run).
 
     Returns
     -------
@@ -372,37 +421,13 @@ def sweep(system, initial_conditions, t_span, parameters=None, client=None,
     if bad:
         raise TypeError(f"unknown option{'s' if len(bad) > 1 else ''} of sweep: "
                         f"{', '.join(sorted(bad))}")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
     jobs, n_sets = _jobs(initial_conditions, parameters)
     target = _prepare(system, options)
-    kind, ex, closers = _executor(client, workers)
-    bar = _progress(len(jobs), progress)
-    try:
-        if kind == "serial":
-            runs = []
-            for job in jobs:
-                runs.append(_run_one(target, job, t_span, options))
-                if bar is not None:
-                    bar.update(1)
-        else:
-            blob = pickle.dumps((target, t_span, options), protocol=pickle.HIGHEST_PROTOCOL)
-            n = workers or (len(ex.scheduler_info()["workers"]) if kind == "dask"
-                            else getattr(ex, "_max_workers", None) or os.cpu_count() or 1)
-            records = _gather(kind, ex, blob, _chunks(jobs, n, chunksize), bar)
-            runs = _rebuild(records, target, len(jobs))
-    finally:
-        if bar is not None:
-            bar.close()
-        for close in closers:
-            close()
-    return SweepResult(runs, [(i, j) for _, i, j, _, _ in jobs], n_sets)
-
-
-def _rebuild(records: list, target, total: int) -> list:
+    records = parallel_map(_sweep_run, (target, t_span, options), jobs, client=client,
+                           workers=workers, chunksize=chunksize, progress=progress,
+                           desc="sweep")
     field = _field_of_target(target)
-    runs: list = [None] * total
-    for k, t, states, coords, series, drift, solution, params, fld in records:
-        runs[k] = SimulationResult(t, states, coords, series, drift, solution, params,
-                                   field if fld is None else fld)
-    return runs
+    runs = [SimulationResult(t, states, coords, series, drift, solution, params,
+                             field if fld is None else fld)
+            for t, states, coords, series, drift, solution, params, fld in records]
+    return SweepResult(runs, [(i, j) for _, i, j, _, _ in jobs], n_sets)

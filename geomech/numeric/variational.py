@@ -16,7 +16,7 @@ symbolic Jacobian,
 
 .. math::
 
-    p_k + D_1L_d(q_k, q_{k+1}) = A(q_k)^T\lambda_k, \qquad
+    p_k + D_1L_d(q_k, q_{k+1}) + f_d^-(q_k, q_{k+1}) = A(q_k)^T\lambda_k, \qquad
     f\big(\tfrac{q_k+q_{k+1}}{2}, \tfrac{q_{k+1}-q_k}{h}\big) = 0
 
 for :math:`(q_{k+1}, \lambda_k)` (discrete constraint, imposed at the new step), then
@@ -24,12 +24,21 @@ for :math:`(q_{k+1}, \lambda_k)` (discrete constraint, imposed at the new step),
 .. math::
 
     \partial L/\partial\dot q\,(q_{k+1}, v_{k+1}) = D_2L_d(q_k, q_{k+1})
-    + A(q_{k+1})^T\mu_{k+1}, \qquad f(q_{k+1}, v_{k+1}) = 0
+    + f_d^+(q_k, q_{k+1}) + A(q_{k+1})^T\mu_{k+1}, \qquad f(q_{k+1}, v_{k+1}) = 0
 
 for :math:`(v_{k+1}, \mu_{k+1})`, with :math:`p_{k+1} = \partial L/\partial\dot q\,(q_{k+1},
-v_{k+1})`.  Eliminating the momenta gives the discrete Lagrange--d'Alembert equations
-:math:`D_2L_d(q_{k-1},q_k) + D_1L_d(q_k,q_{k+1}) = A(q_k)^T(\lambda_k - \mu_k)`.  The map
-is symmetric (:math:`\Phi_{-h} = \Phi_h^{-1}`), hence of even order -- 2, as measured -- and
+v_{k+1})`.  The discrete forces of the generalised forces :math:`Q(q,\dot q)` of the
+system (``system.forces``; zero without them) are the midpoint rule of the forced discrete
+Lagrange--d'Alembert principle (Marsden & West 2001, "Discrete mechanics and variational
+integrators", Acta Numerica 10, §3.2),
+
+.. math::  f_d^\pm(q_0, q_1) = \tfrac h2\,Q\big(\tfrac{q_0+q_1}{2}, \tfrac{q_1-q_0}{h}\big).
+
+Eliminating the momenta gives the discrete Lagrange--d'Alembert equations
+:math:`D_2L_d(q_{k-1},q_k) + D_1L_d(q_k,q_{k+1}) + f_d^+(q_{k-1},q_k) + f_d^-(q_k,q_{k+1})
+= A(q_k)^T(\lambda_k - \mu_k)`.  The map
+is symmetric (:math:`\Phi_{-h} = \Phi_h^{-1}`, with or without forces), hence of even
+order -- 2, as measured -- and
 reversible on reversible systems, where reversible integrators have good long-time energy
 behaviour (McLachlan & Perlmutter 2006); no secular growth of the energy error is observed
 over :math:`10^5` steps on the rolling disk.  Both the discrete and the continuous
@@ -160,8 +169,9 @@ class DiscreteLagrangeDAlembert:
     Parameters
     ----------
     system : NonholonomicSystem
-        Lagrangian :math:`L(q,\dot q)` (time-independent) and constraints
-        :math:`f_\mu(q,\dot q)` (affine in the velocities); no external forces.
+        Lagrangian :math:`L(q,\dot q)` (time-independent), constraints
+        :math:`f_\mu(q,\dot q)` (affine in the velocities) and optional generalised forces
+        :math:`Q(q,\dot q)` (``system.forces``).
     parameters : dict, optional
         Numeric values ``{symbol or name: number}`` of the system's parameters.
 
@@ -185,32 +195,38 @@ class DiscreteLagrangeDAlembert:
             raise TypeError(f"the discrete Lagrange-d'Alembert integrator needs a "
                             f"NonholonomicSystem (a Lagrangian and constraints), got "
                             f"{type(system).__name__}")
-        if getattr(system, "forces", None):
-            raise ValueError("the discrete Lagrange-d'Alembert integrator supports "
-                             "conservative systems only; this system has external forces")
+        self._source = (system, parameters)
         q, v = tuple(N.coords), tuple(N.velocities)
         self.q, self.v = q, v
         cons = [as_expr(f, exact=False) for f in cons]
-        self.parameters = resolve_parameters(parameters, known=N.parameters,
-                                             needed=_free([L, *cons]) - set(q) - set(v))
+        forces = [as_expr(f, exact=False) for f in (getattr(system, "forces", None) or ())]
+        self.forced = bool(forces) and any(f != 0 for f in forces)
+        self.parameters = resolve_parameters(
+            parameters, known=N.parameters, needed=_free([L, *cons, *forces]) - set(q) - set(v))
         L = L.xreplace(self.parameters)
         cons = [f.xreplace(self.parameters) for f in cons]
-        free = _free([L, *cons]) - set(q) - set(v)
+        forces = [f.xreplace(self.parameters) for f in forces] if self.forced else []
+        free = _free([L, *cons, *forces]) - set(q) - set(v)
         if free:
             names = ", ".join(sorted(map(str, free)))
-            raise ValueError(f"the Lagrangian or the constraints depend on {names}; pass "
+            raise ValueError(f"the Lagrangian, the constraints or the forces depend on {names}; "
+                             f"pass "
                              f"parameters={{'{names.split(', ')[0]}': value, ...}}")
         for f in cons:
             if any(sp.diff(f, a, b) != 0 for a in v for b in v):
                 raise ValueError(f"the constraint {f} = 0 is not affine in the velocities")
         self.n, self.m = len(q), len(cons)
-        self._build(L, cons)
+        self._build(L, cons, forces)
 
-    def _build(self, L: sp.Expr, cons: list) -> None:
+    def __reduce__(self):
+        """Pickled by its source (the system and the parameters), rebuilt on load."""
+        return (type(self), self._source)
+
+    def _build(self, L: sp.Expr, cons: list, forces: list) -> None:
         n, m, q, v = self.n, self.m, self.q, self.v
         q0 = sp.symbols(f"q0_:{n}")
-        q1 = sp.symbols(f"q1_:{n}")
-        p0 = sp.symbols(f"p0_:{n}")
+        dq = sp.symbols(f"dq_:{n}")        # the unknown increment q1 - q0: no cancellation
+        p0 = sp.symbols(f"p0_:{n}")        # in (q1 - q0)/h, however large q grows
         v1 = sp.symbols(f"v1_:{n}")
         lam = sp.symbols(f"lam_:{m}")
         h = sp.Symbol("h")
@@ -221,23 +237,27 @@ class DiscreteLagrangeDAlembert:
         def at(e, qq, vv):
             return e.xreplace({**dict(zip(q, qq)), **dict(zip(v, vv))})
 
-        qm = [(a + b) / 2 for a, b in zip(q0, q1)]
-        vm = [(b - a) / h for a, b in zip(q0, q1)]
-        D1 = [h / 2 * at(a, qm, vm) - at(b, qm, vm) for a, b in zip(Lq, Lv)]
-        D2 = [h / 2 * at(a, qm, vm) + at(b, qm, vm) for a, b in zip(Lq, Lv)]
-        # position step: unknowns (q1, lam); fixed (q0, p0, h)
+        qm = [a + d / 2 for a, d in zip(q0, dq)]
+        vm = [d / h for d in dq]
+        # forced discrete Lagrangian: D_1 L_d + f_d^-, D_2 L_d + f_d^+ with the midpoint rule
+        # f_d^- = f_d^+ = (h/2) Q((q0+q1)/2, (q1-q0)/h)
+        Qm = [at(f, qm, vm) for f in forces] if forces else [0] * n
+        D1 = [h / 2 * (at(a, qm, vm) + f) - at(b, qm, vm) for a, b, f in zip(Lq, Lv, Qm)]
+        D2 = [h / 2 * (at(a, qm, vm) + f) + at(b, qm, vm) for a, b, f in zip(Lq, Lv, Qm)]
+        # position step: unknowns (dq, lam); fixed (q0, p0, h)
         R1 = [p0[i] + D1[i] - sum(at(A[j][i], q0, v) * lam[j] for j in range(m))
               for i in range(n)] + [at(f, qm, vm) for f in cons]
-        z1 = [*q1, *lam]
+        z1 = [*dq, *lam]
         J1 = sp.Matrix(R1).jacobian(z1)
         self._pos = lambdify_flat([*q0, *p0, h, *z1], [*R1, *J1])
-        self._dres = lambdify_flat([*q0, *q1, h], [at(f, qm, vm) for f in cons])
-        # velocity step: unknowns (v1, mu); fixed (q0, q1, h)
+        self._dres = lambdify_flat([*q0, *dq, h], [at(f, qm, vm) for f in cons])
+        # velocity step: unknowns (v1, mu); fixed (q0, dq, q1, h), q1 = q0 + dq as summed
+        q1 = sp.symbols(f"q1_:{n}")
         R2 = [at(Lv[i], q1, v1) - D2[i] - sum(at(A[j][i], q1, v) * lam[j] for j in range(m))
               for i in range(n)] + [at(f, q1, v1) for f in cons]
         z2 = [*v1, *lam]
         J2 = sp.Matrix(R2).jacobian(z2)
-        self._vel = lambdify_flat([*q0, *q1, h, *z2], [*R2, *J2])
+        self._vel = lambdify_flat([*q0, *dq, *q1, h, *z2], [*R2, *J2])
         # mechanical Lagrangians: the velocity step is linear in (v1, mu), one solve suffices
         self._vel_linear = not (J2.free_symbols & set(z2))
         energy = sum(a * b for a, b in zip(v, Lv)) - L
@@ -274,44 +294,57 @@ class DiscreteLagrangeDAlembert:
     def step(self, q0: np.ndarray, v0: np.ndarray, h: float, guess=None, p0=None):
         """One step from ``(q0, v0)`` (``v0`` consistent with the constraints): returns
         ``(q1, v1, discrete residual, Newton iterations, multipliers lambda)``.  ``guess``:
-        optional starting values ``(q1, v1, lam)`` of the Newton solves; ``p0``: the
+        optional starting values ``(q1 - q0, v1, lam)`` of the Newton solves; ``p0``: the
         momentum at ``(q0, v0)`` if known.  Raises ``ArithmeticError`` when a Newton solve
         fails."""
+        q1, _, _, v1, res, it, lam = self._step(q0, v0, h, guess, p0, np.zeros(len(q0)))
+        return q1, v1, res, it, lam
+
+    def _step(self, q0, v0, h, guess, p0, carry):
+        r""":meth:`step` solving for the increment :math:`\Delta q = q_1 - q_0` (no
+        cancellation in :math:`\Delta q/h` however large :math:`q` grows), summed into
+        :math:`q_1` with Kahan's compensation ``carry``; the continuous constraints are
+        imposed at that :math:`q_1`.  Returns ``(q1, carry, dq, v1, residual, iterations,
+        lambda)``, the residual :math:`\max_\mu|f_\mu(q_0 + \Delta q/2, \Delta q/h)|`."""
         n, m = self.n, self.m
         if p0 is None:
             p0, _ = self.momentum_energy(q0, v0)
-        q1, v1, lam = guess if guess is not None else (q0 + h * v0, v0, np.zeros(m))
-        z, i1 = _newton(self._pos, np.concatenate([q0, p0, [h]]), np.concatenate([q1, lam]),
+        dq, v1, lam = guess if guess is not None else (h * v0, v0, np.zeros(m))
+        z, i1 = _newton(self._pos, np.concatenate([q0, p0, [h]]), np.concatenate([dq, lam]),
                         n + m)
-        q1 = z[:n]
-        w, i2 = _newton(self._vel, np.concatenate([q0, q1, [h]]), np.concatenate([v1, z[n:]]),
-                        n + m, linear=self._vel_linear)
-        res = float(np.max(np.abs(self._dres(np.concatenate([q0, q1, [h]]))), initial=0.0))
-        return q1, w[:n], res, i1 + i2, z[n:]
+        dq = z[:n]
+        y = dq - carry
+        q1 = q0 + y
+        carry = (q1 - q0) - y
+        w, i2 = _newton(self._vel, np.concatenate([q0, dq, q1, [h]]),
+                        np.concatenate([v1, z[n:]]), n + m, linear=self._vel_linear)
+        res = float(np.max(np.abs(self._dres(np.concatenate([q0, dq, [h]]))), initial=0.0))
+        return q1, carry, dq, w[:n], res, i1 + i2, z[n:]
 
     def run(self, q0: Sequence[float], v0: Sequence[float], h: float,
             steps: int) -> DiscreteTrajectory:
         """``steps`` steps of size ``h`` from ``(q0, v0)`` (all velocities, consistent with
-        the constraints).  Stops early, with ``success=False`` and the reason in
+        the constraints).  The positions accumulate the increments with compensated
+        (Kahan) summation.  Stops early, with ``success=False`` and the reason in
         ``message``, when a step fails or the time budget
         (:func:`geomech.core.budget.time_limit`) runs out."""
         if not (isinstance(h, (int, float)) and math.isfinite(h) and h != 0):
             raise ValueError(f"the step must be a non-zero finite number, got {h!r}")
         n = self.n
-        Q, V = np.empty((steps + 1, n)), np.empty((steps + 1, n))
+        Q, V, D = np.empty((steps + 1, n)), np.empty((steps + 1, n)), np.zeros((steps + 1, n))
         E, R, C = np.empty(steps + 1), np.zeros(steps + 1), np.empty((steps + 1, self.m))
         Q[0], V[0] = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
         p, E[0], C[0] = self._at(Q[0], V[0])
         nfev, k, message = 0, 0, "the integration reached the end of the interval"
-        lam = np.zeros(self.m)
+        lam, carry = np.zeros(self.m), np.zeros(n)
         try:
             for k in range(steps):
                 budget.check()
                 guess = None
-                if k >= 2:         # cubic extrapolation: Newton starts O(h^3) away
-                    guess = (3 * Q[k] - 3 * Q[k - 1] + Q[k - 2],
-                             3 * V[k] - 3 * V[k - 1] + V[k - 2], lam)
-                Q[k + 1], V[k + 1], R[k + 1], it, lam = self.step(Q[k], V[k], h, guess, p)
+                if k >= 2:         # extrapolation: Newton starts O(h^3) away
+                    guess = (2 * D[k] - D[k - 1], 3 * V[k] - 3 * V[k - 1] + V[k - 2], lam)
+                Q[k + 1], carry, D[k + 1], V[k + 1], R[k + 1], it, lam = self._step(
+                    Q[k], V[k], h, guess, p, carry)
                 nfev += it
                 p, E[k + 1], C[k + 1] = self._at(Q[k + 1], V[k + 1])
             k = steps

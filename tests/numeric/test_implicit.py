@@ -202,6 +202,7 @@ def _ellipsoid_numeric():
                                  I3=Rat(9, 10), g=Rat(981, 100))
 
 
+@pytest.mark.slow
 def test_ellipsoid_energy_conserved_implicit_numeric_parameters():
     """Rolling ellipsoid (numeric semi-axes and moments): the implicit Lagrange-d'Alembert
     flow conserves the energy and the constraints to 1e-9 (relative)."""

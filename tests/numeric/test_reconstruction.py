@@ -105,7 +105,7 @@ def test_chaplygin_ball_attitude_and_position():
     """Chaplygin ball: the reduced (M, gamma) system (Euler-Poisson form, §4.2) plus
     g' = g hat(omega) and the rolling quadratures x' = R (g omega)_2, y' = -R (g omega)_1
     reproduce the full nonholonomic simulation (x, y, Euler angles) to 1e-8."""
-    from tests.mechanics.test_measure import chaplygin_ball_mg
+    from tests.mechanics.analysis.test_measure import chaplygin_ball_mg
 
     Mg, V, _den, w = chaplygin_ball_mg()
     m, R, I = 3.0, 0.5, (1.0, 2.0, 2.5)

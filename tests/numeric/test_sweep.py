@@ -77,6 +77,19 @@ def test_order_and_agreement_with_simulate(sleigh):
     assert rows[4]["drift_energy"] == res[4].drift["energy"]
 
 
+def test_dlda_sweep(sleigh):
+    """method="dlda" runs through a sweep: every run is the discrete trajectory simulate
+    computes, the constraints hold to round-off in every run."""
+    ics = [{"x": 0, "y": 0, "phi": 0.3, "xdot": 1.0, "phidot": w} for w in (0.5, -1.0)]
+    p = {"m": 1, "I": 0.7, "a": 0.4}
+    res = gm.sweep(sleigh, ics, (0, 1.0), parameters=p, method="dlda", step=0.05)
+    for ic, r in zip(ics, res):
+        ref = gm.simulate(sleigh, ic, (0, 1.0), parameters=p, method="dlda", step=0.05)
+        assert np.array_equal(r.states, ref.states) and len(r.t) == 21
+        assert r.drift["constraint 1"] <= 1e-12
+        assert np.max(r.series["discrete constraint"]) <= 1e-12
+
+
 def test_executor_mode_is_identical(skate):
     ics = _skate_ics()
     serial = gm.sweep(skate, ics, (0, SKATE_T))
@@ -85,20 +98,12 @@ def test_executor_mode_is_identical(skate):
     _same(serial, pooled, tol=0.0)
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
-def test_dask_cluster_is_identical(skate, dask_client):
+def test_every_mode_is_identical(skate, dask_client, process_pool):
+    """Serial, a spawned process pool and a 2-worker dask LocalCluster (by Client and by
+    scheduler address) give the same numbers."""
     ics = _skate_ics()
     serial = gm.sweep(skate, ics, (0, SKATE_T))
+    _same(serial, gm.sweep(skate, ics, (0, SKATE_T), client=process_pool))
     on_client = gm.sweep(skate, ics, (0, SKATE_T), client=dask_client)
     _same(serial, on_client)
     by_address = gm.sweep(skate, ics[:2], (0, SKATE_T),
@@ -109,7 +114,8 @@ def test_dask_cluster_is_identical(skate, dask_client):
 
 
 @pytest.mark.slow
-def test_process_pool_is_identical(skate):
+def test_processes_mode_is_identical(skate):
+    """``client="processes"`` starts (and closes) its own spawned pool."""
     ics = _skate_ics()
     _same(gm.sweep(skate, ics, (0, SKATE_T)),
           gm.sweep(skate, ics, (0, SKATE_T), client="processes", workers=2))
