@@ -16,8 +16,7 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations import registry
-from geomech.mechanics.equations import available_methods, get_method
+from geomech.mechanics.equations import available_methods, get_method, registry
 from geomech.mechanics.system import NonholonomicSystem
 
 BUILTIN = {"lagrange_dalembert", "quasi_velocities", "voronets", "chaplygin", "appell",
