@@ -29,13 +29,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import sympy as sp
-from sympy.core.add import _addsort
-from sympy.core.mul import _mulsort
 from sympy.polys.rings import PolyRing
 
 from .parse import as_expr
 
-__all__ = ["DiffRing", "supported"]
+__all__ = ["DiffRing", "supported", "canonical_key", "clear_caches"]
 
 
 def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
@@ -44,6 +42,8 @@ def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
     while stack:
         e = stack.pop()
         if e.is_Symbol:
+            if not e.is_commutative:
+                return False
             symbols.add(e)
         elif e.is_Number:
             if not e.is_Rational:
@@ -100,7 +100,14 @@ class DiffRing:
             if s in self._index:
                 i_s, i_c = self._index[sp.sin(s)], self._index[sp.cos(s)]
                 self._chain[s] = ((G[i_s], G[i_c]), (G[i_c], -G[i_s]))
-        self._powers: dict = {}
+        # conversion caches: (generator, exponent) -> (key, power); monomial -> factors;
+        # coefficient -> (key, number)
+        self._factors: dict = {}
+        self._monos: dict = {}
+        self._numbers: dict = {}
+        self._unpacked: dict = {}
+        self._to_sympy = self.ring.domain.to_sympy
+        self._conv = _keys_available(self.gens)
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
         self._chain_idx = {s: (self._index[sp.sin(s)], self._index[sp.cos(s)])
                            for s in angles if sp.sin(s) in self._index}
@@ -127,7 +134,7 @@ class DiffRing:
         if expr == 0:
             return self.ring.zero
         idx, n = self._index, len(self.gens)
-        conv = self.ring.domain.convert
+        conv = self.ring.domain.from_sympy
         terms: dict = {}
         for term in sp.Add.make_args(expr):
             coeff, factors = term.as_coeff_mul()
@@ -209,16 +216,25 @@ class DiffRing:
     def unpack(self, terms) -> object:
         """The ring element of packed ``(monomial, coefficient)`` pairs (zeros dropped)."""
         el = self.ring.zero
-        n = len(self.gens)
-        mask = _MASK
+        seen = self._unpacked
         for v, c in terms:
             if c:
-                m = []
-                for _ in range(n):
-                    m.append(v & mask)
-                    v >>= _BITS
-                el[tuple(m)] = c
+                m = seen.get(v)
+                if m is None:
+                    m = self._unpack_monomial(v)
+                el[m] = c
         return el
+
+    def _unpack_monomial(self, v: int) -> tuple:
+        """The exponent tuple of a packed monomial (cached)."""
+        w, m = v, []
+        for _ in range(len(self.gens)):
+            m.append(w & _MASK)
+            w >>= _BITS
+        if len(self._unpacked) > _CACHE_MAX:
+            self._unpacked.clear()
+        m = self._unpacked[v] = tuple(m)
+        return m
 
     def diff_packed(self, P: list, coord: sp.Symbol) -> list:
         r"""Total derivative of a packed polynomial (chain rule over ``sin``/``cos``)."""
@@ -313,42 +329,167 @@ class DiffRing:
         return not self.reduce(p)
 
     def to_expr(self, p) -> sp.Expr:
-        """The canonical expanded sympy expression of a ring element.
+        r"""The canonical expanded sympy expression of a ring element.
 
-        Identical (``srepr``) to ``p.as_expr()``, built faster: each monomial's factors are
-        put in sympy's canonical order and the products and the sum are assembled without
-        re-running sympy's flattening (the terms are distinct monomials, so there is
-        nothing to collect)."""
-        terms, numbers = [], []
-        to_sympy = self.ring.domain.to_sympy
-        powers = self._powers
+        Identical (``==``, ``srepr``, ``str``) to ``p.as_expr()``, built without sympy's
+        flattening: a term :math:`c\,g_1^{e_1}\cdots g_k^{e_k}` is ``Mul(c, f_1, ..., f_k)``
+        with the factors in sympy's canonical order, and the sum is ``Add`` of the terms in
+        that order (the terms are distinct monomials, so there is nothing to collect).  The
+        order is the one of :meth:`sympy.core.basic.Basic.compare`, read from sort keys
+        (:func:`canonical_key`) computed once per generator power, coefficient and monomial
+        and cached on the ring."""
+        if self._conv is None:
+            return self._to_expr_flatten(p)
+        monos, numbers = self._monos, self._numbers
+        if len(monos) > _CACHE_MAX or len(numbers) > _CACHE_MAX:
+            monos.clear()
+            numbers.clear()
+        terms = []
         for m, c in p.items():
-            factors = []
-            for k, e in enumerate(m):
-                if e:
-                    f = powers.get((k, e))
-                    if f is None:
-                        f = powers[(k, e)] = self.gens[k] if e == 1 else sp.Pow(self.gens[k], e)
-                    factors.append(f)
-            coeff = to_sympy(c)
-            if not factors:
-                numbers.append(coeff)
-            elif len(factors) == 1 and coeff == 1:
-                terms.append(factors[0])
+            mono = monos.get(m)
+            if mono is None:
+                mono = monos[m] = self._monomial(m)
+            if c == 1 and mono[2] is not None:
+                terms.append(mono[2])
+                continue
+            ck = _coeff_key(c)
+            num = numbers.get(ck)
+            if num is None:
+                e = self._to_sympy(c)
+                num = numbers[ck] = (canonical_key(e), e)
+            if not mono[0]:
+                terms.append(num)
+            elif c == 1:
+                terms.append(mono[2])
             else:
-                _mulsort(factors)
-                if coeff != 1:
-                    factors.insert(0, coeff)
-                terms.append(sp.Mul._from_args(factors))
-        if len(terms) + len(numbers) <= 1:
-            return (terms + numbers + [sp.S.Zero])[0]
-        _addsort(terms)
-        return sp.Add._from_args(numbers + terms)
+                args = (num[1], *mono[0])
+                terms.append(((_MUL_KEY, len(args), (num[0], *mono[1])),
+                              sp.Mul._from_args(args, True)))
+        return _assemble(terms)
+
+    def _monomial(self, m: tuple) -> tuple:
+        """``(factors, factor keys, (key, expr) of the monomial itself or None)``."""
+        fs = []
+        for k, e in enumerate(m):
+            if e:
+                f = self._factors.get((k, e))
+                if f is None:
+                    g = self.gens[k]
+                    expr = g if e == 1 else sp.Pow(g, e)
+                    f = self._factors[(k, e)] = (canonical_key(expr), expr)
+                fs.append(f)
+        fs.sort(key=_first)
+        factors = tuple(f[1] for f in fs)
+        keys = tuple(f[0] for f in fs)
+        if len(fs) == 1:
+            alone = fs[0]
+        elif fs:
+            alone = (_MUL_KEY, len(factors), keys), sp.Mul._from_args(factors, True)
+        else:
+            alone = None
+        return factors, keys, alone
+
+    def _to_expr_flatten(self, p) -> sp.Expr:
+        """Conversion through sympy's own constructors (generators without sort keys)."""
+        to_sympy = self.ring.domain.to_sympy
+        gens = self.gens
+        return sp.Add(*[sp.Mul(to_sympy(c), *[gens[k] ** e for k, e in enumerate(m) if e])
+                        for m, c in p.items()])
+
+
+_CACHE_MAX = 200_000
+
+if type(sp.QQ.one).__name__ == "fmpq":  # python-flint ground types: hash(fmpq) is slow
+    def _coeff_key(c) -> object:
+        return c.p, c.q
+else:
+    def _coeff_key(c) -> object:
+        return c
+
+
+def _keys_available(gens: tuple) -> bool:
+    """Whether every generator has a canonical sort key."""
+    try:
+        for g in gens:
+            canonical_key(g)
+    except TypeError:
+        return False
+    return True
+
+
+def _first(pair: tuple):
+    return pair[0]
+
+
+def _class_key(cls: type) -> tuple:
+    """Sort key of a class as :func:`sympy.core.basic._cmp_name` orders them."""
+    key = _CLASS_KEYS.get(cls)
+    if key is None:
+        from sympy.core.basic import ordering_of_classes
+
+        name = cls.__name__
+        try:
+            key = (ordering_of_classes.index(name), "")
+        except ValueError:
+            key = (len(ordering_of_classes) + 1, name)
+        _CLASS_KEYS[cls] = key
+    return key
+
+
+_CLASS_KEYS: dict = {}
+_MUL_KEY = _class_key(sp.Mul)
+
+
+def canonical_key(expr: sp.Basic) -> tuple:
+    r"""A sort key reproducing :meth:`sympy.core.basic.Basic.compare`.
+
+    ``compare`` orders by class (:data:`sympy.core.basic.ordering_of_classes`, then class
+    name), then by the length of ``_hashable_content()``, then item by item; the key is the
+    tuple ``(class key, length, item keys)``, so ``canonical_key(a) < canonical_key(b)`` iff
+    ``a.compare(b) < 0``.  This is the order of the arguments of ``Add`` and ``Mul``.
+
+    Raises ``TypeError`` for contents ``compare`` treats specially (sets).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> terms = [y**2, 3*x*y, x, sp.sin(x)]
+    >>> [str(t) for t in sorted(terms, key=canonical_key)] == [
+    ...     str(t) for t in sp.Add(*terms).args]
+    True
+    """
+    items = expr._hashable_content()
+    out = []
+    for item in items:
+        if isinstance(item, sp.Basic):
+            out.append(canonical_key(item))
+        elif isinstance(item, (frozenset, set, dict)):
+            raise TypeError(f"no canonical sort key for {type(item).__name__} contents")
+        else:
+            out.append(item)
+    return _class_key(type(expr)), len(items), tuple(out)
+
+
+def _assemble(terms: list) -> sp.Expr:
+    """``Add`` of ``(key, expr)`` terms: the number first, the rest in canonical order."""
+    if not terms:
+        return sp.S.Zero
+    if len(terms) == 1:
+        return terms[0][1]
+    terms.sort(key=_first)  # numbers sort before every symbol, power, product, function
+    return sp.Add._from_args([t[1] for t in terms], True)
 
 
 @lru_cache(maxsize=256)
 def _diff_ring(coords: tuple, symbols: frozenset, angles: frozenset) -> DiffRing:
     return DiffRing(coords, symbols, angles)
+
+
+def clear_caches() -> None:
+    """Forget the cached rings and their conversion caches (for cold-cache measurements)."""
+    _diff_ring.cache_clear()
+    _ring.cache_clear()
 
 
 def union_ring(a: DiffRing, b: DiffRing) -> DiffRing:
