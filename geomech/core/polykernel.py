@@ -33,7 +33,8 @@ from sympy.polys.rings import PolyRing
 
 from .parse import as_expr
 
-__all__ = ["DiffRing", "supported", "canonical_key", "clear_caches"]
+__all__ = ["DiffRing", "supported", "canonical_key", "clear_caches", "ExprBuilder",
+           "ring_to_expr"]
 
 
 def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
@@ -100,14 +101,8 @@ class DiffRing:
             if s in self._index:
                 i_s, i_c = self._index[sp.sin(s)], self._index[sp.cos(s)]
                 self._chain[s] = ((G[i_s], G[i_c]), (G[i_c], -G[i_s]))
-        # conversion caches: (generator, exponent) -> (key, power); monomial -> factors;
-        # coefficient -> (key, number)
-        self._factors: dict = {}
-        self._monos: dict = {}
-        self._numbers: dict = {}
-        self._unpacked: dict = {}
-        self._to_sympy = self.ring.domain.to_sympy
-        self._conv = _keys_available(self.gens)
+        self._unpacked: dict = {}          # packed monomial -> exponent tuple
+        self._builder = ExprBuilder(self.gens, self.ring.domain)   # ring -> sympy
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
         self._chain_idx = {s: (self._index[sp.sin(s)], self._index[sp.cos(s)])
                            for s in angles if sp.sin(s) in self._index}
@@ -332,18 +327,54 @@ class DiffRing:
         r"""The canonical expanded sympy expression of a ring element.
 
         Identical (``==``, ``srepr``, ``str``) to ``p.as_expr()``, built without sympy's
-        flattening: a term :math:`c\,g_1^{e_1}\cdots g_k^{e_k}` is ``Mul(c, f_1, ..., f_k)``
-        with the factors in sympy's canonical order, and the sum is ``Add`` of the terms in
-        that order (the terms are distinct monomials, so there is nothing to collect).  The
-        order is the one of :meth:`sympy.core.basic.Basic.compare`, read from sort keys
-        (:func:`canonical_key`) computed once per generator power, coefficient and monomial
-        and cached on the ring."""
-        if self._conv is None:
-            return self._to_expr_flatten(p)
+        flattening (see :class:`ExprBuilder`)."""
+        return self._builder(p)
+
+
+class ExprBuilder:
+    r"""Canonical expanded sympy expressions of the elements of one polynomial ring.
+
+    A term :math:`c\,g_1^{e_1}\cdots g_k^{e_k}` becomes ``Mul(c, f_1, ..., f_k)`` with the
+    factors in sympy's canonical order and the polynomial ``Add`` of its terms in that order,
+    both built by ``_from_args`` without sympy's flattening (the terms are distinct
+    monomials, so there is nothing to collect).  The order is the one of
+    :meth:`sympy.core.basic.Basic.compare`, read from sort keys (:func:`canonical_key`)
+    computed once per generator power, coefficient and monomial and cached here.  The result
+    is identical (``==``, ``srepr``, ``str``) to ``p.as_expr()``.
+
+    Only generators whose powers sympy keeps as ``Pow(g, e)`` and whose products it does not
+    combine take this route (symbols, ``sin``, ``cos``, ``tan``, undefined functions) over
+    ``QQ``/``ZZ``; other rings are converted by ``p.as_expr()``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> p = 3*x**2*y - y/2 + 1
+    >>> ExprBuilder(R.symbols, R.domain)(p) == p.as_expr()
+    True
+    """
+
+    def __init__(self, gens: Sequence[sp.Expr], domain):
+        self.gens = tuple(gens)
+        self.domain = domain
+        self.fast = (domain in (sp.QQ, sp.ZZ) and all(_power_stable(g) for g in self.gens)
+                     and _keys_available(self.gens))
+        self._coeff_key = _coeff_key if domain == sp.QQ else _identity
+        self._to_sympy = domain.to_sympy
+        self._factors: dict = {}
+        self._monos: dict = {}
+        self._numbers: dict = {}
+
+    def __call__(self, p) -> sp.Expr:
+        if not self.fast:
+            return self._flatten(p)
         monos, numbers = self._monos, self._numbers
         if len(monos) > _CACHE_MAX or len(numbers) > _CACHE_MAX:
             monos.clear()
             numbers.clear()
+        ckey = self._coeff_key
         terms = []
         for m, c in p.items():
             mono = monos.get(m)
@@ -352,15 +383,13 @@ class DiffRing:
             if c == 1 and mono[2] is not None:
                 terms.append(mono[2])
                 continue
-            ck = _coeff_key(c)
+            ck = ckey(c)
             num = numbers.get(ck)
             if num is None:
                 e = self._to_sympy(c)
                 num = numbers[ck] = (canonical_key(e), e)
             if not mono[0]:
                 terms.append(num)
-            elif c == 1:
-                terms.append(mono[2])
             else:
                 args = (num[1], *mono[0])
                 terms.append(((_MUL_KEY, len(args), (num[0], *mono[1])),
@@ -389,12 +418,30 @@ class DiffRing:
             alone = None
         return factors, keys, alone
 
-    def _to_expr_flatten(self, p) -> sp.Expr:
-        """Conversion through sympy's own constructors (generators without sort keys)."""
-        to_sympy = self.ring.domain.to_sympy
+    def _flatten(self, p) -> sp.Expr:
+        """Conversion through sympy's own constructors."""
+        to_sympy = self._to_sympy
         gens = self.gens
         return sp.Add(*[sp.Mul(to_sympy(c), *[gens[k] ** e for k, e in enumerate(m) if e])
                         for m, c in p.items()])
+
+
+@lru_cache(maxsize=64)
+def expr_builder(ring: PolyRing) -> ExprBuilder:
+    """The (cached) :class:`ExprBuilder` of a sympy ``PolyRing``."""
+    return ExprBuilder(ring.symbols, ring.domain)
+
+
+def ring_to_expr(p) -> sp.Expr:
+    """``p.as_expr()`` for an element of a sympy ``PolyRing``, built by :class:`ExprBuilder`.
+
+    >>> import sympy as sp
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> ring_to_expr(x*y - 2*y**3) == (x*y - 2*y**3).as_expr()
+    True
+    """
+    return expr_builder(p.ring)(p)
 
 
 _CACHE_MAX = 200_000
@@ -405,6 +452,19 @@ if type(sp.QQ.one).__name__ == "fmpq":  # python-flint ground types: hash(fmpq) 
 else:
     def _coeff_key(c) -> object:
         return c
+
+
+def _identity(c) -> object:
+    return c
+
+
+def _power_stable(g: sp.Expr) -> bool:
+    """Whether sympy keeps ``g**e`` as ``Pow(g, e)`` and never merges products of powers of
+    ``g`` with another generator (``exp``, ``Abs``, powers and numbers are excluded)."""
+    from sympy.core.function import AppliedUndef
+
+    return (g.is_Symbol and g.is_commutative) or isinstance(g, (sp.sin, sp.cos, sp.tan,
+                                                                 AppliedUndef))
 
 
 def _keys_available(gens: tuple) -> bool:
@@ -490,6 +550,7 @@ def clear_caches() -> None:
     """Forget the cached rings and their conversion caches (for cold-cache measurements)."""
     _diff_ring.cache_clear()
     _ring.cache_clear()
+    expr_builder.cache_clear()
 
 
 def union_ring(a: DiffRing, b: DiffRing) -> DiffRing:

@@ -15,6 +15,7 @@ from fractions import Fraction
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sympy.polys.rings import PolyRing
 
 from geomech.core import polykernel
 from geomech.core.polykernel import DiffRing, canonical_key
@@ -86,13 +87,42 @@ def test_noncommutative_symbols_stay_out_of_the_ring():
     assert DiffRing.for_expressions([3 * n * x ** 2 - x / 2 + 1], (x,)) is None
 
 
-def test_conversion_without_sort_keys_uses_sympy():
-    """The fallback conversion (sympy's flattening) gives the same expression."""
-    e = sympy_built([(Fraction(-3, 2), [(X[0], 2), (PARAMS[0], 1)]), (Fraction(1), [])])
-    R = DiffRing.for_expressions([e], X)
-    p = R.to_ring(e)
-    assert R._to_expr_flatten(p) == R.to_expr(p) == e
-    assert str(R._to_expr_flatten(p)) == str(e)
+F = sp.Function("f")(X[0], X[1])
+RING_GENS = (*GENS, sp.tan(X[1]), F)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(-30, 30).filter(bool),
+                          st.lists(st.tuples(st.sampled_from(RING_GENS), st.integers(1, 3)),
+                                   max_size=4)), max_size=6),
+       st.sampled_from([sp.QQ, sp.ZZ]))
+def test_ring_to_expr_of_any_ring(terms, domain):
+    """ring_to_expr on a plain PolyRing (ZZ or QQ, tan and undefined-function generators)
+    is p.as_expr(), including the printed form."""
+    R = PolyRing(RING_GENS, domain)
+    p = R.from_dict({})
+    for c, mono in terms:
+        m = [0] * len(RING_GENS)
+        for g, e in mono:
+            m[RING_GENS.index(g)] += e
+        p += R({tuple(m): domain(c)})
+    got, ref = polykernel.ring_to_expr(p), p.as_expr()
+    assert got == ref
+    assert sp.srepr(got) == sp.srepr(ref)
+    assert str(got) == str(ref)
+
+
+def test_generators_sympy_would_merge_take_the_flattening_route():
+    """exp(x)**2 -> exp(2x), sqrt(b)*b -> b**(3/2): such generators are not built
+    term by term; the result is still sympy's."""
+    x, b = X[0], PARAMS[1]
+    for gens in ((x, sp.exp(x)), (b, sp.sqrt(b)), (x, sp.Abs(x))):
+        R = PolyRing(gens, sp.QQ)
+        builder = polykernel.ExprBuilder(R.symbols, R.domain)
+        assert not builder.fast
+        g0, g1 = R.gens
+        p = 3 * g0 * g1 ** 2 - g1 / 2 + g0 ** 2 * g1
+        assert builder(p) == p.as_expr()
 
 
 def test_canonical_key_rejects_set_contents():
