@@ -43,6 +43,7 @@ import itertools
 
 import sympy as sp
 
+from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import (
     acceleration_symbols,
@@ -272,22 +273,12 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     N = system.manifold
     n, k = N.dim, system.n_constraints
     q, vel = N.coords, N.velocities
-    L = system.lagrangian
     A = system.constraint_matrix
-    b = system.constraint_affine
     acc = acceleration_symbols(vel)
     lam = tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(k))
     Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
-
-    p = [sp.diff(L, v) for v in vel]
     H = system.hessian
-    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
-            - sp.diff(L, q[i]) for i in range(n)]
-    # d/dt of the constraints: a qdd + c, c = adot qdot + bdot
-    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
-                  for j in range(n) if A[m, i].has(q[j])])
-         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
-         for m in range(k)]
+    beta, c = _ld_terms(system)
     equations = [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
                        Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
                  for i in range(n)]
@@ -299,9 +290,7 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
                           "reduced mass matrix T^T H T on the constraint distribution",
                           norm)
-    T, udot, pvec, Hr, rest, cr = red.T, red.udot, red.pvec, red.H, red.force, red.cdot
-    Mred, rhs_red = red.mass, red.rhs
-    ind = system.independent_indices
+    T, udot, pvec = red.T, red.udot, red.pvec
 
     def accelerations():
         return (T * udot + pvec).applyfunc(compact)
@@ -309,35 +298,66 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     def multipliers():     # evaluated on first access
         return dict(zip(lam, red.multipliers(T * udot + pvec)))
 
-    rhs = {}
-    for cc, v in zip(q, vel):
-        rhs[cc] = system.dependent_solution.get(v, v)
-    for j, i in enumerate(ind):
-        rhs[vel[i]] = udot[j]          # the rows of T at the independent indices are the identity
+    rhs = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+    for j, i in enumerate(system.independent_indices):
+        rhs[vel[i]] = udot[j]      # the rows of T at the independent indices are the identity
+    # form_rhs: the form's own variables are the phase-space coordinates (the same tidied rhs)
     eq = EquationsOfMotion(
         system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
-        variables={}, form_rhs=rhs, data={"reduced_mass_matrix": Mred})
+        variables={}, data={"reduced_mass_matrix": red.mass})
     eq._lazy_data["accelerations"] = lambda: dict(zip(acc, accelerations()))
-
-    def bordered() -> ImplicitEquations:
-        # [[H, -a^T], [a, 0]] (qdd, lambda) = (Q - beta, -(adot qdot + bdot)) on M
-        Mb = sp.zeros(n + k, n + k)
-        Mb[:n, :n] = Hr
-        if k:
-            Mb[:n, n:] = -A.T
-            Mb[n:, :n] = A
-        Fb = [*rest, *[-e for e in cr]]
-        rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
-        rates.update({vel[i]: acc[i] for i in ind})
-        return ImplicitEquations(system, "lagrange_dalembert", Mb, Fb, (*acc, *lam), rates,
-                                 kind="bordered")
-
-    eq._bordered = bordered
-    acc_u = tuple(acc[i] for i in ind)
-    eq._implicit = lambda: ImplicitEquations(
-        system, "lagrange_dalembert", Mred, rhs_red, acc_u,
-        {**{cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)},
-         **dict(zip(system.independent_velocities, acc_u))})
+    eq._bordered = lambda: _ld_bordered(system, red, acc, lam)
+    eq._implicit = lambda: _ld_implicit(system, red, acc)
     return eq
 
 
+def _ld_terms(system) -> tuple[list, list]:
+    r"""``(beta, c)``: :math:`\beta_i=\sum_j\partial^2L/\partial\dot q_i\partial q_j\,\dot q_j
+    -\partial L/\partial q_i` and the derivative of the constraints
+    :math:`c = \dot a\dot q + \dot b` (so that :math:`\frac{d}{dt}(a\dot q + b) = a\ddot q + c`).
+
+    :math:`\beta` is computed in the sparse ring when :math:`L` is a trigonometric polynomial
+    (:func:`geomech.core.kernel.lagrangian_derivatives`), else by :func:`sympy.diff`."""
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q, vel = N.coords, N.velocities
+    L, A, b = system.lagrangian, system.constraint_matrix, system.constraint_affine
+    derivs = lagrangian_derivatives(L, q, vel)
+    if derivs is not None:
+        beta = derivs[1]
+    else:
+        p = [sp.diff(L, v) for v in vel]
+        beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
+                - sp.diff(L, q[i]) for i in range(n)]
+    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
+                  for j in range(n) if A[m, i].has(q[j])])
+         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
+         for m in range(k)]
+    return beta, c
+
+
+def _ld_bordered(system, red: ReducedDynamics, acc, lam) -> ImplicitEquations:
+    """``[[H, -a^T], [a, 0]] (qdd, lambda) = (Q - beta, -(adot qdot + bdot))`` on M."""
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q, vel = N.coords, N.velocities
+    Mb = sp.zeros(n + k, n + k)
+    Mb[:n, :n] = red.H
+    if k:
+        Mb[:n, n:] = -red.A.T
+        Mb[n:, :n] = red.A
+    Fb = [*red.force, *[-e for e in red.cdot]]
+    rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+    rates.update({vel[i]: acc[i] for i in system.independent_indices})
+    return ImplicitEquations(system, "lagrange_dalembert", Mb, Fb, (*acc, *lam), rates,
+                             kind="bordered")
+
+
+def _ld_implicit(system, red: ReducedDynamics, acc) -> ImplicitEquations:
+    r"""The reduced mass-matrix form
+    :math:`(T^{\mathsf T}HT)\dot u = T^{\mathsf T}(Q-\beta-Hp)`."""
+    N = system.manifold
+    acc_u = tuple(acc[i] for i in system.independent_indices)
+    rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(N.coords, N.velocities)}
+    rates.update(dict(zip(system.independent_velocities, acc_u)))
+    return ImplicitEquations(system, "lagrange_dalembert", red.mass, red.rhs, acc_u, rates)

@@ -24,6 +24,7 @@ from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
 from geomech.core.parse import as_expr
+from geomech.core.polykernel import ring_to_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
@@ -248,7 +249,7 @@ class _Algebra:
         return self.ring.domain.to_sympy(c)
 
     def expr(self, p) -> sp.Expr:
-        out = p.as_expr()
+        out = ring_to_expr(p)   # == p.as_expr(), built without sympy's flattening
         return out.xreplace(self._back) if self._back else out
 
     # -- reduction ---------------------------------------------------------------------
@@ -292,7 +293,7 @@ class _Algebra:
 
     def quotient(self, num, den) -> sp.Expr:
         """The shortest of the reduced, cancelled forms of ``num/den`` as an expression."""
-        best = None
+        best, forms = None, []
         for prefer in ("sin", "cos") if self.trig_idx else ("sin",):
             n1, d1 = self.reduce(num, prefer), self.reduce(den, prefer)
             for _ in range(2):
@@ -303,8 +304,13 @@ class _Algebra:
                 if n2 == n1 and d2 == d1:
                     break
                 n1, d1 = self.reduce(n2, prefer), self.reduce(d2, prefer)
+            forms.append((len(n1) + len(d1), n1, d1))
+        # a form with over 25% more terms is not built (count_ops is the cost here)
+        fewest = min(f[0] for f in forms)
+        forms = [f for f in forms if 4 * f[0] <= 5 * fewest]
+        for _, n1, d1 in forms:
             cand = self._to_expr(n1, d1)
-            ops = sp.count_ops(cand)
+            ops = sp.count_ops(cand) if len(forms) > 1 else 0
             if best is None or ops < best[0]:
                 best = (ops, cand)
         return best[1]
