@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
+from geomech.core.kernel import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import ring_to_expr
 from geomech.core.zero import default_policy
@@ -80,7 +81,7 @@ def trig_reduce(e: sp.Expr, keep: str | None = None) -> sp.Expr:
     if keep is not None:
         return _reduce_poly(e, angles, keep)
     cands = [e, _reduce_poly(e, angles, "sin"), _reduce_poly(e, angles, "cos")]
-    return min(cands, key=sp.count_ops)
+    return min(cands, key=count_ops)
 
 
 def _has_den(e: sp.Expr) -> bool:
@@ -310,7 +311,7 @@ class _Algebra:
         forms = [f for f in forms if 4 * f[0] <= 5 * fewest]
         for _, n1, d1 in forms:
             cand = self._to_expr(n1, d1)
-            ops = sp.count_ops(cand) if len(forms) > 1 else 0
+            ops = count_ops(cand) if len(forms) > 1 else 0
             if best is None or ops < best[0]:
                 best = (ops, cand)
         return best[1]
@@ -596,7 +597,7 @@ def _compact_expr(e: sp.Expr) -> sp.Expr:
             if n2 != n1 and n2 != -n1:
                 n2, d2 = trig_reduce(n2, keep), trig_reduce(d2, keep)
             cand = sp.factor_terms(n2) / sp.factor_terms(d2)
-        ops = sp.count_ops(cand)
+        ops = count_ops(cand)
         if best is None or ops < best[0]:
             best = (ops, cand)
         if cand.is_polynomial() and not _has_den(cand):
@@ -753,7 +754,7 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     out = []
     for i in range(n):
         num = trig_reduce(sp.Add(*[adj[i, j] * rp[j] for j in range(n) if rp[j] != 0]))
-        if sp.count_ops(num) + sp.count_ops(det) <= cancel_limit:
+        if count_ops(num) + count_ops(det) <= cancel_limit:
             out.append(compact(num / det))
         else:
             out.append(sp.factor_terms(num) / sp.factor_terms(det))
@@ -788,7 +789,7 @@ def tidy(e, velocities) -> sp.Expr:
         out = _ring_tidy(e, vel)
     except _Unsupported:
         return _tidy_expr(e, vel)
-    return out if sp.count_ops(out) < sp.count_ops(e) else e
+    return out if count_ops(out) < count_ops(e) else e
 
 
 def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
@@ -800,18 +801,18 @@ def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
     if not all(c.free_symbols.isdisjoint(vel) for c in P.coeffs()):
         return e
     def fac(c):
-        return sp.factor(c) if sp.count_ops(c) < 120 else sp.factor_terms(c)
+        return sp.factor(c) if count_ops(c) < 120 else sp.factor_terms(c)
 
     terms = [fac(c) * sp.Mul(*[g**k for g, k in zip(vel, mon)]) for mon, c in P.terms()]
     num = sp.Add(*terms)
     common = sp.factor_terms(num)
     den = fac(d) if d != 1 else 1
     out = common / den
-    if len(terms) <= 3 and sp.count_ops(n) < 120:
+    if len(terms) <= 3 and count_ops(n) < 120:
         alt = sp.factor(num) / den
-        if sp.count_ops(alt) < sp.count_ops(out):
+        if count_ops(alt) < count_ops(out):
             out = alt
-    return out if sp.count_ops(out) < sp.count_ops(e) else e
+    return out if count_ops(out) < count_ops(e) else e
 
 
 def _sum_with_gcd(n, d, n2, d2) -> tuple:
