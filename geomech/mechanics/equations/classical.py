@@ -90,9 +90,8 @@ def voronets_equations(system, **options) -> EquationsOfMotion:
 
 def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion:
     N = system.manifold
-    n = N.dim
     q, vel = N.coords, N.velocities
-    ind, dep = system.independent_indices, system.dependent_indices
+    dep = system.dependent_indices
     u = system.independent_velocities
     r = len(u)
     brows, bfree = _split_data(system)
@@ -100,46 +99,13 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
     Theta = compact(system.restricted(L))
     pr = {j: compact(system.restricted(sp.diff(L, vel[j]))) for j in dep}
     qdot = system.velocity_on_phase_space()
-
-    def tau(a, f):
-        e = sp.diff(f, q[ind[a]])
-        for j in dep:
-            if brows[j][a] != 0:
-                e += brows[j][a] * sp.diff(f, q[j])
-        return e
-
-    Qs = _forces_star(system)
-    rhs, Smat = [], sp.zeros(r, r)
-    for a in range(r):
-        if chaplygin:
-            e = sp.diff(Theta, q[ind[a]])
-        else:
-            e = tau(a, Theta)
-        for j in dep:
-            if chaplygin:
-                for b in range(r):
-                    Sab = pr[j] * (sp.diff(brows[j][a], q[ind[b]])
-                                   - sp.diff(brows[j][b], q[ind[a]]))
-                    Smat[a, b] += Sab
-                e -= pr[j] * sp.diff(bfree[j], q[ind[a]])
-            else:
-                Ar = [tau(b, brows[j][a]) - tau(a, brows[j][b]) for b in range(r)]
-                Br = sp.Add(*[bfree[s] * sp.diff(brows[j][a], q[s]) for s in dep]) \
-                    - tau(a, bfree[j])
-                e += pr[j] * (sp.Add(*[Ar[b] * u[b] for b in range(r)]) + Br)
-        if Qs is not None:
-            e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
-        rhs.append(e)
-    if chaplygin:
-        Smat = Smat.applyfunc(compact)
-        for a in range(r):
-            rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
+    rhs, Smat = _voronets_forces(system, brows, bfree, Theta, pr, chaplygin)
     # the implicit form (explicit=False) keeps the right-hand sides unnormalised
     norm = (lambda e: e) if deferring() else compact
     rhs = [norm(e) for e in rhs]
     dTheta = [sp.diff(Theta, ua) for ua in u]
     Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(dTheta[a], u[b])))
-    drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(n)
+    drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(N.dim)
                       if dTheta[a].has(q[i])]) for a in range(r)]
     udot = solve_linear(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
                         what="mass matrix d2L*/dqdot_ind2")
@@ -155,8 +121,49 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
             "mass_matrix": Mass}
     if chaplygin:
         data["S"] = Smat
-    return EquationsOfMotion(system, method, equations, out, variables={}, form_rhs=out,
-                             data=data)
+    # form_rhs: the form's state is (q, u), the phase space itself (the same tidied rhs)
+    return EquationsOfMotion(system, method, equations, out, variables={}, data=data)
+
+
+def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[list, object]:
+    r"""Right-hand sides of the Voronets (or Chaplygin) equations and Chaplygin's matrix
+    :math:`S` (zero for Voronets): :math:`\tau_\alpha(\Theta) + \sum_r p_r^*(A^r_{\alpha\beta}
+    \dot q_\beta + B^r_\alpha) + Q^*_\alpha + \sum_r b_{r\alpha}Q^*_r` (module docstring)."""
+    q = system.manifold.coords
+    ind, dep = system.independent_indices, system.dependent_indices
+    u = system.independent_velocities
+    r = len(u)
+
+    def tau(a, f):
+        e = sp.diff(f, q[ind[a]])
+        for j in dep:
+            if brows[j][a] != 0:
+                e += brows[j][a] * sp.diff(f, q[j])
+        return e
+
+    Qs = _forces_star(system)
+    rhs, Smat = [], sp.zeros(r, r)
+    for a in range(r):
+        e = sp.diff(Theta, q[ind[a]]) if chaplygin else tau(a, Theta)
+        for j in dep:
+            if chaplygin:
+                for b in range(r):
+                    Smat[a, b] += pr[j] * (sp.diff(brows[j][a], q[ind[b]])
+                                           - sp.diff(brows[j][b], q[ind[a]]))
+                e -= pr[j] * sp.diff(bfree[j], q[ind[a]])
+            else:
+                Ar = [tau(b, brows[j][a]) - tau(a, brows[j][b]) for b in range(r)]
+                Br = sp.Add(*[bfree[s] * sp.diff(brows[j][a], q[s]) for s in dep]) \
+                    - tau(a, bfree[j])
+                e += pr[j] * (sp.Add(*[Ar[b] * u[b] for b in range(r)]) + Br)
+        if Qs is not None:
+            e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
+        rhs.append(e)
+    if chaplygin:
+        Smat = Smat.applyfunc(compact)
+        for a in range(r):
+            rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
+    return rhs, Smat
 
 
 def _depends_on(e: sp.Expr, x: sp.Symbol, pol) -> bool:
@@ -279,10 +286,10 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
     H = system.hessian
     beta, c = _ld_terms(system)
+    # H qdd + beta = Q + a^T lambda, and the constraints
     equations = [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
                        Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
-                 for i in range(n)]
-    equations += [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
+                 for i in range(n)] + [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
 
     # restrict everything to the phase space (for the implicit form, explicit=False, the
     # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
@@ -291,9 +298,6 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
                           "reduced mass matrix T^T H T on the constraint distribution",
                           norm)
     T, udot, pvec = red.T, red.udot, red.pvec
-
-    def accelerations():
-        return (T * udot + pvec).applyfunc(compact)
 
     def multipliers():     # evaluated on first access
         return dict(zip(lam, red.multipliers(T * udot + pvec)))
@@ -305,7 +309,7 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     eq = EquationsOfMotion(
         system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
         variables={}, data={"reduced_mass_matrix": red.mass})
-    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, accelerations()))
+    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, (T * udot + pvec).applyfunc(compact)))
     eq._bordered = lambda: _ld_bordered(system, red, acc, lam)
     eq._implicit = lambda: _ld_implicit(system, red, acc)
     return eq
