@@ -25,7 +25,12 @@ from sympy.polys.rings import PolyRing
 
 from geomech.core.kernel import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import ring_to_expr
+from geomech.core.polykernel import (  # == the PolyElement methods, through flint
+    poly_cancel,
+    poly_factor_list,
+    poly_gcd,
+    ring_to_expr,
+)
 from geomech.core.zero import default_policy
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
@@ -193,7 +198,7 @@ class _Algebra:
             if len(n) * len(d) > _GCD_LIMIT:
                 n, d = self._cancel_factors(n, d)
             else:
-                n, d = n.cancel(d)
+                n, d = poly_cancel(n, d)
         return n, d
 
     def _frac(self, e, memo, gcd: bool = True):
@@ -301,7 +306,7 @@ class _Algebra:
                 if len(n1) * len(d1) > _GCD_LIMIT:
                     n2, d2 = self._cancel_factors(n1, d1)
                 else:
-                    n2, d2 = n1.cancel(d1)
+                    n2, d2 = poly_cancel(n1, d1)
                 if n2 == n1 and d2 == d1:
                     break
                 n1, d1 = self.reduce(n2, prefer), self.reduce(d2, prefer)
@@ -380,7 +385,7 @@ def _factor_expr(alg: _Algebra, p, limit: int = 8) -> sp.Expr:
     """Factored form of a small ring element, content form of a large one."""
     if not p or p.is_ground or len(p) > limit:
         return _content_expr(alg, p)
-    c, facs = p.factor_list()
+    c, facs = poly_factor_list(p)
     return alg.domain_expr(c) * sp.Mul(*[alg.expr(f) ** k for f, k in facs])
 
 
@@ -403,7 +408,7 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
     if sum(len(c) for c in coeffs.values()) > _TIDY_GCD_LIMIT:
         g = R.one           # large coefficients: no common polynomial factor sought
     for c in coeffs.values():
-        g = c if g is None else g.gcd(c)
+        g = c if g is None else poly_gcd(g, c)
     if g.LC < 0:
         g = -g
     vsyms = [R.symbols[i] for i in idx]
@@ -819,7 +824,7 @@ def _sum_with_gcd(n, d, n2, d2) -> tuple:
     """``n/d + n2/d2`` over ``lcm(d, d2)``."""
     if d.is_ground and d2.is_ground:
         return n * d2 + n2 * d, d * d2
-    g = d.gcd(d2)
+    g = poly_gcd(d, d2)
     return n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
 
 
