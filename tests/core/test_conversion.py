@@ -41,7 +41,7 @@ def _sign(v) -> int:
     return (v > 0) - (v < 0)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(polynomials)
 def test_to_expr_is_the_expression_sympy_builds(terms):
     """== , srepr and str of the fast conversion equal those of sympy's construction."""
@@ -55,7 +55,7 @@ def test_to_expr_is_the_expression_sympy_builds(terms):
     assert got.func(*got.args) == got if got.args else True
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(polynomials, polynomials)
 def test_to_expr_of_ring_arithmetic(t1, t2):
     """Sums and products computed in the ring convert to sympy's expansion."""
@@ -68,7 +68,7 @@ def test_to_expr_of_ring_arithmetic(t1, t2):
         assert str(got) == str(ref)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(polynomials, polynomials)
 def test_canonical_key_orders_as_basic_compare(t1, t2):
     """sign(key(a) - key(b)) == a.compare(b) on terms, factors and numbers."""

@@ -38,19 +38,19 @@ def _expressions(atoms):
     return st.recursive(leaves, extend, max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_expressions(ATOMS))
 def test_count_ops_is_sympys(e):
     assert count_ops(e) == sp.count_ops(e)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(_expressions(ATOMS + OUTSIDE))
 def test_count_ops_hands_other_nodes_to_sympy(e):
     assert count_ops(e) == sp.count_ops(e)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(_expressions(ATOMS), _expressions(ATOMS))
 def test_count_ops_of_expanded_quotients(n, d):
     """The shapes the equation forms compare: expanded numerators over factored
