@@ -14,6 +14,10 @@ Interchangeable backends compute the same canonical results:
 the rest.  The choice is global
 (:func:`set_backend`) or temporary (:func:`using_backend`).
 
+Also here: the derivatives of Lagrangians in the ring (:func:`hessian`,
+:func:`lagrangian_derivatives`) and :func:`count_ops`, sympy's operation count without its
+symbolic tally (the size measure the normal forms compare).
+
 Examples
 --------
 >>> import sympy as sp
