@@ -392,8 +392,7 @@ class ExprBuilder:
                 terms.append(num)
             else:
                 args = (num[1], *mono[0])
-                terms.append(((_MUL_KEY, len(args), (num[0], *mono[1])),
-                              sp.Mul._from_args(args, True)))
+                terms.append(((_MUL_KEY, len(args), (num[0], *mono[1])), _mul(args)))
         return _assemble(terms)
 
     def _monomial(self, m: tuple) -> tuple:
@@ -413,7 +412,7 @@ class ExprBuilder:
         if len(fs) == 1:
             alone = fs[0]
         elif fs:
-            alone = (_MUL_KEY, len(factors), keys), sp.Mul._from_args(factors, True)
+            alone = (_MUL_KEY, len(factors), keys), _mul(factors)
         else:
             alone = None
         return factors, keys, alone
@@ -448,7 +447,7 @@ _CACHE_MAX = 200_000
 
 if type(sp.QQ.one).__name__ == "fmpq":  # python-flint ground types: hash(fmpq) is slow
     def _coeff_key(c) -> object:
-        return c.p, c.q
+        return c.numer(), c.denom()
 else:
     def _coeff_key(c) -> object:
         return c
@@ -456,6 +455,16 @@ else:
 
 def _identity(c) -> object:
     return c
+
+
+_new = sp.Basic.__new__
+
+
+def _mul(args: tuple) -> sp.Mul:
+    """``Mul._from_args(args, True)`` (canonical commutative arguments, at least two)."""
+    obj = _new(sp.Mul, *args)
+    obj.is_commutative = True
+    return obj
 
 
 def _power_stable(g: sp.Expr) -> bool:
