@@ -1,6 +1,7 @@
 """Growth vectors of the balls' constraint distributions from the catalogue systems, with the
 work the bracket graph does (counts, not seconds): Chaplygin ball (3, 5), rubber ball
-(2, 3, 5) (Borisov & Mamaev (2015), §4.3), each from at most three new brackets, asked twice for free (the graph may be shared)."""
+(2, 3, 5) (Borisov & Mamaev (2015), §4.3), each from at most three new brackets (the graph
+may be shared), none when asked again."""
 
 from __future__ import annotations
 

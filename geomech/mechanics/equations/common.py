@@ -23,7 +23,7 @@ import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
-from geomech.core.kernel import count_ops  # == sympy.count_ops, faster
+from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import (  # == the PolyElement methods, through flint
     poly_cancel,
