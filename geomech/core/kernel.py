@@ -14,6 +14,10 @@ Interchangeable backends compute the same canonical results:
 the rest.  The choice is global
 (:func:`set_backend`) or temporary (:func:`using_backend`).
 
+Also here: the derivatives of Lagrangians in the ring (:func:`hessian`,
+:func:`lagrangian_derivatives`) and :func:`count_ops`, sympy's operation count without its
+symbolic tally (the size measure the normal forms compare).
+
 Examples
 --------
 >>> import sympy as sp
@@ -29,11 +33,13 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
+from .opcount import count_ops  # re-exported: sympy's operation count, faster
 from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["available_backends", "get_backend", "set_backend", "using_backend",
-           "jacobian", "bracket_components", "directional_derivative"]
+           "jacobian", "bracket_components", "directional_derivative", "hessian",
+           "lagrangian_derivatives", "count_ops"]
 
 try:  # pragma: no cover - depends on the environment
     import symengine as _se
@@ -163,3 +169,67 @@ def bracket_components(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
         acc -= sp.Add(*[Y[j] * sp.diff(X[i], xj) for j, xj in enumerate(coords) if Y[j] != 0])
         out.append(norm(acc))
     return tuple(out)
+
+
+def _ring_of(exprs: Sequence[sp.Expr], variables: Sequence[sp.Symbol]):
+    """The differential ring of ``exprs`` with ``variables`` as its coordinates, or ``None``
+    (rings disabled, an expression outside the ring, a repeated variable)."""
+    from .polykernel import DiffRing
+
+    if not use_rings() or len(set(variables)) != len(variables):
+        return None
+    if not all(v.is_Symbol for v in variables):
+        return None
+    return DiffRing.for_expressions(exprs, tuple(variables))
+
+
+def hessian(f: sp.Expr, variables: Sequence[sp.Symbol]) -> sp.Matrix:
+    r"""The expanded matrix :math:`\partial^2 f/\partial v_i\partial v_j`.
+
+    Trigonometric polynomials are differentiated in the sparse ring
+    (:mod:`geomech.core.polykernel`), other expressions by :func:`sympy.diff`; both give the
+    same expanded expressions.
+
+    >>> import sympy as sp
+    >>> x, y, a = sp.symbols("x y a")
+    >>> hessian(a*(x*sp.cos(a) + y)**2/2, (x, y))
+    Matrix([
+    [a*cos(a)**2, a*cos(a)],
+    [   a*cos(a),        a]])
+    """
+    f = as_expr(f)
+    n = len(variables)
+    R = _ring_of([f], variables)
+    if R is None:
+        p = [sp.diff(f, v) for v in variables]
+        return sp.Matrix(n, n, lambda i, j: sp.expand(sp.diff(p[i], variables[j])))
+    P = R.to_ring(f)
+    p = [R.diff(P, v) for v in variables]
+    return sp.Matrix(n, n, lambda i, j: R.to_expr(R.diff(p[i], variables[j])))
+
+
+def lagrangian_derivatives(L: sp.Expr, coords: Sequence[sp.Symbol],
+                           velocities: Sequence[sp.Symbol]) -> tuple[list, list] | None:
+    r"""``(p, beta)`` of a Lagrangian, expanded: :math:`p_i = \partial L/\partial\dot q_i` and
+    :math:`\beta_i = \sum_j \partial^2 L/\partial\dot q_i\partial q_j\,\dot q_j -
+    \partial L/\partial q_i` (the velocity-dependent part of the Euler--Lagrange operator),
+    computed in the sparse ring; ``None`` when ``L`` is not a trigonometric polynomial.
+
+    >>> import sympy as sp
+    >>> q, v = sp.symbols("q v")
+    >>> lagrangian_derivatives(v**2*sp.cos(q)/2, (q,), (v,))
+    ([v*cos(q)], [-v**2*sin(q)/2])
+    """
+    R = _ring_of([as_expr(L)], (*coords, *velocities))
+    if R is None:
+        return None
+    P = R.to_ring(as_expr(L))
+    vel_ring = [R.to_ring(v) for v in velocities]
+    p = [R.diff(P, v) for v in velocities]
+    beta = []
+    for i, q in enumerate(coords):
+        acc = -R.diff(P, q)
+        for j, qj in enumerate(coords):
+            acc += R.diff(p[i], qj) * vel_ring[j]
+        beta.append(acc)
+    return [R.to_expr(e) for e in p], [R.to_expr(e) for e in beta]

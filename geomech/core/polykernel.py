@@ -29,13 +29,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import sympy as sp
-from sympy.core.add import _addsort
-from sympy.core.mul import _mulsort
 from sympy.polys.rings import PolyRing
 
 from .parse import as_expr
 
-__all__ = ["DiffRing", "supported"]
+__all__ = ["DiffRing", "supported", "canonical_key", "clear_caches", "ExprBuilder",
+           "ring_to_expr", "poly_gcd", "poly_cancel", "poly_factor_list"]
 
 
 def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
@@ -44,6 +43,8 @@ def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
     while stack:
         e = stack.pop()
         if e.is_Symbol:
+            if not e.is_commutative:
+                return False
             symbols.add(e)
         elif e.is_Number:
             if not e.is_Rational:
@@ -100,7 +101,8 @@ class DiffRing:
             if s in self._index:
                 i_s, i_c = self._index[sp.sin(s)], self._index[sp.cos(s)]
                 self._chain[s] = ((G[i_s], G[i_c]), (G[i_c], -G[i_s]))
-        self._powers: dict = {}
+        self._unpacked: dict = {}          # packed monomial -> exponent tuple
+        self._builder = ExprBuilder(self.gens, self.ring.domain)   # ring -> sympy
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
         self._chain_idx = {s: (self._index[sp.sin(s)], self._index[sp.cos(s)])
                            for s in angles if sp.sin(s) in self._index}
@@ -127,7 +129,7 @@ class DiffRing:
         if expr == 0:
             return self.ring.zero
         idx, n = self._index, len(self.gens)
-        conv = self.ring.domain.convert
+        conv = self.ring.domain.from_sympy
         terms: dict = {}
         for term in sp.Add.make_args(expr):
             coeff, factors = term.as_coeff_mul()
@@ -209,16 +211,25 @@ class DiffRing:
     def unpack(self, terms) -> object:
         """The ring element of packed ``(monomial, coefficient)`` pairs (zeros dropped)."""
         el = self.ring.zero
-        n = len(self.gens)
-        mask = _MASK
+        seen = self._unpacked
         for v, c in terms:
             if c:
-                m = []
-                for _ in range(n):
-                    m.append(v & mask)
-                    v >>= _BITS
-                el[tuple(m)] = c
+                m = seen.get(v)
+                if m is None:
+                    m = self._unpack_monomial(v)
+                el[m] = c
         return el
+
+    def _unpack_monomial(self, v: int) -> tuple:
+        """The exponent tuple of a packed monomial (cached)."""
+        w, m = v, []
+        for _ in range(len(self.gens)):
+            m.append(w & _MASK)
+            w >>= _BITS
+        if len(self._unpacked) > _CACHE_MAX:
+            self._unpacked.clear()
+        m = self._unpacked[v] = tuple(m)
+        return m
 
     def diff_packed(self, P: list, coord: sp.Symbol) -> list:
         r"""Total derivative of a packed polynomial (chain rule over ``sin``/``cos``)."""
@@ -313,42 +324,242 @@ class DiffRing:
         return not self.reduce(p)
 
     def to_expr(self, p) -> sp.Expr:
-        """The canonical expanded sympy expression of a ring element.
+        r"""The canonical expanded sympy expression of a ring element.
 
-        Identical (``srepr``) to ``p.as_expr()``, built faster: each monomial's factors are
-        put in sympy's canonical order and the products and the sum are assembled without
-        re-running sympy's flattening (the terms are distinct monomials, so there is
-        nothing to collect)."""
-        terms, numbers = [], []
-        to_sympy = self.ring.domain.to_sympy
-        powers = self._powers
+        Identical (``==``, ``srepr``, ``str``) to ``p.as_expr()``, built without sympy's
+        flattening (see :class:`ExprBuilder`)."""
+        return self._builder(p)
+
+
+class ExprBuilder:
+    r"""Canonical expanded sympy expressions of the elements of one polynomial ring.
+
+    A term :math:`c\,g_1^{e_1}\cdots g_k^{e_k}` becomes ``Mul(c, f_1, ..., f_k)`` with the
+    factors in sympy's canonical order and the polynomial ``Add`` of its terms in that order,
+    both built by ``_from_args`` without sympy's flattening (the terms are distinct
+    monomials, so there is nothing to collect).  The order is the one of
+    :meth:`sympy.core.basic.Basic.compare`, read from sort keys (:func:`canonical_key`)
+    computed once per generator power, coefficient and monomial and cached here.  The result
+    is identical (``==``, ``srepr``, ``str``) to ``p.as_expr()``.
+
+    Only generators whose powers sympy keeps as ``Pow(g, e)`` and whose products it does not
+    combine take this route (symbols, ``sin``, ``cos``, ``tan``, undefined functions) over
+    ``QQ``/``ZZ``; other rings are converted by ``p.as_expr()``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> p = 3*x**2*y - y/2 + 1
+    >>> ExprBuilder(R.symbols, R.domain)(p) == p.as_expr()
+    True
+    """
+
+    def __init__(self, gens: Sequence[sp.Expr], domain):
+        self.gens = tuple(gens)
+        self.domain = domain
+        self.fast = (domain in (sp.QQ, sp.ZZ) and all(_power_stable(g) for g in self.gens)
+                     and _keys_available(self.gens))
+        self._coeff_key = _coeff_key if domain == sp.QQ else _identity
+        self._to_sympy = domain.to_sympy
+        self._factors: dict = {}
+        self._monos: dict = {}
+        self._numbers: dict = {}
+
+    def __call__(self, p) -> sp.Expr:
+        if not self.fast:
+            return self._flatten(p)
+        monos, numbers = self._monos, self._numbers
+        if len(monos) > _CACHE_MAX or len(numbers) > _CACHE_MAX:
+            monos.clear()
+            numbers.clear()
+        ckey = self._coeff_key
+        terms = []
         for m, c in p.items():
-            factors = []
-            for k, e in enumerate(m):
-                if e:
-                    f = powers.get((k, e))
-                    if f is None:
-                        f = powers[(k, e)] = self.gens[k] if e == 1 else sp.Pow(self.gens[k], e)
-                    factors.append(f)
-            coeff = to_sympy(c)
-            if not factors:
-                numbers.append(coeff)
-            elif len(factors) == 1 and coeff == 1:
-                terms.append(factors[0])
+            mono = monos.get(m)
+            if mono is None:
+                mono = monos[m] = self._monomial(m)
+            if c == 1 and mono[2] is not None:
+                terms.append(mono[2])
+                continue
+            ck = ckey(c)
+            num = numbers.get(ck)
+            if num is None:
+                e = self._to_sympy(c)
+                num = numbers[ck] = (canonical_key(e), e)
+            if not mono[0]:
+                terms.append(num)
             else:
-                _mulsort(factors)
-                if coeff != 1:
-                    factors.insert(0, coeff)
-                terms.append(sp.Mul._from_args(factors))
-        if len(terms) + len(numbers) <= 1:
-            return (terms + numbers + [sp.S.Zero])[0]
-        _addsort(terms)
-        return sp.Add._from_args(numbers + terms)
+                args = (num[1], *mono[0])
+                terms.append(((_MUL_KEY, len(args), (num[0], *mono[1])), _mul(args)))
+        return _assemble(terms)
+
+    def _monomial(self, m: tuple) -> tuple:
+        """``(factors, factor keys, (key, expr) of the monomial itself or None)``."""
+        fs = []
+        for k, e in enumerate(m):
+            if e:
+                f = self._factors.get((k, e))
+                if f is None:
+                    g = self.gens[k]
+                    expr = g if e == 1 else sp.Pow(g, e)
+                    f = self._factors[(k, e)] = (canonical_key(expr), expr)
+                fs.append(f)
+        fs.sort(key=_first)
+        factors = tuple(f[1] for f in fs)
+        keys = tuple(f[0] for f in fs)
+        if len(fs) == 1:
+            alone = fs[0]
+        elif fs:
+            alone = (_MUL_KEY, len(factors), keys), _mul(factors)
+        else:
+            alone = None
+        return factors, keys, alone
+
+    def _flatten(self, p) -> sp.Expr:
+        """Conversion through sympy's own constructors."""
+        to_sympy = self._to_sympy
+        gens = self.gens
+        return sp.Add(*[sp.Mul(to_sympy(c), *[gens[k] ** e for k, e in enumerate(m) if e])
+                        for m, c in p.items()])
+
+
+@lru_cache(maxsize=64)
+def expr_builder(ring: PolyRing) -> ExprBuilder:
+    """The (cached) :class:`ExprBuilder` of a sympy ``PolyRing``."""
+    return ExprBuilder(ring.symbols, ring.domain)
+
+
+def ring_to_expr(p) -> sp.Expr:
+    """``p.as_expr()`` for an element of a sympy ``PolyRing``, built by :class:`ExprBuilder`.
+
+    >>> import sympy as sp
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> ring_to_expr(x*y - 2*y**3) == (x*y - 2*y**3).as_expr()
+    True
+    """
+    return expr_builder(p.ring)(p)
+
+
+_CACHE_MAX = 200_000
+
+if type(sp.QQ.one).__name__ == "fmpq":  # python-flint ground types: hash(fmpq) is slow
+    def _coeff_key(c) -> object:
+        return c.numer(), c.denom()
+else:
+    def _coeff_key(c) -> object:
+        return c
+
+
+def _identity(c) -> object:
+    return c
+
+
+_new = sp.Basic.__new__
+
+
+def _mul(args: tuple) -> sp.Mul:
+    """``Mul._from_args(args, True)`` (canonical commutative arguments, at least two)."""
+    obj = _new(sp.Mul, *args)
+    obj.is_commutative = True
+    return obj
+
+
+def _power_stable(g: sp.Expr) -> bool:
+    """Whether sympy keeps ``g**e`` as ``Pow(g, e)`` and never merges products of powers of
+    ``g`` with another generator (``exp``, ``Abs``, powers and numbers are excluded)."""
+    from sympy.core.function import AppliedUndef
+
+    return (g.is_Symbol and g.is_commutative) or isinstance(g, (sp.sin, sp.cos, sp.tan,
+                                                                 AppliedUndef))
+
+
+def _keys_available(gens: tuple) -> bool:
+    """Whether every generator has a canonical sort key."""
+    try:
+        for g in gens:
+            canonical_key(g)
+    except TypeError:
+        return False
+    return True
+
+
+def _first(pair: tuple):
+    return pair[0]
+
+
+def _class_key(cls: type) -> tuple:
+    """Sort key of a class as :func:`sympy.core.basic._cmp_name` orders them."""
+    key = _CLASS_KEYS.get(cls)
+    if key is None:
+        from sympy.core.basic import ordering_of_classes
+
+        name = cls.__name__
+        try:
+            key = (ordering_of_classes.index(name), "")
+        except ValueError:
+            key = (len(ordering_of_classes) + 1, name)
+        _CLASS_KEYS[cls] = key
+    return key
+
+
+_CLASS_KEYS: dict = {}
+_MUL_KEY = _class_key(sp.Mul)
+
+
+def canonical_key(expr: sp.Basic) -> tuple:
+    r"""A sort key reproducing :meth:`sympy.core.basic.Basic.compare`.
+
+    ``compare`` orders by class (:data:`sympy.core.basic.ordering_of_classes`, then class
+    name), then by the length of ``_hashable_content()``, then item by item; the key is the
+    tuple ``(class key, length, item keys)``, so ``canonical_key(a) < canonical_key(b)`` iff
+    ``a.compare(b) < 0``.  This is the order of the arguments of ``Add`` and ``Mul``.
+
+    Raises ``TypeError`` for contents ``compare`` treats specially (sets).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> terms = [y**2, 3*x*y, x, sp.sin(x)]
+    >>> [str(t) for t in sorted(terms, key=canonical_key)] == [
+    ...     str(t) for t in sp.Add(*terms).args]
+    True
+    """
+    items = expr._hashable_content()
+    out = []
+    for item in items:
+        if isinstance(item, sp.Basic):
+            out.append(canonical_key(item))
+        elif isinstance(item, (frozenset, set, dict)):
+            raise TypeError(f"no canonical sort key for {type(item).__name__} contents")
+        else:
+            out.append(item)
+    return _class_key(type(expr)), len(items), tuple(out)
+
+
+def _assemble(terms: list) -> sp.Expr:
+    """``Add`` of ``(key, expr)`` terms: the number first, the rest in canonical order."""
+    if not terms:
+        return sp.S.Zero
+    if len(terms) == 1:
+        return terms[0][1]
+    terms.sort(key=_first)  # numbers sort before every symbol, power, product, function
+    return sp.Add._from_args([t[1] for t in terms], True)
 
 
 @lru_cache(maxsize=256)
 def _diff_ring(coords: tuple, symbols: frozenset, angles: frozenset) -> DiffRing:
     return DiffRing(coords, symbols, angles)
+
+
+def clear_caches() -> None:
+    """Forget the cached rings and their conversion caches (for cold-cache measurements)."""
+    _diff_ring.cache_clear()
+    _ring.cache_clear()
+    expr_builder.cache_clear()
 
 
 def union_ring(a: DiffRing, b: DiffRing) -> DiffRing:
@@ -408,3 +619,103 @@ def bracket_polys(R: DiffRing, X: Sequence, Y: Sequence) -> tuple:
     n = len(coords)
     return tuple(sum((X[j] * R.diff(Y[i], coords[j]) - Y[j] * R.diff(X[i], coords[j])
                       for j in range(n)), R.ring.zero) for i in range(n))
+
+
+# -- gcd, cancellation, factorisation over QQ through python-flint -------------------------
+# sympy's sparse polynomials compute multivariate gcds (heuristic gcd) and factorisations in
+# pure Python; python-flint (the ``fast`` extra; also sympy's ground types) has them in C
+# (``fmpz_mpoly``).  The functions below return exactly what the PolyElement methods return
+# (a property test compares them) and fall back to those methods without flint.
+
+try:  # pragma: no cover - depends on the environment
+    import flint as _flint
+
+    _MPOLY = hasattr(_flint, "fmpz_mpoly_ctx")
+except ImportError:  # pragma: no cover
+    _flint, _MPOLY = None, False
+
+
+@lru_cache(maxsize=64)
+def _zz_ctx(n: int):
+    """flint's context for ``n`` generators in sympy's order (lex, first generator highest)."""
+    return _flint.fmpz_mpoly_ctx.get(tuple(f"g{i}" for i in range(n)), "lex")
+
+
+def _to_flint(p):
+    """A PolyElement over ZZ as an ``fmpz_mpoly``."""
+    return _zz_ctx(p.ring.ngens).from_dict({m: int(c) for m, c in p.items()})
+
+
+def _from_flint(ring, f):
+    """An ``fmpz_mpoly`` as an element of ``ring`` (coefficients converted to its domain)."""
+    conv = ring.domain.convert
+    return ring.from_dict({tuple(map(int, m)): conv(int(c)) for m, c in f.to_dict().items()})
+
+
+def _flint_ok(*polys) -> bool:
+    """Whether the fast route applies: flint present, over QQ, at least two terms each."""
+    return _MPOLY and all(p.ring.domain == sp.QQ and len(p) > 1 for p in polys)
+
+
+def poly_gcd(f, g):
+    """``f.gcd(g)`` for elements of a sympy ``PolyRing`` over QQ: the monic gcd.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> poly_gcd((x - y)*(x + 2), (x - y)*(x - 3)) == (x - y).gcd(x - y)
+    True
+    """
+    if not _flint_ok(f, g):
+        return f.gcd(g)
+    R = f.ring
+    zz = R.clone(domain=sp.ZZ)
+    h = _from_flint(R, _to_flint(f.clear_denoms()[1].set_ring(zz)).gcd(
+        _to_flint(g.clear_denoms()[1].set_ring(zz))))
+    return h.monic()
+
+
+def poly_cancel(f, g) -> tuple:
+    """``f.cancel(g)`` over QQ: ``(p, q)`` with ``p/q = f/g`` in lowest terms, normalised as
+    sympy does (denominators cleared, cofactors of the integer gcd times the cofactors of
+    the cleared denominators, ``q`` with a positive leading coefficient).
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f, g = (x**2 - y**2)/2, 3*x + 3*y
+    >>> poly_cancel(f, g) == f.cancel(g)
+    True
+    """
+    if not (f and _flint_ok(f, g)):
+        return f.cancel(g)
+    R = f.ring
+    zz = R.clone(domain=sp.ZZ)
+    cq, F = f.clear_denoms()
+    cp, G = g.clear_denoms()
+    Ff, Gf = _to_flint(F.set_ring(zz)), _to_flint(G.set_ring(zz))
+    h = Ff.gcd(Gf)
+    p, q = _from_flint(R, Ff / h), _from_flint(R, Gf / h)
+    _, cp, cq = sp.ZZ.cofactors(sp.ZZ.convert(cp), sp.ZZ.convert(cq))
+    p, q = p.mul_ground(R.domain.convert(cp)), q.mul_ground(R.domain.convert(cq))
+    if q.LC < 0:
+        p, q = -p, -q
+    return p, q
+
+
+def poly_factor_list(f) -> tuple:
+    """``f.factor_list()`` over QQ: ``(coefficient, [(factor, multiplicity), ...])``, the
+    factors primitive integer polynomials with positive leading coefficients (in an
+    unspecified order).
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> c, fs = poly_factor_list((2*x - 4*y)*(x + y)**2/3)
+    >>> c, sorted(fs, key=str)
+    (2/3, [(x + y, 2), (x - 2*y, 1)])
+    """
+    if not _flint_ok(f):
+        return f.factor_list()
+    R = f.ring
+    den, F = f.clear_denoms()
+    c, facs = _to_flint(F.set_ring(R.clone(domain=sp.ZZ))).factor()
+    coeff = R.domain.convert(int(c)) / R.domain.convert(den)
+    return coeff, [(_from_flint(R, g), int(k)) for g, k in facs]

@@ -288,9 +288,9 @@ class NonholonomicSystem:
     @cached_property
     def hessian(self) -> sp.Matrix:
         r"""The matrix :math:`\partial^2L/\partial\dot q_i\partial\dot q_j` on :math:`TN`."""
-        vel = self.manifold.velocities
-        p = [sp.diff(self.lagrangian, v) for v in vel]
-        return sp.Matrix(len(vel), len(vel), lambda i, j: sp.expand(sp.diff(p[i], vel[j])))
+        from geomech.core.kernel import hessian
+
+        return hessian(self.lagrangian, self.manifold.velocities)
 
     @property
     def dim(self) -> int:

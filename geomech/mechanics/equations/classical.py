@@ -43,6 +43,7 @@ import itertools
 
 import sympy as sp
 
+from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import (
     acceleration_symbols,
@@ -89,9 +90,8 @@ def voronets_equations(system, **options) -> EquationsOfMotion:
 
 def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion:
     N = system.manifold
-    n = N.dim
     q, vel = N.coords, N.velocities
-    ind, dep = system.independent_indices, system.dependent_indices
+    dep = system.dependent_indices
     u = system.independent_velocities
     r = len(u)
     brows, bfree = _split_data(system)
@@ -99,46 +99,13 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
     Theta = compact(system.restricted(L))
     pr = {j: compact(system.restricted(sp.diff(L, vel[j]))) for j in dep}
     qdot = system.velocity_on_phase_space()
-
-    def tau(a, f):
-        e = sp.diff(f, q[ind[a]])
-        for j in dep:
-            if brows[j][a] != 0:
-                e += brows[j][a] * sp.diff(f, q[j])
-        return e
-
-    Qs = _forces_star(system)
-    rhs, Smat = [], sp.zeros(r, r)
-    for a in range(r):
-        if chaplygin:
-            e = sp.diff(Theta, q[ind[a]])
-        else:
-            e = tau(a, Theta)
-        for j in dep:
-            if chaplygin:
-                for b in range(r):
-                    Sab = pr[j] * (sp.diff(brows[j][a], q[ind[b]])
-                                   - sp.diff(brows[j][b], q[ind[a]]))
-                    Smat[a, b] += Sab
-                e -= pr[j] * sp.diff(bfree[j], q[ind[a]])
-            else:
-                Ar = [tau(b, brows[j][a]) - tau(a, brows[j][b]) for b in range(r)]
-                Br = sp.Add(*[bfree[s] * sp.diff(brows[j][a], q[s]) for s in dep]) \
-                    - tau(a, bfree[j])
-                e += pr[j] * (sp.Add(*[Ar[b] * u[b] for b in range(r)]) + Br)
-        if Qs is not None:
-            e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
-        rhs.append(e)
-    if chaplygin:
-        Smat = Smat.applyfunc(compact)
-        for a in range(r):
-            rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
+    rhs, Smat = _voronets_forces(system, brows, bfree, Theta, pr, chaplygin)
     # the implicit form (explicit=False) keeps the right-hand sides unnormalised
     norm = (lambda e: e) if deferring() else compact
     rhs = [norm(e) for e in rhs]
     dTheta = [sp.diff(Theta, ua) for ua in u]
     Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(dTheta[a], u[b])))
-    drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(n)
+    drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(N.dim)
                       if dTheta[a].has(q[i])]) for a in range(r)]
     udot = solve_linear(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
                         what="mass matrix d2L*/dqdot_ind2")
@@ -154,8 +121,49 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
             "mass_matrix": Mass}
     if chaplygin:
         data["S"] = Smat
-    return EquationsOfMotion(system, method, equations, out, variables={}, form_rhs=out,
-                             data=data)
+    # form_rhs: the form's state is (q, u), the phase space itself (the same tidied rhs)
+    return EquationsOfMotion(system, method, equations, out, variables={}, data=data)
+
+
+def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[list, object]:
+    r"""Right-hand sides of the Voronets (or Chaplygin) equations and Chaplygin's matrix
+    :math:`S` (zero for Voronets): :math:`\tau_\alpha(\Theta) + \sum_r p_r^*(A^r_{\alpha\beta}
+    \dot q_\beta + B^r_\alpha) + Q^*_\alpha + \sum_r b_{r\alpha}Q^*_r` (module docstring)."""
+    q = system.manifold.coords
+    ind, dep = system.independent_indices, system.dependent_indices
+    u = system.independent_velocities
+    r = len(u)
+
+    def tau(a, f):
+        e = sp.diff(f, q[ind[a]])
+        for j in dep:
+            if brows[j][a] != 0:
+                e += brows[j][a] * sp.diff(f, q[j])
+        return e
+
+    Qs = _forces_star(system)
+    rhs, Smat = [], sp.zeros(r, r)
+    for a in range(r):
+        e = sp.diff(Theta, q[ind[a]]) if chaplygin else tau(a, Theta)
+        for j in dep:
+            if chaplygin:
+                for b in range(r):
+                    Smat[a, b] += pr[j] * (sp.diff(brows[j][a], q[ind[b]])
+                                           - sp.diff(brows[j][b], q[ind[a]]))
+                e -= pr[j] * sp.diff(bfree[j], q[ind[a]])
+            else:
+                Ar = [tau(b, brows[j][a]) - tau(a, brows[j][b]) for b in range(r)]
+                Br = sp.Add(*[bfree[s] * sp.diff(brows[j][a], q[s]) for s in dep]) \
+                    - tau(a, bfree[j])
+                e += pr[j] * (sp.Add(*[Ar[b] * u[b] for b in range(r)]) + Br)
+        if Qs is not None:
+            e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
+        rhs.append(e)
+    if chaplygin:
+        Smat = Smat.applyfunc(compact)
+        for a in range(r):
+            rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
+    return rhs, Smat
 
 
 def _depends_on(e: sp.Expr, x: sp.Symbol, pol) -> bool:
@@ -272,26 +280,16 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     N = system.manifold
     n, k = N.dim, system.n_constraints
     q, vel = N.coords, N.velocities
-    L = system.lagrangian
     A = system.constraint_matrix
-    b = system.constraint_affine
     acc = acceleration_symbols(vel)
     lam = tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(k))
     Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
-
-    p = [sp.diff(L, v) for v in vel]
     H = system.hessian
-    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
-            - sp.diff(L, q[i]) for i in range(n)]
-    # d/dt of the constraints: a qdd + c, c = adot qdot + bdot
-    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
-                  for j in range(n) if A[m, i].has(q[j])])
-         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
-         for m in range(k)]
+    beta, c = _ld_terms(system)
+    # H qdd + beta = Q + a^T lambda, and the constraints
     equations = [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
                        Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
-                 for i in range(n)]
-    equations += [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
+                 for i in range(n)] + [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
 
     # restrict everything to the phase space (for the implicit form, explicit=False, the
     # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
@@ -299,45 +297,71 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
                           "reduced mass matrix T^T H T on the constraint distribution",
                           norm)
-    T, udot, pvec, Hr, rest, cr = red.T, red.udot, red.pvec, red.H, red.force, red.cdot
-    Mred, rhs_red = red.mass, red.rhs
-    ind = system.independent_indices
-
-    def accelerations():
-        return (T * udot + pvec).applyfunc(compact)
+    T, udot, pvec = red.T, red.udot, red.pvec
 
     def multipliers():     # evaluated on first access
         return dict(zip(lam, red.multipliers(T * udot + pvec)))
 
-    rhs = {}
-    for cc, v in zip(q, vel):
-        rhs[cc] = system.dependent_solution.get(v, v)
-    for j, i in enumerate(ind):
-        rhs[vel[i]] = udot[j]          # the rows of T at the independent indices are the identity
+    rhs = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+    for j, i in enumerate(system.independent_indices):
+        rhs[vel[i]] = udot[j]      # the rows of T at the independent indices are the identity
+    # form_rhs: the form's own variables are the phase-space coordinates (the same tidied rhs)
     eq = EquationsOfMotion(
         system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
-        variables={}, form_rhs=rhs, data={"reduced_mass_matrix": Mred})
-    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, accelerations()))
-
-    def bordered() -> ImplicitEquations:
-        # [[H, -a^T], [a, 0]] (qdd, lambda) = (Q - beta, -(adot qdot + bdot)) on M
-        Mb = sp.zeros(n + k, n + k)
-        Mb[:n, :n] = Hr
-        if k:
-            Mb[:n, n:] = -A.T
-            Mb[n:, :n] = A
-        Fb = [*rest, *[-e for e in cr]]
-        rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
-        rates.update({vel[i]: acc[i] for i in ind})
-        return ImplicitEquations(system, "lagrange_dalembert", Mb, Fb, (*acc, *lam), rates,
-                                 kind="bordered")
-
-    eq._bordered = bordered
-    acc_u = tuple(acc[i] for i in ind)
-    eq._implicit = lambda: ImplicitEquations(
-        system, "lagrange_dalembert", Mred, rhs_red, acc_u,
-        {**{cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)},
-         **dict(zip(system.independent_velocities, acc_u))})
+        variables={}, data={"reduced_mass_matrix": red.mass})
+    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, (T * udot + pvec).applyfunc(compact)))
+    eq._bordered = lambda: _ld_bordered(system, red, acc, lam)
+    eq._implicit = lambda: _ld_implicit(system, red, acc)
     return eq
 
 
+def _ld_terms(system) -> tuple[list, list]:
+    r"""``(beta, c)``: :math:`\beta_i=\sum_j\partial^2L/\partial\dot q_i\partial q_j\,\dot q_j
+    -\partial L/\partial q_i` and the derivative of the constraints
+    :math:`c = \dot a\dot q + \dot b` (so that :math:`\frac{d}{dt}(a\dot q + b) = a\ddot q + c`).
+
+    :math:`\beta` is computed in the sparse ring when :math:`L` is a trigonometric polynomial
+    (:func:`geomech.core.kernel.lagrangian_derivatives`), else by :func:`sympy.diff`."""
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q, vel = N.coords, N.velocities
+    L, A, b = system.lagrangian, system.constraint_matrix, system.constraint_affine
+    derivs = lagrangian_derivatives(L, q, vel)
+    if derivs is not None:
+        beta = derivs[1]
+    else:
+        p = [sp.diff(L, v) for v in vel]
+        beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
+                - sp.diff(L, q[i]) for i in range(n)]
+    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
+                  for j in range(n) if A[m, i].has(q[j])])
+         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
+         for m in range(k)]
+    return beta, c
+
+
+def _ld_bordered(system, red: ReducedDynamics, acc, lam) -> ImplicitEquations:
+    """``[[H, -a^T], [a, 0]] (qdd, lambda) = (Q - beta, -(adot qdot + bdot))`` on M."""
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    q, vel = N.coords, N.velocities
+    Mb = sp.zeros(n + k, n + k)
+    Mb[:n, :n] = red.H
+    if k:
+        Mb[:n, n:] = -red.A.T
+        Mb[n:, :n] = red.A
+    Fb = [*red.force, *[-e for e in red.cdot]]
+    rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+    rates.update({vel[i]: acc[i] for i in system.independent_indices})
+    return ImplicitEquations(system, "lagrange_dalembert", Mb, Fb, (*acc, *lam), rates,
+                             kind="bordered")
+
+
+def _ld_implicit(system, red: ReducedDynamics, acc) -> ImplicitEquations:
+    r"""The reduced mass-matrix form
+    :math:`(T^{\mathsf T}HT)\dot u = T^{\mathsf T}(Q-\beta-Hp)`."""
+    N = system.manifold
+    acc_u = tuple(acc[i] for i in system.independent_indices)
+    rates = {cc: system.dependent_solution.get(v, v) for cc, v in zip(N.coords, N.velocities)}
+    rates.update(dict(zip(system.independent_velocities, acc_u)))
+    return ImplicitEquations(system, "lagrange_dalembert", red.mass, red.rhs, acc_u, rates)

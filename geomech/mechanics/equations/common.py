@@ -23,7 +23,14 @@ import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
+from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
+from geomech.core.polykernel import (  # == the PolyElement methods, through flint
+    poly_cancel,
+    poly_factor_list,
+    poly_gcd,
+    ring_to_expr,
+)
 from geomech.core.zero import default_policy
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
@@ -79,7 +86,7 @@ def trig_reduce(e: sp.Expr, keep: str | None = None) -> sp.Expr:
     if keep is not None:
         return _reduce_poly(e, angles, keep)
     cands = [e, _reduce_poly(e, angles, "sin"), _reduce_poly(e, angles, "cos")]
-    return min(cands, key=sp.count_ops)
+    return min(cands, key=count_ops)
 
 
 def _has_den(e: sp.Expr) -> bool:
@@ -191,7 +198,7 @@ class _Algebra:
             if len(n) * len(d) > _GCD_LIMIT:
                 n, d = self._cancel_factors(n, d)
             else:
-                n, d = n.cancel(d)
+                n, d = poly_cancel(n, d)
         return n, d
 
     def _frac(self, e, memo, gcd: bool = True):
@@ -248,7 +255,7 @@ class _Algebra:
         return self.ring.domain.to_sympy(c)
 
     def expr(self, p) -> sp.Expr:
-        out = p.as_expr()
+        out = ring_to_expr(p)   # == p.as_expr(), built without sympy's flattening
         return out.xreplace(self._back) if self._back else out
 
     # -- reduction ---------------------------------------------------------------------
@@ -292,19 +299,24 @@ class _Algebra:
 
     def quotient(self, num, den) -> sp.Expr:
         """The shortest of the reduced, cancelled forms of ``num/den`` as an expression."""
-        best = None
+        best, forms = None, []
         for prefer in ("sin", "cos") if self.trig_idx else ("sin",):
             n1, d1 = self.reduce(num, prefer), self.reduce(den, prefer)
             for _ in range(2):
                 if len(n1) * len(d1) > _GCD_LIMIT:
                     n2, d2 = self._cancel_factors(n1, d1)
                 else:
-                    n2, d2 = n1.cancel(d1)
+                    n2, d2 = poly_cancel(n1, d1)
                 if n2 == n1 and d2 == d1:
                     break
                 n1, d1 = self.reduce(n2, prefer), self.reduce(d2, prefer)
+            forms.append((len(n1) + len(d1), n1, d1))
+        # a form with over 25% more terms is not built (count_ops is the cost here)
+        fewest = min(f[0] for f in forms)
+        forms = [f for f in forms if 4 * f[0] <= 5 * fewest]
+        for _, n1, d1 in forms:
             cand = self._to_expr(n1, d1)
-            ops = sp.count_ops(cand)
+            ops = count_ops(cand) if len(forms) > 1 else 0
             if best is None or ops < best[0]:
                 best = (ops, cand)
         return best[1]
@@ -373,7 +385,7 @@ def _factor_expr(alg: _Algebra, p, limit: int = 8) -> sp.Expr:
     """Factored form of a small ring element, content form of a large one."""
     if not p or p.is_ground or len(p) > limit:
         return _content_expr(alg, p)
-    c, facs = p.factor_list()
+    c, facs = poly_factor_list(p)
     return alg.domain_expr(c) * sp.Mul(*[alg.expr(f) ** k for f, k in facs])
 
 
@@ -396,7 +408,7 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
     if sum(len(c) for c in coeffs.values()) > _TIDY_GCD_LIMIT:
         g = R.one           # large coefficients: no common polynomial factor sought
     for c in coeffs.values():
-        g = c if g is None else g.gcd(c)
+        g = c if g is None else poly_gcd(g, c)
     if g.LC < 0:
         g = -g
     vsyms = [R.symbols[i] for i in idx]
@@ -590,7 +602,7 @@ def _compact_expr(e: sp.Expr) -> sp.Expr:
             if n2 != n1 and n2 != -n1:
                 n2, d2 = trig_reduce(n2, keep), trig_reduce(d2, keep)
             cand = sp.factor_terms(n2) / sp.factor_terms(d2)
-        ops = sp.count_ops(cand)
+        ops = count_ops(cand)
         if best is None or ops < best[0]:
             best = (ops, cand)
         if cand.is_polynomial() and not _has_den(cand):
@@ -747,7 +759,7 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     out = []
     for i in range(n):
         num = trig_reduce(sp.Add(*[adj[i, j] * rp[j] for j in range(n) if rp[j] != 0]))
-        if sp.count_ops(num) + sp.count_ops(det) <= cancel_limit:
+        if count_ops(num) + count_ops(det) <= cancel_limit:
             out.append(compact(num / det))
         else:
             out.append(sp.factor_terms(num) / sp.factor_terms(det))
@@ -782,7 +794,7 @@ def tidy(e, velocities) -> sp.Expr:
         out = _ring_tidy(e, vel)
     except _Unsupported:
         return _tidy_expr(e, vel)
-    return out if sp.count_ops(out) < sp.count_ops(e) else e
+    return out if count_ops(out) < count_ops(e) else e
 
 
 def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
@@ -794,25 +806,25 @@ def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
     if not all(c.free_symbols.isdisjoint(vel) for c in P.coeffs()):
         return e
     def fac(c):
-        return sp.factor(c) if sp.count_ops(c) < 120 else sp.factor_terms(c)
+        return sp.factor(c) if count_ops(c) < 120 else sp.factor_terms(c)
 
     terms = [fac(c) * sp.Mul(*[g**k for g, k in zip(vel, mon)]) for mon, c in P.terms()]
     num = sp.Add(*terms)
     common = sp.factor_terms(num)
     den = fac(d) if d != 1 else 1
     out = common / den
-    if len(terms) <= 3 and sp.count_ops(n) < 120:
+    if len(terms) <= 3 and count_ops(n) < 120:
         alt = sp.factor(num) / den
-        if sp.count_ops(alt) < sp.count_ops(out):
+        if count_ops(alt) < count_ops(out):
             out = alt
-    return out if sp.count_ops(out) < sp.count_ops(e) else e
+    return out if count_ops(out) < count_ops(e) else e
 
 
 def _sum_with_gcd(n, d, n2, d2) -> tuple:
     """``n/d + n2/d2`` over ``lcm(d, d2)``."""
     if d.is_ground and d2.is_ground:
         return n * d2 + n2 * d, d * d2
-    g = d.gcd(d2)
+    g = poly_gcd(d, d2)
     return n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
 
 

@@ -1,0 +1,59 @@
+"""gcd, cancellation and factorisation through python-flint equal sympy's own results.
+
+``poly_gcd``, ``poly_cancel`` and ``poly_factor_list`` (:mod:`geomech.core.polykernel`) must
+return exactly what ``PolyElement.gcd``, ``.cancel`` and ``.factor_list`` return (the latter
+up to the order of the factors), on random polynomials over QQ with common factors,
+rational coefficients, monomial and constant factors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sympy.polys.rings import ring
+
+from geomech.core import polykernel
+from geomech.core.polykernel import poly_cancel, poly_factor_list, poly_gcd
+
+R, *G = ring("a b s c", sp.QQ)
+
+terms = st.tuples(st.integers(-6, 6).filter(bool), st.integers(1, 4),
+                  st.lists(st.integers(0, 2), min_size=4, max_size=4))
+polys = st.lists(terms, min_size=1, max_size=4).map(
+    lambda ts: sum((R.domain.convert(n) / R.domain.convert(d)
+                    * G[0] ** e[0] * G[1] ** e[1] * G[2] ** e[2] * G[3] ** e[3]
+                    for n, d, e in ts), R.zero))
+
+
+@settings(max_examples=50, deadline=None)
+@given(polys, polys, polys)
+def test_gcd_and_cancel_are_sympys(f, g, h):
+    f, g = f * h, g * h
+    assert poly_gcd(f, g) == f.gcd(g)
+    assert poly_cancel(f, g) == f.cancel(g)
+    assert poly_cancel(-f, g) == (-f).cancel(g)
+    # the exponents are Python ints, as in sympy's own elements (they are used as powers)
+    assert all(type(e) is int for p in poly_cancel(f, g) for m in p.keys() for e in m)
+
+
+@settings(max_examples=40, deadline=None)
+@given(polys, polys, st.integers(1, 2))
+def test_factor_list_is_sympys(f, g, k):
+    p = f * g ** k
+    if not p:
+        return
+    c1, f1 = poly_factor_list(p)
+    c2, f2 = p.factor_list()
+    assert c1 == c2
+    assert Counter(f1) == Counter(f2)
+
+
+def test_without_flint_the_methods_are_used(monkeypatch):
+    monkeypatch.setattr(polykernel, "_MPOLY", False)
+    a, b = G[:2]
+    f, g = (a - b) * (a + 1) / 3, (a - b) * (b + 2)
+    assert poly_cancel(f, g) == f.cancel(g)
+    assert poly_gcd(f, g) == f.gcd(g) == a - b
