@@ -50,10 +50,12 @@ from geomech.mechanics.equations.common import (
     deferring,
     solve_linear,
 )
+from geomech.mechanics.equations.forms import ChaplyginEquations, LagrangeDalembertEquations
 from geomech.mechanics.equations.motion import (
     EquationsOfMotion,
     ImplicitEquations,
     ReducedDynamics,
+    form_class,
     phase_rhs_from_quasi,
 )
 from geomech.mechanics.equations.registry import register_method
@@ -154,7 +156,7 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
             "mass_matrix": Mass}
     if chaplygin:
         data["S"] = Smat
-    return EquationsOfMotion(system, method, equations, out, variables={}, form_rhs=out,
+    return form_class(method)(system, method, equations, out, variables={}, form_rhs=out,
                              data=data)
 
 
@@ -232,7 +234,7 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
         k0 = list(red_sys.affine_velocity().components)
         s = red_sys.independent_velocities
         phase = phase_rhs_from_quasi(system, K, k0, s, [inner.form_rhs[v] for v in s])
-        eq = EquationsOfMotion(system, "chaplygin", inner.equations, phase, variables={},
+        eq = ChaplyginEquations(system, "chaplygin", inner.equations, phase, variables={},
                                form_rhs=inner.form_rhs, data=inner.data)
     z = [N.coords[i] for i in red_sys.independent_indices]
     zd = red_sys.independent_velocities
@@ -314,7 +316,7 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
         rhs[cc] = system.dependent_solution.get(v, v)
     for j, i in enumerate(ind):
         rhs[vel[i]] = udot[j]          # the rows of T at the independent indices are the identity
-    eq = EquationsOfMotion(
+    eq = LagrangeDalembertEquations(
         system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
         variables={}, form_rhs=rhs, data={"reduced_mass_matrix": Mred})
     eq._lazy_data["accelerations"] = lambda: dict(zip(acc, accelerations()))

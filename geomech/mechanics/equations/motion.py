@@ -25,16 +25,40 @@ from geomech.mechanics.equations.common import (
 from geomech.mechanics.equations.common import tidy as _tidy
 
 __all__ = ["EquationsOfMotion", "ImplicitEquations", "ReducedDynamics",
-           "phase_rhs_from_quasi"]
+           "phase_rhs_from_quasi", "form_class"]
+
+
+#: the class of each registered form, by its ``form`` name (filled by ``__init_subclass__``)
+_FORM_CLASSES: dict[str, type] = {}
 
 
 class EquationsOfMotion:
-    r"""Equations of motion of a :class:`~geomech.mechanics.system.NonholonomicSystem`.
+    r"""Equations of motion of a :class:`~geomech.mechanics.system.NonholonomicSystem`: the
+    abstract base of the classical forms.
+
+    Each form is a subclass naming its registered form in the class attribute ``form`` and
+    stating its formula and published source in its docstring:
+    :class:`~geomech.mechanics.equations.forms.LagrangeDalembertEquations`,
+    :class:`~geomech.mechanics.equations.forms.VoronetsEquations`,
+    :class:`~geomech.mechanics.equations.forms.ChaplyginEquations`,
+    :class:`~geomech.mechanics.equations.quasi.HamelEquations` (``"quasi_velocities"``),
+    :class:`~geomech.mechanics.equations.forms.AppellEquations`,
+    :class:`~geomech.mechanics.equations.forms.TzenoffEquations`,
+    :class:`~geomech.mechanics.equations.vakonomic.VakonomicEquations`.  What every form
+    shares is here: the explicit field on the common phase space :math:`\mathcal M =
+    \{(q, \dot q_{\rm ind})\}` (``rhs``, :meth:`vector_field`), the exact comparison of
+    forms (:meth:`agrees_with`) and the mass-matrix form (:meth:`mass_matrix_form`).  A form
+    registered by a user (:func:`~geomech.mechanics.equations.registry.register_method`) may
+    return the base itself (``form`` is then ``None``) or its own subclass.
 
     Attributes
     ----------
+    form : str or None
+        Class attribute: the registered name of the form of the class.
     system : NonholonomicSystem
     method : str
+        The registered name of the form these equations were derived by (``== form`` for
+        a subclass).
     equations : list of sympy.Eq
         The equations in the form's own variables (accelerations ``xddot``, quasi-velocities
         and their derivatives ``eta_1_t`` ..., multipliers ``lambda_1`` ...).
@@ -57,12 +81,25 @@ class EquationsOfMotion:
     velocities with factored coefficients when that is shorter (the values are unchanged).
     """
 
+    form: str | None = None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("form")
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"{cls.__name__}.form must be a non-empty string")
+            _FORM_CLASSES[name] = cls
+
     def __init__(self, system, method: str, equations: Sequence, rhs: Mapping | Callable,
                  multipliers: Mapping | None = None, variables: Mapping | None = None,
                  form_rhs: Mapping | Callable | None = None, data: Mapping | None = None,
                  tidy: bool = True, implicit: ImplicitEquations | Callable | None = None):
         if not hasattr(system, "phase_space"):
             raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
+        if self.form is not None and method != self.form:
+            raise ValueError(f"{type(self).__name__} holds the {self.form!r} form, "
+                             f"not {method!r}")
         self.system = system
         self.method = method
         self.equations = list(equations)
@@ -647,9 +684,6 @@ def _implicit_from_equations(eq: EquationsOfMotion) -> ImplicitEquations:
     equations are linear in the derivatives of the form's own velocities."""
     system = eq.system
     N = system.manifold
-    if eq.method == "vakonomic":
-        raise ValueError("the vakonomic form has no mass-matrix form on the phase space of "
-                         "the system (its state includes the multipliers)")
     form = eq.form_rhs
     own = [c for c in form if c not in N.coords]
     r = len(system.independent_velocities)
@@ -756,6 +790,21 @@ def make_implicit(eq: EquationsOfMotion, records: list) -> EquationsOfMotion:
         eq._lazy_data[key] = lambda fn=fn: _substitute(fn(), solution(True))
     return eq
 
+
+
+def form_class(name: str) -> type:
+    """The class of the registered form ``name``: the subclass of :class:`EquationsOfMotion`
+    whose ``form`` is ``name``, or the base itself for a form without its own class.
+
+    >>> from geomech.mechanics.equations import forms
+    >>> form_class("voronets") is forms.VoronetsEquations
+    True
+    >>> form_class("_user_form") is EquationsOfMotion
+    True
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a form name is a string, got {type(name).__name__}")
+    return _FORM_CLASSES.get(name, EquationsOfMotion)
 
 
 def _substitute(obj, sol: dict):
