@@ -53,16 +53,16 @@ from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
-from geomech.mechanics.analysis.symmetry import (
-    _as_field,
-    _check_system,
-    _forces,
-    _is_zero,
-    _restrict,
-    check_noether_field,
-    check_symmetry,
+from geomech.mechanics.analysis.common import (
+    active_forces,
+    as_field,
+    check_system,
+    is_zero,
     prolong_to_phase_space,
+    restrict,
 )
+from geomech.mechanics.analysis.noether import check_noether_field
+from geomech.mechanics.analysis.symmetry import check_symmetry
 
 __all__ = ["LevelReduction", "SymmetryReduction", "ChaplyginReduction", "RouthReduction",
            "restrict_to_level", "reduce_by_symmetry", "chaplygin_reduction", "routh_reduction",
@@ -95,7 +95,7 @@ def _compact(e) -> sp.Expr:
 def _field_of(system_or_field) -> VectorField:
     if isinstance(system_or_field, VectorField):
         return system_or_field
-    _check_system(system_or_field)
+    check_system(system_or_field)
     return system_or_field.vector_field()
 
 
@@ -110,7 +110,7 @@ def _drop_variables(expr, variables) -> sp.Expr:
     if not left:
         return expr
     for s in left:
-        if not _is_zero(sp.diff(expr, s)):
+        if not is_zero(sp.diff(expr, s)):
             raise ValueError(f"the expression depends on {s}, which the reduction eliminates: "
                              f"{sp.sstr(expr)[:200]}")
     for vals in zip(*[_simple_values() for _ in left]):
@@ -187,11 +187,11 @@ def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
     Fs = [as_expr(F) for F in (integrals if isinstance(integrals, (list, tuple))
                                    else [integrals])]
     if system is not None:
-        Fs = [_restrict(system, F) for F in Fs]
+        Fs = [restrict(system, F) for F in Fs]
     if not Fs:
         raise ValueError("no integrals given")
     for i, F in enumerate(Fs):
-        if not _is_zero(v(F)):
+        if not is_zero(v(F)):
             raise ValueError(f"integral {i + 1} is not a first integral: v(F) = "
                              f"{sp.sstr(_norm(v(F)))[:200]}")
     if values is None:
@@ -209,7 +209,7 @@ def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
 
         for combo in itertools.combinations(order, len(Fs)):
             J = sp.Matrix([[sp.diff(F, s) for s in combo] for F in Fs])
-            if not _is_zero(J.det(method="berkowitz")):
+            if not is_zero(J.det(method="berkowitz")):
                 candidates.append(list(combo))
                 if len(candidates) >= 4:
                     break
@@ -222,7 +222,7 @@ def restrict_to_level(system_or_field, integrals, values=None, solve_for=None,
                 raise ValueError(f"{s} is not a coordinate of {M.name}")
         J = sp.Matrix([[sp.diff(F, s) for s in cand] for F in Fs])
         det = _norm(J.det(method="berkowitz"))
-        if _is_zero(det):
+        if is_zero(det):
             last_err = f"the Jacobian of the integrals w.r.t. {cand} vanishes"
             continue
         sols = sp.solve([F - c for F, c in zip(Fs, values)], cand, dict=True)
@@ -297,8 +297,8 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
     >>> red.manifold.coords
     (phi, ydot, phidot)
     """
-    _check_system(system)
-    flist = [_as_field(system, u) for u in
+    check_system(system)
+    flist = [as_field(system, u) for u in
              ([fields] if isinstance(fields, VectorField) else fields)]
     checks = check_symmetry(system, flist)
     bad = [i for i, c in enumerate(checks) if not c.is_symmetry]
@@ -309,7 +309,7 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
     v = system.vector_field()
     M = v.manifold
     if invariants is None:
-        coords_inv = [c for c in M.coords if all(_is_zero(u(c)) for u in pro)]
+        coords_inv = [c for c in M.coords if all(is_zero(u(c)) for u in pro)]
         rank = default_policy().rank(sp.Matrix([list(u.components) for u in pro]))
         if len(coords_inv) == M.dim - rank:
             invariants = coords_inv
@@ -320,10 +320,10 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
             return SymmetryReduction(list(res.invariants), res.manifold, res.vector_field,
                                      pro, checks, res)
     Z = [M.sympify(z) if isinstance(z, str) else as_expr(z) for z in invariants]
-    Z = [z if isinstance(z, sp.Symbol) else _compact(_restrict(system, z)) for z in Z]
+    Z = [z if isinstance(z, sp.Symbol) else _compact(restrict(system, z)) for z in Z]
     for i, z in enumerate(Z):
         for j, u in enumerate(pro):
-            if not _is_zero(u(z)):
+            if not is_zero(u(z)):
                 raise ValueError(f"invariant {i + 1} ({z}) is not invariant under field {j}")
     if all(isinstance(z, sp.Symbol) and z in M.coords for z in Z) and names is None:
         R = Manifold(f"{M.name}_reduced", Z, parameters=M.parameters,
@@ -413,7 +413,7 @@ def _regular_slice(E: sp.Matrix, y: Sequence) -> dict:
         if Ey.has(sp.zoo, sp.nan, sp.oo):
             continue
         d = sp.simplify(Ey.det())
-        if d.is_number and d != 0 or (not d.is_number and not _is_zero(d)):
+        if d.is_number and d != 0 or (not d.is_number and not is_zero(d)):
             return pt
     raise ValueError("could not find a regular point of the frame")
 
@@ -476,7 +476,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
     >>> sp.simplify(red.lagrangian - (m*yd**2/sp.sin(phi)**2 + I*phid**2)/2)
     0
     """
-    _check_system(system)
+    check_system(system)
     N = system.manifold
     q, qd = N.coords, N.velocities
     y = []
@@ -509,14 +509,14 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
             E = sp.Matrix(cols).T
         if E.shape != (r, r):
             raise ValueError(f"the frame must have {r} fields on the {r} group coordinates")
-        if _is_zero(E.det(method="berkowitz")):
+        if is_zero(E.det(method="berkowitz")):
             raise ValueError("the frame on the group coordinates is singular")
     w = [sp.Symbol(f"w{i + 1}", real=True) for i in range(r)]
     ydot_w = E * sp.Matrix(w)
     sub_w = dict(zip(yd, ydot_w))
     Lhat = sp.expand(system.lagrangian.xreplace(sub_w))
     cons = [sp.expand(f.xreplace(sub_w)) for f in system.constraints]
-    Q = _forces(system)
+    Q = active_forces(system)
     # L^, the constraints and the forces do not depend on y (checked): evaluate them on a
     # regular slice y = y0, which removes the trigonometric bloat of the frame
     y0 = _regular_slice(E, y)
@@ -526,7 +526,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
         for nm, expr, expr0 in [("the Lagrangian", Lhat, Lhat0),
                                 *[(f"constraint {i + 1}", cn, c0)
                                   for i, (cn, c0) in enumerate(zip(cons, cons0))]]:
-            if expr.has(*y) and not _is_zero(expr - expr0):
+            if expr.has(*y) and not is_zero(expr - expr0):
                 raise ValueError(f"{nm} depends on the group coordinates {y} in the chosen "
                                  "frame: not a Chaplygin symmetry (choose invariant "
                                  "quasi-velocities)")
@@ -545,7 +545,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
     rows = None
     for combo in itertools.combinations(range(k), r):
         det = Cw.extract(list(combo), list(range(r))).det(method="berkowitz")
-        if not _is_zero(det):
+        if not is_zero(det):
             rows = list(combo)
             break
     Cw1 = Cw.extract(rows, list(range(r)))
@@ -561,7 +561,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
     if check:
         for e in [*b, *d]:
             for c in y:
-                if e.has(c) and not _is_zero(sp.diff(e, c)):
+                if e.has(c) and not is_zero(sp.diff(e, c)):
                     raise ValueError(f"the constraints written as w = b(z) zdot depend on {c}")
     w_of_z = dict(zip(w, list(b * sp.Matrix(zd))))
     Lstar = _light(Lhat.xreplace(w_of_z))
@@ -580,7 +580,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
                 term -= sum(cstr[(al, be)][mu] * b[al, i] * b[be, j]
                             for al in range(r) for be in range(r))
                 acc += P[mu] * term
-            S[i, j] = sp.S.Zero if _is_zero(acc) else _compact(acc)
+            S[i, j] = sp.S.Zero if is_zero(acc) else _compact(acc)
     # forces: Qhat_i (z part) + sum_mu b_{mu i} Qhat_mu ;  Qhat_mu = sum_beta E_{beta mu} Q_y
     forces = []
     Qz = [0] * m_
@@ -594,12 +594,12 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
         Qw = [sp.expand(e.xreplace(y0).xreplace(w_of_z)) for e in Qw_full]
         if check:
             for e in [*(Qfull[q.index(c)] for c in z), *Qw_full]:
-                if e.has(*y) and not _is_zero(e - e.xreplace(y0)):
+                if e.has(*y) and not is_zero(e - e.xreplace(y0)):
                     raise ValueError(f"the forces depend on the group coordinates {y}")
     for i in range(m_):
         fi = sum(S[i, j] * zd[j] for j in range(m_)) + Qz[i] + sum(b[mu, i] * Qw[mu]
                                                                   for mu in range(r))
-        forces.append(sp.S.Zero if _is_zero(fi) else _light(fi))
+        forces.append(sp.S.Zero if is_zero(fi) else _light(fi))
     # a system of the same class as the given one (no import of the system module)
     new_system = type(system)
 
@@ -681,7 +681,7 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
     >>> sp.expand(rr.X), sp.expand(rr.routhian)
     (-xdot + p/J, m*xdot**2/2 + p*xdot - p**2/(2*J))
     """
-    _check_system(system)
+    check_system(system)
     N = system.manifold
     qn = N.coords[N.index(coordinate)] if not isinstance(coordinate, int) else \
         N.coords[coordinate]
@@ -694,25 +694,25 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
         if not nc.is_noether:
             raise ValueError(f"d/d{qn} is not a Noether field (Kozlov & Kolesnikov 1978; "
                              f"Borisov & Mamaev 2015, Theorem 4): {_noether_failure(nc, qn)}")
-        if not _is_zero(sp.diff(L, qn)):
+        if not is_zero(sp.diff(L, qn)):
             raise ValueError(f"the Lagrangian depends on {qn}: it is not cyclic")
         for j, f in enumerate(system.constraints):
-            if f.has(qn) and not _is_zero(sp.diff(f, qn)):
+            if f.has(qn) and not is_zero(sp.diff(f, qn)):
                 raise ValueError(f"constraint {j + 1} depends on {qn}: not cyclic")
-            if not _is_zero(sp.diff(f, vn)):
+            if not is_zero(sp.diff(f, vn)):
                 raise ValueError(f"constraint {j + 1} involves {vn}")
-        Q = _forces(system)
+        Q = active_forces(system)
         if Q is not None:
-            if not _is_zero(Q[i]):
+            if not is_zero(Q[i]):
                 raise ValueError(f"the generalized force along {qn} does not vanish: the "
                                  "momentum is not conserved")
-            if any(Qj.has(qn) and not _is_zero(sp.diff(Qj, qn)) for Qj in Q):
+            if any(Qj.has(qn) and not is_zero(sp.diff(Qj, qn)) for Qj in Q):
                 raise ValueError(f"the forces depend on {qn}: not cyclic")
     p = momentum if momentum is not None else sp.Symbol("p", real=True)
     p = sp.Symbol(p, real=True) if isinstance(p, str) else p
     pn = sp.diff(L, vn)
     A2 = sp.diff(pn, vn)
-    if _is_zero(A2):
+    if is_zero(A2):
         raise ValueError(f"d2L/d{vn}2 = 0: cannot solve the momentum for {vn}")
     if not A2.has(vn):
         # L = A vn^2/2 + B vn + C  ->  X = (p - B)/A,  R = C - (p - B)^2/(2A)
@@ -734,7 +734,7 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
     vels = [v for v in N.velocities if v != vn]
     Nr = Manifold(f"{N.name}_routh", coords, parameters=(*N.parameters, p),
                   assumptions=N.assumptions, velocities=vels)
-    Q = _forces(system)
+    Q = active_forces(system)
     forces = None if Q is None else [_norm(Q[N.coords.index(c)].xreplace({vn: X}))
                                      for c in coords]
     reduced = new_system(Nr, R, list(system.constraints), forces=forces,
@@ -768,8 +768,8 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
     ValueError
         A field is not a symmetry, or the Lie layer reports a non-solvable algebra.
     """
-    _check_system(system)
-    flist = [_as_field(system, u) for u in
+    check_system(system)
+    flist = [as_field(system, u) for u in
              ([fields] if isinstance(fields, VectorField) else fields)]
     checks = check_symmetry(system, flist)
     bad = [i for i, c in enumerate(checks) if not c.is_symmetry]
@@ -779,7 +779,7 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
     from geomech.lie.reduction import reconstruct
 
     if invariants is not None:
-        invariants = [_compact(_restrict(system, as_expr(z))) for z in invariants]
+        invariants = [_compact(restrict(system, as_expr(z))) for z in invariants]
     return reconstruct(system.vector_field(), symmetries=pro, invariants=invariants,
                        cyclic=cyclic, names=names)
 
