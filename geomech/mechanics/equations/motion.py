@@ -9,6 +9,7 @@ the registry of forms is :mod:`geomech.mechanics.equations.registry`.  This modu
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
@@ -745,10 +746,28 @@ def make_implicit(eq: EquationsOfMotion, records: list) -> EquationsOfMotion:
     imp = ImplicitEquations(system, eq.method, M, F, names, rates, own_velocities=s_of_u)
     eq._implicit = imp
     eq.equations = [e.xreplace(ren) for e in eq.equations]
+    solution = _DeferredSolution(rec, s_of_u)
+    eq._rhs, eq._rhs_factory = None, functools.partial(solution.substituted, raw_rhs, True)
+    eq._form_rhs, eq._form_factory = None, functools.partial(solution.substituted, raw_form,
+                                                             False)
+    mult = eq._multipliers
+    if mult:
+        eq._multipliers = functools.partial(solution.multipliers, mult)
+    for key, fn in list(eq._lazy_data.items()):
+        eq._lazy_data[key] = lambda fn=fn: _substitute(fn(), solution(True))
+    return eq
 
-    cache: dict = {}
 
-    def solution(on_phase: bool) -> dict:
+class _DeferredSolution:
+    """The exact solution :math:`z = M^{-1}F` of a deferred mass-matrix system, computed on
+    first use, in the form's own variables or (``on_phase``) with :math:`s = s(q, u)`."""
+
+    def __init__(self, rec, s_of_u: dict):
+        self.rec, self.s_of_u = rec, s_of_u
+        self.cache: dict = {}
+
+    def __call__(self, on_phase: bool) -> dict:
+        cache, rec = self.cache, self.rec
         if "form" not in cache:
             from geomech.mechanics.equations.common import _no_deferral
 
@@ -757,39 +776,27 @@ def make_implicit(eq: EquationsOfMotion, records: list) -> EquationsOfMotion:
                                              what=rec.what)
         if on_phase not in cache:
             sol = cache["form"]
-            if on_phase and s_of_u:
-                sol = sol.applyfunc(lambda e: compact(e.xreplace(s_of_u)))
-            cache[on_phase] = dict(zip(z, sol))
+            if on_phase and self.s_of_u:
+                sol = sol.applyfunc(lambda e: compact(e.xreplace(self.s_of_u)))
+            cache[on_phase] = dict(zip(rec.unknowns, sol))
         return cache[on_phase]
 
-    def phase_rhs() -> dict:
-        sol = solution(True)
+    def substituted(self, raw: Mapping, on_phase: bool) -> dict:
+        """``raw`` (right-hand sides with the placeholders ``z``) with ``z`` solved."""
+        sol, z = self(on_phase), self.rec.unknowns
         out = {}
-        for c, e in raw_rhs.items():
+        for c, e in raw.items():
             if e in sol:
                 out[c] = sol[e]
             elif e.has(*z):
-                out[c] = compact(e.xreplace(sol))
+                out[c] = compact(e.xreplace(sol)) if on_phase else e.xreplace(sol)
             else:
                 out[c] = e
         return out
 
-    def form_rhs() -> dict:
-        sol = solution(False)
-        return {c: (sol[e] if e in sol else e.xreplace(sol) if e.has(*z) else e)
-                for c, e in raw_form.items()}
-
-    eq._rhs, eq._rhs_factory = None, phase_rhs
-    eq._form_rhs, eq._form_factory = None, form_rhs
-    mult = eq._multipliers
-    if callable(mult):
-        eq._multipliers = lambda: {k: v.xreplace(solution(True)) for k, v in mult().items()}
-    elif mult:
-        eq._multipliers = lambda: {k: v.xreplace(solution(True)) for k, v in mult.items()}
-    for key, fn in list(eq._lazy_data.items()):
-        eq._lazy_data[key] = lambda fn=fn: _substitute(fn(), solution(True))
-    return eq
-
+    def multipliers(self, mult) -> dict:
+        items = mult() if callable(mult) else mult
+        return {k: v.xreplace(self(True)) for k, v in items.items()}
 
 
 def form_class(name: str) -> type:
