@@ -50,7 +50,7 @@ from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError
 from geomech.lie.graph import BracketGraph
 
 __all__ = ["LieAlgebraAction", "prolong", "tangent_bundle", "orbit_invariants",
-           "InvariantsNotFound"]
+           "invariance_problems", "InvariantsNotFound"]
 
 
 class InvariantsNotFound(ValueError):
@@ -223,8 +223,13 @@ def prolong(field: VectorField, phase_space: Manifold | None = None,
 # ---------------------------------------------------------------------------------------------
 # invariants of a family of fields (orbit-space coordinates)
 # ---------------------------------------------------------------------------------------------
-def _check_invariants(fields: Sequence[VectorField], funcs: Sequence) -> list[str]:
-    """Problems with candidate invariants: non-invariance and dependence (empty if fine)."""
+def invariance_problems(fields: Sequence[VectorField], funcs: Sequence) -> list[str]:
+    """Problems with candidate invariants: non-invariance and dependence (empty if fine).
+
+    >>> M = Manifold("M", "x y z"); x, y, z = M.coords
+    >>> invariance_problems([M.vector_field([-y, x, 0])], [x**2 + y**2, z, x])
+    ['u1(x) = -y != 0']
+    """
     pol = default_policy()
     M = fields[0].manifold
     problems = []
@@ -282,7 +287,7 @@ def orbit_invariants(fields: Sequence[VectorField], max_degree: int = 4) -> list
             f"found {len(exc.partial)} of the {expected} independent invariants of the orbits "
             f"of {len(fields)} fields on {M.name} (ansatz up to degree {max_degree}); "
             "pass the invariants explicitly", partial=exc.partial, expected=expected) from exc
-    problems = _check_invariants(fields, found)
+    problems = invariance_problems(fields, found)
     if problems or len(found) != expected:
         raise InvariantsNotFound(
             f"invariant computation returned {len(found)} functions, expected {expected} = "

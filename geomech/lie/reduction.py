@@ -441,9 +441,9 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
 
 
 def _verify_invariants(fields, Z, m) -> None:
-    from geomech.lie.action import _check_invariants
+    from geomech.lie.action import invariance_problems
 
-    problems = _check_invariants(fields, Z)
+    problems = invariance_problems(fields, Z)
     if problems:
         raise ValueError("the given functions are not independent invariants of the symmetry "
                          "fields: " + "; ".join(problems))
