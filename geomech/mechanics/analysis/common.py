@@ -4,7 +4,8 @@ and the exact zero test.
 * :func:`check_system`, :func:`restrict` (to the phase space :math:`\mathcal M`),
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
   :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system);
-* :func:`prolong` -- the tangent (complete) lift of a field on :math:`N` to :math:`TN`,
+* :func:`prolong` -- the tangent (complete) lift of a field on :math:`N` to :math:`TN`
+  (velocity components by :func:`geomech.lie.action.velocity_lift`, the one implementation),
 
   .. math:: \tilde u = \sum_i u_i\,\partial_{q_i}
             + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i},
@@ -22,13 +23,13 @@ Used by :mod:`geomech.mechanics.analysis.symmetry` and :mod:`geomech.mechanics.a
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
+from geomech.lie.action import velocity_lift
 from geomech.mechanics.analysis.integrals import fast_is_zero
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
@@ -131,31 +132,13 @@ def prolong(u: VectorField, expr=None):
         raise TypeError(f"prolong needs a VectorField, got {type(u).__name__}")
     N = u.manifold
     q, qd = N.coords, N.velocities
-    lift = tuple(_lift_component(ui, q, qd) for ui in u.components)
+    lift = tuple(velocity_lift(ui, q, qd) for ui in u.components)
     if expr is None:
         return (*u.components, *lift)
     expr = as_expr(expr)
     out = sum(ui * sp.diff(expr, qi) for ui, qi in zip(u.components, q) if ui != 0)
     out += sum(li * sp.diff(expr, vi) for li, vi in zip(lift, qd) if li != 0)
     return as_expr(out)
-
-
-@functools.lru_cache(maxsize=4096)
-def _diff(f: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    return sp.diff(f, x)
-
-
-def _lift_component(ui: sp.Expr, q, qd) -> sp.Expr:
-    r""":math:`\sum_j \partial_j u_i\,\dot q_j`, term by term: the coordinate-dependent
-    factor of each term is differentiated once (cached), so a template
-    :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis function."""
-    out = []
-    for t in (ui.args if ui.is_Add else (ui,)):
-        const, dep = t.as_independent(*q, as_Add=False)
-        if dep == 1:
-            continue
-        out += [const * _diff(dep, qj) * vj for qj, vj in zip(q, qd) if dep.has(qj)]
-    return sp.expand(sp.Add(*out))
 
 
 def prolong_to_phase_space(system, u) -> VectorField:
