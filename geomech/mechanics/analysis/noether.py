@@ -47,6 +47,7 @@ from geomech.mechanics.analysis.common import (
     prolong,
     restrict,
 )
+from geomech.mechanics.analysis.integrals import system_is_first_integral
 
 __all__ = ["NoetherCheck", "FunctionAnsatz", "NoetherFieldSystem", "LinearIntegral",
            "check_noether_field", "noether_field_from_integral", "noether_field_system",
@@ -179,10 +180,8 @@ def noether_field_from_integral(system, F) -> VectorField:
     if any(b.has(*qd) for b in beta) or not is_zero(F.xreplace({v: 0 for v in qd})):
         raise ValueError(f"F is not linear and homogeneous in the velocities: {F}")
     B = _kinetic_matrix(system)
-    # frame of D from the dependent solution: qdot = sum_s v_s tau_s
-    ind = list(system.independent_velocities)
-    qdot_M = [restrict(system, v) for v in qd]
-    taus = [sp.Matrix([sp.diff(e, s_) for e in qdot_M]) for s_ in ind]
+    # the frame of D of the velocity split, qdot = sum_s v_s tau_s (+ affine part)
+    taus = [sp.Matrix(t.components) for t in system.adapted_frame()[0]]
     G = sp.Matrix(len(taus), len(taus), lambda i, j: sp.expand((taus[i].T * B * taus[j])[0]))
     h = sp.Matrix([sp.expand(sum(b * t for b, t in zip(beta, tau))) for tau in taus])
     det = G.det(method="berkowitz")
@@ -495,9 +494,7 @@ def is_first_integral(system, F) -> bool:
     (True, False)
     """
     check_system(system)
-    from geomech.mechanics.analysis.integrals import is_first_integral as _field_is_first_integral
-
     F = system.manifold.sympify(F) if isinstance(F, str) else as_expr(F)
-    return _field_is_first_integral(system.vector_field(), restrict(system, F))
+    return system_is_first_integral(system, F)
 
 
