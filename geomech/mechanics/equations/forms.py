@@ -28,7 +28,9 @@ This module imports no form.
 
 from __future__ import annotations
 
-from geomech.mechanics.equations.motion import EquationsOfMotion
+from collections.abc import Callable
+
+from geomech.mechanics.equations.motion import EquationsOfMotion, ImplicitEquations
 
 __all__ = ["LagrangeDalembertEquations", "VoronetsEquations", "ChaplyginEquations",
            "AppellEquations", "TzenoffEquations"]
@@ -47,6 +49,29 @@ class LagrangeDalembertEquations(EquationsOfMotion):
     """
 
     form = "lagrange_dalembert"
+    #: builder of the bordered system (a callable until first use, then its value)
+    _bordered: ImplicitEquations | Callable | None = None
+
+    def __init__(self, *args, bordered: ImplicitEquations | Callable | None = None,
+                 **kwargs):
+        super().__init__(*args, **kwargs)
+        if bordered is not None:
+            self._bordered = bordered
+
+    def _bordered_form(self) -> ImplicitEquations:
+        r""":math:`\begin{pmatrix} H & -a^{\mathsf T}\\ a & 0\end{pmatrix}
+        \begin{pmatrix}\ddot q\\ \lambda\end{pmatrix} = \begin{pmatrix} Q - \beta\\
+        -\dot a\dot q - \dot b\end{pmatrix}` on the constraint manifold."""
+        if self._bordered is None:
+            return super()._bordered_form()
+        if not isinstance(self._bordered, ImplicitEquations):
+            self._bordered = self._bordered()
+        return self._bordered
+
+    def __getstate__(self) -> dict:
+        if callable(self._bordered) and not isinstance(self._bordered, ImplicitEquations):
+            self._bordered = self._bordered()
+        return super().__getstate__()
 
 
 class VoronetsEquations(EquationsOfMotion):

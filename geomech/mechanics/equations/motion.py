@@ -222,18 +222,17 @@ class EquationsOfMotion:
         if kind not in ("reduced", "bordered"):
             raise ValueError(f"kind must be 'reduced' or 'bordered', got {kind!r}")
         if kind == "bordered":
-            builder = getattr(self, "_bordered", None)
-            if builder is None:
-                raise ValueError(f"the bordered (multiplier) system exists only for the "
-                                 f"lagrange_dalembert form, not for {self.method!r}")
-            if not isinstance(builder, ImplicitEquations):
-                self._bordered = builder = builder()
-            return builder
+            return self._bordered_form()
         if self._implicit is None:
             self._implicit = _implicit_from_equations(self)
         elif not isinstance(self._implicit, ImplicitEquations):
             self._implicit = self._implicit()
         return self._implicit
+
+    def _bordered_form(self) -> ImplicitEquations:
+        """The bordered (multiplier) system: only forms with multipliers have one."""
+        raise ValueError(f"the bordered (multiplier) system exists only for the "
+                         f"lagrange_dalembert form, not for {self.method!r}")
 
     def __getstate__(self) -> dict:
         """Pickle (and deepcopy) with every lazily computed part evaluated: the deferred parts
@@ -241,8 +240,6 @@ class EquationsOfMotion:
         _ = self.rhs, self.form_rhs, self.multipliers, self.data
         if self._implicit is not None and not isinstance(self._implicit, ImplicitEquations):
             self._implicit = self._implicit()
-        if callable(getattr(self, "_bordered", None)):
-            self._bordered = self._bordered()
         return dict(self.__dict__)
 
     @property
