@@ -11,7 +11,8 @@ and the exact zero test.
             + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i},
 
   and :func:`prolong_to_phase_space`, its restriction to :math:`\mathcal M`;
-* :func:`is_zero`, :func:`all_zero` -- the exact ring certificate, then the zero policy.
+* :func:`is_zero`, :func:`all_zero` -- the exact ring certificate, then the zero policy;
+  :func:`compact_form` -- the presentation of small results.
 
 Used by :mod:`geomech.mechanics.analysis.symmetry` and :mod:`geomech.mechanics.analysis.noether`.
 
@@ -33,7 +34,7 @@ from geomech.lie.action import velocity_lift
 from geomech.mechanics.analysis.integrals import fast_is_zero
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
-           "is_zero", "all_zero", "prolong", "prolong_to_phase_space"]
+           "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space"]
 
 
 def check_system(system) -> None:
@@ -171,3 +172,17 @@ def prolong_to_phase_space(system, u) -> VectorField:
     return M.vector_field([comps.get(c, 0) for c in M.coords])
 
 
+def compact_form(e, max_ops: int = 80) -> sp.Expr:
+    """Compact exact form of a small result: cancelled and factored; trigonometric
+    identities only when it has at most ``max_ops`` operations (``trigsimp`` is too slow on
+    large ones), and only when that is shorter.
+
+    >>> x = sp.Symbol("x")
+    >>> compact_form(sp.sin(x)**2 + sp.cos(x)**2 + x)
+    x + 1
+    """
+    e = sp.factor(sp.cancel(sp.together(e)))
+    if sp.count_ops(e) > max_ops:
+        return e
+    t = sp.factor(sp.trigsimp(e))
+    return t if sp.count_ops(t) <= sp.count_ops(e) else e

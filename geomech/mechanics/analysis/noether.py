@@ -42,6 +42,7 @@ from geomech.mechanics.analysis.common import (
     all_zero,
     as_field,
     check_system,
+    compact_form,
     constraint_matrix,
     is_zero,
     prolong,
@@ -190,17 +191,7 @@ def noether_field_from_integral(system, F) -> VectorField:
                          "degenerate")
     coef = (G.adjugate(method="berkowitz") * h) / det
     u = sum((coef[i] * taus[i] for i in range(len(taus))), sp.zeros(N.dim, 1))
-    return N.vector_field([_tidy(e) for e in u])
-
-
-def _tidy(e: sp.Expr) -> sp.Expr:
-    """Compact exact form of a component: cancelled and factored; trigonometric identities
-    only for small expressions (``trigsimp`` is too slow on large ones)."""
-    e = sp.factor(sp.cancel(sp.together(e)))
-    if sp.count_ops(e) > 60:
-        return e
-    t = sp.factor(sp.trigsimp(e))
-    return t if sp.count_ops(t) <= sp.count_ops(e) else e
+    return N.vector_field([compact_form(e, max_ops=60) for e in u])
 
 
 # =============================================================================================

@@ -1,5 +1,6 @@
 """Normal forms shared by the reductions (exact: the zero policy's normal form, or a cheaper
-equivalent form of the same expression).
+equivalent form of the same expression; :func:`compact_form` is that of
+:mod:`geomech.mechanics.analysis.common`).
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x")
@@ -12,6 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.common import compact_form
 
 __all__ = ["normal_form", "light_form", "compact_form"]
 
@@ -29,12 +31,3 @@ def light_form(e) -> sp.Expr:
         return e
     t = sp.together(e)
     return t if sp.count_ops(t) < sp.count_ops(e) else e
-
-
-def compact_form(e) -> sp.Expr:
-    """Compact form for small results (factored, trigonometric identities applied)."""
-    e = sp.factor(sp.cancel(sp.together(e)))
-    if sp.count_ops(e) > 80:
-        return e
-    t = sp.factor(sp.trigsimp(e))
-    return t if sp.count_ops(t) <= sp.count_ops(e) else e
