@@ -226,6 +226,19 @@ class SymmetryReduction:
     lie_result: Any = field(default=None, repr=False)
 
 
+def _symmetry_checks(system, fields) -> list:
+    """Theorem 3 for each field (``ValueError`` naming the fields that fail and why)."""
+    check_system(system)
+    flist = [as_field(system, u) for u in
+             ([fields] if isinstance(fields, VectorField) else fields)]
+    checks = check_symmetry(system, flist)
+    bad = [i for i, c in enumerate(checks) if not c.is_symmetry]
+    if bad:
+        raise ValueError(f"field(s) {bad} are not symmetry fields of the system: "
+                         + "; ".join(f"{i}: failed {checks[i].failed}" for i in bad))
+    return checks
+
+
 def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryReduction:
     r"""Reduce the flow to the orbit space of symmetry fields of the system.
 
@@ -249,14 +262,7 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
     >>> red.manifold.coords
     (phi, ydot, phidot)
     """
-    check_system(system)
-    flist = [as_field(system, u) for u in
-             ([fields] if isinstance(fields, VectorField) else fields)]
-    checks = check_symmetry(system, flist)
-    bad = [i for i, c in enumerate(checks) if not c.is_symmetry]
-    if bad:
-        raise ValueError(f"field(s) {bad} are not symmetry fields of the system: "
-                         + "; ".join(f"{i}: failed {checks[i].failed}" for i in bad))
+    checks = _symmetry_checks(system, fields)
     pro = [c.prolongation for c in checks]
     v = system.vector_field()
     M = v.manifold
@@ -316,14 +322,8 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
     ValueError
         A field is not a symmetry, or the Lie layer reports a non-solvable algebra.
     """
-    check_system(system)
-    flist = [as_field(system, u) for u in
-             ([fields] if isinstance(fields, VectorField) else fields)]
-    checks = check_symmetry(system, flist)
-    bad = [i for i, c in enumerate(checks) if not c.is_symmetry]
-    if bad:
-        raise ValueError(f"field(s) {bad} are not symmetry fields of the system")
-    pro = [prolong_to_phase_space(system, u) for u in flist]
+    checks = _symmetry_checks(system, fields)
+    pro = [prolong_to_phase_space(system, c.field) for c in checks]
     from geomech.lie.reduction import reconstruct
 
     if invariants is not None:
