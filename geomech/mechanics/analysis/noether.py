@@ -1,5 +1,5 @@
 r"""Noether fields and linear first integrals of nonholonomic systems (Borisov & Mamaev
-(2015), §3.5, §3.7 and §5).
+(2015), §5.1, with the examples of §5.2 and §6).
 
 * **Theorem 4 (Kozlov and Kolesnikov (1978)).** If :math:`u\in\Gamma(\mathcal D)`,
   :math:`(Q,u)=0` and :math:`\tilde u(L)|_{\mathcal M}=0`, then
@@ -8,11 +8,13 @@ r"""Noether fields and linear first integrals of nonholonomic systems (Borisov &
 * **Theorem 5.** For a natural system :math:`L=\tfrac12(\dot q,B\dot q)-U`, a linear integral
   :math:`F=(u^{(0)},B\dot q)` comes from the Noether field :math:`u=\Pi_B u^{(0)}`
   (:func:`noether_field_from_integral`).
-* **Algorithm B (§3.7).** Noether fields in a template with unknown *functions*
-  (:class:`FunctionAnsatz`) solve a linear ODE/PDE system (:func:`noether_field_system`).
+* **Function ansatz** (as for the Routh sphere, §5.2). Noether fields in a template with
+  unknown *functions* (:class:`FunctionAnsatz`) solve a linear ODE/PDE system
+  (:func:`noether_field_system`).
 
-The search in a constant-coefficient ansatz, :func:`~geomech.mechanics.analysis.symmetry.
-noether_fields`, and :func:`~geomech.mechanics.analysis.symmetry.linear_integrals` solve the
+The search in a constant-coefficient ansatz,
+:func:`~geomech.mechanics.analysis.symmetry.noether_fields`, and
+:func:`~geomech.mechanics.analysis.symmetry.linear_integrals` solve the
 determining equations with the exact linear solver of
 :mod:`geomech.mechanics.analysis.symmetry` and are importable from there (as are all the
 names of this module).
@@ -74,7 +76,7 @@ class NoetherCheck:
     integral_on_M : sympy expression
         :math:`F` restricted to the phase space.
     is_symmetry : bool
-        Whether :math:`\tilde u` also preserves the constraints (§3.6):
+        Whether :math:`\tilde u` also preserves the constraints (Theorem 3):
         :math:`\tilde u(f_\mu)|_{\mathcal M}=0`.
     """
 
@@ -195,11 +197,12 @@ def noether_field_from_integral(system, F) -> VectorField:
 
 
 # =============================================================================================
-# Noether fields in an ansatz family (Algorithm B) and linear integrals
+# Noether fields in a function ansatz and linear integrals
 # =============================================================================================
 @dataclass
 class FunctionAnsatz:
-    r"""A field template with unknown *functions* (Algorithm B of §3.7).
+    r"""A field template with unknown *functions* (as for the Routh sphere, Borisov & Mamaev
+    (2015), §5.2).
 
     Parameters
     ----------
@@ -274,8 +277,8 @@ class NoetherFieldSystem:
 
 
 def noether_field_system(system, ans: FunctionAnsatz, solve: bool = False) -> NoetherFieldSystem:
-    r"""The determining equations of Noether fields in a :class:`FunctionAnsatz` (Algorithm B,
-    Borisov & Mamaev (2015), §3.7): the conditions of Theorem 4,
+    r"""The determining equations of Noether fields in a :class:`FunctionAnsatz` (as for the
+    Routh sphere, Borisov & Mamaev (2015), §5.2): the conditions of Theorem 4,
 
     .. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0,
 

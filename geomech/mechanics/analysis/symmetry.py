@@ -75,7 +75,7 @@ from geomech.mechanics.analysis.common import (  # the system contract, the tang
     restrict,
 )
 from geomech.mechanics.analysis.integrals import ring_linear_rows
-from geomech.mechanics.analysis.noether import (  # Theorems 4 and 5, Algorithm B
+from geomech.mechanics.analysis.noether import (  # Theorems 4 and 5, function ansatz
     FunctionAnsatz,
     LinearIntegral,
     NoetherCheck,
@@ -797,8 +797,8 @@ def noether_fields(system, ansatz=None, solve: bool = False):
     .. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0
 
     are linear in the constants and solved exactly; the result is a list of
-    :class:`VectorField`.  With a :class:`FunctionAnsatz` (unknown functions, Algorithm B of
-    §3.7) the same conditions give a linear ODE/PDE system, returned as a
+    :class:`VectorField`.  With a :class:`FunctionAnsatz` (unknown functions, as for the Routh
+    sphere of §5.2) the same conditions give a linear ODE/PDE system, returned as a
     :class:`NoetherFieldSystem` (solved by ``sympy.dsolve`` when ``solve=True``).
 
     Examples

@@ -1,9 +1,10 @@
 r"""Reduction of nonholonomic systems: levels of integrals, symmetry, Chaplygin, Routh.
 
 The package: :mod:`~geomech.mechanics.analysis.reduction.levels` (levels of integrals, orbit
-spaces of symmetry fields, reconstruction), :mod:`~geomech.mechanics.analysis.reduction.
-chaplygin` (Proposition 5), :mod:`~geomech.mechanics.analysis.reduction.routh` (cyclic
-coordinates); every name is importable from here.
+spaces of symmetry fields, reconstruction),
+:mod:`~geomech.mechanics.analysis.reduction.chaplygin` (Proposition 5),
+:mod:`~geomech.mechanics.analysis.reduction.routh` (cyclic coordinates); every name is
+importable from here.
 
 After Borisov & Mamaev (2015), §2.1, §2.2 (Thms 1 and 2), §4.2, §4.4 (Prop. 5), §5.3 and the
 examples of §3.3–§4.6.
@@ -27,7 +28,7 @@ examples of §3.3–§4.6.
   c^\mu_{\alpha\beta}E_\mu`, constraints :math:`w=b(z)\dot z` and :math:`d(z)\dot z=0`
   (signs as in Borisov & Mamaev (2015), (4.23); checked on the examples of §4.4).
 * :func:`routh_reduction` -- Routh reduction by a cyclic coordinate whose coordinate field is
-  a Noether field and a symmetry (§3.9): :math:`R=(L-p\,\dot q_n)|_{\dot q_n=X}`.
+  a Noether field and a symmetry (§5.3): :math:`R=(L-p\,\dot q_n)|_{\dot q_n=X}`.
 * :func:`reconstruction_quadratures` -- Lie's reconstruction by quadratures for a solvable
   algebra of symmetry fields (Theorem 2), delegated to :func:`geomech.reconstruct` when
   the Lie layer provides it.

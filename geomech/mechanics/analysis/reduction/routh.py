@@ -1,4 +1,4 @@
-r"""Routh reduction by a cyclic coordinate (Borisov & Mamaev (2015), §3.9):
+r"""Routh reduction by a cyclic coordinate (Borisov & Mamaev (2015), §5.3):
 :math:`R=(L-p\,\dot q_n)|_{\dot q_n=X}` on the level :math:`\partial L/\partial\dot q_n=p`.
 
 >>> import geomech as gm
@@ -32,7 +32,7 @@ __all__ = ["RouthReduction", "routh_reduction"]
 # =============================================================================================
 @dataclass
 class RouthReduction:
-    r"""Result of :func:`routh_reduction` (§3.9).
+    r"""Result of :func:`routh_reduction` (§5.3).
 
     Attributes
     ----------
@@ -73,7 +73,7 @@ def _noether_failure(nc, qn) -> str:
 
 
 def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> RouthReduction:
-    r"""Routh reduction by a cyclic coordinate (§3.9).
+    r"""Routh reduction by a cyclic coordinate (§5.3).
 
     The coordinate field :math:`u=\partial/\partial q_n` must be a Noether field (Theorem 4:
     :math:`u\in\mathcal D`, :math:`\partial L/\partial q_n=0`) and a symmetry (the constraints
