@@ -73,8 +73,9 @@ def test_core_imports_nothing_above_it():
 def test_lie_knows_no_mechanics_and_mechanics_no_face():
     G = import_graph()
     bad = [(a, b) for a, b in G.edges
-           if (_layer(a) == "lie" and _layer(b) in {"mechanics", "numeric", "report", "cli"})
-           or (_layer(a) == "mechanics" and _layer(b) in {"numeric", "report", "cli",
+           if (_layer(a) == "lie" and _layer(b) in {"mechanics", "numeric", "report", "reporting",
+                                                    "cli"})
+           or (_layer(a) == "mechanics" and _layer(b) in {"numeric", "report", "reporting", "cli",
                                                           "__main__"})]
     assert bad == []
 
@@ -114,3 +115,142 @@ def test_old_module_names_still_import_with_a_warning():
         assert mod is importlib.import_module(f"geomech.mechanics.{new}")
         assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message)
                    for w in caught)
+
+
+# -- no module imports another's private names --------------------------------------------
+#: Private imports across modules still in flight in other developers' files (the lead prunes
+#: this list at merge): (importing module, imported module, name).  Nothing else may be added:
+#: a name another module needs is public in its own module.
+PRIVATE_IMPORTS_IN_FLIGHT: set[tuple[str, str, str]] = {
+    # examples/ share construction helpers of sleighs.py (examples are owned elsewhere)
+    *{("geomech.examples.boards", "geomech.examples.sleighs", n)
+      for n in ("_coords", "_manifold", "_params", "_system")},
+    *{("geomech.examples.particles", "geomech.examples.sleighs", n)
+      for n in ("_coords", "_manifold", "_params", "_system")},
+    *{("geomech.examples.rolling", "geomech.examples.sleighs", n)
+      for n in ("_coords", "_manifold", "_params", "_potential", "_system", "_user_expr")},
+    # measure.py's _as_log / _potential become public there (developer "hamilton")
+    *{(m, "geomech.mechanics.analysis.measure", n)
+      for m in ("geomech.mechanics.analysis.conformal", "geomech.mechanics.analysis.hamiltonian")
+      for n in ("_as_log", "_potential")},
+    ("geomech.mechanics.analysis.hamiltonian", "geomech.mechanics.analysis.measure",
+     "_linear_solve_functions"),
+    # integrals.py (owned elsewhere): its field check is used by measure and hamiltonian
+    ("geomech.mechanics.analysis.hamiltonian", "geomech.mechanics.analysis.integrals",
+     "_check_field"),
+    ("geomech.mechanics.analysis.measure", "geomech.mechanics.analysis.integrals",
+     "_check_field"),
+    # equations/common.py (owned elsewhere; the engine moves to geomech/core/algebra)
+    *{(m, "geomech.mechanics.equations.common", n)
+      for m in ("geomech.mechanics.analysis.integrals", "geomech.mechanics.equations.quasi")
+      for n in ("_Algebra", "_Unsupported")},
+    ("geomech.mechanics.equations.motion", "geomech.mechanics.equations.common",
+     "_no_deferral"),
+    # core/zero.py (owned elsewhere)
+    ("geomech.mechanics.equations.motion", "geomech.core.zero", "_jet_replacement"),
+    # numeric/ (owned elsewhere)
+    ("geomech.numeric.simulate", "geomech.numeric.compile", "_is_implicit"),
+}
+
+
+def private_imports(root: pathlib.Path = ROOT) -> set[tuple[str, str, str]]:
+    """``(module, imported module, name)`` for every ``from geomech.x import _name`` (absolute
+    or relative, module level or inside a function) of another module's private name."""
+    found = set()
+    for path in root.rglob("*.py"):
+        name = _module_name(path)
+        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            if not base.startswith("geomech") or base == name:
+                continue
+            found |= {(name, base, a.name) for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")}
+    return found
+
+
+def test_no_private_names_imported_across_modules():
+    found = private_imports()
+    assert found - PRIVATE_IMPORTS_IN_FLIGHT == set(), sorted(found - PRIVATE_IMPORTS_IN_FLIGHT)
+
+
+def test_the_private_import_check_sees_absolute_and_relative_imports(tmp_path):
+    pkg = tmp_path / "geomech" / "sub"
+    pkg.mkdir(parents=True)
+    (tmp_path / "geomech" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("_x = 1\ny = 2\n")
+    (pkg / "b.py").write_text("from .a import _x, y\n"
+                              "def f():\n    from geomech.sub.a import _x as z\n    return z\n")
+    ROOT_ = tmp_path / "geomech"
+    global ROOT
+    saved, ROOT = ROOT, ROOT_
+    try:
+        assert private_imports(ROOT_) == {("geomech.sub.b", "geomech.sub.a", "_x")}
+    finally:
+        ROOT = saved
+
+
+# -- short functions ---------------------------------------------------------------------
+LONG = 60
+
+#: files owned by other developers (their long functions are theirs to split or annotate)
+LONG_FILES_ELSEWHERE = {
+    "mechanics/equations/common.py", "mechanics/equations/quasi.py",
+    "mechanics/equations/tzenoff.py", "mechanics/equations/classical.py",
+    "mechanics/analysis/integrals.py", "mechanics/analysis/conformal.py",
+    "mechanics/analysis/hamiltonian.py", "numeric/", "core/kernel.py", "core/polykernel.py",
+    "lie/graph.py",
+}
+#: single functions owned by another developer inside a file of this house
+LONG_FUNCTIONS_ELSEWHERE = {("mechanics/analysis/symmetry.py", "_solve_linear_homogeneous")}
+
+
+def long_functions(source: str, limit: int = LONG) -> list[tuple[str, int, bool]]:
+    """``(name, lines, annotated)`` for each function longer than ``limit`` lines (code,
+    docstring excluded); ``annotated``: a ``# long: <reason>`` comment inside it."""
+    lines = source.splitlines()
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+               and isinstance(body[0].value.value, str))
+        start = body[0].end_lineno + 1 if doc else body[0].lineno
+        n = node.end_lineno - start + 1
+        if n > limit:
+            text = lines[node.lineno - 1: node.end_lineno]
+            annotated = any(len(t.split("# long:", 1)[1].strip()) > 3
+                            for t in text if "# long:" in t)
+            out.append((node.name, n, annotated))
+    return out
+
+
+def _elsewhere(rel: str, func: str) -> bool:
+    return (any(rel == f or (f.endswith("/") and rel.startswith(f))
+                for f in LONG_FILES_ELSEWHERE) or (rel, func) in LONG_FUNCTIONS_ELSEWHERE)
+
+
+def test_long_functions_say_why():
+    bad = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for func, n, annotated in long_functions(path.read_text(encoding="utf-8")):
+            if not annotated and not _elsewhere(rel, func):
+                bad.append(f"{rel}:{func} ({n} lines)")
+    assert bad == [], "split these functions or add '# long: <reason>': " + ", ".join(bad)
+
+
+def test_the_long_function_check_counts_code_not_docstrings():
+    body = "".join(f"    x{i} = {i}\n" for i in range(LONG + 1))
+    doc = '    """' + "doc\n" * 100 + '    """\n'
+    assert [r[:2] for r in long_functions("def f():\n" + body)] == [("f", LONG + 1)]
+    assert long_functions("def f():\n" + doc + body[: -len(f"    x{LONG} = {LONG}\n")]) == []
+    assert long_functions("def f():\n    # long: one table of cases\n" + body)[0][2]
+    assert not long_functions("def f():\n    # long:\n" + body)[0][2]

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import geomech as gm
 import geomech.report as report_mod
+import geomech.reporting.sections as report_sections
 from geomech.cli import main
 from geomech.interop.model import ModelFileError, load_model, parse_model
 
@@ -123,7 +124,7 @@ def test_docs_model_diff_drive_power_balance(tmp_path):
     S = load_model(DOCS_MODEL)
     assert [c.name for c in S.independent_velocities] == ["thldot", "thrdot"]
     assert [n for n in S.natural_frame["names"]] == ["v", "omega"]
-    ham = report_mod._hamiltonian_section(S)
+    ham = report_sections._hamiltonian_section(S)
     assert ham.status == "does not apply"
 
 

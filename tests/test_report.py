@@ -15,20 +15,16 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.budget import check, time_limit
-from geomech.report import (
-    Report,
-    Section,
+from geomech.report import Report, Section, build_report
+from geomech.reporting.render import _latex_name, _md_escape, _wrap
+from geomech.reporting.render import formula_latex as _latex
+from geomech.reporting.sections import (
     _energy_section,
     _hamiltonian_section,
-    _latex,
-    _latex_name,
-    _md_escape,
     _measure_section,
     _numeric_defaults,
     _simulation_section,
     _status_of_run,
-    _wrap,
-    build_report,
 )
 
 

@@ -35,6 +35,7 @@ VectorField(TN, [-y, x, 1, -ydot, xdot, 0])
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import weakref
@@ -49,8 +50,8 @@ from geomech.core.zero import default_policy
 from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError
 from geomech.lie.graph import BracketGraph
 
-__all__ = ["LieAlgebraAction", "prolong", "tangent_bundle", "orbit_invariants",
-           "InvariantsNotFound"]
+__all__ = ["LieAlgebraAction", "prolong", "velocity_lift", "tangent_bundle",
+           "orbit_invariants", "invariance_problems", "InvariantsNotFound"]
 
 
 class InvariantsNotFound(ValueError):
@@ -123,6 +124,36 @@ def _solve_exact(A: sp.Matrix, b: sp.Matrix) -> sp.Matrix | None:
     return sol
 
 
+@functools.lru_cache(maxsize=4096)
+def _diff(f: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    return sp.diff(f, x)
+
+
+def velocity_lift(ui: sp.Expr, coords: Sequence[sp.Symbol],
+                  velocities: Sequence[sp.Symbol]) -> sp.Expr:
+    r"""The velocity component :math:`\sum_j \partial_j u_i\,\dot q_j` of the tangent lift
+    of a field with component ``ui`` -- the one implementation of the lift, used by
+    :func:`prolong` and by the analyses of :mod:`geomech.mechanics.analysis`.
+
+    Term by term: the coordinate-dependent factor of each term is differentiated once
+    (cached), so a template :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis
+    function.
+
+    >>> x, y, xd, yd = sp.symbols("x y xdot ydot")
+    >>> velocity_lift(-y + x**2, (x, y), (xd, yd))
+    2*x*xdot - ydot
+    """
+    ui = sp.sympify(ui)
+    out = []
+    for t in (ui.args if ui.is_Add else (ui,)):
+        const, dep = t.as_independent(*coords, as_Add=False)
+        if dep == 1:
+            continue
+        out += [const * _diff(dep, qj) * vj for qj, vj in zip(coords, velocities)
+                if dep.has(qj)]
+    return sp.expand(sp.Add(*out))
+
+
 def prolong(field: VectorField, phase_space: Manifold | None = None,
             velocities: Mapping | None = None) -> VectorField:
     r"""Tangent lift :math:`\tilde u` of a field on ``N`` to :math:`TN` or to a constraint chart.
@@ -175,7 +206,7 @@ def prolong(field: VectorField, phase_space: Manifold | None = None,
         if velocities:
             raise ValueError("velocities= needs a phase_space chart")
         TN = tangent_bundle(N)
-        w = [sum((jac[i, j] * qd[j] for j in range(n)), sp.S.Zero) for i in range(n)]
+        w = [velocity_lift(ui, N.coords, qd) for ui in field.components]
         return TN.vector_field([*field.components, *w])
     if not isinstance(phase_space, Manifold):
         raise TypeError(f"phase_space must be a Manifold, got {type(phase_space).__name__}")
@@ -223,8 +254,13 @@ def prolong(field: VectorField, phase_space: Manifold | None = None,
 # ---------------------------------------------------------------------------------------------
 # invariants of a family of fields (orbit-space coordinates)
 # ---------------------------------------------------------------------------------------------
-def _check_invariants(fields: Sequence[VectorField], funcs: Sequence) -> list[str]:
-    """Problems with candidate invariants: non-invariance and dependence (empty if fine)."""
+def invariance_problems(fields: Sequence[VectorField], funcs: Sequence) -> list[str]:
+    """Problems with candidate invariants: non-invariance and dependence (empty if fine).
+
+    >>> M = Manifold("M", "x y z"); x, y, z = M.coords
+    >>> invariance_problems([M.vector_field([-y, x, 0])], [x**2 + y**2, z, x])
+    ['u1(x) = -y != 0']
+    """
     pol = default_policy()
     M = fields[0].manifold
     problems = []
@@ -282,7 +318,7 @@ def orbit_invariants(fields: Sequence[VectorField], max_degree: int = 4) -> list
             f"found {len(exc.partial)} of the {expected} independent invariants of the orbits "
             f"of {len(fields)} fields on {M.name} (ansatz up to degree {max_degree}); "
             "pass the invariants explicitly", partial=exc.partial, expected=expected) from exc
-    problems = _check_invariants(fields, found)
+    problems = invariance_problems(fields, found)
     if problems or len(found) != expected:
         raise InvariantsNotFound(
             f"invariant computation returned {len(found)} functions, expected {expected} = "

@@ -168,6 +168,17 @@ class Subspace:
 
 
 # ---------------------------------------------------------------------------------------------
+def _mapping_dimension(brackets: Mapping, names) -> int:
+    """The dimension of an algebra given by ``{(a, b): [a, b]}``: the number of names, or
+    one more than the largest index."""
+    if names is not None:
+        return len(names)
+    idx = [k for pair in brackets for k in pair]
+    if not all(isinstance(k, int) for k in idx):
+        raise ValueError("give names= or dim= when brackets use names")
+    return max(idx, default=-1) + 1
+
+
 class LieAlgebra:
     r"""A finite-dimensional Lie algebra given by structure constants.
 
@@ -205,15 +216,9 @@ class LieAlgebra:
             names = [str(n) for n in names]
             if len(set(names)) != len(names):
                 raise ValueError(f"repeated basis names {names}")
+        arr = None
         if isinstance(structure_constants, Mapping):
-            if dim is None:
-                if names is not None:
-                    dim = len(names)
-                else:
-                    idx = [k for pair in structure_constants for k in pair]
-                    if not all(isinstance(k, int) for k in idx):
-                        raise ValueError("give names= or dim= when brackets use names")
-                    dim = max(idx, default=-1) + 1
+            dim = _mapping_dimension(structure_constants, names) if dim is None else dim
         else:
             arr = sp.Array(_nested_exprs(structure_constants)) if not isinstance(
                 structure_constants, sp.NDimArray) else structure_constants
@@ -229,28 +234,11 @@ class LieAlgebra:
         if len(self.names) != dim:
             raise ValueError(f"{len(self.names)} names given for dimension {dim}")
         self.name = name
-        zero = (sp.S.Zero,) * dim
-        c = [[zero] * dim for _ in range(dim)]
-        if isinstance(structure_constants, Mapping):
-            given = {}
-            for (a, b), val in structure_constants.items():
-                i, j = self._index(a), self._index(b)
-                vec = self._vector(val)
-                if i == j and any(not default_policy().is_zero(x) for x in vec):
-                    raise ValueError(f"[{self.names[i]}, {self.names[i]}] must be 0")
-                given[(i, j)] = vec
-            for (i, j), vec in given.items():
-                if (j, i) in given:
-                    other = given[(j, i)]
-                    if any(not default_policy().is_zero(x + y) for x, y in zip(vec, other)):
-                        raise ValueError(
-                            f"[{self.names[i]}, {self.names[j]}] and [{self.names[j]}, "
-                            f"{self.names[i]}] are not opposite: the bracket is antisymmetric")
-                c[i][j] = vec
-                c[j][i] = tuple(_norm(-x) for x in vec)
+        if arr is None:
+            c = self._table_from_brackets(structure_constants)
         else:
-            for i, j in itertools.product(range(dim), repeat=2):
-                c[i][j] = tuple(_norm(arr[i, j, k]) for k in range(dim))
+            c = [[tuple(_norm(arr[i, j, k]) for k in range(dim)) for j in range(dim)]
+                 for i in range(dim)]
         self._c = tuple(tuple(row) for row in c)
         for i, j in itertools.product(range(dim), repeat=2):
             require_finite(c[i][j], f"structure constants of [{self.names[i]}, {self.names[j]}]")
@@ -270,6 +258,31 @@ class LieAlgebra:
                     f"({self.names[i]}, {self.names[j]}, {self.names[k]}): "
                     f"[[{self.names[i]},{self.names[j]}],{self.names[k]}] + cyclic = "
                     f"{self.format_vector(self.jacobiator(i, j, k))}")
+
+    def _table_from_brackets(self, brackets: Mapping) -> list:
+        """The table ``c[i][j]`` (coordinate vectors) from ``{(a, b): [a, b]}``: the given
+        brackets, their opposites, zeros elsewhere; ``[a, a] = 0`` and the antisymmetry of
+        pairs given both ways are checked."""
+        dim = self.dim
+        zero = (sp.S.Zero,) * dim
+        c = [[zero] * dim for _ in range(dim)]
+        given = {}
+        for (a, b), val in brackets.items():
+            i, j = self._index(a), self._index(b)
+            vec = self._vector(val)
+            if i == j and any(not default_policy().is_zero(x) for x in vec):
+                raise ValueError(f"[{self.names[i]}, {self.names[i]}] must be 0")
+            given[(i, j)] = vec
+        for (i, j), vec in given.items():
+            if (j, i) in given:
+                other = given[(j, i)]
+                if any(not default_policy().is_zero(x + y) for x, y in zip(vec, other)):
+                    raise ValueError(
+                        f"[{self.names[i]}, {self.names[j]}] and [{self.names[j]}, "
+                        f"{self.names[i]}] are not opposite: the bracket is antisymmetric")
+            c[i][j] = vec
+            c[j][i] = tuple(_norm(-x) for x in vec)
+        return c
 
     # -- coordinates ------------------------------------------------------------------------
     def _index(self, a) -> int:

@@ -126,6 +126,35 @@ def _numeric_zero(e, pt: Mapping) -> bool | None:
     return bool(abs(val) < 1e-20)
 
 
+def _on_slice(exprs, invariants, slice_: dict, xI: list, zeta: list, M: Manifold, rng):
+    r"""On the slice ``slice_``: solve :math:`F(x_I, c) = \zeta` for :math:`x_I`, choose a
+    branch, substitute into the expressions and check the result at three sample points of
+    the branch domain; ``(expressions in zeta, branch point)`` or ``None``."""
+    pol = default_policy()
+    Fs = [f.xreplace(slice_) for f in invariants]
+    jac = sp.Matrix([[sp.diff(f, c) for c in xI] for f in Fs])
+    if pol.rank(jac) < len(xI):
+        return None
+    sols = sp.solve([f - z for f, z in zip(Fs, zeta)], xI, dict=True)
+    sols = [s for s in sols if all(x in s for x in xI)
+            and not any(s[x].free_symbols & set(xI) for x in xI)]
+    if not sols:
+        return None
+    best, bpoint = _choose_branch(sols, Fs, xI, zeta, M, rng)
+    if best is None:
+        return None
+    out = [pol.normalize(e.xreplace(slice_).xreplace(best)) for e in exprs]
+    for _ in range(3):
+        pt = _positive_point(xI + list(M.parameters), rng)
+        zpt = {z: f.xreplace(pt) for z, f in zip(zeta, Fs)}
+        for e, res in zip(exprs, out):
+            chk = _numeric_zero(e.xreplace(slice_).xreplace(pt) - res.xreplace(
+                {**zpt, **{p: pt[p] for p in M.parameters}}), {})
+            if chk is False:
+                return None
+    return out, bpoint
+
+
 def express_in_invariants(exprs: Sequence, invariants: Sequence, fields: Sequence[VectorField],
                           symbols: Sequence[sp.Symbol], *, seed: int = 1
                           ) -> tuple[list, dict, dict]:
@@ -194,46 +223,20 @@ def express_in_invariants(exprs: Sequence, invariants: Sequence, fields: Sequenc
         sub = U.extract(list(range(r)), list(J))
         if pol.rank(sub) < r:
             continue
-        I = [i for i in range(M.dim) if i not in J]
-        xI = [coords[i] for i in I]
+        xI = [coords[i] for i in range(M.dim) if i not in J]
         for cval in (0, 1, 2):
             slice_ = {coords[j]: sp.Integer(cval) for j in J}
             if pol.rank(sub.xreplace(slice_)) < r:
                 continue
-            Fs = [f.xreplace(slice_) for f in invariants]
-            jac = sp.Matrix([[sp.diff(f, c) for c in xI] for f in Fs])
-            if pol.rank(jac) < len(xI):
-                continue
             try:
-                sols = sp.solve([f - z for f, z in zip(Fs, zeta)], xI, dict=True)
+                found = _on_slice(exprs, invariants, slice_, xI, zeta, M, rng)
             except (NotImplementedError, ValueError) as exc:  # pragma: no cover - sympy
                 last_error = exc
                 continue
-            sols = [s for s in sols if all(x in s for x in xI)
-                    and not any(s[x].free_symbols & set(xI) for x in xI)]
-            if not sols:
-                continue
-            best, bpoint = _choose_branch(sols, Fs, xI, zeta, M, rng)
-            if best is None:
-                continue
-            out = []
-            for e in exprs:
-                val = e.xreplace(slice_).xreplace(best)
-                out.append(pol.normalize(val))
-            # check on the slice at sample points of the branch domain
-            ok = True
-            for _ in range(3):
-                pt = _positive_point(xI + list(M.parameters), rng)
-                zpt = {z: f.xreplace(pt) for z, f in zip(zeta, Fs)}
-                for e, res in zip(exprs, out):
-                    chk = _numeric_zero(e.xreplace(slice_).xreplace(pt) - res.xreplace(
-                        {**zpt, **{p: pt[p] for p in M.parameters}}), {})
-                    if chk is False:
-                        ok = False
-            if not ok:
-                continue
-            return ([pol.normalize(o.xreplace(back)) for o in out], slice_,
-                    {**bpoint, **slice_})
+            if found is not None:
+                out, bpoint = found
+                return ([pol.normalize(o.xreplace(back)) for o in out], slice_,
+                        {**bpoint, **slice_})
     extra = f"; {last_error}" if last_error else ""
     raise ValueError(
         "could not express the functions through the invariants by the cross-section method "
@@ -438,9 +441,9 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
 
 
 def _verify_invariants(fields, Z, m) -> None:
-    from geomech.lie.action import _check_invariants
+    from geomech.lie.action import invariance_problems
 
-    problems = _check_invariants(fields, Z)
+    problems = invariance_problems(fields, Z)
     if problems:
         raise ValueError("the given functions are not independent invariants of the symmetry "
                          "fields: " + "; ".join(problems))

@@ -1,4 +1,4 @@
-"""Systems of the spec (frames of constraint distributions) and hypothesis strategies."""
+"""Systems of the papers (frames of constraint distributions) and hypothesis strategies."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from geomech.core.manifold import Manifold
 c, s = sp.cos, sp.sin
 
 
-# -- spec systems -----------------------------------------------------------------------------
+# -- systems of the papers -----------------------------------------------------------------
 def sleigh_frame():
     """B2 (3.15): tau1 = cos(phi) d/dx + sin(phi) d/dy, tau2 = d/dphi, a = -sin d/dx + cos d/dy."""
     N = Manifold("N_sleigh", "x y phi", parameters="m I a")

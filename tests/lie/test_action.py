@@ -260,3 +260,33 @@ def test_invariant_count_is_checked(monkeypatch):
                         lambda self, max_degree=4: [z, x])
     with pytest.raises(InvariantsNotFound, match=r"u1\(x\)"):
         act.invariants()
+
+
+# -- the one tangent lift ------------------------------------------------------------------
+_LIFT_N = Manifold("LiftN", "a b c")
+
+
+@st.composite
+def _lift_components(draw):
+    q = _LIFT_N.coords
+    terms = st.tuples(st.integers(-3, 3), st.sampled_from(q), st.integers(0, 3),
+                      st.sampled_from([1, sp.sin(q[0]), sp.cos(q[1]), sp.exp(q[2])]))
+    return [sp.Add(*[k * x**e * f for k, x, e, f in draw(st.lists(terms, max_size=3))])
+            for _ in q]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_lift_components())
+def test_every_tangent_lift_is_the_jacobian_formula(comps):
+    r"""The lift of the Lie layer (``prolong``) and of the analyses
+    (:func:`geomech.mechanics.analysis.common.prolong`) are the one formula
+    :math:`\dot u_i = \sum_j \partial_j u_i\,\dot q_j`, computed here independently."""
+    from geomech.mechanics.analysis.common import prolong as analysis_prolong
+
+    u = _LIFT_N.vector_field(comps)
+    q, qd = _LIFT_N.coords, _LIFT_N.velocities
+    jac = [sp.Add(*[sp.diff(c, x) * v for x, v in zip(q, qd)]) for c in comps]
+    lie = prolong(u).components[3:]
+    ana = analysis_prolong(u)[3:]
+    pol = default_policy()
+    assert all(pol.is_zero(a - j) and pol.is_zero(b - j) for a, b, j in zip(lie, ana, jac))

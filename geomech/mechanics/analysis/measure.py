@@ -443,78 +443,85 @@ def invariant_measure(v: VectorField, ansatz: str = "configuration",
     True
     """
     _check_field(v)
-    M = v.manifold
     if ansatz == "configuration":
-        if variables is None:
-            raise ValueError("the configuration family needs variables=[...] (the "
-                             "configuration coordinates); for a system use "
-                             "system_invariant_measure")
-        ys = [M.sympify(y) if isinstance(y, str) else y for y in variables]
-        for y in ys:
-            if y not in M.coords:
-                raise ValueError(f"{y} is not a coordinate of {M.name}")
-        try:
-            G, status = _configuration_gradient(v, ys)
-        except _NotPolynomial as exc:
-            return InvariantMeasureResult(
-                None, ansatz, f"the divergence or the components of {ys} are not polynomial "
-                f"in the other coordinates ({sp.sstr(exc.args[0])[:80]}); use the 'powers' or "
-                "'linear' family")
-        if status == "inconsistent":
-            return InvariantMeasureResult(
-                None, ansatz, f"v(log rho) = -div v has no solution rho({', '.join(map(str, ys))})")
-        if status == "free":
-            return InvariantMeasureResult(
-                None, ansatz, "d(log rho) is not determined by the equations (free functions "
-                "remain); give fewer variables or use the 'powers' family")
-        pol = default_policy()
-        for j in range(len(ys)):
-            for k in range(j + 1, len(ys)):
-                if not pol.is_zero(sp.diff(G[j], ys[k]) - sp.diff(G[k], ys[j])):
-                    return InvariantMeasureResult(
-                        None, ansatz, "the unique candidate for d(log rho) is not closed "
-                        f"(d/d{ys[k]} of component {ys[j]} differs from d/d{ys[j]} of "
-                        f"component {ys[k]}), so no density of ({', '.join(map(str, ys))}) "
-                        "exists", log_gradient=tuple(G))
-        g = _potential(G, ys)
-        rho = _as_log(g)
-        if not is_invariant_density(v, rho):
-            return InvariantMeasureResult(None, ansatz, f"candidate {rho} failed verification",
-                                          log_gradient=tuple(G))
-        return InvariantMeasureResult(rho, ansatz, log_gradient=tuple(G),
-                                      all_densities=(rho,))
+        return _configuration_density(v, variables)
     if ansatz in ("powers", "linear"):
-        if not functions:
-            raise ValueError(f"the {ansatz!r} family needs functions=[...]")
-        fs = [M.sympify(f) for f in functions]
-        cs = list(sp.symbols(f"_e0:{len(fs)}", cls=sp.Dummy))
-        div = v.divergence()
-        if ansatz == "powers":
-            # v(log rho) + div v = 0 is inhomogeneous: homogenise with an extra unknown c0
-            c0 = sp.Dummy("_e_div")
-            expr = sum(c * v(f) / f for c, f in zip(cs, fs)) + c0 * div
-            sols = _solve_family(expr, [*cs, c0], M, relations)
-            dens = []
-            for s in sols:
-                if s[c0] == 0:
-                    continue
-                dens.append(sp.powsimp(sp.Mul(*[f ** sp.nsimplify(s[c] / s[c0])
-                                                for c, f in zip(cs, fs)])))
-                break
-        else:
-            expr = sum(c * (v(f) + f * div) for c, f in zip(cs, fs))
-            sols = _solve_family(expr, cs, M, relations)
-            dens = [default_policy().normalize(sum(s[c] * f for c, f in zip(cs, fs)))
-                    for s in sols]
-        dens = [d for d in dens if not default_policy().is_zero(d)]
-        if not dens:
-            return InvariantMeasureResult(None, ansatz, "no density of the form "
-                                          f"{_family_text(ansatz, fs)} exists")
-        for d in dens:
-            if not is_invariant_density(v, d, relations):
-                return InvariantMeasureResult(None, ansatz, f"candidate {d} failed verification")
-        return InvariantMeasureResult(dens[0], ansatz, all_densities=tuple(dens))
+        return _family_density(v, ansatz, functions, relations)
     raise ValueError(f"unknown ansatz {ansatz!r}; use 'configuration', 'powers' or 'linear'")
+
+
+def _configuration_density(v: VectorField, variables) -> InvariantMeasureResult:
+    r"""A density :math:`\rho(y)` of the coordinates ``variables``: the unique solution
+    :math:`G = d\log\rho` of :math:`v(\log\rho) = -\operatorname{div}v`, if closed."""
+    M = v.manifold
+    ansatz = "configuration"
+    if variables is None:
+        raise ValueError("the configuration family needs variables=[...] (the "
+                         "configuration coordinates); for a system use "
+                         "system_invariant_measure")
+    ys = [M.sympify(y) if isinstance(y, str) else y for y in variables]
+    for y in ys:
+        if y not in M.coords:
+            raise ValueError(f"{y} is not a coordinate of {M.name}")
+    try:
+        G, status = _configuration_gradient(v, ys)
+    except _NotPolynomial as exc:
+        return InvariantMeasureResult(
+            None, ansatz, f"the divergence or the components of {ys} are not polynomial "
+            f"in the other coordinates ({sp.sstr(exc.args[0])[:80]}); use the 'powers' or "
+            "'linear' family")
+    if status == "inconsistent":
+        return InvariantMeasureResult(
+            None, ansatz, f"v(log rho) = -div v has no solution rho({', '.join(map(str, ys))})")
+    if status == "free":
+        return InvariantMeasureResult(
+            None, ansatz, "d(log rho) is not determined by the equations (free functions "
+            "remain); give fewer variables or use the 'powers' family")
+    pol = default_policy()
+    for j in range(len(ys)):
+        for k in range(j + 1, len(ys)):
+            if not pol.is_zero(sp.diff(G[j], ys[k]) - sp.diff(G[k], ys[j])):
+                return InvariantMeasureResult(
+                    None, ansatz, "the unique candidate for d(log rho) is not closed "
+                    f"(d/d{ys[k]} of component {ys[j]} differs from d/d{ys[j]} of "
+                    f"component {ys[k]}), so no density of ({', '.join(map(str, ys))}) "
+                    "exists", log_gradient=tuple(G))
+    rho = _as_log(_potential(G, ys))
+    if not is_invariant_density(v, rho):
+        return InvariantMeasureResult(None, ansatz, f"candidate {rho} failed verification",
+                                      log_gradient=tuple(G))
+    return InvariantMeasureResult(rho, ansatz, log_gradient=tuple(G), all_densities=(rho,))
+
+
+def _family_density(v: VectorField, ansatz: str, functions, relations) -> InvariantMeasureResult:
+    r"""A density :math:`\prod f_k^{c_k}` (``"powers"``) or :math:`\sum c_kf_k`
+    (``"linear"``): :math:`\operatorname{div}(\rho v) = 0` is linear in the unknowns."""
+    M = v.manifold
+    if not functions:
+        raise ValueError(f"the {ansatz!r} family needs functions=[...]")
+    fs = [M.sympify(f) for f in functions]
+    cs = list(sp.symbols(f"_e0:{len(fs)}", cls=sp.Dummy))
+    div = v.divergence()
+    if ansatz == "powers":
+        # v(log rho) + div v = 0 is inhomogeneous: homogenise with an extra unknown c0
+        c0 = sp.Dummy("_e_div")
+        expr = sum(c * v(f) / f for c, f in zip(cs, fs)) + c0 * div
+        sols = _solve_family(expr, [*cs, c0], M, relations)
+        dens = [sp.powsimp(sp.Mul(*[f ** sp.nsimplify(s[c] / s[c0]) for c, f in zip(cs, fs)]))
+                for s in sols if s[c0] != 0][:1]
+    else:
+        expr = sum(c * (v(f) + f * div) for c, f in zip(cs, fs))
+        sols = _solve_family(expr, cs, M, relations)
+        dens = [default_policy().normalize(sum(s[c] * f for c, f in zip(cs, fs)))
+                for s in sols]
+    dens = [d for d in dens if not default_policy().is_zero(d)]
+    if not dens:
+        return InvariantMeasureResult(None, ansatz, "no density of the form "
+                                      f"{_family_text(ansatz, fs)} exists")
+    for d in dens:
+        if not is_invariant_density(v, d, relations):
+            return InvariantMeasureResult(None, ansatz, f"candidate {d} failed verification")
+    return InvariantMeasureResult(dens[0], ansatz, all_densities=tuple(dens))
 
 
 def _family_text(ansatz, fs) -> str:

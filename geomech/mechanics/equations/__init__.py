@@ -1,6 +1,8 @@
 r"""Equations of motion of nonholonomic systems in the classical forms.
 
-Every form returns an :class:`EquationsOfMotion`: the equations in the form's own variables
+Every form returns an instance of its own subclass of the abstract base
+:class:`EquationsOfMotion` (:mod:`geomech.mechanics.equations.forms`; the class attribute
+``form`` is the registered name): the equations in the form's own variables
 (``eq.equations``), the multipliers where the form has them, and the explicit vector field on
 the common phase space :math:`\mathcal M = \{(q, \dot q_{\rm ind})\}` of the system
 (``eq.rhs``, ``eq.vector_field()``), so that forms can be compared exactly
@@ -44,17 +46,28 @@ from __future__ import annotations
 
 from geomech.mechanics.equations import quasi, tzenoff, vakonomic  # noqa: F401  (importing registers the forms)
 from geomech.mechanics.equations.classical import lagrange_dalembert
+from geomech.mechanics.equations.forms import (
+    AppellEquations,
+    ChaplyginEquations,
+    LagrangeDalembertEquations,
+    TzenoffEquations,
+    VoronetsEquations,
+)
 from geomech.mechanics.equations.motion import (
     EquationsOfMotion,
     ImplicitEquations,
     ReducedDynamics,
     phase_rhs_from_quasi,
 )
+from geomech.mechanics.equations.quasi import HamelEquations
 from geomech.mechanics.equations.registry import get_method, register_method, registered_methods
+from geomech.mechanics.equations.vakonomic import VakonomicEquations
 
 __all__ = ["EquationsOfMotion", "ImplicitEquations", "register_method", "get_method",
            "available_methods", "lagrange_dalembert", "phase_rhs_from_quasi",
-           "ReducedDynamics"]
+           "ReducedDynamics", "LagrangeDalembertEquations", "VoronetsEquations",
+           "ChaplyginEquations", "HamelEquations", "AppellEquations", "TzenoffEquations",
+           "VakonomicEquations"]
 
 
 def available_methods() -> list[str]:

@@ -51,10 +51,12 @@ from geomech.mechanics.equations.common import (
     deferring,
     solve_linear,
 )
+from geomech.mechanics.equations.forms import ChaplyginEquations, LagrangeDalembertEquations
 from geomech.mechanics.equations.motion import (
     EquationsOfMotion,
     ImplicitEquations,
     ReducedDynamics,
+    form_class,
     phase_rhs_from_quasi,
 )
 from geomech.mechanics.equations.registry import register_method
@@ -121,8 +123,7 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
             "mass_matrix": Mass}
     if chaplygin:
         data["S"] = Smat
-    # form_rhs: the form's state is (q, u), the phase space itself (the same tidied rhs)
-    return EquationsOfMotion(system, method, equations, out, variables={}, data=data)
+    return form_class(method)(system, method, equations, out, variables={}, data=data)
 
 
 def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[list, object]:
@@ -240,7 +241,7 @@ def chaplygin_equations(system, **options) -> EquationsOfMotion:
         k0 = list(red_sys.affine_velocity().components)
         s = red_sys.independent_velocities
         phase = phase_rhs_from_quasi(system, K, k0, s, [inner.form_rhs[v] for v in s])
-        eq = EquationsOfMotion(system, "chaplygin", inner.equations, phase, variables={},
+        eq = ChaplyginEquations(system, "chaplygin", inner.equations, phase, variables={},
                                form_rhs=inner.form_rhs, data=inner.data)
     z = [N.coords[i] for i in red_sys.independent_indices]
     zd = red_sys.independent_velocities
@@ -306,11 +307,11 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     for j, i in enumerate(system.independent_indices):
         rhs[vel[i]] = udot[j]      # the rows of T at the independent indices are the identity
     # form_rhs: the form's own variables are the phase-space coordinates (the same tidied rhs)
-    eq = EquationsOfMotion(
+    eq = LagrangeDalembertEquations(
         system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
-        variables={}, data={"reduced_mass_matrix": red.mass})
+        variables={}, data={"reduced_mass_matrix": red.mass},
+        bordered=lambda: _ld_bordered(system, red, acc, lam))
     eq._lazy_data["accelerations"] = lambda: dict(zip(acc, (T * udot + pvec).applyfunc(compact)))
-    eq._bordered = lambda: _ld_bordered(system, red, acc, lam)
     eq._implicit = lambda: _ld_implicit(system, red, acc)
     return eq
 

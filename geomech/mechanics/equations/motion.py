@@ -9,6 +9,7 @@ the registry of forms is :mod:`geomech.mechanics.equations.registry`.  This modu
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
@@ -25,16 +26,40 @@ from geomech.mechanics.equations.common import (
 from geomech.mechanics.equations.common import tidy as _tidy
 
 __all__ = ["EquationsOfMotion", "ImplicitEquations", "ReducedDynamics",
-           "phase_rhs_from_quasi"]
+           "phase_rhs_from_quasi", "form_class"]
+
+
+#: the class of each registered form, by its ``form`` name (filled by ``__init_subclass__``)
+_FORM_CLASSES: dict[str, type] = {}
 
 
 class EquationsOfMotion:
-    r"""Equations of motion of a :class:`~geomech.mechanics.system.NonholonomicSystem`.
+    r"""Equations of motion of a :class:`~geomech.mechanics.system.NonholonomicSystem`: the
+    abstract base of the classical forms.
+
+    Each form is a subclass naming its registered form in the class attribute ``form`` and
+    stating its formula and published source in its docstring:
+    :class:`~geomech.mechanics.equations.forms.LagrangeDalembertEquations`,
+    :class:`~geomech.mechanics.equations.forms.VoronetsEquations`,
+    :class:`~geomech.mechanics.equations.forms.ChaplyginEquations`,
+    :class:`~geomech.mechanics.equations.quasi.HamelEquations` (``"quasi_velocities"``),
+    :class:`~geomech.mechanics.equations.forms.AppellEquations`,
+    :class:`~geomech.mechanics.equations.forms.TzenoffEquations`,
+    :class:`~geomech.mechanics.equations.vakonomic.VakonomicEquations`.  What every form
+    shares is here: the explicit field on the common phase space :math:`\mathcal M =
+    \{(q, \dot q_{\rm ind})\}` (``rhs``, :meth:`vector_field`), the exact comparison of
+    forms (:meth:`agrees_with`) and the mass-matrix form (:meth:`mass_matrix_form`).  A form
+    registered by a user (:func:`~geomech.mechanics.equations.registry.register_method`) may
+    return the base itself (``form`` is then ``None``) or its own subclass.
 
     Attributes
     ----------
+    form : str or None
+        Class attribute: the registered name of the form of the class.
     system : NonholonomicSystem
     method : str
+        The registered name of the form these equations were derived by (``== form`` for
+        a subclass).
     equations : list of sympy.Eq
         The equations in the form's own variables (accelerations ``xddot``, quasi-velocities
         and their derivatives ``eta_1_t`` ..., multipliers ``lambda_1`` ...).
@@ -57,12 +82,25 @@ class EquationsOfMotion:
     velocities with factored coefficients when that is shorter (the values are unchanged).
     """
 
+    form: str | None = None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("form")
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"{cls.__name__}.form must be a non-empty string")
+            _FORM_CLASSES[name] = cls
+
     def __init__(self, system, method: str, equations: Sequence, rhs: Mapping | Callable,
                  multipliers: Mapping | None = None, variables: Mapping | None = None,
                  form_rhs: Mapping | Callable | None = None, data: Mapping | None = None,
                  tidy: bool = True, implicit: ImplicitEquations | Callable | None = None):
         if not hasattr(system, "phase_space"):
             raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
+        if self.form is not None and method != self.form:
+            raise ValueError(f"{type(self).__name__} holds the {self.form!r} form, "
+                             f"not {method!r}")
         self.system = system
         self.method = method
         self.equations = list(equations)
@@ -184,18 +222,17 @@ class EquationsOfMotion:
         if kind not in ("reduced", "bordered"):
             raise ValueError(f"kind must be 'reduced' or 'bordered', got {kind!r}")
         if kind == "bordered":
-            builder = getattr(self, "_bordered", None)
-            if builder is None:
-                raise ValueError(f"the bordered (multiplier) system exists only for the "
-                                 f"lagrange_dalembert form, not for {self.method!r}")
-            if not isinstance(builder, ImplicitEquations):
-                self._bordered = builder = builder()
-            return builder
+            return self._bordered_form()
         if self._implicit is None:
             self._implicit = _implicit_from_equations(self)
         elif not isinstance(self._implicit, ImplicitEquations):
             self._implicit = self._implicit()
         return self._implicit
+
+    def _bordered_form(self) -> ImplicitEquations:
+        """The bordered (multiplier) system: only forms with multipliers have one."""
+        raise ValueError(f"the bordered (multiplier) system exists only for the "
+                         f"lagrange_dalembert form, not for {self.method!r}")
 
     def __getstate__(self) -> dict:
         """Pickle (and deepcopy) with every lazily computed part evaluated: the deferred parts
@@ -203,8 +240,6 @@ class EquationsOfMotion:
         _ = self.rhs, self.form_rhs, self.multipliers, self.data
         if self._implicit is not None and not isinstance(self._implicit, ImplicitEquations):
             self._implicit = self._implicit()
-        if callable(getattr(self, "_bordered", None)):
-            self._bordered = self._bordered()
         return dict(self.__dict__)
 
     @property
@@ -647,9 +682,6 @@ def _implicit_from_equations(eq: EquationsOfMotion) -> ImplicitEquations:
     equations are linear in the derivatives of the form's own velocities."""
     system = eq.system
     N = system.manifold
-    if eq.method == "vakonomic":
-        raise ValueError("the vakonomic form has no mass-matrix form on the phase space of "
-                         "the system (its state includes the multipliers)")
     form = eq.form_rhs
     own = [c for c in form if c not in N.coords]
     r = len(system.independent_velocities)
@@ -711,10 +743,28 @@ def make_implicit(eq: EquationsOfMotion, records: list) -> EquationsOfMotion:
     imp = ImplicitEquations(system, eq.method, M, F, names, rates, own_velocities=s_of_u)
     eq._implicit = imp
     eq.equations = [e.xreplace(ren) for e in eq.equations]
+    solution = _DeferredSolution(rec, s_of_u)
+    eq._rhs, eq._rhs_factory = None, functools.partial(solution.substituted, raw_rhs, True)
+    eq._form_rhs, eq._form_factory = None, functools.partial(solution.substituted, raw_form,
+                                                             False)
+    mult = eq._multipliers
+    if mult:
+        eq._multipliers = functools.partial(solution.multipliers, mult)
+    for key, fn in list(eq._lazy_data.items()):
+        eq._lazy_data[key] = lambda fn=fn: _substitute(fn(), solution(True))
+    return eq
 
-    cache: dict = {}
 
-    def solution(on_phase: bool) -> dict:
+class _DeferredSolution:
+    """The exact solution :math:`z = M^{-1}F` of a deferred mass-matrix system, computed on
+    first use, in the form's own variables or (``on_phase``) with :math:`s = s(q, u)`."""
+
+    def __init__(self, rec, s_of_u: dict):
+        self.rec, self.s_of_u = rec, s_of_u
+        self.cache: dict = {}
+
+    def __call__(self, on_phase: bool) -> dict:
+        cache, rec = self.cache, self.rec
         if "form" not in cache:
             from geomech.mechanics.equations.common import _no_deferral
 
@@ -723,39 +773,42 @@ def make_implicit(eq: EquationsOfMotion, records: list) -> EquationsOfMotion:
                                              what=rec.what)
         if on_phase not in cache:
             sol = cache["form"]
-            if on_phase and s_of_u:
-                sol = sol.applyfunc(lambda e: compact(e.xreplace(s_of_u)))
-            cache[on_phase] = dict(zip(z, sol))
+            if on_phase and self.s_of_u:
+                sol = sol.applyfunc(lambda e: compact(e.xreplace(self.s_of_u)))
+            cache[on_phase] = dict(zip(rec.unknowns, sol))
         return cache[on_phase]
 
-    def phase_rhs() -> dict:
-        sol = solution(True)
+    def substituted(self, raw: Mapping, on_phase: bool) -> dict:
+        """``raw`` (right-hand sides with the placeholders ``z``) with ``z`` solved."""
+        sol, z = self(on_phase), self.rec.unknowns
         out = {}
-        for c, e in raw_rhs.items():
+        for c, e in raw.items():
             if e in sol:
                 out[c] = sol[e]
             elif e.has(*z):
-                out[c] = compact(e.xreplace(sol))
+                out[c] = compact(e.xreplace(sol)) if on_phase else e.xreplace(sol)
             else:
                 out[c] = e
         return out
 
-    def form_rhs() -> dict:
-        sol = solution(False)
-        return {c: (sol[e] if e in sol else e.xreplace(sol) if e.has(*z) else e)
-                for c, e in raw_form.items()}
+    def multipliers(self, mult) -> dict:
+        items = mult() if callable(mult) else mult
+        return {k: v.xreplace(self(True)) for k, v in items.items()}
 
-    eq._rhs, eq._rhs_factory = None, phase_rhs
-    eq._form_rhs, eq._form_factory = None, form_rhs
-    mult = eq._multipliers
-    if callable(mult):
-        eq._multipliers = lambda: {k: v.xreplace(solution(True)) for k, v in mult().items()}
-    elif mult:
-        eq._multipliers = lambda: {k: v.xreplace(solution(True)) for k, v in mult.items()}
-    for key, fn in list(eq._lazy_data.items()):
-        eq._lazy_data[key] = lambda fn=fn: _substitute(fn(), solution(True))
-    return eq
 
+def form_class(name: str) -> type:
+    """The class of the registered form ``name``: the subclass of :class:`EquationsOfMotion`
+    whose ``form`` is ``name``, or the base itself for a form without its own class.
+
+    >>> from geomech.mechanics.equations import forms
+    >>> form_class("voronets") is forms.VoronetsEquations
+    True
+    >>> form_class("_user_form") is EquationsOfMotion
+    True
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a form name is a string, got {type(name).__name__}")
+    return _FORM_CLASSES.get(name, EquationsOfMotion)
 
 
 def _substitute(obj, sol: dict):

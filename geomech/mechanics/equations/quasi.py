@@ -55,6 +55,7 @@ from geomech.mechanics.equations.common import (
     solve_linear,
     tidy,
 )
+from geomech.mechanics.equations.forms import AppellEquations
 from geomech.mechanics.equations.motion import EquationsOfMotion, phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 
@@ -353,8 +354,12 @@ def _hamel(system, frame=None, transversal=None, names=None) -> _Hamel:
 
 
 class HamelEquations(EquationsOfMotion):
-    """Equations of motion in quasi-velocities (Hamel / Borisov--Mamaev (2015), eq. (5));
-    :meth:`compact` reuses the Hamel equations already derived."""
+    r"""Equations of motion in quasi-velocities (Hamel / Borisov--Mamaev (2015), eq. (5)):
+    :math:`\frac{d}{dt}\partial_{\eta^\alpha}L^* - v_\alpha(L^*) = -c^\beta_{\alpha\gamma}
+    \eta^\gamma\partial_{\eta^\beta}L^* - c^\mu_{\alpha\gamma}\eta^\gamma p_\mu + Q_\alpha`
+    (see the module docstring); :meth:`compact` reuses the Hamel equations already derived."""
+
+    form = "quasi_velocities"
 
     def compact(self, **options):
         """Compact equations (see :meth:`EquationsOfMotion.compact`); without options other
@@ -478,7 +483,7 @@ def appell_equations(system, frame=None, transversal=None, names=None,
                  for a in range(r)]
     phase = phase_rhs_from_quasi(system, K, k0, s, list(sdot))
     form_rhs = {**dict(zip(q, qdot)), **dict(zip(s, sdot))}
-    return EquationsOfMotion(system, "appell", equations, phase, multipliers=None,
+    return AppellEquations(system, "appell", equations, phase, multipliers=None,
                              variables={}, form_rhs=form_rhs,
                              data={"acceleration_energy": S, "quasi_velocities": tuple(s),
                                    "mass_matrix": Mass})

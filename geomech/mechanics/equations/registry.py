@@ -13,6 +13,12 @@ The built-in forms (``lagrange_dalembert``, ``quasi_velocities``, ``voronets``,
 :mod:`geomech.mechanics.equations` is imported (``NonholonomicSystem.equations`` does so);
 a user's module registers its own forms by importing this module.
 
+Each entry pairs the form's function with the form's class (:attr:`FormEntry.cls`, the
+subclass of :class:`~geomech.mechanics.equations.motion.EquationsOfMotion` whose ``form`` is
+the name; the base itself for a form without a class of its own).  ``register_method``
+accepts the class in place of the name: ``@register_method(MyEquations)`` registers under
+``MyEquations.form``.
+
 >>> @register_method("_demo")
 ... def _demo(system, **options):
 ...     return None
@@ -30,31 +36,39 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from geomech.mechanics.equations.common import deferred_solves
-from geomech.mechanics.equations.motion import EquationsOfMotion, make_implicit
+from geomech.mechanics.equations.motion import EquationsOfMotion, form_class, make_implicit
 
-__all__ = ["register_method", "get_method", "registered_methods", "FormEntry"]
+__all__ = ["register_method", "get_method", "registered_methods", "form_entry", "FormEntry"]
 
 
 @dataclass(frozen=True)
 class FormEntry:
-    """A registered form: ``derive(system, **options)`` and optionally
-    ``implicit(system)`` (the implicit equations without options)."""
+    """A registered form: ``derive(system, **options)`` returning an instance of ``cls``,
+    and optionally ``implicit(system)`` (the implicit equations without options)."""
 
     name: str
     derive: Callable
     implicit: Callable | None = None
+    cls: type = EquationsOfMotion
 
 
 _FORMS: dict[str, FormEntry] = {}
 _IMPLICIT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def register_method(name: str, *, implicit: Callable | None = None):
-    """Decorator registering ``func(system, **options) -> EquationsOfMotion`` under ``name``.
+def register_method(name: str | type, *, implicit: Callable | None = None):
+    """Decorator registering ``func(system, **options) -> EquationsOfMotion`` under ``name``
+    (a string, or a subclass of ``EquationsOfMotion``: then under its ``form``), with the
+    class of the form (:func:`~geomech.mechanics.equations.motion.form_class`).
 
     ``implicit(system)``, optional, builds the implicit equations of the form without options
     when the form's derivation cannot defer its mass-matrix solve.
     """
+    if isinstance(name, type):
+        if not issubclass(name, EquationsOfMotion) or name.form is None:
+            raise TypeError(f"{name.__name__} is not a form class (a subclass of "
+                            "EquationsOfMotion with a name in its attribute form)")
+        name = name.form
     if not isinstance(name, str) or not name:
         raise TypeError("a method name must be a non-empty string")
     if implicit is not None and not callable(implicit):
@@ -63,7 +77,7 @@ def register_method(name: str, *, implicit: Callable | None = None):
     def deco(func: Callable) -> Callable:
         if not callable(func):
             raise TypeError(f"a form is a callable, got {type(func).__name__}")
-        _FORMS[name] = FormEntry(name, func, implicit)
+        _FORMS[name] = FormEntry(name, func, implicit, form_class(name))
         return func
 
     return deco
@@ -74,6 +88,22 @@ def registered_methods() -> list[str]:
     return sorted(n for n in _FORMS if not n.startswith("_"))
 
 
+def form_entry(name: str) -> FormEntry:
+    """The registry entry of the form ``name`` (its function, implicit builder and class).
+
+    >>> import geomech.mechanics.equations                   # registers the built-in forms
+    >>> form_entry("appell").cls.__name__
+    'AppellEquations'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a method name is a string, got {type(name).__name__}")
+    entry = _FORMS.get(name)
+    if entry is None:
+        raise ValueError(f"unknown method {name!r}; known: "
+                         f"{', '.join(registered_methods())}")
+    return entry
+
+
 def get_method(name: str) -> Callable:
     """The registered form ``name`` as ``run(system, *, explicit=True, **options)``.
 
@@ -82,13 +112,7 @@ def get_method(name: str) -> Callable:
     (``eq.rhs``) are computed only when first accessed.  Raises ``ValueError`` for an
     unknown name.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"a method name is a string, got {type(name).__name__}")
-    entry = _FORMS.get(name)
-    if entry is None:
-        raise ValueError(f"unknown method {name!r}; known: "
-                         f"{', '.join(registered_methods())}")
-    return _with_options(entry)
+    return _with_options(form_entry(name))
 
 
 def _with_options(entry: FormEntry) -> Callable:

@@ -54,6 +54,7 @@ import sympy as sp
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import compact, solve_linear
+from geomech.mechanics.equations.forms import TzenoffEquations
 from geomech.mechanics.equations.jets import JetSpace, derivative_symbols, total_derivative
 from geomech.mechanics.equations.motion import (
     EquationsOfMotion,
@@ -453,7 +454,7 @@ def _tzenoff_implicit(system) -> EquationsOfMotion:
         return {(omega[wd.index(k)] if k in wd else k): v for k, v in out.items()}
 
     equations = [sp.Eq(compact(e), 0) for e in res.equations]
-    return EquationsOfMotion(system, "tzenoff", equations, phase_rhs, multipliers=None,
+    return TzenoffEquations(system, "tzenoff", equations, phase_rhs, multipliers=None,
                              variables={}, form_rhs=form_rhs, implicit=imp,
                              data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
                                    "quasi_velocities": omega, "quasi_accelerations": wd,
@@ -574,7 +575,7 @@ def tzenoff_form(system, frame=None, quasi_velocities: Sequence | None = None, b
         u = sp.Matrix([v - b0[i] for v, i in zip(system.independent_velocities, ind)])
         variables = dict(zip(omega, solve_linear(Pb, u, what="frame minor")))
     equations = [sp.Eq(compact(e), 0) for e in res.equations]
-    return EquationsOfMotion(system, "tzenoff", equations, rhs, multipliers=None,
+    return TzenoffEquations(system, "tzenoff", equations, rhs, multipliers=None,
                              variables=variables, form_rhs=form_rhs,
                              data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
                                    "quasi_velocities": omega,

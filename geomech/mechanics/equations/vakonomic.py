@@ -277,14 +277,27 @@ def curvature_terms(A, b, coords: Sequence[sp.Symbol], velocities: Sequence[sp.S
 
 
 class VakonomicEquations(EquationsOfMotion):
-    r"""Vakonomic equations on an extended phase space (see the module docstring).
+    r"""Kozlov's vakonomic equations on an extended phase space (Kozlov (1982), Sections
+    3--4; see the module docstring): the extremals of :math:`\int(L - \lambda_s f_s)\,dt`,
+    in Hamiltonian form
+
+    .. math:: p = \frac{\partial L}{\partial\dot q} - \sum_s\lambda_s a_s,\qquad
+              \dot q = \frac{\partial H}{\partial p},\qquad
+              \dot p = -\frac{\partial H}{\partial q} + Q,
+
+    or in multiplier-rule form :math:`E(L) - Q = \sum_s\dot\lambda_s a_s +
+    \sum_s\lambda_s C_s` with :math:`\lambda` as state variables.
 
     Attributes
     ----------
+    form : str
+        ``"vakonomic"`` (the registered name, as for every form).
+    variant : {"hamiltonian", "lagrangian"}
+        Which of the two equivalent forms (the option ``form=`` of :func:`vakonomic_form`).
     space : Manifold
         The state space: :math:`\mathcal M\times\mathbb R^m` with coordinates
-        ``phase_space.coords + lambdas`` (``form="lagrangian"``) or :math:`T^*N` with
-        ``coords + momenta`` (``form="hamiltonian"``).
+        ``phase_space.coords + lambdas`` (``variant="lagrangian"``) or :math:`T^*N` with
+        ``coords + momenta`` (``variant="hamiltonian"``).
     rhs : dict
         ``{state coordinate: time derivative}`` on :attr:`space`.
     to_phase : dict
@@ -295,7 +308,9 @@ class VakonomicEquations(EquationsOfMotion):
         Kozlov's :math:`H(q,p)` (hamiltonian form).
     """
 
-    def __init__(self, system, form, equations, rhs, space, to_phase, multipliers, lambdas,
+    form = "vakonomic"
+
+    def __init__(self, system, variant, equations, rhs, space, to_phase, multipliers, lambdas,
                  hamiltonian=None, data=None):
         if not hasattr(system, "phase_space"):
             raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
@@ -303,7 +318,7 @@ class VakonomicEquations(EquationsOfMotion):
         super().__init__(system, "vakonomic", equations,
                          {c: rhs.get(c, sp.S.Zero) for c in phase.coords},
                          multipliers=multipliers, variables={}, form_rhs=rhs, data=data)
-        self.form = form
+        self.variant = variant
         self.space = space
         self.rhs = {c: rhs[c] for c in space.coords}
         self.to_phase = dict(to_phase)
@@ -319,7 +334,7 @@ class VakonomicEquations(EquationsOfMotion):
             return VectorField(self.space, [self.rhs[c] for c in self.space.coords])
         if on is self.system.phase_space:
             proj = self.projected_rhs()
-            if self.form == "lagrangian":
+            if self.variant == "lagrangian":
                 free = [lam for lam in self.lambdas
                         if any(not default_policy().is_constant(e, [lam]) for e in proj.values())]
                 if free:
@@ -331,6 +346,12 @@ class VakonomicEquations(EquationsOfMotion):
                 return VectorField(on, [proj[c] for c in on.coords])
             raise ValueError("project the hamiltonian form through form='lagrangian'")
         raise TypeError(f"on= must be None, 'form', eq.space or system.phase_space, got {on!r}")
+
+    def mass_matrix_form(self, kind: str = "reduced"):
+        """Not available: the vakonomic state includes the multipliers, so there is no
+        mass-matrix form on the phase space of the system (``ValueError``)."""
+        raise ValueError("the vakonomic form has no mass-matrix form on the phase space of "
+                         "the system (its state includes the multipliers)")
 
     def projected_rhs(self) -> dict:
         r"""Rates of the phase-space coordinates as functions on :attr:`space`:
@@ -429,7 +450,7 @@ class VakonomicEquations(EquationsOfMotion):
         """
         lam0 = self.initial_multipliers(point, condition, lambda0)
         rep = self._point(point)
-        if self.form == "lagrangian":
+        if self.variant == "lagrangian":
             return {**{c: rep[c] for c in self.system.phase_space.coords}, **lam0}
         S = self.system
         N = S.manifold
@@ -443,7 +464,7 @@ class VakonomicEquations(EquationsOfMotion):
         return {**{c: rep[c] for c in N.coords}, **dict(zip(momenta, p0))}
 
     def __repr__(self) -> str:
-        return (f"VakonomicEquations({self.system.name!r}, form={self.form!r}, state space "
+        return (f"VakonomicEquations({self.system.name!r}, variant={self.variant!r}, state space "
                 f"({', '.join(str(c) for c in self.space.coords)}))")
 
 

@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 
 import geomech as gm
+from geomech.mechanics.analysis.common import is_zero as _is_zero
 from geomech.mechanics.analysis.reduction import (
     chaplygin_reduction,
     reconstruction_quadratures,
@@ -14,7 +15,7 @@ from geomech.mechanics.analysis.reduction import (
     restrict_to_level,
     routh_reduction,
 )
-from geomech.mechanics.analysis.symmetry import _is_zero, is_first_integral, prolong_to_phase_space
+from geomech.mechanics.analysis.symmetry import is_first_integral, prolong_to_phase_space
 from geomech.mechanics.system import NonholonomicSystem
 
 from .test_symmetry import params, skateboard, snakeboard

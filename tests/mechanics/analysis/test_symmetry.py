@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geomech as gm
+from geomech.mechanics.analysis.common import is_zero as _is_zero
 from geomech.mechanics.analysis.symmetry import (
     Ansatz,
     FunctionAnsatz,
-    _is_zero,
     check_noether_field,
     check_symmetry,
     classify_action,

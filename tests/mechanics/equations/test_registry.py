@@ -114,3 +114,53 @@ def test_catalogue_systems_carry_their_frame():
     assert [str(n) for n in S.natural_frame["names"]]
     with pytest.raises(AttributeError):
         S.natural_frame = None
+
+
+# -- one class per form ----------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_each_form_returns_its_registered_class(name):
+    """The registry pairs the name with the class; the class names its form, states its
+    formula and cites its published source; its equations agree with Lagrange--d'Alembert
+    (the vakonomic ones, on a non-integrable constraint, do not: Kozlov (1982))."""
+    _, S = _sleigh()
+    cls = registry.form_entry(name).cls
+    assert cls is not gm.EquationsOfMotion and issubclass(cls, gm.EquationsOfMotion)
+    assert cls.form == name and getattr(gm, cls.__name__) is cls
+    assert "math::" in cls.__doc__ or ":math:" in cls.__doc__
+    assert any(str(year) in cls.__doc__ for year in range(1890, 2030))
+    eq = S.equations(name)
+    assert type(eq) is cls and eq.method == name
+    if name != "vakonomic":
+        assert eq.agrees_with(S.equations("lagrange_dalembert"))
+        assert type(get_method(name)(S, explicit=False)) is cls
+
+
+def test_a_form_class_holds_only_its_form():
+    _, S = _sleigh()
+    eq = S.equations("voronets")
+    with pytest.raises(ValueError, match="'voronets' form, not 'appell'"):
+        gm.VoronetsEquations(S, "appell", eq.equations, eq.rhs)
+    with pytest.raises(ValueError, match="no mass-matrix form"):
+        S.equations("vakonomic").mass_matrix_form()
+
+
+def test_a_user_form_registered_by_its_class():
+    class _MyEquations(gm.EquationsOfMotion):
+        """A user's form: Lagrange--d'Alembert's right-hand sides re-labelled."""
+
+        form = "_my_form"
+
+    @registry.register_method(_MyEquations)
+    def _derive(system):
+        ld = system.equations("lagrange_dalembert")
+        return _MyEquations(system, "_my_form", ld.equations, ld.rhs)
+
+    try:
+        _, S = _sleigh()
+        assert registry.form_entry("_my_form").cls is _MyEquations
+        eq = get_method("_my_form")(S)
+        assert isinstance(eq, _MyEquations) and eq.agrees_with(S.equations("voronets"))
+        with pytest.raises(TypeError, match="not a form class"):
+            registry.register_method(int)
+    finally:
+        registry._FORMS.pop("_my_form", None)

@@ -80,7 +80,8 @@ def test_O4_1_skate_hamiltonian(skate):
     S, vak = skate
     x, y, phi = S.manifold.coords
     px, py, pphi = vak.data["momenta"]
-    assert isinstance(vak, VakonomicEquations) and vak.form == "hamiltonian"
+    assert isinstance(vak, VakonomicEquations) and vak.variant == "hamiltonian"
+    assert vak.form == "vakonomic" and vak.method == "vakonomic"
     assert vak.space.coords == (x, y, phi, px, py, pphi)
     # (22) and the multiplier of (21)
     w = px * sp.cos(phi) + py * sp.sin(phi)

@@ -1,0 +1,33 @@
+"""Normal forms shared by the reductions (exact: the zero policy's normal form, or a cheaper
+equivalent form of the same expression; :func:`compact_form` is that of
+:mod:`geomech.mechanics.analysis.common`).
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x")
+>>> compact_form(sp.sin(x)**2 + sp.cos(x)**2 + x)
+x + 1
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.common import compact_form
+
+__all__ = ["normal_form", "light_form", "compact_form"]
+
+
+def normal_form(e) -> sp.Expr:
+    """The normal form of the zero policy (:meth:`~geomech.core.zero.ZeroPolicy.normalize`)."""
+    return default_policy().normalize(e)
+
+
+def light_form(e) -> sp.Expr:
+    """Cheap canonical-ish form: expanded, with the trigonometric and algebraic normal form
+    of zero sub-results left to the zero tests (no ``cancel`` of large expressions)."""
+    e = sp.expand(e)
+    if e.is_Add and len(e.args) > 400:
+        return e
+    t = sp.together(e)
+    return t if sp.count_ops(t) < sp.count_ops(e) else e
