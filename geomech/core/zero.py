@@ -6,7 +6,12 @@ rank r" made anywhere in geomech goes through a :class:`ZeroPolicy`.  The defaul
 0. **closed forms first** -- ``nan``, ``zoo`` and infinities are never zero; derivatives of
    known functions are carried out, ``Abs(g) = g*sign(g)`` for real ``g``, ``exp(i b) =
    cos b + i sin b``;
-1. **exact normalisation** -- one ring map for all the expressions of a decision (all
+1. **ring certificate** -- the expression over one common denominator (no gcd), the
+   numerator reduced modulo :math:`\sin^2+\cos^2=1` and :math:`(\sqrt b)^2=b` in the ring
+   of :class:`geomech.core.algebra.RationalAlgebra` (:func:`geomech.core.algebra.
+   ring_zero_test`): a zero remainder is a ring identity; a non-zero one decides only when the
+   ring is faithful (no roots, no free atoms);
+   **exact normalisation** -- one ring map for all the expressions of a decision (all
    entries of a matrix): values and derivatives of an undefined function ``f`` become jet
    symbols, one per function, derivative order and (normalised) argument, so ``f'(x**2)``
    and ``f'(y**2)`` stay independent; trigonometric functions get *one base angle per
@@ -559,6 +564,10 @@ class ZeroPolicy:
             return ZeroVerdict(False, True, "non-finite")
         if e.is_number:
             return self._constant_test(e)
+        ring_verdict = _algebra_certificate(e)
+        if ring_verdict is not None:
+            roots = any(not p.exp.is_Integer for p in e.atoms(sp.Pow))
+            return ZeroVerdict(ring_verdict, True, "algebraic" if roots else "normal form")
         ring_verdict = _ring_zero_test(e)
         if ring_verdict is not None:
             return ZeroVerdict(ring_verdict, True, "normal form")
@@ -820,6 +829,17 @@ class ZeroPolicy:
         m = as_matrix(matrix)
         ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
         return [v.applyfunc(self.normalize) for v in ns]
+
+
+def _algebra_certificate(e: sp.Expr) -> bool | None:
+    r"""Stage 1a: the ring certificate of :func:`geomech.core.algebra.ring_zero_test` (lazy
+    common denominator, numerator reduced modulo the Pythagorean relations and
+    :math:`(\sqrt b)^2 = b`): ``True`` only for a ring identity, ``False`` only when the ring
+    is faithful, ``None`` otherwise."""
+    # imported at call time: core.algebra's linear algebra imports this module
+    from .algebra.normal_form import ring_zero_test
+
+    return ring_zero_test(e)
 
 
 def _ring_zero_test(e: sp.Expr) -> bool | None:
