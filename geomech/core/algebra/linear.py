@@ -67,10 +67,10 @@ def policy_algebra(exprs) -> RationalAlgebra:
     """The ring of ``exprs`` (:class:`~geomech.core.algebra.rings.RationalAlgebra`) whose zero
     tests outside the faithful case are decided by the global zero policy.
 
-    >>> s = sp.Symbol("s")
-    >>> A = policy_algebra([sp.sin(2*s)])
-    >>> A.is_zero(A.ring.from_expr(sp.sin(2*s)))
-    False
+    >>> s, f = sp.Symbol("s"), sp.Function("f")
+    >>> A = policy_algebra([f(s)])                 # f(s) is a free atom: not faithful
+    >>> A.faithful, A.is_zero(A.ring.from_expr(f(s)))
+    (False, False)
     """
     return RationalAlgebra(exprs, decide=default_policy().is_zero)
 

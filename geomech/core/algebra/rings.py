@@ -41,7 +41,8 @@ from geomech.core.budget import check
 from geomech.core.parse import as_expr
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus", "content_expr", "factor_expr"]
+           "RingCalculus", "content_expr", "factor_expr", "angle_terms", "trig_polynomial",
+           "base_angles"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -94,6 +95,92 @@ class UnsupportedExpression(Exception):
     """An expression outside the rational functions in symbols, sin/cos and square roots."""
 
 
+_TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
+
+
+def angle_terms(arg: sp.Expr) -> list | None:
+    """``[(s, k), ...]`` when ``arg = sum(k*s)`` with rational ``k`` and symbols ``s`` (no
+    constant term), else ``None``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> angle_terms(x/2 - 3*y)
+    [(x, 1/2), (y, -3)]
+    >>> angle_terms(x + 1) is None
+    True
+    """
+    out = []
+    for t in sp.Add.make_args(arg):
+        k, g = t.as_coeff_Mul()
+        if not (k.is_Rational and g.is_Symbol):
+            return None
+        out.append((g, k))
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _chebyshev(n: int) -> tuple:
+    r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
+    :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
+    return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X) if n else sp.S.Zero
+
+
+_X = sp.Dummy("X")
+
+
+def trig_polynomial(func, terms: list, const: sp.Expr = sp.S.Zero) -> sp.Expr:
+    r"""``func(sum(n_i v_i) + const)`` as a polynomial in :math:`\sin v_i, \cos v_i` (a
+    quotient for ``tan``, ``cot``, ``sec``, ``csc``), by the Chebyshev polynomials
+    :math:`\cos nv = T_n(\cos v)`, :math:`\sin nv = \sin v\,U_{n-1}(\cos v)` and the
+    addition formulas; ``n_i`` are integers.
+
+    >>> v = sp.Symbol("v")
+    >>> trig_polynomial(sp.sin, [(v, 2)])
+    2*sin(v)*cos(v)
+    >>> trig_polynomial(sp.cos, [(v, -3)])
+    4*cos(v)**3 - 3*cos(v)
+    """
+    sn, cs = sp.sin(const), sp.cos(const)
+    for v, n in terms:
+        n = int(n)
+        if n == 0:
+            continue
+        T, U = _chebyshev(abs(n))
+        c1 = T.xreplace({_X: sp.cos(v)})
+        s1 = (1 if n > 0 else -1) * sp.sin(v) * U.xreplace({_X: sp.cos(v)})
+        sn, cs = sp.expand(sn * c1 + cs * s1), sp.expand(cs * c1 - sn * s1)
+    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
+            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
+
+
+def base_angles(atoms: Iterable) -> tuple[dict, dict]:
+    r"""One base angle per symbol, and every trigonometric atom in it.
+
+    A symbol ``s`` occurring in the atoms with rational multiples ``k s`` gets the base angle
+    :math:`s/m` (``m`` the lcm of the denominators of the ``k``), as the zero policy does: then
+    every atom is a polynomial (or a quotient) in :math:`\sin(s/m), \cos(s/m)`, and
+    :math:`\sin^2+\cos^2=1` of the base angles is the only relation (Ax 1971).  Returns
+    ``({s: s/m}, {atom: rewritten})`` (atoms that are already ``sin``/``cos`` of their base
+    angle are not in the second dict).
+
+    >>> x = sp.Symbol("x")
+    >>> base_angles([sp.sin(x/2), sp.cos(x)])
+    ({x: x/2}, {cos(x): 2*cos(x/2)**2 - 1})
+    """
+    atoms = list(atoms)
+    dens: dict = {}
+    dec = {a: angle_terms(a.args[0]) for a in atoms}
+    for terms in dec.values():
+        for g, k in terms:
+            dens[g] = sp.ilcm(dens.get(g, 1), sp.Rational(k).q)
+    base = {g: g / m for g, m in dens.items()}
+    rep = {}
+    for a, terms in dec.items():
+        if len(terms) == 1 and terms[0][1] * dens[terms[0][0]] == 1 and a.func in (sp.sin, sp.cos):
+            continue
+        rep[a] = trig_polynomial(a.func, [(base[g], k * dens[g]) for g, k in terms])
+    return base, rep
+
+
 def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: set) -> None:
     stack = [e]
     while stack:
@@ -115,8 +202,8 @@ def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: 
                 stack.append(x.base)
             else:
                 opaque.add(x)
-        elif isinstance(x, (sp.sin, sp.cos)) and x.args[0].is_Symbol:
-            angles.add(x.args[0])
+        elif isinstance(x, _TRIG) and angle_terms(x.args[0]) is not None:
+            angles.add(x)
         elif x.is_Atom or x.has(sp.zoo, sp.nan, sp.oo):
             raise UnsupportedExpression(x)
         else:
@@ -161,51 +248,54 @@ class RationalAlgebra:
     def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None):
         self.decide = decide
         syms: set = set()
-        angles: set = set()
+        atoms: set = set()
         sqrt_pows: dict = {}
         opaque: set = set()
         for e in exprs:
-            _collect_atoms(as_expr(e), syms, angles, sqrt_pows, opaque)
+            _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
         key = sp.default_sort_key
-        trig = []
-        for s in sorted(angles, key=key):
-            trig += [sp.sin(s), sp.cos(s)]
+        base, self._angle_rep = base_angles(atoms)
+        self.base = base                                   # symbol -> base angle s/m
+        self.angles = sorted(base.values(), key=key)
+        trig = [f(a) for a in self.angles for f in (sp.sin, sp.cos)]
         base_gens = (*sorted(syms, key=key), *sorted(opaque, key=key), *trig)
-        self.angles = sorted(angles, key=key)
         self.opaque = bool(opaque)
-        sq_map, bases = {}, {}
-        if sqrt_pows:
-            if not base_gens:
-                raise UnsupportedExpression("square root of a number")
-            base_ring = polynomial_ring(base_gens)
-            self.ring = base_ring
-            self._set_trig()
-            self.sqrt_rel = []
-            for pw, (b, k) in sqrt_pows.items():
-                try:
-                    pb = base_ring.from_expr(b)
-                except (ValueError, sp.PolynomialError, sp.CoercionFailed) as exc:
-                    raise UnsupportedExpression(b) from exc
-                nb = self.reduce(pb, "sin")
-                frozen = tuple(sorted(nb.items()))
-                if frozen not in bases:
-                    bases[frozen] = (sp.Dummy("sqrt"), nb.as_expr())
-                sq_map[pw] = (bases[frozen][0], k)
-        self._sqrt = [(g, bexpr) for g, bexpr in bases.values()]
-        gens = (*[g for g, _ in self._sqrt], *base_gens)
-        if not gens:
-            gens = (sp.Dummy("one"),)
+        self._rep = dict(self._angle_rep)
+        self._sqrt, sq_map = self._square_roots(sqrt_pows, base_gens)
+        gens = (*[g for g, _ in self._sqrt], *base_gens) or (sp.Dummy("one"),)
         self.ring = polynomial_ring(gens)
         self.field = fraction_field(gens)
         self._set_trig()
-        self._rep = {pw: g**k for pw, (g, k) in sq_map.items()}
+        self._rep.update({pw: g**k for pw, (g, k) in sq_map.items()})
         self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
         self.sqrt_rel = [(i, self.reduce(self.ring.from_expr(b), "sin"))
                          for i, (_, b) in enumerate(self._sqrt)]
 
+    def _square_roots(self, sqrt_pows: dict, base_gens: tuple) -> tuple[list, dict]:
+        """One generator per square root, keyed by the normal form of its radicand."""
+        if not sqrt_pows:
+            return [], {}
+        if not base_gens:
+            raise UnsupportedExpression("square root of a number")
+        base_ring = polynomial_ring(base_gens)
+        self.ring = base_ring
+        self._set_trig()
+        sq_map, bases = {}, {}
+        for pw, (b, k) in sqrt_pows.items():
+            try:
+                pb = base_ring.from_expr(b.xreplace(self._angle_rep) if self._angle_rep else b)
+            except (ValueError, sp.PolynomialError, sp.CoercionFailed) as exc:
+                raise UnsupportedExpression(b) from exc
+            nb = self.reduce(pb, "sin")
+            frozen = tuple(sorted(nb.items()))
+            if frozen not in bases:
+                bases[frozen] = (sp.Dummy("sqrt"), nb.as_expr())
+            sq_map[pw] = (bases[frozen][0], k)
+        return list(bases.values()), sq_map
+
     def _set_trig(self) -> None:
         idx = {g: i for i, g in enumerate(self.ring.symbols)}
-        self.trig_idx = [(idx[sp.sin(s)], idx[sp.cos(s)]) for s in self.angles]
+        self.trig_idx = [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles]
         self.sqrt_rel = []
 
     @property
@@ -565,10 +655,10 @@ class RingCalculus:
         out = R.zero
         if x in idx:
             out += p.diff(R.gens[idx[x]])
-        s, c = sp.sin(x), sp.cos(x)
-        if s in idx:
-            gs, gc = R.gens[idx[s]], R.gens[idx[c]]
-            out += p.diff(gs) * gc - p.diff(gc) * gs
+        a = self.alg.base.get(x)
+        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
+            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
+            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
         return out
 
     def diff(self, nd, x):
