@@ -62,7 +62,6 @@ ZeroVerdict(zero=False, certain=True, method='normal form')
 from __future__ import annotations
 
 import contextlib
-import functools
 import random
 import warnings
 from collections.abc import Iterable, Iterator
@@ -377,7 +376,11 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
            _ANGLES.setdefault((g, m), sp.Dummy(f"{g}_{m}" if g.is_Symbol else "phi",
                                                **_sign_assumptions(g)))
            for g, m in dens.items()}
-    rep = {a: _trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
+    # the one expansion of multiple angles (Chebyshev, addition formulas) of the engine;
+    # imported at call time: core.algebra's linear algebra imports this module
+    from .algebra.rings import trig_polynomial
+
+    rep = {a: trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
            for a, (terms, const) in dec.items()}
     change = {g: dens[g] * var[g] for g in dens if g.is_Symbol and dens[g] > 1}
     out = []
@@ -387,16 +390,6 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
     return tuple(out)
 
 
-_X = sp.Dummy("X")
-
-
-@functools.lru_cache(maxsize=512)
-def _chebyshev(n: int) -> tuple[sp.Expr, sp.Expr]:
-    r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
-    :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
-    return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X)
-
-
 def _sign_assumptions(g: sp.Expr) -> dict:
     """Assumptions of ``g/m`` (``m > 0``): real, and the sign of ``g`` when it is known."""
     out = {"real": True}
@@ -404,19 +397,6 @@ def _sign_assumptions(g: sp.Expr) -> dict:
         if getattr(g, f"is_{key}"):
             out[key] = True
     return out
-
-
-def _trig_polynomial(func, terms: list, const: sp.Expr) -> sp.Expr:
-    """``func(sum(n_i v_i) + const)`` as a polynomial in ``sin v_i``, ``cos v_i`` (quotient
-    for ``tan``, ...), by Chebyshev polynomials and the addition formulas."""
-    sn, cs = sp.sin(const), sp.cos(const)
-    for v, n in terms:
-        T, U = _chebyshev(abs(n))
-        c1 = T.xreplace({_X: sp.cos(v)})
-        s1 = (1 if n > 0 else -1) * sp.sin(v) * U.xreplace({_X: sp.cos(v)})
-        sn, cs = sp.expand(sn * c1 + cs * s1), sp.expand(cs * c1 - sn * s1)
-    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
-            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
 
 
 def _trig_value(func, terms: list, const: sp.Expr, dens: dict) -> sp.Expr:
