@@ -544,13 +544,20 @@ class ZeroPolicy:
             return ZeroVerdict(False, True, "non-finite")
         if e.is_number:
             return self._constant_test(e)
-        ring_verdict = _algebra_certificate(e)
+        # polynomials: the packed ring kernel first; fractions, multiple angles and roots:
+        # the engine's lazy fractions first (each declines what it does not cover)
+        stages = (_algebra_certificate, _ring_zero_test) if _has_denominator(e) else \
+            (_ring_zero_test, _algebra_certificate)
+        ring_verdict = stages[0](e)
+        if ring_verdict is not None and stages[0] is _ring_zero_test:
+            return ZeroVerdict(ring_verdict, True, "normal form")
+        if ring_verdict is None:
+            ring_verdict = stages[1](e)
+            if ring_verdict is not None and stages[1] is _ring_zero_test:
+                return ZeroVerdict(ring_verdict, True, "normal form")
         if ring_verdict is not None:
             roots = any(not p.exp.is_Integer for p in e.atoms(sp.Pow))
             return ZeroVerdict(ring_verdict, True, "algebraic" if roots else "normal form")
-        ring_verdict = _ring_zero_test(e)
-        if ring_verdict is not None:
-            return ZeroVerdict(ring_verdict, True, "normal form")
         rw = _rewrite_all([e])
         ring_verdict = _ring_fraction_test(rw.angles[0])
         if ring_verdict is True or (ring_verdict is False and rw.faithful):
