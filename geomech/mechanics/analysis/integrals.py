@@ -58,7 +58,7 @@ __all__ = [
     "noether_integral", "find_noether_fields", "is_energy_conserved",
     "system_is_first_integral", "system_polynomial_integrals", "system_noether_integrals",
     "system_check_noether_field", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
-    "natural_polynomial_integrals", "IntegralList",
+    "natural_polynomial_integrals", "IntegralList", "check_vector_field",
 ]
 
 
@@ -168,9 +168,20 @@ def is_first_integral(v: VectorField, F, relations: Sequence = ()) -> bool:
     return zero_modulo(_raw_derivative(v, F), relations)
 
 
-def _check_field(v) -> None:
+def check_vector_field(v) -> None:
+    """Raise ``TypeError`` unless ``v`` is a :class:`~geomech.core.fields.VectorField`.
+
+    >>> check_vector_field(Manifold("M", "x").vector_field([1]))
+    >>> check_vector_field([1])
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a VectorField, got list
+    """
     if not isinstance(v, VectorField):
         raise TypeError(f"expected a VectorField, got {type(v).__name__}")
+
+
+_check_field = check_vector_field     # the old private name
 
 
 # ---------------------------------------------------------------------------------------

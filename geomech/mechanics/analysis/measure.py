@@ -50,8 +50,8 @@ from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, half_angle_symbol, rational_rewrite
+from geomech.mechanics.analysis.integrals import check_vector_field as _check_field
 from geomech.mechanics.analysis.integrals import (
-    _check_field,
     fast_is_zero,
     log_derivative,
     solve_constant_linear,
