@@ -92,7 +92,23 @@ def rank(matrix) -> int:
     dm = _rational_domain_matrix(m)
     if dm is None:
         return default_policy().rank(m)
+    if _full_rank_at_a_point(m):
+        return min(m.shape)
+    if dm.domain.is_PolynomialRing:         # fraction free (Bareiss): no gcds in Q(p)
+        return len(dm.rref_den()[2])
     return dm.rank()
+
+
+def _full_rank_at_a_point(m: sp.Matrix) -> bool:
+    """Whether ``m`` has full rank at a random rational point (then generically: the rank at
+    a point is a lower bound of the generic rank)."""
+    syms = sorted(m.free_symbols, key=sp.default_sort_key)
+    pt = ZeroPolicy(seed=20261125, warn=False).random_point(syms)
+    try:
+        num = DomainMatrix.from_Matrix(m.xreplace(pt)).convert_to(sp.QQ)
+    except (ZeroDivisionError, *UNDECIDABLE_ERRORS):
+        return False
+    return num.rank() == min(m.shape)
 
 
 def nullspace(matrix) -> list[sp.Matrix]:
@@ -110,15 +126,36 @@ def nullspace(matrix) -> list[sp.Matrix]:
         return []
     dm = _rational_domain_matrix(m)
     if dm is None:
-        vecs = default_policy().nullspace(m)
-    else:
-        ns = dm.nullspace().to_Matrix()
-        vecs = [ns.row(i).T for i in range(ns.rows)]
-    return [sp.Matrix(primitive_vector(list(v))) for v in vecs]
+        return [sp.Matrix(primitive_vector(list(v))) for v in default_policy().nullspace(m)]
+    ns = dm.nullspace()
+    return [sp.Matrix(_primitive_in_ring(ns.to_Matrix().row(i), ns.domain))
+            for i in range(ns.shape[0])]
+
+
+def _primitive_in_ring(row, dom) -> list:
+    """A null vector scaled to polynomial entries without common factor, the first non-zero
+    entry with a positive leading coefficient (gcds in the polynomial ring, not in sympy)."""
+    R = sp.ZZ if dom.is_Numerical else (dom.get_ring() if dom.is_Field else dom)
+    K = R.get_field()
+    vals = [K.from_sympy(e) for e in row]
+    den = R.one
+    for v in vals:
+        den = R.lcm(den, K.denom(v))
+    nums = [K.numer(v) * R.exquo(den, K.denom(v)) for v in vals]
+    g = R.zero
+    for a in nums:
+        g = R.gcd(g, a)
+    if g:
+        nums = [R.exquo(a, g) for a in nums]
+    first = next((a for a in nums if a), None)
+    if first is not None and R.is_negative(first):
+        nums = [-a for a in nums]
+    return [R.to_sympy(a) for a in nums]
 
 
 def _rational_domain_matrix(m: sp.Matrix):
-    """``m`` over :math:`\\mathbb Q(\\text{symbols})` (a field), or ``None`` when an entry is
+    r"""``m`` over :math:`\mathbb Z[\text{symbols}]` (polynomial entries: fraction-free
+    elimination, no gcds) or :math:`\mathbb Q(\text{symbols})`, or ``None`` when an entry is
     not a rational function of symbols with rational coefficients."""
     if any(not (e.is_Rational or e.is_Symbol or isinstance(e, (sp.Add, sp.Mul, sp.Pow)))
            or e.has(sp.Function, sp.Float, sp.nan, sp.zoo, sp.oo, sp.I, sp.pi, sp.E)
@@ -132,7 +169,7 @@ def _rational_domain_matrix(m: sp.Matrix):
     if not (dom.is_ZZ or dom.is_QQ or ((dom.is_PolynomialRing or dom.is_FractionField)
                                       and (dom.domain.is_ZZ or dom.domain.is_QQ))):
         return None
-    return dm.to_field()
+    return fraction_free(dm)
 
 
 def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
