@@ -200,3 +200,31 @@ def test_policy_uses_the_ring_certificate():
     v = default_policy().zero_test(sp.sqrt(y) ** 2 * 0 + sp.sqrt(1 + y**2) ** 3
                                    - (1 + y**2) * sp.sqrt(1 + y**2))
     assert v.zero and v.certain
+
+
+_GROUND_TYPES_SCRIPT = """
+import sympy as sp
+from geomech.core.algebra import compact, nullspace, rank, solve_linear
+k, p, t = sp.symbols("k p t")
+M = sp.Matrix([[1 + k, p, 2], [k*p, 3, k], [1 + k + k*p, p + 3, 2 + k]])
+T = sp.Matrix([[1, sp.cos(t)], [sp.cos(t), 2 + k]])
+out = [rank(M), nullspace(M), solve_linear(T, sp.Matrix([k, sp.sin(t)])),
+       compact((k - k*sp.cos(t)**2)/sp.sin(t) + sp.sin(t/2)**2)]
+print(sp.srepr(out))
+"""
+
+
+@pytest.mark.parametrize("ground", ["python"])
+def test_identical_results_without_flint(ground):
+    """The `fast` extra (python-flint ground types) changes speed, never results."""
+    import os
+    import subprocess
+    import sys
+
+    runs = {}
+    for g in ("flint", ground):
+        env = {**os.environ, "SYMPY_GROUND_TYPES": g, "PYTHONHASHSEED": "0"}
+        res = subprocess.run([sys.executable, "-c", _GROUND_TYPES_SCRIPT], env=env,
+                             capture_output=True, text=True, timeout=120, check=True)
+        runs[g] = res.stdout
+    assert runs["flint"] == runs[ground] and "Matrix" in runs[ground]
