@@ -174,11 +174,15 @@ def test_rings_are_cached_and_checked():
 
 # -- zero decisions ----------------------------------------------------------------------------
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trig_polys(), st.integers(20, 60), st.sampled_from(["poly", "exp", "sqrt"]))
-def test_a_tiny_exact_term_is_never_zero(P, e, kind):
+@given(trig_polys(), st.integers(20, 60), st.sampled_from(["poly", "exp", "sqrt", "half"]),
+       st.sampled_from(["pythagoras", "double", "half"]))
+def test_a_tiny_exact_term_is_never_zero(P, e, kind, identity):
     """fast_is_zero / ring_zero_test never call a non-zero expression zero."""
-    tiny = {"poly": y, "exp": sp.exp(-y**2), "sqrt": sp.sqrt(1 + y**2)}[kind]
-    Z = sp.expand((s**2 + c**2 - 1) * P)               # zero in a non-trivial form
+    tiny = {"poly": y, "exp": sp.exp(-y**2), "sqrt": sp.sqrt(1 + y**2),
+            "half": sp.sin(x / 2) / (1 + y**2)}[kind]
+    zero = {"pythagoras": s**2 + c**2 - 1, "double": sp.sin(2 * x) - 2 * s * c,
+            "half": (sp.sin(x / 2) ** 2 - (1 - c) / 2) / (2 + c)}[identity]
+    Z = sp.expand(zero * P)                            # zero in a non-trivial form
     expr = Z + sp.Rational(1, 10**e) * tiny
     assert ring_zero_test(expr) in (False, None)
     with warnings.catch_warnings():
