@@ -214,9 +214,13 @@ class RationalAlgebra:
     r""":math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt{b}, \dots]` with the relations
     :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2 = b` (``b`` a polynomial of the ring).
 
-    Square roots are keyed by the normal form of their radicand, so ``sqrt(b)`` and
-    ``sqrt(b')`` with :math:`b\equiv b'` are one generator.  Other atoms (functions of
-    non-symbols, powers with symbolic exponents) are free generators without relations.
+    Trigonometric functions (``sin``, ``cos``, ``tan``, ``cot``, ``sec``, ``csc``) of rational
+    combinations of symbols are written in one base angle per symbol (:func:`base_angles`:
+    ``sin(x/2)`` and ``cos(x)`` become polynomials in :math:`\sin(x/2), \cos(x/2)`), so the
+    reduced form is canonical on them too.  Square roots are keyed by the normal form of their
+    radicand, so ``sqrt(b)`` and ``sqrt(b')`` with :math:`b\equiv b'` are one generator.
+    Other atoms (free functions, functions of other arguments, powers with symbolic
+    exponents) are free generators without relations: the ring is then not *faithful*.
 
     Parameters
     ----------
