@@ -75,21 +75,47 @@ def trig_reduce(e: sp.Expr, keep: str | None = None) -> sp.Expr:
 
     ``keep="sin"`` rewrites even powers of cosines (the result is at most linear in each
     cosine), ``keep="cos"`` the other way round; ``None`` takes the shorter of the two
-    (fewest operations, ``sympy.count_ops``).  Trigonometric functions of sums and
-    multiples are first expanded (``expand_trig``) into functions of the symbols.
+    (fewest operations, ``sympy.count_ops``).  Polynomials are reduced in the ring of
+    :class:`~geomech.core.algebra.rings.RationalAlgebra` (one base angle per symbol, so half
+    and multiple angles are reduced too); other expressions (floats, denominators) have
+    their trigonometric functions of sums and multiples expanded (``expand_trig``) and are
+    reduced by the same rule at the expression level.
 
     >>> s = sp.Symbol("s")
     >>> trig_reduce(sp.cos(s)**4 - sp.sin(s)**4, keep="sin")
     1 - 2*sin(s)**2
     >>> trig_reduce(sp.cos(s)**4 - sp.sin(s)**4, keep="cos")
     2*cos(s)**2 - 1
+    >>> trig_reduce(2*sp.sin(s/2)**2 + sp.cos(s))
+    1
     """
+    e = as_expr(e)
+    try:
+        return _ring_trig_reduce(e, keep)
+    except UnsupportedExpression:
+        pass
     e, angles = _prepare(e)
     if not angles or not _has_trig_square(e):
         return e
     if keep is not None:
         return _reduce_poly(e, angles, keep)
     cands = [e, _reduce_poly(e, angles, "sin"), _reduce_poly(e, angles, "cos")]
+    return min(cands, key=sp.count_ops)
+
+
+def _ring_trig_reduce(e: sp.Expr, keep: str | None) -> sp.Expr:
+    """:func:`trig_reduce` of a polynomial in the ring (raises UnsupportedExpression)."""
+    alg = RationalAlgebra([e])
+    n, d = alg.fraction(e)
+    if not d.is_ground:
+        raise UnsupportedExpression("a denominator")
+    if d != 1:
+        n = n.quo_ground(d.LC)
+    if not alg.trig_idx:
+        return alg.expr(n)
+    cands = [alg.expr(alg.reduce(n, k)) for k in ((keep,) if keep else ("sin", "cos"))]
+    if keep is None:
+        cands.insert(0, alg.expr(n))
     return min(cands, key=sp.count_ops)
 
 
