@@ -6,7 +6,12 @@ rank r" made anywhere in geomech goes through a :class:`ZeroPolicy`.  The defaul
 0. **closed forms first** -- ``nan``, ``zoo`` and infinities are never zero; derivatives of
    known functions are carried out, ``Abs(g) = g*sign(g)`` for real ``g``, ``exp(i b) =
    cos b + i sin b``;
-1. **exact normalisation** -- one ring map for all the expressions of a decision (all
+1. **ring certificate** -- the expression over one common denominator (no gcd), the
+   numerator reduced modulo :math:`\sin^2+\cos^2=1` and :math:`(\sqrt b)^2=b` in the ring
+   of :class:`geomech.core.algebra.RationalAlgebra` (:func:`geomech.core.algebra.
+   ring_zero_test`): a zero remainder is a ring identity; a non-zero one decides only when the
+   ring is faithful (no roots, no free atoms);
+   **exact normalisation** -- one ring map for all the expressions of a decision (all
    entries of a matrix): values and derivatives of an undefined function ``f`` become jet
    symbols, one per function, derivative order and (normalised) argument, so ``f'(x**2)``
    and ``f'(y**2)`` stay independent; trigonometric functions get *one base angle per
@@ -57,7 +62,6 @@ ZeroVerdict(zero=False, certain=True, method='normal form')
 from __future__ import annotations
 
 import contextlib
-import functools
 import random
 import warnings
 from collections.abc import Iterable, Iterator
@@ -372,7 +376,11 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
            _ANGLES.setdefault((g, m), sp.Dummy(f"{g}_{m}" if g.is_Symbol else "phi",
                                                **_sign_assumptions(g)))
            for g, m in dens.items()}
-    rep = {a: _trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
+    # the one expansion of multiple angles (Chebyshev, addition formulas) of the engine;
+    # imported at call time: core.algebra's linear algebra imports this module
+    from .algebra.rings import trig_polynomial
+
+    rep = {a: trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
            for a, (terms, const) in dec.items()}
     change = {g: dens[g] * var[g] for g in dens if g.is_Symbol and dens[g] > 1}
     out = []
@@ -382,16 +390,6 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
     return tuple(out)
 
 
-_X = sp.Dummy("X")
-
-
-@functools.lru_cache(maxsize=512)
-def _chebyshev(n: int) -> tuple[sp.Expr, sp.Expr]:
-    r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
-    :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
-    return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X)
-
-
 def _sign_assumptions(g: sp.Expr) -> dict:
     """Assumptions of ``g/m`` (``m > 0``): real, and the sign of ``g`` when it is known."""
     out = {"real": True}
@@ -399,19 +397,6 @@ def _sign_assumptions(g: sp.Expr) -> dict:
         if getattr(g, f"is_{key}"):
             out[key] = True
     return out
-
-
-def _trig_polynomial(func, terms: list, const: sp.Expr) -> sp.Expr:
-    """``func(sum(n_i v_i) + const)`` as a polynomial in ``sin v_i``, ``cos v_i`` (quotient
-    for ``tan``, ...), by Chebyshev polynomials and the addition formulas."""
-    sn, cs = sp.sin(const), sp.cos(const)
-    for v, n in terms:
-        T, U = _chebyshev(abs(n))
-        c1 = T.xreplace({_X: sp.cos(v)})
-        s1 = (1 if n > 0 else -1) * sp.sin(v) * U.xreplace({_X: sp.cos(v)})
-        sn, cs = sp.expand(sn * c1 + cs * s1), sp.expand(cs * c1 - sn * s1)
-    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
-            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
 
 
 def _trig_value(func, terms: list, const: sp.Expr, dens: dict) -> sp.Expr:
@@ -559,9 +544,20 @@ class ZeroPolicy:
             return ZeroVerdict(False, True, "non-finite")
         if e.is_number:
             return self._constant_test(e)
-        ring_verdict = _ring_zero_test(e)
-        if ring_verdict is not None:
+        # polynomials: the packed ring kernel first; fractions, multiple angles and roots:
+        # the engine's lazy fractions first (each declines what it does not cover)
+        stages = (_algebra_certificate, _ring_zero_test) if _has_denominator(e) else \
+            (_ring_zero_test, _algebra_certificate)
+        ring_verdict = stages[0](e)
+        if ring_verdict is not None and stages[0] is _ring_zero_test:
             return ZeroVerdict(ring_verdict, True, "normal form")
+        if ring_verdict is None:
+            ring_verdict = stages[1](e)
+            if ring_verdict is not None and stages[1] is _ring_zero_test:
+                return ZeroVerdict(ring_verdict, True, "normal form")
+        if ring_verdict is not None:
+            roots = any(not p.exp.is_Integer for p in e.atoms(sp.Pow))
+            return ZeroVerdict(ring_verdict, True, "algebraic" if roots else "normal form")
         rw = _rewrite_all([e])
         ring_verdict = _ring_fraction_test(rw.angles[0])
         if ring_verdict is True or (ring_verdict is False and rw.faithful):
@@ -820,6 +816,17 @@ class ZeroPolicy:
         m = as_matrix(matrix)
         ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
         return [v.applyfunc(self.normalize) for v in ns]
+
+
+def _algebra_certificate(e: sp.Expr) -> bool | None:
+    r"""Stage 1a: the ring certificate of :func:`geomech.core.algebra.ring_zero_test` (lazy
+    common denominator, numerator reduced modulo the Pythagorean relations and
+    :math:`(\sqrt b)^2 = b`): ``True`` only for a ring identity, ``False`` only when the ring
+    is faithful, ``None`` otherwise."""
+    # imported at call time: core.algebra's linear algebra imports this module
+    from .algebra.normal_form import ring_zero_test
+
+    return ring_zero_test(e)
 
 
 def _ring_zero_test(e: sp.Expr) -> bool | None:

@@ -143,7 +143,7 @@ def velocity_lift(ui: sp.Expr, coords: Sequence[sp.Symbol],
     >>> velocity_lift(-y + x**2, (x, y), (xd, yd))
     2*x*xdot - ydot
     """
-    ui = sp.sympify(ui)
+    ui = as_expr(ui)
     out = []
     for t in (ui.args if ui.is_Add else (ui,)):
         const, dep = t.as_independent(*coords, as_Add=False)
@@ -261,8 +261,16 @@ def invariance_problems(fields: Sequence[VectorField], funcs: Sequence) -> list[
     >>> invariance_problems([M.vector_field([-y, x, 0])], [x**2 + y**2, z, x])
     ['u1(x) = -y != 0']
     """
-    pol = default_policy()
+    fields = list(fields) if isinstance(fields, (list, tuple)) else None
+    if not fields or not all(isinstance(u, VectorField) for u in fields):
+        raise TypeError("fields must be a non-empty list of VectorField objects")
     M = fields[0].manifold
+    for u in fields[1:]:
+        check_same_manifold(fields[0], u)
+    if not isinstance(funcs, (list, tuple)):
+        raise TypeError(f"funcs must be a list of expressions, got {type(funcs).__name__}")
+    funcs = [M.sympify(f) for f in funcs]
+    pol = default_policy()
     problems = []
     for f in funcs:
         for a, u in enumerate(fields):

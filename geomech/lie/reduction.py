@@ -55,7 +55,7 @@ from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.manifold import Manifold
 from geomech.core.maps import Map
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import UndecidedZero, default_policy
 from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError, function_coefficients
 from geomech.lie.graph import BracketGraph
 
@@ -117,13 +117,20 @@ def _positive_point(symbols: Sequence[sp.Symbol], rng: random.Random) -> dict:
 
 
 def _numeric_zero(e, pt: Mapping) -> bool | None:
+    """Whether the number ``e(pt)`` is zero, decided by the zero policy (exact for rational and
+    algebraic values, guaranteed relative accuracy otherwise -- no absolute threshold);
+    ``None`` when undefined there or when the policy cannot prove its verdict."""
     try:
-        val = sp.N(as_expr(e).xreplace(dict(pt)), 30)
+        val = as_expr(e).xreplace(dict(pt))
     except (ZeroDivisionError, TypeError, ValueError):
         return None
     if not val.is_number or val.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         return None
-    return bool(abs(val) < 1e-20)
+    try:
+        verdict = default_policy().zero_test(val)
+    except UndecidedZero:           # a strict policy: an unproved verdict is no answer here
+        return None
+    return verdict.zero if verdict.certain else None
 
 
 def _on_slice(exprs, invariants, slice_: dict, xI: list, zeta: list, M: Manifold, rng):

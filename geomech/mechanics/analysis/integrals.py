@@ -39,11 +39,17 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
+from geomech.core.algebra import (  # the engine's names, kept importable from here
+    fast_is_zero,
+    ring_linear_rows,
+    ring_zero_test,
+    solve_constant_linear,
+)
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
 from geomech.core.parse import as_expr
-from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
+from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
 __all__ = [
     "is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
@@ -52,7 +58,7 @@ __all__ = [
     "noether_integral", "find_noether_fields", "is_energy_conserved",
     "system_is_first_integral", "system_polynomial_integrals", "system_noether_integrals",
     "system_check_noether_field", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
-    "natural_polynomial_integrals", "IntegralList",
+    "natural_polynomial_integrals", "IntegralList", "check_vector_field",
 ]
 
 
@@ -91,143 +97,6 @@ def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None
         raise ValueError(f"cannot reduce modulo the relations {relations}: {exc}") from None
     del others
     return pol.is_zero(rem)
-
-
-def _common_fraction(alg, e, memo):
-    """``(numerator, denominator)`` ring elements with ``e = n/d`` and *no* gcd taken
-    (:meth:`~geomech.mechanics.equations.common._Algebra._frac` with ``gcd=False``; ``memo`` is
-    this mode's own)."""
-    return alg._frac(e, memo, gcd=False)
-
-
-def ring_zero_test(expr) -> bool | None:
-    r"""Exact zero test in the ring :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b]`.
-
-    The expression is brought over one common denominator without any ``cancel`` (lazy
-    sparse-polynomial fractions of :mod:`geomech.mechanics.equations.common`) and the numerator is
-    reduced modulo :math:`\sin^2 s+\cos^2 s=1` and :math:`(\sqrt b)^2=b`.  Returns ``True``
-    when the reduced numerator vanishes (a ring identity: certain), ``False`` when it does not
-    and the normal form is canonical (no square roots, no opaque atoms: the trigonometric
-    normal form is unique), and ``None`` when undecided (the caller asks the zero policy).
-
-    >>> t, m = sp.symbols("theta m")
-    >>> ring_zero_test(m/sp.sin(t)*sp.cos(t)**2 + m*sp.sin(t) - m/sp.sin(t))
-    True
-    >>> ring_zero_test(sp.cos(t)**2 - 1)
-    False
-    """
-    from geomech.mechanics.equations.common import _Algebra, _Unsupported
-
-    e = as_expr(expr)
-    if e == 0:
-        return True
-    if e.is_number:
-        return None
-    try:
-        alg = _Algebra([e])
-        n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, {})
-        if not alg.reduce(d):
-            return None              # 0/0: let the policy decide
-        if not alg.reduce(n):
-            return True
-    except (_Unsupported, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
-            sp.CoercionFailed):
-        return None
-    return None if (alg.opaque or alg._sqrt) else False
-
-
-def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
-    """:func:`ring_zero_test` first, then the zero policy when it is undecided."""
-    verdict = ring_zero_test(expr)
-    if verdict is not None:
-        return verdict
-    return (policy or default_policy()).is_zero(expr)
-
-
-def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
-                     keep: Iterable[sp.Symbol] = ()) -> list[list[sp.Expr]] | None:
-    r"""Linear equations (rows of coefficients) for ``expr(x; c) \equiv 0`` in all ``x``.
-
-    Each expression is linear homogeneous in the ``unknowns`` ``c``; it is brought over one
-    common denominator in :math:`\mathbb Q[x,\sin s,\cos s,\sqrt b]` and its numerator is
-    reduced modulo the Pythagorean relations (and :math:`(\sqrt b)^2=b`).  The reduced
-    monomials in the symbols other than ``unknowns`` and ``keep`` are linearly independent
-    functions (for square roots of non-squares; otherwise extra equations can only remove
-    solutions, which callers verify), so every coefficient gives a row
-    :math:`\sum_j a_j(\text{keep})\,c_j = 0`.  Returns ``None`` for expressions outside the
-    ring (the caller then samples).
-
-    >>> x, a, b = sp.symbols("x a b")
-    >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
-    [[1, -1]]
-    """
-    from geomech.mechanics.equations.common import _Algebra, _Unsupported
-
-    unknowns = list(unknowns)
-    keep = set(keep)
-    exprs = [as_expr(e) for e in exprs]
-    exprs = [e for e in exprs if e != 0]
-    if not exprs:
-        return []
-    try:
-        alg = _Algebra(exprs)
-    except _Unsupported:
-        return None
-    R = alg.ring
-    syms = list(R.symbols)
-    pos = {g: i for i, g in enumerate(syms)}
-    uidx = {pos[c]: j for j, c in enumerate(unknowns) if c in pos}
-    kidx = [i for i, g in enumerate(syms) if g in keep]
-    oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
-    kgens = [syms[i] for i in kidx]
-    memo: dict = {}
-    rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
-    for k, e in enumerate(exprs):
-        try:
-            n, d = _common_fraction(alg, e.xreplace(alg._rep) if alg._rep else e, memo)
-        except (_Unsupported, ZeroDivisionError):
-            return None
-        degs = d.degrees()           # one pass over the denominator, not one per unknown
-        if any(degs[i] > 0 for i in uidx):
-            raise ValueError("the determining equations are not linear in the unknowns "
-                             "(an unknown in a denominator)")
-        n = alg.reduce(n)
-        for mon, coeff in n.items():
-            us = [i for i in uidx if mon[i]]
-            if len(us) != 1 or mon[us[0]] != 1:
-                raise ValueError("the determining equations are not linear homogeneous in "
-                                 "the unknowns")
-            key = (k, *(mon[i] for i in oidx))    # one identity per expression
-            entry = rows.setdefault(key, {}).setdefault(uidx[us[0]], {})
-            kmon = tuple(mon[i] for i in kidx)
-            entry[kmon] = entry.get(kmon, 0) + coeff
-    return _rows_to_sympy(rows.values(), len(unknowns), R.domain, kgens)
-
-
-def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
-    """The distinct non-zero rows ``{unknown index: {parameter monomial: coefficient}}`` as
-    lists of sympy expressions; rows and entries are compared in the ring first (many rows of
-    the determining equations repeat), so each distinct entry is converted once."""
-    out, seen, memo = [], set(), {}
-
-    def poly_expr(poly: dict) -> sp.Expr:
-        key = tuple(sorted((km, c) for km, c in poly.items() if c))
-        if key not in memo:
-            memo[key] = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km)
-                                                             if e]) for km, c in key])
-        return memo[key]
-
-    for row in rows:
-        entries = {j: poly_expr(p) for j, p in row.items()}
-        key = frozenset((j, e) for j, e in entries.items() if e != 0)
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        vec = [sp.S.Zero] * n
-        for j, e in key:
-            vec[j] = e
-        out.append(vec)
-    return out
 
 
 def _raw_derivative(v: VectorField, F: sp.Expr) -> sp.Expr:
@@ -299,139 +168,25 @@ def is_first_integral(v: VectorField, F, relations: Sequence = ()) -> bool:
     return zero_modulo(_raw_derivative(v, F), relations)
 
 
-def _check_field(v) -> None:
+def check_vector_field(v) -> None:
+    """Raise ``TypeError`` unless ``v`` is a :class:`~geomech.core.fields.VectorField`.
+
+    >>> check_vector_field(Manifold("M", "x").vector_field([1]))
+    >>> check_vector_field([1])
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a VectorField, got list
+    """
     if not isinstance(v, VectorField):
         raise TypeError(f"expected a VectorField, got {type(v).__name__}")
+
+
+_check_field = check_vector_field     # the old private name
 
 
 # ---------------------------------------------------------------------------------------
 # linear systems for constant coefficients
 # ---------------------------------------------------------------------------------------
-def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
-                          keep: Iterable[sp.Symbol] = (), *, max_points: int = 60,
-                          seed: int = 7) -> list[dict]:
-    r"""Basis of the constant solutions ``c`` of ``expr(x; c) ≡ 0`` (linear in ``c``).
-
-    Every expression is linear homogeneous in ``unknowns``; it must vanish identically in all
-    its other free symbols except those in ``keep`` (parameters, on which the solutions may
-    depend).  The equations are sampled at random exact points (after replacing undefined
-    functions by jet symbols and trigonometric functions by half-angle rational ones), the
-    exact null space of the sampled system is computed, and each basis vector is verified
-    exactly on the original expressions; sampling continues until all are verified.
-
-    Returns a list of dicts ``{unknown: value}`` (a basis of the solution space).
-
-    >>> x, a, b = sp.symbols("x a b")
-    >>> solve_constant_linear([a*x + b*x**2 - 2*b*x**2], [a, b])
-    []
-    >>> solve_constant_linear([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
-    [{a: 1, b: 1}]
-    """
-    pol = default_policy()
-    unknowns = list(unknowns)
-    keep = set(keep)
-    if not unknowns:
-        return []
-    coeffs = []   # rows: one per expression, entries d expr / d c_j (with jets/half angles)
-    for e in exprs:
-        e = sp.expand(as_expr(e)) if not _has_den(as_expr(e)) else as_expr(e)
-        if not e.has(*unknowns):
-            if not pol.is_zero(e):
-                raise ValueError(f"expression {sp.sstr(e)[:80]} does not involve the unknowns "
-                                 "and is not zero: the system is inconsistent")
-            continue
-        row = [sp.diff(e, c) for c in unknowns]
-        if any(r.has(*unknowns) for r in row):
-            raise ValueError("the determining equations are not linear in the unknowns")
-        row = [rational_rewrite(r) for r in row]
-        coeffs.append(row)
-    if not coeffs:
-        return [{c: (1 if c is d else 0) for c in unknowns} for d in unknowns]
-    sample_syms = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) - keep,
-                         key=sp.default_sort_key)
-    kept = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) & keep,
-                  key=sp.default_sort_key)
-    sampler = ZeroPolicy(seed=seed, warn=False)
-    par_pt = sampler.random_point(kept)            # parameters: used only to find the rank
-    exprs_l = [as_expr(e) for e in exprs]
-    rows: list[list] = []        # symbolic in the kept parameters
-    nrows: list[list] = []       # fully numeric (parameters sampled too)
-    stable, last_rank, npts = 0, -1, 0
-    n = len(unknowns)
-    while npts < max_points:
-        pt = sampler.random_point(sample_syms)
-        npts += 1
-        new = [[r.xreplace(pt) for r in row] for row in coeffs]
-        if any(val.has(sp.zoo, sp.nan, sp.oo) for row in new for val in row):
-            continue
-        num = [[val.xreplace(par_pt) for val in row] for row in new]
-        if any(val.has(sp.zoo, sp.nan, sp.oo) for row in num for val in row):
-            continue
-        rows.extend(new)
-        nrows.extend(num)
-        rank = _rank_numeric(nrows, pol)
-        if rank == last_rank:
-            stable += 1
-        else:
-            stable, last_rank = 0, rank
-        if rank == n:
-            return []            # only the zero solution (generic parameters)
-        if stable >= 2:
-            sel = _independent_rows(nrows, pol)
-            basis = _nullspace(sp.Matrix([rows[i] for i in sel]), pol)
-            sols = [dict(zip(unknowns, b)) for b in basis]
-            if all(pol.is_zero(e.xreplace(s)) for s in sols for e in exprs_l):
-                return sols
-            stable = 0
-    raise ValueError("could not confirm the solutions of the determining equations "
-                     f"after {max_points} sample points")
-
-
-def _rank_numeric(rows, pol) -> int:
-    try:
-        return DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rank()
-    except UNDECIDABLE_ERRORS:
-        return pol.rank(sp.Matrix(rows))
-
-
-def _independent_rows(rows, pol) -> list[int]:
-    """Indices of a maximal set of linearly independent rows (pivots of the transpose)."""
-    m = sp.Matrix(rows).T
-    try:
-        _, piv = DomainMatrix.from_Matrix(m).to_field().rref()
-    except UNDECIDABLE_ERRORS:
-        _, piv = m.rref(iszerofunc=pol.is_zero)
-    return list(piv)
-
-
-def _has_den(e: sp.Expr) -> bool:
-    return any(p.is_Pow and p.exp.is_negative for p in sp.preorder_traversal(e))
-
-
-def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:
-    """Exact null space, fast path through DomainMatrix, normalised to a reduced basis."""
-    try:
-        dm = DomainMatrix.from_Matrix(m).to_field()
-        ns = dm.nullspace().to_Matrix()
-        vecs = [ns.row(i).T for i in range(ns.rows)]
-    except UNDECIDABLE_ERRORS:  # fall back to the policy's generic null space
-        vecs = pol.nullspace(m)
-    if not vecs:
-        return []
-    # reduced echelon form of the basis (canonical, readable solutions)
-    B = sp.Matrix.hstack(*vecs).T
-    try:
-        R = DomainMatrix.from_Matrix(B).to_field().rref()[0].to_Matrix()
-    except UNDECIDABLE_ERRORS:
-        R = B.rref(iszerofunc=pol.is_zero)[0]
-    out = []
-    for i in range(R.rows):
-        r = R.row(i)
-        if any(not pol.is_zero(x) for x in r):
-            out.append(r.T.applyfunc(pol.normalize))
-    return out
-
-
 # ---------------------------------------------------------------------------------------
 # polynomial integrals
 # ---------------------------------------------------------------------------------------

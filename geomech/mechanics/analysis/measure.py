@@ -45,12 +45,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from geomech.core.algebra import solve_over_functions as _linear_solve_functions  # old name
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, half_angle_symbol, rational_rewrite
+from geomech.mechanics.analysis.integrals import check_vector_field as _check_field
 from geomech.mechanics.analysis.integrals import (
-    _check_field,
     fast_is_zero,
     log_derivative,
     solve_constant_linear,
@@ -179,174 +180,6 @@ def _potential(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr:
                 raise ValueError(f"cannot integrate d(log rho) component {rest} in {y}")
             g += piece
     return g
-
-
-def _numeric_at(M: sp.Matrix, pt: dict):
-    """``M`` at a random point (half-angle rational rewriting, exact rationals), or None."""
-    from sympy.polys.matrices import DomainMatrix
-
-    try:
-        vals = M.applyfunc(lambda e: rational_rewrite(e).xreplace(pt) if e != 0 else e)
-        if any(not x.is_Rational for x in vals):
-            return None
-        return DomainMatrix.from_Matrix(vals).convert_to(sp.QQ)
-    except (ZeroDivisionError, TypeError, ValueError):
-        return None
-
-
-def _linear_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
-    """Solve ``A X = b`` over the field of functions; return (G or None, status).
-
-    status: "ok" (the first ``nG`` unknowns are determined), "inconsistent", "free".
-
-    The pivot structure is read off at a random exact point (ranks there are lower bounds
-    of the generic ones); the determined unknowns are then computed exactly from a square
-    subsystem that is non-singular at that point (hence generically) with the ring solver
-    :func:`~geomech.mechanics.equations.common.solve_linear`.  A negative verdict is certified
-    exactly (a row combination annihilating ``A`` but not ``b``; a null vector of ``A``
-    with a non-zero ``G`` component).  Whatever is not certified falls back to the exact
-    reduced echelon form over the functions.
-    """
-    got = _point_guided_solve(A, b, nG)
-    if got is not None:
-        return got
-    return _rref_solve_functions(A, b, nG)
-
-
-def _point_guided_solve(A: sp.Matrix, b: sp.Matrix, nG: int):
-    from geomech.mechanics.equations.common import compact, solve_linear
-
-    aug = A.row_join(b)
-    syms = sorted(set().union(*(rational_rewrite(e).free_symbols for e in aug if e != 0)),
-                  key=sp.default_sort_key)
-    sampler = ZeroPolicy(seed=2718, warn=False)
-    num = None
-    for _ in range(3):
-        num = _numeric_at(aug, sampler.random_point(syms))
-        if num is not None:
-            break
-    if num is None:
-        return None
-    ncols = A.cols
-    rref, piv = num.rref()
-    piv = list(piv)
-    if ncols in piv:                                     # inconsistent at the point
-        rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows)))
-                    .rref()[1])                          # independent rows of A there
-        P = [j for j in piv if j < ncols]
-        for i in range(A.rows):
-            if i in rows:
-                continue
-            try:
-                z = solve_linear(A.extract(rows, P).T, A.extract([i], P).T, what="minor")
-            except ValueError:
-                return None
-            combos = [A[i, j] - sum(z[k] * A[r, j] for k, r in enumerate(rows))
-                      for j in range(ncols)]
-            if all(fast_is_zero(e) for e in combos):
-                res = b[i] - sum(z[k] * b[r] for k, r in enumerate(rows))
-                if not fast_is_zero(res):
-                    return None, "inconsistent"
-        return None
-    free = [j for j in range(ncols) if j not in piv]
-    rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows))).rref()[1])
-    Asub = A.extract(rows, piv)
-    # is G determined at the point?  rows of the rref: pivot j expressed by the free ones
-    R = rref.to_Matrix()
-    for k, j in enumerate(piv):
-        if j < nG and any(R[k, f] != 0 for f in free):
-            # certify: the null vector of the free column f has a non-zero G component
-            f = next(f for f in free if R[k, f] != 0)
-            try:
-                x = solve_linear(Asub, -A.extract(rows, [f]), what="minor")
-            except ValueError:
-                return None
-            vec = [sp.S.Zero] * ncols
-            vec[f] = sp.S.One
-            for kk, jj in enumerate(piv):
-                vec[jj] = x[kk]
-            if all(fast_is_zero(sum(A[i, jj] * vec[jj] for jj in range(ncols) if vec[jj] != 0))
-                   for i in range(A.rows)) and not fast_is_zero(vec[j]):
-                return None, "free"
-            return None
-    if any(j not in piv for j in range(nG)):
-        return None
-    x = _sparse_solve(Asub, b.extract(rows, [0]))
-    return [compact(x[piv.index(j)]) for j in range(nG)], "ok"
-
-
-def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
-    """Exact solution of a non-singular square system: unknowns with a numeric coefficient
-    are eliminated first (no fractions of functions are created), the rest goes to the ring
-    solver :func:`~geomech.mechanics.equations.common.solve_linear`, then back substitution."""
-    from geomech.mechanics.equations.common import solve_linear
-
-    n = A.rows
-    rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(n)]
-    rhs = [b[i] for i in range(n)]
-    live_rows, live_cols = set(range(n)), set(range(n))
-    steps = []                       # (row, column) pivots in order
-    while True:
-        best = None
-        for i in live_rows:
-            for j, a in rows[i].items():
-                if j in live_cols and a.is_number and a != 0:
-                    cand = (len(rows[i]), i, j)
-                    if best is None or cand < best:
-                        best = cand
-        if best is None:
-            break
-        _, i, j = best
-        live_rows.discard(i)
-        live_cols.discard(j)
-        steps.append((i, j))
-        piv = rows[i][j]
-        for ll in live_rows:
-            f = rows[ll].pop(j, None)
-            if f is None:
-                continue
-            ratio = f / piv
-            for k, a in rows[i].items():
-                if k == j:
-                    continue
-                val = sp.expand(rows[ll].get(k, 0) - ratio * a)
-                if val == 0:
-                    rows[ll].pop(k, None)
-                else:
-                    rows[ll][k] = val
-            rhs[ll] = rhs[ll] - ratio * rhs[i]
-    x = [None] * n
-    rest_r, rest_c = sorted(live_rows), sorted(live_cols)
-    if rest_r:
-        M = sp.Matrix(len(rest_r), len(rest_c), lambda a, c: rows[rest_r[a]].get(rest_c[c], 0))
-        sol = solve_linear(M, sp.Matrix([rhs[i] for i in rest_r]),
-                           what="linear system for d(log rho)")
-        for c, val in zip(rest_c, sol):
-            x[c] = val
-    for i, j in reversed(steps):
-        acc = rhs[i] - sum((a * x[k] for k, a in rows[i].items() if k != j), sp.S.Zero)
-        x[j] = acc / rows[i][j]
-    return x
-
-
-def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
-    """Exact reduced echelon form over the functions (the zero policy decides pivots)."""
-    pol = default_policy()
-    aug = A.row_join(b)
-    R, piv = aug.rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
-    ncols = A.cols
-    if ncols in piv:
-        return None, "inconsistent"
-    free = [j for j in range(ncols) if j not in piv]
-    G = []
-    for j in range(nG):
-        if j not in piv:
-            return None, "free"
-        r = piv.index(j)
-        if any(not pol.is_zero(R[r, f]) for f in free):
-            return None, "free"
-        G.append(pol.normalize(R[r, ncols] / R[r, j]))
-    return G, "ok"
 
 
 def _configuration_gradient(v: VectorField, ys: Sequence[sp.Symbol]):

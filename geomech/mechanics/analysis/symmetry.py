@@ -55,11 +55,12 @@ from typing import Any
 
 import sympy as sp
 
+from geomech.core.algebra import CoefficientRows as _CoefficientRows
+from geomech.core.algebra import solve_homogeneous as _solve_linear_homogeneous  # old name
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
-    UNDECIDABLE_ERRORS,
     default_policy,
     rational_rewrite,
 )
@@ -412,145 +413,6 @@ def _linear_identity_rows(exprs, unknowns, keep=()) -> list:
             if c != 0:
                 rows.append(c)
     return rows
-
-
-class _CoefficientRows(list):
-    """Rows of coefficients (one list per equation, one entry per unknown)."""
-
-
-def _fraction_free(dm):
-    r"""``dm`` over a polynomial ring :math:`\mathbb Z[p]` or :math:`\mathbb Q[p]` as it is
-    (its null space is then computed fraction-free, without the polynomial gcds of
-    :math:`\mathbb Q(p)`, which dominate on the rolling bodies), otherwise over a field."""
-    if dm.domain.is_PolynomialRing:
-        return dm
-    return dm.to_field()
-
-
-def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
-    r"""Exact null space of many rows with few unknowns, guided by a random point.
-
-    The parameters in the entries are set to random rationals to find a maximal set of
-    independent rows (independent there, hence generically); the null space of these rows is
-    computed exactly over :math:`\mathbb Q(\text{parameters})`, and every basis vector is then
-    checked exactly against *all* rows.  Since the solution space lies in the null space of the
-    selected rows, a fully verified basis is the exact answer; otherwise (an unlucky point)
-    ``None`` is returned and the caller computes the full null space.
-    """
-    from sympy.polys.matrices import DomainMatrix
-
-    from geomech.core.zero import ZeroPolicy
-
-    M = sp.Matrix(rows)
-    params = sorted(M.free_symbols, key=sp.default_sort_key)
-    pt = ZeroPolicy(seed=4711, warn=False).random_point(params)
-    numeric = [[sp.Rational(e.xreplace(pt)) if e != 0 else sp.S.Zero for e in r] for r in rows]
-    dmT = DomainMatrix.from_Matrix(sp.Matrix(numeric).T).convert_to(sp.QQ)
-    _, piv = dmT.rref()
-    full = _fraction_free(DomainMatrix.from_Matrix(M))
-    if not piv:
-        return None
-    ns = full.extract(list(piv), list(range(n))).nullspace()
-    if ns.shape[0] == 0:
-        return []
-    if ns.shape[0] != n - len(piv) or not (full * ns.transpose()).is_zero_matrix:
-        return None
-    nsm = ns.to_Matrix()
-    return [nsm.row(i).T for i in range(nsm.rows)]
-
-
-def _solve_linear_homogeneous(rows, unknowns) -> list[dict]:
-    """Basis of the solution space of homogeneous linear equations (exact).
-
-    ``rows`` are linear expressions in ``unknowns`` or, from the ring path of
-    :func:`_linear_identity_rows`, lists of coefficients."""
-    if not unknowns:
-        return []
-    if not rows:
-        return [{u: (1 if u is v else 0) for u in unknowns} for v in unknowns]
-    if isinstance(rows, _CoefficientRows):
-        # an equation with a single non-zero coefficient forces that unknown to vanish;
-        # eliminate those first (exact, and usually most of the ansatz)
-        n = len(unknowns)
-        active = set(range(n))
-        zero = sp.S.Zero
-        work = [{j: e for j, e in enumerate(r) if e is not zero and e != 0} for r in rows]
-        changed = True
-        while changed:
-            changed = False
-            for r in work:
-                live = [j for j in r if j in active]
-                if len(live) == 1:
-                    active.discard(live[0])
-                    changed = True
-        cols = sorted(active)
-        if not cols:
-            return []
-        sub, seen = [], set()
-        for r in work:
-            vec = tuple(r.get(j, sp.S.Zero) for j in cols)
-            if any(v != 0 for v in vec) and vec not in seen:
-                seen.add(vec)
-                sub.append(list(vec))
-        if not sub:
-            vecs = [sp.Matrix([1 if i == k else 0 for i in range(len(cols))])
-                    for k in range(len(cols))]
-        else:
-            with_free = any(e.free_symbols for r in sub for e in r)
-            vecs = _selected_nullspace(sub, len(cols)) if with_free or len(sub) > 200 \
-                else None
-            if vecs is None:
-                from sympy.polys.matrices import DomainMatrix
-
-                nsm = _fraction_free(DomainMatrix.from_Matrix(sp.Matrix(sub))).nullspace() \
-                    .to_Matrix()
-                vecs = [nsm.row(i).T for i in range(nsm.rows)]
-        out = []
-        for v in vecs:
-            full = [sp.S.Zero] * n
-            for j, x in zip(cols, v):
-                full[j] = x
-            out.append(dict(zip(unknowns, _primitive_vector(full))))
-        return out
-    else:
-        M, _ = sp.linear_eq_to_matrix(rows, unknowns)
-    # remove duplicate rows cheaply
-    seen = []
-    keys = set()
-    for i in range(M.rows):
-        r = M.row(i)
-        key = tuple(r)
-        if key in keys or all(x == 0 for x in r):
-            continue
-        keys.add(key)
-        seen.append(r)
-    if not seen:
-        return [{u: (1 if u is v else 0) for u in unknowns} for v in unknowns]
-    M = sp.Matrix.vstack(*seen)
-    try:
-        from sympy.polys.matrices import DomainMatrix
-
-        dm = DomainMatrix.from_Matrix(M).to_field()
-        ns = dm.nullspace().to_Matrix()
-        vecs = [ns.row(i).T for i in range(ns.rows)]
-    except UNDECIDABLE_ERRORS:  # fall back to sympy's generic nullspace
-        vecs = M.nullspace(simplify=False)
-    return [dict(zip(unknowns, _primitive_vector(v))) for v in vecs]
-
-
-def _primitive_vector(v) -> list:
-    """Scale a vector of rational functions to polynomial entries without common factor."""
-    v = [sp.cancel(x) for x in v]
-    first = next((x for x in v if x != 0), None)
-    if first is None:
-        return v
-    v = [sp.cancel(x / first) for x in v]
-    den = sp.lcm([sp.denom(x) for x in v])
-    v = [sp.cancel(x * den) for x in v]
-    g = sp.gcd_list([x for x in v if x != 0])
-    if g != 0:
-        v = [sp.cancel(x / g) for x in v]
-    return v
 
 
 def _fields_from_solutions(N: Manifold, comps, sols) -> list[VectorField]:

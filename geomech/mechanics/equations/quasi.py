@@ -43,12 +43,13 @@ from typing import NamedTuple
 
 import sympy as sp
 
+from geomech.core.algebra import RingCalculus as _RingCalculus
+from geomech.core.algebra import UnsupportedExpression as _Unsupported
+from geomech.core.algebra import policy_algebra as _Algebra
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import (
-    _Algebra,
-    _Unsupported,
     acceleration_symbols,
     bracket_via_graph,
     compact,
@@ -78,7 +79,7 @@ def _as_field(N, X, i):
 
 def _inverse(E: sp.Matrix):
     r"""``(E^{-1}, det E)`` by division-free Laplace expansion in the ring of
-    :class:`~geomech.mechanics.equations.common._Algebra` (memoised minors shared by all columns
+    :class:`~geomech.core.algebra.RationalAlgebra` (memoised minors shared by all columns
     of the adjugate); ``(None, None)``-safe fallback to Berkowitz outside the ring.
     Returns ``(None, 0)`` when ``det E`` vanishes identically."""
     n = E.shape[0]
@@ -229,55 +230,6 @@ class _Hamel(NamedTuple):
     structure: dict
     momenta: list         # dL~/dxi at w = w0
     reduced_lagrangian: sp.Expr
-
-
-class _RingCalculus:
-    r"""Derivatives of rational functions in the ring of
-    :class:`~geomech.mechanics.equations.common._Algebra` (:math:`\partial_s\sin s = \cos s`,
-    :math:`\partial_s\cos s = -\sin s`), as ``(numerator, denominator)`` pairs.
-
-    Raises ``_Unsupported`` for expressions with square roots or free functions (whose
-    derivatives are not in the ring)."""
-
-    def __init__(self, exprs):
-        self.alg = _Algebra(exprs)
-        if self.alg.opaque or self.alg._sqrt:
-            raise _Unsupported("square roots or free functions")
-        self.R = self.alg.ring
-        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
-
-    def frac(self, e):
-        return self.alg.frac(e)
-
-    def _d(self, p, x):
-        R, idx = self.R, self.idx
-        out = R.zero
-        if x in idx:
-            out += p.diff(R.gens[idx[x]])
-        s, c = sp.sin(x), sp.cos(x)
-        if s in idx:
-            gs, gc = R.gens[idx[s]], R.gens[idx[c]]
-            out += p.diff(gs) * gc - p.diff(gc) * gs
-        return out
-
-    def diff(self, nd, x):
-        n, d = nd
-        dn = self._d(n, x)
-        if d.is_ground:
-            return dn, d
-        dd = self._d(d, x)
-        return (dn, d) if not dd else (dn * d - n * dd, d * d)
-
-    def at_zero(self, nd, syms):
-        n, d = nd
-        for s in syms:
-            if s in self.idx:
-                g = self.R.gens[self.idx[s]]
-                n, d = n.subs(g, 0), d.subs(g, 0)
-        return n, d
-
-    def expr(self, nd) -> sp.Expr:
-        return self.alg.quotient(*nd)
 
 
 def _hamel(system, frame=None, transversal=None, names=None) -> _Hamel:

@@ -1,0 +1,56 @@
+r"""The one exact engine: rings, normal forms and exact linear algebra.
+
+* :mod:`~geomech.core.algebra.rings` -- polynomial rings and fraction fields for given
+  generators (:func:`polynomial_ring`, :func:`fraction_field`), the ring of a set of
+  expressions modulo :math:`\sin^2+\cos^2=1` and :math:`(\sqrt b)^2=b`
+  (:class:`RationalAlgebra`), derivatives in it (:class:`RingCalculus`);
+* :mod:`~geomech.core.algebra.normal_form` -- trigonometric, polynomial and rational normal
+  forms (:func:`trig_reduce`, :func:`compact`) and the ring zero certificate
+  (:func:`ring_zero_test`, the first exact stage of :mod:`geomech.core.zero`);
+* :mod:`~geomech.core.algebra.linear` -- rank, null space and solve over
+  :math:`\mathbb Q(\text{parameters})` and over functions.
+
+The sparse differential ring of brackets lives in :mod:`geomech.core.polykernel` and the
+packed-monomial kernel in :mod:`geomech.core.kernel`.  Zero decisions are made only by the
+zero policy (:mod:`geomech.core.zero`).
+
+>>> import sympy as sp
+>>> from geomech.core.algebra import compact, rank
+>>> s, k = sp.symbols("s k")
+>>> compact(k*sp.sin(s)**2 + k*sp.cos(s)**2), rank([[1, sp.sin(s)], [sp.sin(s), 1]])
+(k, 2)
+"""
+
+from .linear import (
+    CoefficientRows,
+    fast_is_zero,
+    fraction_free,
+    nullspace,
+    policy_algebra,
+    primitive_vector,
+    rank,
+    ring_linear_rows,
+    solve_constant_linear,
+    solve_homogeneous,
+    solve_linear,
+    solve_over_functions,
+)
+from .normal_form import compact, has_denominator, ring_zero_test, trig_reduce
+from .rings import (
+    RationalAlgebra,
+    RingCalculus,
+    UnsupportedExpression,
+    content_expr,
+    factor_expr,
+    fraction_field,
+    polynomial_ring,
+)
+
+__all__ = [
+    "polynomial_ring", "fraction_field", "RationalAlgebra", "RingCalculus",
+    "UnsupportedExpression", "content_expr", "factor_expr",
+    "trig_reduce", "compact", "ring_zero_test", "has_denominator",
+    "rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
+    "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
+    "primitive_vector", "fraction_free", "policy_algebra",
+]

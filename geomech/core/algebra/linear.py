@@ -1,0 +1,834 @@
+r"""Exact linear algebra over :math:`\mathbb Q(\text{parameters})` and over functions.
+
+Every rank, null space and linear solve of geomech goes through this module:
+
+* :func:`rank`, :func:`nullspace` -- matrices of expressions, exact over the field of
+  rational functions of their symbols (``DomainMatrix`` over :math:`\mathbb Q(p)`, python-flint
+  ground types when sympy uses them); other entries are decided by the zero policy.
+* :func:`solve_linear` -- square systems :math:`Mx = b` fraction free in the ring of
+  :class:`~geomech.core.algebra.rings.RationalAlgebra` (Cramer's rule with memoised minors
+  reduced modulo :math:`\sin^2+\cos^2=1` for ``n <= 5``, ``DomainMatrix.solve_den`` above).
+* :func:`ring_linear_rows` -- the linear equations for constants ``c`` such that an
+  expression linear in ``c`` vanishes identically (coefficients of the reduced numerator).
+* :func:`solve_constant_linear`, :func:`solve_homogeneous` -- bases of the constant
+  solutions; :func:`solve_over_functions` -- :math:`AX = b` over the field of functions.
+* :func:`fast_is_zero` -- the zero policy's decision (its first stage is the ring certificate
+  :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
+
+Sampling at random exact points is used only to *choose* (pivots, independent rows); every
+answer is verified exactly before it is returned.
+
+>>> import sympy as sp
+>>> k, x = sp.symbols("k x")
+>>> rank(sp.Matrix([[1, k], [k, k**2]]))
+1
+>>> nullspace(sp.Matrix([[1, k], [k, k**2]]))
+[Matrix([
+[ k],
+[-1]])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import sympy as sp
+from sympy.polys.matrices import DomainMatrix
+from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
+
+from geomech.core.algebra.normal_form import compact, has_denominator, trig_reduce
+from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
+from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
+from geomech.core.parse import as_expr, as_matrix
+from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
+
+__all__ = ["rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
+           "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
+           "primitive_vector", "fraction_free", "policy_algebra"]
+
+
+def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
+    """Zero test by ``policy`` (default: the global policy).
+
+    The policy's first exact stage is the ring certificate
+    :func:`~geomech.core.algebra.normal_form.ring_zero_test` (common denominator without
+    ``cancel``, numerator reduced modulo :math:`\\sin^2+\\cos^2=1`); what it cannot decide goes
+    through the policy's later stages.  ``nan`` is never zero.
+
+    >>> s = sp.Symbol("s")
+    >>> fast_is_zero(sp.sin(s)**4 - sp.cos(s)**4 - sp.sin(s)**2 + sp.cos(s)**2)
+    True
+    >>> fast_is_zero(sp.nan)
+    False
+    """
+    return (policy or default_policy()).is_zero(expr)
+
+
+def policy_algebra(exprs) -> RationalAlgebra:
+    """The ring of ``exprs`` (:class:`~geomech.core.algebra.rings.RationalAlgebra`) whose zero
+    tests outside the faithful case are decided by the global zero policy.
+
+    >>> s, f = sp.Symbol("s"), sp.Function("f")
+    >>> A = policy_algebra([f(s)])                 # f(s) is a free atom: not faithful
+    >>> A.faithful, A.is_zero(A.ring.from_expr(f(s)))
+    (False, False)
+    """
+    return RationalAlgebra(exprs, decide=default_policy().is_zero)
+
+
+def rank(matrix) -> int:
+    r"""Generic rank of a matrix of expressions over the field of functions.
+
+    Entries rational in their symbols (parameters included) are ranked exactly in
+    :math:`\mathbb Q(\text{symbols})` by fraction-free elimination; others (trigonometric,
+    radicals, free functions) by the zero policy's :meth:`~geomech.core.zero.ZeroPolicy.rank`.
+
+    >>> a, b = sp.symbols("a b")
+    >>> rank([[a, b], [2*a, 2*b]]), rank([[a, b], [b, a]])
+    (1, 2)
+    """
+    m = as_matrix(matrix)
+    if 0 in m.shape:
+        return 0
+    dm = _rational_domain_matrix(m)
+    if dm is None:
+        return default_policy().rank(m)
+    if _full_rank_at_a_point(m):
+        return min(m.shape)
+    if dm.domain.is_PolynomialRing:         # fraction free (Bareiss): no gcds in Q(p)
+        return len(dm.rref_den()[2])
+    return dm.rank()
+
+
+def _full_rank_at_a_point(m: sp.Matrix) -> bool:
+    """Whether ``m`` has full rank at a random rational point (then generically: the rank at
+    a point is a lower bound of the generic rank)."""
+    syms = sorted(m.free_symbols, key=sp.default_sort_key)
+    pt = ZeroPolicy(seed=20261125, warn=False).random_point(syms)
+    try:
+        num = DomainMatrix.from_Matrix(m.xreplace(pt)).convert_to(sp.QQ)
+    except (ZeroDivisionError, *UNDECIDABLE_ERRORS):
+        return False
+    return num.rank() == min(m.shape)
+
+
+def nullspace(matrix) -> list[sp.Matrix]:
+    r"""Basis of the right null space over the field of functions, each vector scaled by
+    :func:`primitive_vector` (polynomial entries without common factor).
+
+    >>> a, b = sp.symbols("a b")
+    >>> nullspace([[a, b]])
+    [Matrix([
+    [ b],
+    [-a]])]
+    """
+    m = as_matrix(matrix)
+    if m.cols == 0:
+        return []
+    dm = _rational_domain_matrix(m)
+    if dm is None:
+        return [sp.Matrix(primitive_vector(list(v))) for v in default_policy().nullspace(m)]
+    ns = dm.nullspace()
+    return [sp.Matrix(_primitive_in_ring(ns.to_Matrix().row(i), ns.domain))
+            for i in range(ns.shape[0])]
+
+
+def _primitive_in_ring(row, dom) -> list:
+    """A null vector scaled to polynomial entries without common factor, the first non-zero
+    entry with a positive leading coefficient (gcds in the polynomial ring, not in sympy)."""
+    R = sp.ZZ if dom.is_Numerical else (dom.get_ring() if dom.is_Field else dom)
+    K = R.get_field()
+    vals = [K.from_sympy(e) for e in row]
+    den = R.one
+    for v in vals:
+        den = R.lcm(den, K.denom(v))
+    nums = [K.numer(v) * R.exquo(den, K.denom(v)) for v in vals]
+    g = R.zero
+    for a in nums:
+        g = R.gcd(g, a)
+    if g:
+        nums = [R.exquo(a, g) for a in nums]
+    first = next((a for a in nums if a), None)
+    if first is not None and R.is_negative(first):
+        nums = [-a for a in nums]
+    return [R.to_sympy(a) for a in nums]
+
+
+def _rational_domain_matrix(m: sp.Matrix):
+    r"""``m`` over :math:`\mathbb Z[\text{symbols}]` (polynomial entries: fraction-free
+    elimination, no gcds) or :math:`\mathbb Q(\text{symbols})`, or ``None`` when an entry is
+    not a rational function of symbols with rational coefficients."""
+    if any(not (e.is_Rational or e.is_Symbol or isinstance(e, (sp.Add, sp.Mul, sp.Pow)))
+           or e.has(sp.Function, sp.Float, sp.nan, sp.zoo, sp.oo, sp.I, sp.pi, sp.E)
+           or any(not p.exp.is_Integer for p in e.atoms(sp.Pow)) for e in m):
+        return None
+    try:
+        dm = DomainMatrix.from_Matrix(m)
+    except UNDECIDABLE_ERRORS:
+        return None
+    dom = dm.domain
+    if not (dom.is_ZZ or dom.is_QQ or ((dom.is_PolynomialRing or dom.is_FractionField)
+                                      and (dom.domain.is_ZZ or dom.domain.is_QQ))):
+        return None
+    return fraction_free(dm)
+
+
+def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
+                     keep: Iterable[sp.Symbol] = ()) -> list[list[sp.Expr]] | None:
+    r"""Linear equations (rows of coefficients) for ``expr(x; c) \equiv 0`` in all ``x``.
+
+    Each expression is linear homogeneous in the ``unknowns`` ``c``; it is brought over one
+    common denominator in :math:`\mathbb Q[x,\sin s,\cos s,\sqrt b]` and its numerator is
+    reduced modulo the Pythagorean relations (and :math:`(\sqrt b)^2=b`).  The reduced
+    monomials in the symbols other than ``unknowns`` and ``keep`` are linearly independent
+    functions (for square roots of non-squares; otherwise extra equations can only remove
+    solutions, which callers verify), so every coefficient gives a row
+    :math:`\sum_j a_j(\text{keep})\,c_j = 0`.  Returns ``None`` for expressions outside the
+    ring (the caller then samples).
+
+    >>> x, a, b = sp.symbols("x a b")
+    >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
+    [[1, -1]]
+    """
+    unknowns = list(unknowns)
+    keep = set(keep)
+    exprs = [as_expr(e) for e in exprs]
+    exprs = [e for e in exprs if e != 0]
+    if not exprs:
+        return []
+    try:
+        alg = RationalAlgebra(exprs)
+    except UnsupportedExpression:
+        return None
+    R = alg.ring
+    syms = list(R.symbols)
+    pos = {g: i for i, g in enumerate(syms)}
+    uidx = {pos[c]: j for j, c in enumerate(unknowns) if c in pos}
+    kidx = [i for i, g in enumerate(syms) if g in keep]
+    oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
+    kgens = [syms[i] for i in kidx]
+    memo: dict = {}
+    rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
+    for k, e in enumerate(exprs):
+        try:
+            n, d = alg.fraction(e, memo, gcd=False)
+        except (UnsupportedExpression, ZeroDivisionError):
+            return None
+        degs = d.degrees()           # one pass over the denominator, not one per unknown
+        if any(degs[i] > 0 for i in uidx):
+            raise ValueError("the determining equations are not linear in the unknowns "
+                             "(an unknown in a denominator)")
+        n = alg.reduce(n)
+        for mon, coeff in n.items():
+            us = [i for i in uidx if mon[i]]
+            if len(us) != 1 or mon[us[0]] != 1:
+                raise ValueError("the determining equations are not linear homogeneous in "
+                                 "the unknowns")
+            key = (k, *(mon[i] for i in oidx))    # one identity per expression
+            entry = rows.setdefault(key, {}).setdefault(uidx[us[0]], {})
+            kmon = tuple(mon[i] for i in kidx)
+            entry[kmon] = entry.get(kmon, 0) + coeff
+    return _rows_to_sympy(rows.values(), len(unknowns), R.domain, kgens)
+
+
+def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
+    """The distinct non-zero rows ``{unknown index: {parameter monomial: coefficient}}`` as
+    lists of sympy expressions; rows and entries are compared in the ring first (many rows of
+    the determining equations repeat), so each distinct entry is converted once."""
+    out, seen, memo = [], set(), {}
+
+    def poly_expr(poly: dict) -> sp.Expr:
+        key = tuple(sorted((km, c) for km, c in poly.items() if c))
+        if key not in memo:
+            memo[key] = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km)
+                                                             if e]) for km, c in key])
+        return memo[key]
+
+    for row in rows:
+        entries = {j: poly_expr(p) for j, p in row.items()}
+        key = frozenset((j, e) for j, e in entries.items() if e != 0)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        vec = [sp.S.Zero] * n
+        for j, e in key:
+            vec[j] = e
+        out.append(vec)
+    return out
+
+
+def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
+                          keep: Iterable[sp.Symbol] = (), *, max_points: int = 60,
+                          seed: int = 7) -> list[dict]:
+    r"""Basis of the constant solutions ``c`` of ``expr(x; c) ≡ 0`` (linear in ``c``).
+
+    Every expression is linear homogeneous in ``unknowns``; it must vanish identically in all
+    its other free symbols except those in ``keep`` (parameters, on which the solutions may
+    depend).  The equations are sampled at random exact points (after replacing undefined
+    functions by jet symbols and trigonometric functions by half-angle rational ones), the
+    exact null space of the sampled system is computed, and each basis vector is verified
+    exactly on the original expressions; sampling continues until all are verified.
+
+    Returns a list of dicts ``{unknown: value}`` (a basis of the solution space).
+
+    >>> x, a, b = sp.symbols("x a b")
+    >>> solve_constant_linear([a*x + b*x**2 - 2*b*x**2], [a, b])
+    []
+    >>> solve_constant_linear([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
+    [{a: 1, b: 1}]
+    """
+    pol = default_policy()
+    unknowns = list(unknowns)
+    keep = set(keep)
+    if not unknowns:
+        return []
+    coeffs = []   # rows: one per expression, entries d expr / d c_j (with jets/half angles)
+    for e in exprs:
+        e = sp.expand(as_expr(e)) if not has_denominator(as_expr(e)) else as_expr(e)
+        if not e.has(*unknowns):
+            if not pol.is_zero(e):
+                raise ValueError(f"expression {sp.sstr(e)[:80]} does not involve the unknowns "
+                                 "and is not zero: the system is inconsistent")
+            continue
+        row = [sp.diff(e, c) for c in unknowns]
+        if any(r.has(*unknowns) for r in row):
+            raise ValueError("the determining equations are not linear in the unknowns")
+        row = [rational_rewrite(r) for r in row]
+        coeffs.append(row)
+    if not coeffs:
+        return [{c: (1 if c is d else 0) for c in unknowns} for d in unknowns]
+    sample_syms = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) - keep,
+                         key=sp.default_sort_key)
+    kept = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) & keep,
+                  key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    par_pt = sampler.random_point(kept)            # parameters: used only to find the rank
+    exprs_l = [as_expr(e) for e in exprs]
+    rows: list[list] = []        # symbolic in the kept parameters
+    nrows: list[list] = []       # fully numeric (parameters sampled too)
+    stable, last_rank, npts = 0, -1, 0
+    n = len(unknowns)
+    while npts < max_points:
+        pt = sampler.random_point(sample_syms)
+        npts += 1
+        new = [[r.xreplace(pt) for r in row] for row in coeffs]
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for row in new for val in row):
+            continue
+        num = [[val.xreplace(par_pt) for val in row] for row in new]
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for row in num for val in row):
+            continue
+        rows.extend(new)
+        nrows.extend(num)
+        rank = _rank_numeric(nrows, pol)
+        if rank == last_rank:
+            stable += 1
+        else:
+            stable, last_rank = 0, rank
+        if rank == n:
+            return []            # only the zero solution (generic parameters)
+        if stable >= 2:
+            sel = _independent_rows(nrows, pol)
+            basis = _nullspace(sp.Matrix([rows[i] for i in sel]), pol)
+            sols = [dict(zip(unknowns, b)) for b in basis]
+            if all(pol.is_zero(e.xreplace(s)) for s in sols for e in exprs_l):
+                return sols
+            stable = 0
+    raise ValueError("could not confirm the solutions of the determining equations "
+                     f"after {max_points} sample points")
+
+
+def _rank_numeric(rows, pol) -> int:
+    try:
+        return DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rank()
+    except UNDECIDABLE_ERRORS:
+        return pol.rank(sp.Matrix(rows))
+
+
+def _independent_rows(rows, pol) -> list[int]:
+    """Indices of a maximal set of linearly independent rows (pivots of the transpose)."""
+    m = sp.Matrix(rows).T
+    try:
+        _, piv = DomainMatrix.from_Matrix(m).to_field().rref()
+    except UNDECIDABLE_ERRORS:
+        _, piv = m.rref(iszerofunc=pol.is_zero)
+    return list(piv)
+
+
+def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:
+    """Exact null space, fast path through DomainMatrix, normalised to a reduced basis."""
+    try:
+        dm = DomainMatrix.from_Matrix(m).to_field()
+        ns = dm.nullspace().to_Matrix()
+        vecs = [ns.row(i).T for i in range(ns.rows)]
+    except UNDECIDABLE_ERRORS:  # fall back to the policy's generic null space
+        vecs = pol.nullspace(m)
+    if not vecs:
+        return []
+    # reduced echelon form of the basis (canonical, readable solutions)
+    B = sp.Matrix.hstack(*vecs).T
+    try:
+        R = DomainMatrix.from_Matrix(B).to_field().rref()[0].to_Matrix()
+    except UNDECIDABLE_ERRORS:
+        R = B.rref(iszerofunc=pol.is_zero)[0]
+    out = []
+    for i in range(R.rows):
+        r = R.row(i)
+        if any(not pol.is_zero(x) for x in r):
+            out.append(r.T.applyfunc(pol.normalize))
+    return out
+
+
+class CoefficientRows(list):
+    """Rows of coefficients of homogeneous linear equations: one list per equation, one
+    entry per unknown (what :func:`ring_linear_rows` returns)."""
+
+
+def fraction_free(dm: DomainMatrix) -> DomainMatrix:
+    r"""``dm`` over a polynomial ring :math:`\mathbb Z[p]` or :math:`\mathbb Q[p]` as it is
+    (its null space is then computed fraction-free, without the polynomial gcds of
+    :math:`\mathbb Q(p)`, which dominate on the rolling bodies), otherwise over a field.
+
+    >>> k = sp.Symbol("k")
+    >>> fraction_free(DomainMatrix.from_Matrix(sp.Matrix([[1, k]]))).domain
+    ZZ[k]
+    """
+    if dm.domain.is_PolynomialRing:
+        return dm
+    return dm.to_field()
+
+
+def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
+    r"""Exact null space of many rows with few unknowns, guided by a random point.
+
+    The parameters in the entries are set to random rationals to find a maximal set of
+    independent rows (independent there, hence generically); the null space of these rows is
+    computed exactly over :math:`\mathbb Q(\text{parameters})`, and every basis vector is then
+    checked exactly against *all* rows.  Since the solution space lies in the null space of the
+    selected rows, a fully verified basis is the exact answer; otherwise (an unlucky point)
+    ``None`` is returned and the caller computes the full null space.
+    """
+    M = sp.Matrix(rows)
+    params = sorted(M.free_symbols, key=sp.default_sort_key)
+    pt = ZeroPolicy(seed=4711, warn=False).random_point(params)
+    numeric = [[sp.Rational(e.xreplace(pt)) if e != 0 else sp.S.Zero for e in r] for r in rows]
+    dmT = DomainMatrix.from_Matrix(sp.Matrix(numeric).T).convert_to(sp.QQ)
+    _, piv = dmT.rref()
+    full = fraction_free(DomainMatrix.from_Matrix(M))
+    if not piv:
+        return None
+    ns = full.extract(list(piv), list(range(n))).nullspace()
+    if ns.shape[0] == 0:
+        return []
+    if ns.shape[0] != n - len(piv) or not (full * ns.transpose()).is_zero_matrix:
+        return None
+    nsm = ns.to_Matrix()
+    return [nsm.row(i).T for i in range(nsm.rows)]
+
+
+def solve_homogeneous(rows, unknowns: Sequence[sp.Symbol]) -> list[dict]:
+    r"""Basis of the solutions of homogeneous linear equations :math:`\sum_j a_{ij} c_j = 0`
+    over the field of functions of the entries (exact), each vector primitive.
+
+    ``rows`` are expressions linear in ``unknowns`` or a :class:`CoefficientRows` (lists of
+    coefficients).  For coefficient rows, an equation with a single non-zero coefficient
+    forces that unknown to vanish; those are eliminated first.
+
+    >>> a, b, k = sp.symbols("a b k")
+    >>> solve_homogeneous([a*k - b], [a, b])
+    [{a: 1, b: k}]
+    >>> solve_homogeneous(CoefficientRows([[k, -1], [0, 1]]), [a, b])
+    []
+    """
+    unknowns = list(unknowns)
+    if not unknowns:
+        return []
+    if not rows:
+        return [{u: (1 if u is v else 0) for u in unknowns} for v in unknowns]
+    if isinstance(rows, CoefficientRows):
+        return _solve_coefficient_rows(rows, unknowns)
+    M, _ = sp.linear_eq_to_matrix(rows, unknowns)
+    seen, keys = [], set()              # remove duplicate rows cheaply
+    for i in range(M.rows):
+        r = M.row(i)
+        key = tuple(r)
+        if key in keys or all(x == 0 for x in r):
+            continue
+        keys.add(key)
+        seen.append(r)
+    if not seen:
+        return [{u: (1 if u is v else 0) for u in unknowns} for v in unknowns]
+    M = sp.Matrix.vstack(*seen)
+    try:
+        ns = DomainMatrix.from_Matrix(M).to_field().nullspace().to_Matrix()
+        vecs = [ns.row(i).T for i in range(ns.rows)]
+    except UNDECIDABLE_ERRORS:  # fall back to the zero policy's null space
+        vecs = default_policy().nullspace(M)
+    return [dict(zip(unknowns, primitive_vector(v))) for v in vecs]
+
+
+def _solve_coefficient_rows(rows: CoefficientRows, unknowns: list) -> list[dict]:
+    n = len(unknowns)
+    active = set(range(n))
+    zero = sp.S.Zero
+    work = [{j: e for j, e in enumerate(r) if e is not zero and e != 0} for r in rows]
+    changed = True
+    while changed:
+        changed = False
+        for r in work:
+            live = [j for j in r if j in active]
+            if len(live) == 1:
+                active.discard(live[0])
+                changed = True
+    cols = sorted(active)
+    if not cols:
+        return []
+    sub, seen = [], set()
+    for r in work:
+        vec = tuple(r.get(j, sp.S.Zero) for j in cols)
+        if any(v != 0 for v in vec) and vec not in seen:
+            seen.add(vec)
+            sub.append(list(vec))
+    if not sub:
+        vecs = [sp.Matrix([1 if i == k else 0 for i in range(len(cols))])
+                for k in range(len(cols))]
+    else:
+        with_free = any(e.free_symbols for r in sub for e in r)
+        vecs = _selected_nullspace(sub, len(cols)) if with_free or len(sub) > 200 else None
+        if vecs is None:
+            nsm = fraction_free(DomainMatrix.from_Matrix(sp.Matrix(sub))).nullspace()
+            nsm = nsm.to_Matrix()
+            vecs = [nsm.row(i).T for i in range(nsm.rows)]
+    out = []
+    for v in vecs:
+        full = [sp.S.Zero] * n
+        for j, x in zip(cols, v):
+            full[j] = x
+        out.append(dict(zip(unknowns, primitive_vector(full))))
+    return out
+
+
+def primitive_vector(v) -> list:
+    """Scale a vector of rational functions to polynomial entries without common factor,
+    the first non-zero entry made polynomial by dividing by it first.
+
+    >>> x = sp.Symbol("x")
+    >>> primitive_vector([x/2, x**2/3])
+    [3, 2*x]
+    """
+    v = [sp.cancel(x) for x in v]
+    first = next((x for x in v if x != 0), None)
+    if first is None:
+        return v
+    v = [sp.cancel(x / first) for x in v]
+    den = sp.lcm([sp.denom(x) for x in v])
+    v = [sp.cancel(x * den) for x in v]
+    g = sp.gcd_list([x for x in v if x != 0])
+    if g != 0:
+        v = [sp.cancel(x / g) for x in v]
+    return v
+
+
+def _numeric_at(M: sp.Matrix, pt: dict):
+    """``M`` at a random point (half-angle rational rewriting, exact rationals), or None."""
+    try:
+        vals = M.applyfunc(lambda e: rational_rewrite(e).xreplace(pt) if e != 0 else e)
+        if any(not x.is_Rational for x in vals):
+            return None
+        return DomainMatrix.from_Matrix(vals).convert_to(sp.QQ)
+    except (ZeroDivisionError, TypeError, ValueError):
+        return None
+
+
+def solve_over_functions(A: sp.Matrix, b: sp.Matrix, nG: int) -> tuple[list | None, str]:
+    r"""Solve :math:`AX = b` over the field of functions for the first ``nG`` unknowns.
+
+    Returns ``(G, status)``: ``status`` is ``"ok"`` (``G`` the list of the first ``nG``
+    unknowns, uniquely determined), ``"inconsistent"`` (no solution) or ``"free"`` (some of
+    them are not determined); ``G`` is ``None`` unless ``"ok"``.
+
+    The pivot structure is read off at a random exact point (ranks there are lower bounds
+    of the generic ones); the determined unknowns are then computed exactly from a square
+    subsystem that is non-singular at that point (hence generically) with
+    :func:`solve_linear`.  A negative verdict is certified exactly (a row combination
+    annihilating ``A`` but not ``b``; a null vector of ``A`` with a non-zero ``G``
+    component).  Whatever is not certified falls back to the exact reduced echelon form over
+    the functions, pivots decided by the zero policy.
+
+    >>> x = sp.Symbol("x")
+    >>> solve_over_functions(sp.Matrix([[x, 1], [0, x]]), sp.Matrix([1, 1]), 2)
+    ([(x - 1)/x**2, 1/x], 'ok')
+    >>> solve_over_functions(sp.Matrix([[x], [2*x]]), sp.Matrix([1, 1]), 1)
+    (None, 'inconsistent')
+    """
+    got = _point_guided_solve(A, b, nG)
+    if got is not None:
+        return got
+    return _rref_solve_functions(A, b, nG)
+
+
+def _point_guided_solve(A: sp.Matrix, b: sp.Matrix, nG: int):
+    aug = A.row_join(b)
+    syms = sorted(set().union(*(rational_rewrite(e).free_symbols for e in aug if e != 0)),
+                  key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=2718, warn=False)
+    num = None
+    for _ in range(3):
+        num = _numeric_at(aug, sampler.random_point(syms))
+        if num is not None:
+            break
+    if num is None:
+        return None
+    ncols = A.cols
+    rref, piv = num.rref()
+    piv = list(piv)
+    if ncols in piv:                                     # inconsistent at the point
+        rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows)))
+                    .rref()[1])                          # independent rows of A there
+        P = [j for j in piv if j < ncols]
+        for i in range(A.rows):
+            if i in rows:
+                continue
+            try:
+                z = solve_linear(A.extract(rows, P).T, A.extract([i], P).T, what="minor")
+            except ValueError:
+                return None
+            combos = [A[i, j] - sum(z[k] * A[r, j] for k, r in enumerate(rows))
+                      for j in range(ncols)]
+            if all(fast_is_zero(e) for e in combos):
+                res = b[i] - sum(z[k] * b[r] for k, r in enumerate(rows))
+                if not fast_is_zero(res):
+                    return None, "inconsistent"
+        return None
+    free = [j for j in range(ncols) if j not in piv]
+    rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows))).rref()[1])
+    Asub = A.extract(rows, piv)
+    # is G determined at the point?  rows of the rref: pivot j expressed by the free ones
+    R = rref.to_Matrix()
+    for k, j in enumerate(piv):
+        if j < nG and any(R[k, f] != 0 for f in free):
+            # certify: the null vector of the free column f has a non-zero G component
+            f = next(f for f in free if R[k, f] != 0)
+            try:
+                x = solve_linear(Asub, -A.extract(rows, [f]), what="minor")
+            except ValueError:
+                return None
+            vec = [sp.S.Zero] * ncols
+            vec[f] = sp.S.One
+            for kk, jj in enumerate(piv):
+                vec[jj] = x[kk]
+            if all(fast_is_zero(sum(A[i, jj] * vec[jj] for jj in range(ncols) if vec[jj] != 0))
+                   for i in range(A.rows)) and not fast_is_zero(vec[j]):
+                return None, "free"
+            return None
+    if any(j not in piv for j in range(nG)):
+        return None
+    x = _sparse_solve(Asub, b.extract(rows, [0]))
+    return [compact(x[piv.index(j)]) for j in range(nG)], "ok"
+
+
+def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
+    """Exact solution of a non-singular square system: unknowns with a numeric coefficient
+    are eliminated first (no fractions of functions are created), the rest goes to the ring
+    solver :func:`solve_linear`, then back substitution."""
+    n = A.rows
+    rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(n)]
+    rhs = [b[i] for i in range(n)]
+    live_rows, live_cols = set(range(n)), set(range(n))
+    steps = []                       # (row, column) pivots in order
+    while True:
+        best = None
+        for i in live_rows:
+            for j, a in rows[i].items():
+                if j in live_cols and a.is_number and a != 0:
+                    cand = (len(rows[i]), i, j)
+                    if best is None or cand < best:
+                        best = cand
+        if best is None:
+            break
+        _, i, j = best
+        live_rows.discard(i)
+        live_cols.discard(j)
+        steps.append((i, j))
+        piv = rows[i][j]
+        for ll in live_rows:
+            f = rows[ll].pop(j, None)
+            if f is None:
+                continue
+            ratio = f / piv
+            for k, a in rows[i].items():
+                if k == j:
+                    continue
+                val = sp.expand(rows[ll].get(k, 0) - ratio * a)
+                if val == 0:
+                    rows[ll].pop(k, None)
+                else:
+                    rows[ll][k] = val
+            rhs[ll] = rhs[ll] - ratio * rhs[i]
+    x = [None] * n
+    rest_r, rest_c = sorted(live_rows), sorted(live_cols)
+    if rest_r:
+        M = sp.Matrix(len(rest_r), len(rest_c), lambda a, c: rows[rest_r[a]].get(rest_c[c], 0))
+        sol = solve_linear(M, sp.Matrix([rhs[i] for i in rest_r]),
+                           what="linear system for d(log rho)")
+        for c, val in zip(rest_c, sol):
+            x[c] = val
+    for i, j in reversed(steps):
+        acc = rhs[i] - sum((a * x[k] for k, a in rows[i].items() if k != j), sp.S.Zero)
+        x[j] = acc / rows[i][j]
+    return x
+
+
+def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
+    """Exact reduced echelon form over the functions (the zero policy decides pivots)."""
+    pol = default_policy()
+    aug = A.row_join(b)
+    R, piv = aug.rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
+    ncols = A.cols
+    if ncols in piv:
+        return None, "inconsistent"
+    free = [j for j in range(ncols) if j not in piv]
+    G = []
+    for j in range(nG):
+        if j not in piv:
+            return None, "free"
+        r = piv.index(j)
+        if any(not pol.is_zero(R[r, f]) for f in free):
+            return None, "free"
+        G.append(pol.normalize(R[r, ncols] / R[r, j]))
+    return G, "ok"
+
+
+def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
+    """Fraction-free solve over the polynomial ring (exact; raises UnsupportedExpression)."""
+    n = M.shape[0]
+    alg = policy_algebra([*M, *rhs])
+    R = alg.ring
+    rows = []
+    for i in range(n):
+        fr = [alg.frac(e) for e in (*M.row(i), rhs[i])]
+        den = R.one
+        for _, d in fr:
+            if d != 1 and d != den:
+                den = den.lcm(d)
+        rows.append([num * den.exquo(d) if d != den else num for num, d in fr])
+    rows = [[alg.reduce(e) for e in r] for r in rows]
+    if n <= 5:
+        num, den = _cramer(alg, rows, n)
+    else:
+        K = R.to_domain()
+        A = DomainMatrix([r[:n] for r in rows], (n, n), K)
+        b = DomainMatrix([[r[n]] for r in rows], (n, 1), K)
+        try:
+            xnum, den = A.solve_den(b)
+        except DMNonInvertibleMatrixError:
+            raise ValueError(f"the {what} is singular: det = 0 identically") from None
+        num = [row[0] for row in xnum.to_list()]
+    if alg.is_zero(den):
+        raise ValueError(f"the {what} is singular: det = 0 identically")
+    return sp.Matrix([alg.quotient(num[i], den) for i in range(n)])
+
+
+def _cramer(alg: RationalAlgebra, rows, n: int):
+    r"""Division-free Cramer's rule: Laplace expansion with memoised minors, each minor
+    reduced modulo the relations (a ring map, so the identities
+    :math:`\det M\,x = \operatorname{adj}(M)\,b` survive the reduction)."""
+    memo: dict = {}
+
+    def minor(cols: tuple):
+        got = memo.get(cols)
+        if got is not None:
+            return got
+        k = len(cols)
+        r0 = n - k
+        if k == 1:
+            out = rows[r0][cols[0]]
+        else:
+            out = alg.ring.zero
+            for pos, j in enumerate(cols):
+                a = rows[r0][j]
+                if a:
+                    sub = minor(cols[:pos] + cols[pos + 1:])
+                    if sub:
+                        out = out + a * sub if pos % 2 == 0 else out - a * sub
+            out = alg.reduce(out)
+        memo[cols] = out
+        return out
+
+    den = minor(tuple(range(n)))
+    num = []
+    for i in range(n):
+        cols = tuple(j for j in range(n) if j != i) + (n,)
+        sign = -1 if (n - 1 - i) % 2 else 1
+        num.append(sign * minor(cols))
+    return num, den
+
+
+
+def _poly_rows(M: sp.Matrix, rhs: sp.Matrix):
+    """Multiply each row of ``[M | rhs]`` by the common denominator of its entries."""
+    M, rhs = M.copy(), rhs.copy()
+    for i in range(M.shape[0]):
+        fr = [sp.fraction(sp.together(e)) for e in (*M.row(i), rhs[i])]
+        dens = [d for _, d in fr if d != 1]
+        if dens:
+            lcm = sp.lcm_list(dens) if len(dens) > 1 else dens[0]
+            for j in range(M.shape[1]):
+                M[i, j] = trig_reduce(sp.cancel(M[i, j] * lcm))
+            rhs[i] = trig_reduce(sp.cancel(rhs[i] * lcm))
+    return M, rhs
+
+
+
+def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
+                 cancel_limit: int = 600) -> sp.Matrix:
+    r"""Solve ``M x = rhs`` exactly, fraction free, in a polynomial ring.
+
+    The entries are taken into :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b]`
+    (:class:`RationalAlgebra`), rows are cleared of denominators and reduced modulo
+    :math:`\sin^2+\cos^2=1`, :math:`(\sqrt b)^2=b`; for ``n <= 5`` the minors of Cramer's
+    rule are computed division free (Laplace expansion, memoised, every minor reduced: a ring
+    map keeps :math:`\det M\,x=\operatorname{adj}(M)\,b` true), otherwise by
+    ``DomainMatrix.solve_den``.  Each :math:`x_i=\text{num}_i/\det` is cancelled once at the
+    end (gcd for small, trial division by the factors of the determinant for large
+    numerators).  Expressions outside the ring (floats, nested radicals) take the older
+    expression-level route (Berkowitz adjugate; ``cancel_limit`` applies there).
+
+    >>> import sympy as sp
+    >>> p, x = sp.symbols("phi x", real=True)
+    >>> solve_linear(sp.Matrix([[1, sp.cos(p)], [sp.cos(p), 1]]), sp.Matrix([x, 0]))
+    Matrix([
+    [    x/sin(phi)**2],
+    [-x*cos(phi)/sin(phi)**2]])
+
+    Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
+    """
+    pol = default_policy()
+    n = M.shape[0]
+    if n == 0:
+        return sp.zeros(0, 1)
+    if n == 1:
+        if pol.is_zero(M[0, 0]):
+            raise ValueError(f"the {what} is singular (its matrix vanishes identically)")
+        return sp.Matrix([compact(rhs[0] / M[0, 0])])
+    if all(M[i, j] == 0 for i in range(n) for j in range(n) if i != j):
+        if any(pol.is_zero(M[i, i]) for i in range(n)):
+            raise ValueError(f"the {what} is singular: a diagonal entry vanishes")
+        return sp.Matrix([compact(rhs[i] / M[i, i]) for i in range(n)])
+    try:
+        return _ring_solve(M, rhs, what)
+    except UnsupportedExpression:
+        pass
+    Mp, rp = _poly_rows(M, rhs)
+    det = trig_reduce(Mp.det(method="berkowitz"))
+    if pol.is_zero(det):
+        raise ValueError(f"the {what} is singular: det = 0 identically")
+    adj = Mp.adjugate(method="berkowitz")
+    out = []
+    for i in range(n):
+        num = trig_reduce(sp.Add(*[adj[i, j] * rp[j] for j in range(n) if rp[j] != 0]))
+        if count_ops(num) + count_ops(det) <= cancel_limit:
+            out.append(compact(num / det))
+        else:
+            out.append(sp.factor_terms(num) / sp.factor_terms(det))
+    return sp.Matrix(out)
+

@@ -1,0 +1,700 @@
+r"""Rings and fraction fields of expressions: the exact arithmetic under every normal form.
+
+:func:`polynomial_ring` and :func:`fraction_field` build (cached) sympy rings
+:math:`\mathbb Q[g_1,\dots,g_n]` and fields :math:`\mathbb Q(g_1,\dots,g_n)` for given
+generators -- coordinates, parameters, or atoms such as :math:`\sin s`.  The only place in
+geomech where rings are constructed.
+
+:class:`RationalAlgebra` is the ring of a set of expressions,
+
+.. math:: A = \mathbb Q[x, \sin s, \cos s, \sqrt b, \dots] \,/\,
+          (\sin^2 s + \cos^2 s - 1,\ (\sqrt b)^2 - b),
+
+with lazy fractions (a common denominator is formed only where the denominators of a sum
+differ) and the normal form of the relations (:meth:`RationalAlgebra.reduce`, degree < 2 in
+each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root).  The relation
+:math:`\sin^2+\cos^2=1` is the Gröbner basis of the ideal of relations of
+:math:`(\sin s, \cos s)` over :math:`\mathbb Q(s)` (Cox, Little & O'Shea, *Ideals, Varieties,
+and Algorithms*, 2015, §2.6), so the reduced form of a polynomial in symbols and
+:math:`\sin s, \cos s` of symbols is canonical.  :class:`RingCalculus` differentiates in
+that ring (:math:`\partial_s \sin s = \cos s`, :math:`\partial_s\cos s = -\sin s`).
+
+>>> import sympy as sp
+>>> p, m = sp.symbols("phi m", real=True)
+>>> A = RationalAlgebra([m*sp.cos(p)**2 + m*sp.sin(p)**2])
+>>> n, d = A.fraction(m*sp.cos(p)**2 + m*sp.sin(p)**2)
+>>> A.expr(A.reduce(n))
+m
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Iterable
+
+import sympy as sp
+from sympy.polys.fields import FracField
+from sympy.polys.rings import PolyRing
+
+from geomech.core.budget import check
+from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
+from geomech.core.parse import as_expr
+from geomech.core.polykernel import (  # == the PolyElement methods, through flint
+    poly_cancel,
+    poly_factor_list,
+    poly_gcd,
+    ring_to_expr,
+)
+
+__all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
+           "RingCalculus", "content_expr", "factor_expr", "angle_terms", "trig_polynomial",
+           "base_angles"]
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_ring(gens: tuple, domain) -> PolyRing:
+    return PolyRing(gens, domain)
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_field(gens: tuple, domain) -> FracField:
+    return FracField(gens, domain)
+
+
+def polynomial_ring(gens: Iterable, domain=sp.QQ) -> PolyRing:
+    r"""The sparse polynomial ring :math:`K[g_1,\dots,g_n]` (``K = QQ`` by default).
+
+    ``gens`` are sympy symbols or atoms (``sin(phi)``); parameters are generators like any
+    other, so results are exact in them.  Rings are cached: equal generators give the same
+    ring object.
+
+    >>> import sympy as sp
+    >>> x, k = sp.symbols("x k")
+    >>> R = polynomial_ring([x, k])
+    >>> R.from_expr((x + k)**2).as_expr()
+    k**2 + 2*k*x + x**2
+    >>> R is polynomial_ring((x, k))
+    True
+    """
+    gens = tuple(gens)
+    if not gens:
+        raise ValueError("a polynomial ring needs at least one generator")
+    return _cached_ring(gens, domain)
+
+
+def fraction_field(gens: Iterable, domain=sp.QQ) -> FracField:
+    r"""The field of rational functions :math:`K(g_1,\dots,g_n)` (``K = QQ`` by default).
+
+    >>> import sympy as sp
+    >>> x, k = sp.symbols("x k")
+    >>> F = fraction_field([x, k])
+    >>> F.from_expr(1/(x - k)) + F.from_expr(1/(k - x)) == F.zero
+    True
+    """
+    gens = tuple(gens)
+    if not gens:
+        raise ValueError("a fraction field needs at least one generator")
+    return _cached_field(gens, domain)
+
+
+class UnsupportedExpression(Exception):
+    """An expression outside the rational functions in symbols, sin/cos and square roots."""
+
+
+_TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
+
+
+def angle_terms(arg: sp.Expr) -> list | None:
+    """``[(s, k), ...]`` when ``arg = sum(k*s)`` with rational ``k`` and symbols ``s`` (no
+    constant term), else ``None``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> angle_terms(x/2 - 3*y)
+    [(x, 1/2), (y, -3)]
+    >>> angle_terms(x + 1) is None
+    True
+    """
+    out = []
+    for t in sp.Add.make_args(arg):
+        k, g = t.as_coeff_Mul()
+        if not (k.is_Rational and g.is_Symbol):
+            return None
+        out.append((g, k))
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _chebyshev(n: int) -> tuple:
+    r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
+    :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
+    return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X) if n else sp.S.Zero
+
+
+_X = sp.Dummy("X")
+
+
+def trig_polynomial(func, terms: list, const: sp.Expr = sp.S.Zero) -> sp.Expr:
+    r"""``func(sum(n_i v_i) + const)`` as a polynomial in :math:`\sin v_i, \cos v_i` (a
+    quotient for ``tan``, ``cot``, ``sec``, ``csc``), by the Chebyshev polynomials
+    :math:`\cos nv = T_n(\cos v)`, :math:`\sin nv = \sin v\,U_{n-1}(\cos v)` and the
+    addition formulas; ``n_i`` are integers.
+
+    >>> v = sp.Symbol("v")
+    >>> trig_polynomial(sp.sin, [(v, 2)])
+    2*sin(v)*cos(v)
+    >>> trig_polynomial(sp.cos, [(v, -3)])
+    4*cos(v)**3 - 3*cos(v)
+    """
+    sn, cs = sp.sin(const), sp.cos(const)
+    for v, n in terms:
+        n = int(n)
+        if n == 0:
+            continue
+        T, U = _chebyshev(abs(n))
+        c1 = T.xreplace({_X: sp.cos(v)})
+        s1 = (1 if n > 0 else -1) * sp.sin(v) * U.xreplace({_X: sp.cos(v)})
+        sn, cs = sp.expand(sn * c1 + cs * s1), sp.expand(cs * c1 - sn * s1)
+    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
+            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
+
+
+def base_angles(atoms: Iterable) -> tuple[dict, dict]:
+    r"""One base angle per symbol, and every trigonometric atom in it.
+
+    A symbol ``s`` occurring in the atoms with rational multiples ``k s`` gets the base angle
+    :math:`s/m` (``m`` the lcm of the denominators of the ``k``), as the zero policy does: then
+    every atom is a polynomial (or a quotient) in :math:`\sin(s/m), \cos(s/m)`, and
+    :math:`\sin^2+\cos^2=1` of the base angles is the only relation (Ax 1971).  Returns
+    ``({s: s/m}, {atom: rewritten})`` (atoms that are already ``sin``/``cos`` of their base
+    angle are not in the second dict).
+
+    >>> x = sp.Symbol("x")
+    >>> base_angles([sp.sin(x/2), sp.cos(x)])
+    ({x: x/2}, {cos(x): 2*cos(x/2)**2 - 1})
+    """
+    atoms = list(atoms)
+    dens: dict = {}
+    dec = {a: angle_terms(a.args[0]) for a in atoms}
+    for terms in dec.values():
+        for g, k in terms:
+            dens[g] = sp.ilcm(dens.get(g, 1), sp.Rational(k).q)
+    base = {g: g / m for g, m in dens.items()}
+    rep = {}
+    for a, terms in dec.items():
+        if len(terms) == 1 and terms[0][1] * dens[terms[0][0]] == 1 and a.func in (sp.sin, sp.cos):
+            continue
+        rep[a] = trig_polynomial(a.func, [(base[g], k * dens[g]) for g, k in terms])
+    return base, rep
+
+
+def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: set) -> None:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x.is_Symbol:
+            syms.add(x)
+        elif x.is_Number:
+            if not x.is_Rational:
+                raise UnsupportedExpression(x)
+        elif x.is_Add or x.is_Mul:
+            stack.extend(x.args)
+        elif x.is_Pow:
+            ex = x.exp
+            if ex.is_Integer:
+                stack.append(x.base)
+            elif ex.is_Rational and ex.q == 2 and not any(
+                    p.is_Pow and not p.exp.is_Integer for p in sp.preorder_traversal(x.base)):
+                sqrt_pows[x] = (x.base, int(ex.p))
+                stack.append(x.base)
+            else:
+                opaque.add(x)
+        elif isinstance(x, _TRIG) and angle_terms(x.args[0]) is not None:
+            angles.add(x)
+        elif x.is_Atom or x.has(sp.zoo, sp.nan, sp.oo):
+            raise UnsupportedExpression(x)
+        else:
+            opaque.add(x)
+
+
+class RationalAlgebra:
+    r""":math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt{b}, \dots]` with the relations
+    :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2 = b` (``b`` a polynomial of the ring).
+
+    Trigonometric functions (``sin``, ``cos``, ``tan``, ``cot``, ``sec``, ``csc``) of rational
+    combinations of symbols are written in one base angle per symbol (:func:`base_angles`:
+    ``sin(x/2)`` and ``cos(x)`` become polynomials in :math:`\sin(x/2), \cos(x/2)`), so the
+    reduced form is canonical on them too.  Square roots are keyed by the normal form of their
+    radicand, so ``sqrt(b)`` and ``sqrt(b')`` with :math:`b\equiv b'` are one generator.
+    Other atoms (free functions, functions of other arguments, powers with symbolic
+    exponents) are free generators without relations: the ring is then not *faithful*.
+
+    Parameters
+    ----------
+    exprs : iterable of sympy expressions
+        The expressions whose atoms generate the ring.
+    decide : callable, optional
+        Zero test used by :meth:`is_zero` when the ring is not *faithful* (it has free
+        atoms whose relations it does not know, e.g. ``sin(2*x)`` beside ``sin(x)``); the
+        mechanics layer passes ``default_policy().is_zero``.  Without it such a test raises
+        :class:`UnsupportedExpression` (never a formal "non-zero").
+
+    Raises
+    ------
+    UnsupportedExpression
+        For floats, ``nan``, infinities, ``I``, ``pi`` or a square root of a number.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, s = sp.symbols("x s")
+    >>> A = RationalAlgebra([x/sp.sin(s)])
+    >>> n, d = A.fraction(sp.cos(s)**2/sp.sin(s) + sp.sin(s))
+    >>> A.expr(A.reduce(n)), A.expr(d)
+    (1, sin(s))
+    >>> A.faithful
+    True
+    """
+
+    def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None):
+        self.decide = decide
+        syms: set = set()
+        atoms: set = set()
+        sqrt_pows: dict = {}
+        opaque: set = set()
+        for e in exprs:
+            _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
+        key = sp.default_sort_key
+        base, self._angle_rep = base_angles(atoms)
+        self.base = base                                   # symbol -> base angle s/m
+        self.angles = sorted(base.values(), key=key)
+        trig = [f(a) for a in self.angles for f in (sp.sin, sp.cos)]
+        base_gens = (*sorted(syms, key=key), *sorted(opaque, key=key), *trig)
+        self.opaque = bool(opaque)
+        self._rep = dict(self._angle_rep)
+        self._sqrt, sq_map = self._square_roots(sqrt_pows, base_gens)
+        gens = (*[g for g, _ in self._sqrt], *base_gens) or (sp.Dummy("one"),)
+        self.ring = polynomial_ring(gens)
+        self.field = fraction_field(gens)
+        self._set_trig()
+        self._rep.update({pw: g**k for pw, (g, k) in sq_map.items()})
+        self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
+        self.sqrt_rel = [(i, self.reduce(self.ring.from_expr(b), "sin"))
+                         for i, (_, b) in enumerate(self._sqrt)]
+
+    def _square_roots(self, sqrt_pows: dict, base_gens: tuple) -> tuple[list, dict]:
+        """One generator per square root, keyed by the normal form of its radicand."""
+        if not sqrt_pows:
+            return [], {}
+        if not base_gens:
+            raise UnsupportedExpression("square root of a number")
+        base_ring = polynomial_ring(base_gens)
+        self.ring = base_ring
+        self._set_trig()
+        sq_map, bases = {}, {}
+        for pw, (b, k) in sqrt_pows.items():
+            try:
+                pb = base_ring.from_expr(b.xreplace(self._angle_rep) if self._angle_rep else b)
+            except (ValueError, sp.PolynomialError, sp.CoercionFailed) as exc:
+                raise UnsupportedExpression(b) from exc
+            nb = self.reduce(pb, "sin")
+            frozen = tuple(sorted(nb.items()))
+            if frozen not in bases:
+                bases[frozen] = (sp.Dummy("sqrt"), nb.as_expr())
+            sq_map[pw] = (bases[frozen][0], k)
+        return list(bases.values()), sq_map
+
+    def _set_trig(self) -> None:
+        idx = {g: i for i, g in enumerate(self.ring.symbols)}
+        self.trig_idx = [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles]
+        self.sqrt_rel = []
+
+    @property
+    def faithful(self) -> bool:
+        """Whether the reduced form is canonical: no free atoms and no square roots (then a
+        non-zero reduced element is a non-zero function)."""
+        return not (self.opaque or self._sqrt)
+
+    @property
+    def has_roots(self) -> bool:
+        """Whether square roots are generators of the ring."""
+        return bool(self._sqrt)
+
+    def with_roots(self, e: sp.Expr) -> sp.Expr:
+        """``e`` with its square roots replaced by the ring's root generators."""
+        return e.xreplace(self._rep) if self._rep else e
+
+    # -- conversion --------------------------------------------------------------------
+    def fraction(self, e, memo: dict | None = None, gcd: bool = True):
+        r"""``(n, d)`` ring elements with :math:`e = n/d`, *not* cancelled.
+
+        With ``gcd=True`` the gcd of two denominators is taken where a sum combines them;
+        with ``gcd=False`` none is taken (a common denominator serves zero tests and
+        coefficient splitting).  ``memo`` caches sub-expressions for one mode.
+        """
+        return self._frac(self.with_roots(as_expr(e)), {} if memo is None else memo, gcd)
+
+    def frac(self, e):
+        """``(numerator, denominator)`` ring elements of ``e`` (cancelled)."""
+        e = as_expr(e)
+        if self._rep:
+            e = e.xreplace(self._rep)
+        n, d = self._frac(e, {})
+        if not d.is_ground:
+            if len(n) * len(d) > _GCD_LIMIT:
+                n, d = self._cancel_factors(n, d)
+            else:
+                n, d = poly_cancel(n, d)
+        return n, d
+
+    def _frac(self, e, memo, gcd: bool = True):
+        """Lazy fraction: gcds only where denominators of a sum differ.
+
+        With ``gcd=False`` no gcd at all is taken (sums over different denominators
+        multiply them; a denominator dividing another is absorbed by an exact division):
+        any common denominator serves zero tests and coefficient splitting, and the
+        multivariate gcds are what costs on large sums.  ``memo`` must not be shared
+        between the two modes."""
+        got = memo.get(e)
+        if got is not None:
+            return got
+        R = self.ring
+        if e.is_Add:
+            check()
+            acc: dict = {}
+            for a in e.args:
+                n, d = self._frac(a, memo, gcd)
+                terms = acc.setdefault(d, {})
+                for m, c in n.items():      # linear-time summation of many terms
+                    terms[m] = terms.get(m, 0) + c
+            items = [(d, R.from_dict({m: c for m, c in t.items() if c}))
+                     for d, t in acc.items()]
+            if not gcd:
+                items.sort(key=lambda it: -len(it[0]))
+            d, n = items[0]
+            for d2, n2 in items[1:]:
+                n, d = (_sum_with_gcd if gcd else _sum_without_gcd)(n, d, n2, d2)
+            out = (n, d)
+        elif e.is_Mul:
+            n, d = R.one, R.one
+            for a in e.args:
+                n2, d2 = self._frac(a, memo, gcd)
+                n, d = n * n2, d * d2
+            out = (n, d)
+        elif e.is_Pow and e.exp.is_Integer:
+            n, d = self._frac(e.base, memo, gcd)
+            k = int(e.exp)
+            if k < 0:
+                n, d, k = d, n, -k
+                if not d:
+                    raise UnsupportedExpression("division by zero")
+            out = (n**k, d**k)
+        else:
+            try:
+                out = (R.from_expr(e), R.one) if not e.is_Number else \
+                    (R.ground_new(R.domain.from_sympy(e)), R.one)
+            except (ValueError, sp.PolynomialError, sp.CoercionFailed) as exc:
+                raise UnsupportedExpression(e) from exc
+        memo[e] = out
+        return out
+
+    def domain_expr(self, c) -> sp.Expr:
+        return self.ring.domain.to_sympy(c)
+
+    def expr(self, p) -> sp.Expr:
+        out = ring_to_expr(p)   # == p.as_expr(), built without sympy's flattening
+        return out.xreplace(self._back) if self._back else out
+
+    # -- reduction ---------------------------------------------------------------------
+    def _sub_square(self, p, idx: int, rep):
+        """Replace ``g**2`` by ``rep`` for the generator number ``idx``."""
+        groups: dict = {}
+        for m, c in p.items():
+            k = m[idx] // 2
+            if k:
+                m = m[:idx] + (m[idx] - 2 * k,) + m[idx + 1:]
+            groups.setdefault(k, {})[m] = c
+        if len(groups) == 1 and 0 in groups:
+            return p
+        R = self.ring
+        out = R.zero
+        for k, d in groups.items():
+            part = R.from_dict(d)
+            out += part * rep**k if k else part
+        return out
+
+    def reduce(self, p, prefer: str = "sin"):
+        r"""Normal form modulo the relations: degree < 2 in each square root and in each
+        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``)."""
+        if not p:
+            return p
+        for idx, b in self.sqrt_rel:
+            p = self._sub_square(p, idx, b)
+        G = self.ring.gens
+        for i_s, i_c in self.trig_idx:
+            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
+            p = self._sub_square(p, big, 1 - G[small] ** 2)
+        return p
+
+    def is_zero(self, p) -> bool:
+        """Whether the ring element ``p`` is zero as a function: exact when the reduced form
+        vanishes or the ring is faithful, otherwise decided by ``decide``."""
+        if not self.reduce(p):
+            return True
+        if not self.faithful:
+            if self.decide is None:
+                raise UnsupportedExpression("zero test with free atoms needs a zero policy")
+            return self.decide(self.expr(p))
+        return False
+
+    def quotient(self, num, den) -> sp.Expr:
+        """The shortest of the reduced, cancelled forms of ``num/den`` as an expression."""
+        best, forms = None, []
+        for prefer in ("sin", "cos") if self.trig_idx else ("sin",):
+            n1, d1 = self.reduce(num, prefer), self.reduce(den, prefer)
+            for _ in range(2):
+                if len(n1) * len(d1) > _GCD_LIMIT:
+                    n2, d2 = self._cancel_factors(n1, d1)
+                else:
+                    n2, d2 = poly_cancel(n1, d1)
+                if n2 == n1 and d2 == d1:
+                    break
+                n1, d1 = self.reduce(n2, prefer), self.reduce(d2, prefer)
+            forms.append((len(n1) + len(d1), n1, d1))
+        # a form with over 25% more terms is not built (count_ops is the cost here)
+        fewest = min(f[0] for f in forms)
+        forms = [f for f in forms if 4 * f[0] <= 5 * fewest]
+        for _, n1, d1 in forms:
+            cand = self._to_expr(n1, d1)
+            ops = count_ops(cand) if len(forms) > 1 else 0
+            if best is None or ops < best[0]:
+                best = (ops, cand)
+        return best[1]
+
+    def _cancel_factors(self, n, d):
+        """Cancel ``n/d`` by trial division with the irreducible factors of ``d`` (for large
+        numerators, where a multivariate gcd is slow).  A factor is tried only when it
+        divides ``n`` after specialising all other generators at random integers."""
+        if len(d) > _FACTOR_LIMIT or d.is_ground:
+            return n, d
+        cache = self.__dict__.setdefault("_factor_cache", {})
+        key = tuple(sorted(d.items()))
+        if key not in cache:
+            cache[key] = poly_factor_list(d)[1]
+        for f, k in cache[key]:
+            if f.is_monomial and f.LC == 1:
+                i = next(j for j, e in enumerate(f.LM) if e)
+                if sum(f.LM) != 1:
+                    continue
+                low = min(m[i] for m in n.itermonoms())
+                t = min(low, k)
+                if t:
+                    R = n.ring
+                    n = R.from_dict({m[:i] + (m[i] - t,) + m[i + 1:]: c for m, c in n.items()})
+                    d = d.exquo(f**t)
+                continue
+            for _ in range(k):
+                if not _may_divide(n, f):
+                    break
+                q, r = n.div(f)
+                if r:
+                    break
+                n, d = q, d.exquo(f)
+        return n, d
+
+    def _to_expr(self, n, d) -> sp.Expr:
+        if not n:
+            return sp.S.Zero
+        if d.is_ground:
+            return self.expr(n) / self.expr(d)
+        if d.LC < 0:
+            n, d = -n, -d
+        return content_expr(self, n) / content_expr(self, d)
+
+
+def content_expr(alg: RationalAlgebra, p) -> sp.Expr:
+    """``p`` as ``number * monomial * primitive part`` (what ``factor_terms`` gives for an
+    expanded polynomial, computed in the ring).
+
+    >>> x, y = sp.symbols("x y")
+    >>> A2 = RationalAlgebra([x, y])
+    >>> content_expr(A2, A2.ring.from_expr(6*x**2*y + 4*x*y**2))
+    2*x*y*(3*x + 2*y)
+    """
+    if not p:
+        return sp.S.Zero
+    if p.is_ground:
+        return alg.expr(p)
+    c, prim = p.primitive()
+    if prim.LC < 0:
+        c, prim = -c, -prim
+    mons = list(prim.itermonoms())
+    low = tuple(min(e) for e in zip(*mons))
+    if any(low):
+        mono = alg.ring.from_dict({low: 1})
+        prim = prim.exquo(mono)
+        return alg.domain_expr(c) * alg.expr(mono) * alg.expr(prim)
+    return alg.domain_expr(c) * alg.expr(prim)
+
+
+def factor_expr(alg: RationalAlgebra, p, limit: int = 8) -> sp.Expr:
+    """Factored form of a small ring element (at most ``limit`` terms), content form
+    (:func:`content_expr`) of a large one.
+
+    >>> x = sp.Symbol("x")
+    >>> A = RationalAlgebra([x])
+    >>> factor_expr(A, A.ring.from_expr(2*x**2 - 2))
+    2*(x - 1)*(x + 1)
+    """
+    if not p or p.is_ground or len(p) > limit:
+        return content_expr(alg, p)
+    c, facs = poly_factor_list(p)
+    return alg.domain_expr(c) * sp.Mul(*[alg.expr(f) ** k for f, k in facs])
+
+
+_GCD_LIMIT = 4000       # len(num)*len(den) above which gcds are replaced by trial division
+_FACTOR_LIMIT = 400     # denominators longer than this are not factored
+
+_PRIME = 2**61 - 1
+
+
+def _specialise_mod_p(p, main: int, pt: list) -> dict:
+    """``p`` with every generator but number ``main`` set to ``pt`` (mod a prime), as
+    ``{degree: coefficient}``; ``None`` if a denominator vanishes mod the prime."""
+    P = _PRIME
+    out: dict = {}
+    pw = [{} for _ in pt]
+    for m, c in p.items():
+        num, den = int(c.numerator), int(c.denominator)
+        if den % P == 0:
+            return None
+        v = num * pow(den, -1, P) % P
+        for i, e in enumerate(m):
+            if i != main and e:
+                cache = pw[i]
+                if e not in cache:
+                    cache[e] = pow(pt[i], e, P)
+                v = v * cache[e] % P
+        k = m[main]
+        out[k] = (out.get(k, 0) + v) % P
+    return {k: v for k, v in out.items() if v}
+
+
+def _rem_mod_p(n: dict, f: dict) -> bool:
+    """Whether the univariate ``f`` leaves a non-zero remainder on ``n`` (mod the prime)."""
+    P = _PRIME
+    df = max(f)
+    inv = pow(f[df], -1, P)
+    n = dict(n)
+    while n:
+        dn = max(n)
+        if dn < df:
+            return True
+        c = n.pop(dn) * inv % P
+        for k, v in f.items():
+            if k == df:
+                continue
+            j = k + dn - df
+            n[j] = (n.get(j, 0) - c * v) % P
+            if not n[j]:
+                del n[j]
+    return False
+
+
+def _may_divide(n, f, trials: int = 2) -> bool:
+    """``False`` if ``f`` certainly does not divide ``n``: a specialisation of all generators
+    but one at random points modulo a prime is a ring map, so ``f | n`` implies the
+    divisibility of the specialised univariate polynomials."""
+    R = n.ring
+    main = next(i for i, e in enumerate(f.degrees()) if e > 0)
+    rng = random.Random(len(n) * 7919 + len(f))
+    for _ in range(trials):
+        pt = [rng.randrange(2, _PRIME - 1) for _ in range(R.ngens)]
+        fu = _specialise_mod_p(f, main, pt)
+        if not fu or max(fu) == 0:
+            continue
+        nu = _specialise_mod_p(n, main, pt)
+        if nu is None:
+            continue
+        if nu and _rem_mod_p(nu, fu):
+            return False
+    return True
+
+
+def _sum_with_gcd(n, d, n2, d2) -> tuple:
+    """``n/d + n2/d2`` over ``lcm(d, d2)``."""
+    if d.is_ground and d2.is_ground:
+        return n * d2 + n2 * d, d * d2
+    g = poly_gcd(d, d2)
+    return n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
+
+
+def _sum_without_gcd(n, d, n2, d2) -> tuple:
+    """``n/d + n2/d2`` over ``d`` when ``d2`` divides it, else over ``d d2`` (no gcd)."""
+    if d2.is_ground:
+        return (n + n2 * d.quo_ground(d2.LC) if d2 != 1 else n + n2 * d), d
+    q, r = d.div(d2)
+    if not r:
+        return n + n2 * q, d
+    return n * d2 + n2 * d, d * d2
+
+
+class RingCalculus:
+    r"""Derivatives of rational functions in the ring of a :class:`RationalAlgebra`, as
+    ``(numerator, denominator)`` pairs: :math:`\partial_s \sin s = \cos s`,
+    :math:`\partial_s\cos s = -\sin s` and the quotient rule
+    :math:`(n/d)' = (n'd - nd')/d^2`.
+
+    Raises :class:`UnsupportedExpression` for expressions with square roots or free
+    functions (whose derivatives are not in the ring).
+
+    >>> import sympy as sp
+    >>> x, s = sp.symbols("x s")
+    >>> rc = RingCalculus([x*sp.sin(s)**2])
+    >>> rc.expr(rc.diff(rc.frac(x*sp.sin(s)**2), s))
+    2*x*sin(s)*cos(s)
+    """
+
+    def __init__(self, exprs):
+        self.alg = RationalAlgebra(exprs)
+        if not self.alg.faithful:
+            raise UnsupportedExpression("square roots or free functions")
+        self.R = self.alg.ring
+        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
+
+    def frac(self, e):
+        """``(n, d)``: ``e`` as a cancelled fraction of ring elements."""
+        return self.alg.frac(e)
+
+    def _d(self, p, x):
+        R, idx = self.R, self.idx
+        out = R.zero
+        if x in idx:
+            out += p.diff(R.gens[idx[x]])
+        a = self.alg.base.get(x)
+        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
+            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
+            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
+        return out
+
+    def diff(self, nd, x):
+        """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
+        n, d = nd
+        dn = self._d(n, x)
+        if d.is_ground:
+            return dn, d
+        dd = self._d(d, x)
+        return (dn, d) if not dd else (dn * d - n * dd, d * d)
+
+    def at_zero(self, nd, syms):
+        """The fraction with the generators ``syms`` set to zero."""
+        n, d = nd
+        for s in syms:
+            if s in self.idx:
+                g = self.R.gens[self.idx[s]]
+                n, d = n.subs(g, 0), d.subs(g, 0)
+        return n, d
+
+    def expr(self, nd) -> sp.Expr:
+        """The shortest reduced, cancelled sympy form of the fraction."""
+        return self.alg.quotient(*nd)
