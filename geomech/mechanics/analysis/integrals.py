@@ -493,9 +493,24 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
     [I*omega**2/m + v1**2]
     """
     _check_field(v)
-    if not isinstance(degree, int) or degree < 0:
+    if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
     M = v.manifold
+    variables, ansatz = _search_arguments(M, variables, ansatz)
+    monos = _monomials(variables, degree, homogeneous)
+    terms = [b * mo for mo in monos for b in ansatz]
+    cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
+    F = sp.Add(*[c * t for c, t in zip(cs, terms)])
+    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
+    # collect by monomials in the polynomial variables when possible (smaller systems)
+    eqs = _split_polynomial(vF, variables)
+    sols = solve_constant_linear(eqs, cs, keep=M.parameters)
+    return _verified_integrals(v, F, sols, include_constants, relations)
+
+
+def _search_arguments(M, variables, ansatz) -> tuple[tuple, list]:
+    """The polynomial variables (coordinates of ``M``) and the ansatz functions (free of
+    them), checked."""
     variables = tuple(M.coords if variables is None else
                       (M.sympify(x) if isinstance(x, str) else x for x in variables))
     for x in variables:
@@ -505,14 +520,12 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
     for b in ansatz:
         if b.has(*variables):
             raise ValueError(f"ansatz function {b} depends on the polynomial variables")
-    monos = _monomials(variables, degree, homogeneous)
-    terms = [b * mo for mo in monos for b in ansatz]
-    cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
-    F = sp.Add(*[c * t for c, t in zip(cs, terms)])
-    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
-    # collect by monomials in the polynomial variables when possible (smaller systems)
-    eqs = _split_polynomial(vF, variables)
-    sols = solve_constant_linear(eqs, cs, keep=M.parameters)
+    return variables, ansatz
+
+
+def _verified_integrals(v, F, sols, include_constants: bool, relations) -> list[sp.Expr]:
+    """The candidate ``F`` at each solution, normalised and verified along ``v``."""
+    M = v.manifold
     out = []
     pol = default_policy()
     for s in sols:
