@@ -341,7 +341,10 @@ def _exact_rows(ce, eta, basis, terms, cols, params):
     if rows is None:
         return None, None
     dom = sp.QQ[tuple(params)] if params else sp.QQ
-    return [[dom.from_sympy(x) for x in r] for r in rows], dom
+    try:
+        return [[dom.from_sympy(x) for x in r] for r in rows], dom
+    except sp.CoercionFailed:          # coefficients not polynomial in the parameters
+        return None, None
 
 
 def _value(x, dom, point: tuple) -> Fraction:

@@ -632,3 +632,35 @@ def test_moved_names_still_import_from_integrals():
     assert integrals.system_polynomial_integrals is system_polynomial_integrals
     with pytest.raises(AttributeError):
         integrals.no_such_name  # noqa: B018
+
+
+def test_verified_span_cuts_down_to_the_exact_subspace():
+    """Step 4 when the random point was special: candidates that fail some equation are
+    combined exactly into the verified subspace (here v1 - v2)."""
+    from geomech.mechanics.analysis.polynomial_integrals import _verified_span
+
+    k = sp.Symbol("k")
+    dom = sp.QQ[k]
+    K = dom.convert
+    rows = [[K(k), K(-1), K(0)], [K(0), K(0), K(1)]]
+    good = [K(1), K(k), K(0)]
+    assert _verified_span(rows, [good], dom) == [good]
+    out = _verified_span(rows, [[K(1), K(k), K(1)], [K(0), K(0), K(1)]], dom)
+    assert len(out) == 1
+    assert all(dom.to_sympy(x) == dom.to_sympy(y) or dom.to_sympy(x) == -dom.to_sympy(y)
+               for x, y in zip(out[0], good))
+    assert _verified_span(rows, [[K(0), K(0), K(1)]], dom) == []
+
+
+def test_natural_search_fallback_agrees(monkeypatch):
+    """Outside the polynomial ring the search falls back to sampled equations reduced over
+    Q(parameters), each integral verified by the zero policy: same span on the ball."""
+    import geomech as gm
+    from geomech.mechanics.analysis import polynomial_integrals as P
+
+    S = gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3, I3=5)
+    fast = S.polynomial_integrals(1)
+    monkeypatch.setattr(P, "_exact_rows", lambda *a: (None, None))
+    slow = gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3, I3=5).polynomial_integrals(1)
+    assert len(fast) == len(slow) == 1
+    assert _in_span(slow.natural, fast.natural[0]) and _in_span(fast.natural, slow.natural[0])
