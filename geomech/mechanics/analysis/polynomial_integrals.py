@@ -266,16 +266,32 @@ def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
     else:
         dom = sp.QQ.frac_field(*params) if params else sp.QQ
     rows: list = []
+    rank, stable = -1, 0
     for _ in range(200):
         check()
         if len(rows) >= len(cols) + 8:
-            break
+            if dom != sp.QQ or stable >= 2:
+                break
+            new = _rank(rows, len(cols), dom)     # over QQ: sample until the rank is stable
+            stable, rank = (stable + 1, rank) if new == rank else (0, new)
+            if rank == len(cols):
+                break
         pt = sampler.random_point(syms)
         try:
             rows += _point_rows(data, terms, cols, pt, eta, dom)
         except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
             continue
     return _rref_nullspace(rows, len(cols), dom)
+
+
+def _rank(rows: list, ncols: int, dom) -> int:
+    """Rank over QQ (python-flint's ``fmpq_mat`` when installed)."""
+    try:
+        import flint
+    except ImportError:
+        return len(_rref(rows, ncols, dom)[1])
+    return flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
+                           for r in rows]).rank()
 
 
 def _rref_nullspace(rows: list, ncols: int, dom) -> list[list]:
