@@ -4,6 +4,7 @@ the bodies researchers study", item 2).
 One row per system, symbolic parameters unless stated:
 
 * ``chaplygin_ball``, ``routh_sphere`` -- ``S.polynomial_integrals()`` (natural frame, degree 2);
+  the ball also in degree 3 (expected: J, E, M^2, J^2 and the products with J);
 * ``rubber_ball`` -- ``S.polynomial_integrals(2)`` (no natural frame: trigonometric ansatz);
 * ``suslov`` -- Suslov's problem, general inertia (built as in the tests);
 * ``so(4)`` -- ``polynomial_integrals(v, 2, homogeneous=True)`` of the Euler-Arnold field with
@@ -65,14 +66,15 @@ def so4():
 CASES = {
     "chaplygin_ball": lambda: _natural(gm.examples.chaplygin_ball()),
     "routh_sphere": lambda: _natural(gm.examples.routh_sphere()),
+    "chaplygin_ball degree 3": lambda: _natural(gm.examples.chaplygin_ball(), 3),
     "rubber_ball": lambda: _natural(gm.examples.rubber_ball()),
     "suslov": lambda: _natural(suslov()),
     "so(4) Manakov": so4,
 }
 
 
-def _natural(S):
-    Fs = S.polynomial_integrals(2)
+def _natural(S, degree: int = 2):
+    Fs = S.polynomial_integrals(degree)
     return list(Fs), Fs.natural
 
 
