@@ -493,8 +493,8 @@ class NonholonomicSystem:
         """Integrals polynomial in the velocities up to ``degree`` (exact search; in the
         natural velocities when the system has a natural frame), a list on
         :attr:`phase_space` with ``.natural`` forms; see
-        :func:`geomech.mechanics.analysis.integrals.system_polynomial_integrals`."""
-        from .analysis.integrals import system_polynomial_integrals
+        :func:`geomech.mechanics.analysis.polynomial_integrals.system_polynomial_integrals`."""
+        from .analysis.polynomial_integrals import system_polynomial_integrals
 
         return system_polynomial_integrals(self, degree, ansatz=ansatz, **options)
 

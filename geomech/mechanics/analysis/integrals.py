@@ -11,7 +11,9 @@ that define an invariant submanifold (e.g. :math:`|\gamma|^2 = 1`).
 velocities) up to a degree, with coefficients in a finite ansatz family of functions of the
 other variables.  The determining equations ``v(F) = 0`` are linear in the unknown constant
 coefficients; they are sampled at random exact points (a set of necessary conditions), solved
-by an exact null space, and every solution is then verified exactly.
+by an exact null space, and every solution is then verified exactly.  The search in the
+natural frame of a system (``S.polynomial_integrals(degree)``) is in
+:mod:`geomech.mechanics.analysis.polynomial_integrals`.
 
 The Kozlov--Kolesnikov (Noether) integrals (Borisov & Mamaev (2015), Thms 4 and 5) need only the
 Lagrangian
@@ -32,12 +34,12 @@ True
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import sympy as sp
-from sympy.polys.matrices import DomainMatrix
 
 from geomech.core.algebra import (  # the engine's names, kept importable from here
     fast_is_zero,
@@ -45,7 +47,6 @@ from geomech.core.algebra import (  # the engine's names, kept importable from h
     ring_zero_test,
     solve_constant_linear,
 )
-from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
 from geomech.core.parse import as_expr
@@ -56,9 +57,9 @@ __all__ = [
     "polynomial_integrals",
     "solve_constant_linear", "complete_lift", "check_noether_field", "NoetherCheck",
     "noether_integral", "find_noether_fields", "is_energy_conserved",
-    "system_is_first_integral", "system_polynomial_integrals", "system_noether_integrals",
+    "system_is_first_integral", "system_noether_integrals",
     "system_check_noether_field", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
-    "natural_polynomial_integrals", "IntegralList", "check_vector_field",
+    "check_vector_field",
 ]
 
 
@@ -247,9 +248,24 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
     [I*omega**2/m + v1**2]
     """
     _check_field(v)
-    if not isinstance(degree, int) or degree < 0:
+    if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
     M = v.manifold
+    variables, ansatz = _search_arguments(M, variables, ansatz)
+    monos = _monomials(variables, degree, homogeneous)
+    terms = [b * mo for mo in monos for b in ansatz]
+    cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
+    F = sp.Add(*[c * t for c, t in zip(cs, terms)])
+    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
+    # collect by monomials in the polynomial variables when possible (smaller systems)
+    eqs = _split_polynomial(vF, variables)
+    sols = solve_constant_linear(eqs, cs, keep=M.parameters)
+    return _verified_integrals(v, F, sols, include_constants, relations)
+
+
+def _search_arguments(M, variables, ansatz) -> tuple[tuple, list]:
+    """The polynomial variables (coordinates of ``M``) and the ansatz functions (free of
+    them), checked."""
     variables = tuple(M.coords if variables is None else
                       (M.sympify(x) if isinstance(x, str) else x for x in variables))
     for x in variables:
@@ -259,14 +275,12 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
     for b in ansatz:
         if b.has(*variables):
             raise ValueError(f"ansatz function {b} depends on the polynomial variables")
-    monos = _monomials(variables, degree, homogeneous)
-    terms = [b * mo for mo in monos for b in ansatz]
-    cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
-    F = sp.Add(*[c * t for c, t in zip(cs, terms)])
-    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
-    # collect by monomials in the polynomial variables when possible (smaller systems)
-    eqs = _split_polynomial(vF, variables)
-    sols = solve_constant_linear(eqs, cs, keep=M.parameters)
+    return variables, ansatz
+
+
+def _verified_integrals(v, F, sols, include_constants: bool, relations) -> list[sp.Expr]:
+    """The candidate ``F`` at each solution, normalised and verified along ``v``."""
+    M = v.manifold
     out = []
     pol = default_policy()
     for s in sols:
@@ -301,274 +315,6 @@ def _primitive(F: sp.Expr) -> sp.Expr:
     if c != 0 and rest.free_symbols:
         return sp.expand(F / c)
     return F
-
-
-# ---------------------------------------------------------------------------------------
-# polynomial integrals in the natural frame
-# ---------------------------------------------------------------------------------------
-class IntegralList(list):
-    """A list of first integrals on ``system.phase_space`` with their natural forms.
-
-    Attributes
-    ----------
-    natural : list
-        The same integrals in the natural variables (the natural velocities and the natural
-        configuration functions written out in the coordinates).
-    variables : dict
-        The natural velocities as functions on the phase space.
-    family : str
-        The family searched.
-    """
-
-    def __init__(self, items=(), natural=(), variables=None, family: str = ""):
-        super().__init__(items)
-        self.natural = list(natural)
-        self.variables = dict(variables or {})
-        self.family = family
-
-    def __reduce__(self):
-        return (type(self), (list(self), self.natural, self.variables, self.family))
-
-
-def _reduced_coordinates(ce) -> list:
-    """Coordinates the natural dynamics depends on, closed under their kinematics."""
-    q = ce.system.manifold.coords
-    rhs = ce.rhs
-    dep = {x for x in q if any(rhs[a].has(x) for a in ce.quasi_velocities)}
-    while True:
-        new = dep | {x for y in dep for x in q if rhs[y].has(x)}
-        if new == dep:
-            return [x for x in q if x in dep]
-        dep = new
-
-
-def _natural_functions(system, ce) -> tuple:
-    """The natural configuration functions: ``natural_frame["functions"]`` when given,
-    else the sines and cosines of the coordinates the natural dynamics depends on."""
-    funcs = (system.natural_frame or {}).get("functions")
-    if funcs:
-        return tuple(system.phase_space.sympify(f) for f in funcs)
-    out = []
-    for x in _reduced_coordinates(ce):
-        out += [sp.sin(x), sp.cos(x)]
-    return tuple(out)
-
-
-def _independent_functions(funcs: Sequence[sp.Expr], seed: int = 3) -> list[sp.Expr]:
-    """A maximal subset of ``funcs`` linearly independent over the constants, chosen in
-    order (independence at exact sample points proves it)."""
-    rat = [rational_rewrite(f) for f in funcs]
-    free = sorted(set().union(*(r.free_symbols for r in rat)), key=sp.default_sort_key)
-    sampler = ZeroPolicy(seed=seed, warn=False)
-    rows = []
-    while len(rows) < len(funcs) + 3:
-        pt = sampler.random_point(free)
-        try:
-            rows.append([r.xreplace(pt) for r in rat])
-        except ZeroDivisionError:
-            continue
-    _, piv = DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rref()
-    return [funcs[j] for j in piv]
-
-
-def _point_rows(data, terms, cols, pt, eta, dom):
-    """Rows (coefficients of the eta-monomials of w(F)) at the configuration point ``pt``."""
-    kin_b, b_vals, abbrev, dyn = data
-    at = {}
-
-    def val(e):
-        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
-
-    vals: dict = {}
-    for sym, e in abbrev:                  # the named sub-expressions, evaluated once
-        vals[sym] = sp.cancel(e.xreplace(pt).xreplace(vals))
-    ed = [val(e.xreplace(vals)) for e in dyn]
-    acc: dict = {}
-    for j in cols:
-        alpha, k = terms[j]
-        mono = sp.Poly(sp.Mul(*[x**a for x, a in zip(eta, alpha)]), *eta, domain=dom)
-        if k not in at:
-            at[k] = (val(kin_b[k]), val(b_vals[k]))
-        kb, bb = at[k]
-        w = kb * mono
-        for a, x in enumerate(eta):
-            if alpha[a]:
-                w += bb * ed[a] * mono.diff(x)
-        for mon, c in w.as_dict(native=True).items():
-            acc.setdefault(mon, {})[j] = c
-    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
-
-
-def _integral_terms(eta, basis, degree):
-    terms = []
-    for d in range(degree + 1):
-        for combo in itertools.combinations_with_replacement(range(len(eta)), d):
-            alpha = tuple(combo.count(a) for a in range(len(eta)))
-            for k in range(len(basis)):
-                if d == 0 and basis[k] == 1:
-                    continue
-                terms.append((alpha, k))
-    return terms
-
-
-def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
-    """Null space of the sampled determining equations restricted to ``cols``: over QQ with
-    the parameters sampled (``params`` a dict) or over QQ(parameters)."""
-    sampler = ZeroPolicy(seed=seed, warn=False)
-    syms = sorted(qsyms, key=sp.default_sort_key)
-    if isinstance(params, dict):
-        dom = sp.QQ
-        kin_b, b_vals, abbrev, dyn = data
-        data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
-                [(sym, e.xreplace(params)) for sym, e in abbrev],
-                [e.xreplace(params) for e in dyn])
-    else:
-        dom = sp.QQ.frac_field(*params) if params else sp.QQ
-    rows: list = []
-    for _ in range(200):
-        check()
-        if len(rows) >= len(cols) + 8:
-            break
-        pt = sampler.random_point(syms)
-        try:
-            rows += _point_rows(data, terms, cols, pt, eta, dom)
-        except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
-            continue
-    return _rref_nullspace(rows, len(cols), dom)
-
-
-def _rref_nullspace(rows: list, ncols: int, dom) -> list[list]:
-    """Reduced basis of the null space (one vector per free column, read off the reduced
-    echelon form; python-flint's ``fmpq_mat`` over QQ when installed)."""
-    if not rows:
-        return [[sp.S.One if i == f else sp.S.Zero for i in range(ncols)] for f in range(ncols)]
-    R, piv = _rref(rows, ncols, dom)
-    out = []
-    for f in (j for j in range(ncols) if j not in piv):
-        vec = [sp.S.Zero] * ncols
-        vec[f] = sp.S.One
-        for i, p in enumerate(piv):
-            vec[p] = -R[i][f]
-        out.append(vec)
-    return out
-
-
-def _rref(rows: list, ncols: int, dom) -> tuple[list, list]:
-    """``(reduced rows as sympy numbers/expressions, pivot columns)``."""
-    if dom == sp.QQ:
-        try:
-            import flint
-        except ImportError:
-            flint = None
-        if flint is not None:
-            M = flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
-                                for r in rows])
-            R, rank = M.rref()
-            out, piv = [], []
-            for i in range(rank):
-                row = [sp.Rational(int(R[i, j].p), int(R[i, j].q)) for j in range(ncols)]
-                piv.append(next(j for j, x in enumerate(row) if x != 0))
-                out.append(row)
-            return out, piv
-    R, piv = DomainMatrix(rows, (len(rows), ncols), dom).to_field().rref()
-    M = R.to_Matrix()
-    return [list(M.row(i)) for i in range(len(piv))], list(piv)
-
-
-def _natural_setup(system, degree: int, coefficient_degree: int):
-    from geomech.mechanics.equations.quasi import compact_equations
-
-    ce = compact_equations(system, frame="natural")
-    rhs, eta = ce.rhs, list(ce.quasi_velocities)
-    z = _natural_functions(system, ce)
-    monos = [sp.Mul(*c) for d in range(coefficient_degree + 1)
-             for c in itertools.combinations_with_replacement(z, d)]
-    basis = _independent_functions(monos)
-    q = system.manifold.coords
-    kin_b = [sp.Add(*[rhs[x] * sp.diff(b, x) for x in q if b.has(x)]) for b in basis]
-    abbrev = [(sym, rational_rewrite(e)) for sym, e in ce.abbreviations]
-    data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
-            abbrev, [rational_rewrite(ce.dynamics[a]) for a in eta])
-    exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
-    qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(eta)
-             - set(system.manifold.parameters) - {sym for sym, _ in abbrev})
-    return ce, eta, basis, data, qsyms, _integral_terms(eta, basis, degree)
-
-
-def natural_polynomial_integrals(system, degree: int = 2,
-                                 coefficient_degree: int | None = None) -> IntegralList:
-    r"""First integrals polynomial in the natural velocities :math:`\eta` of ``system``.
-
-    .. math:: F = \sum_{|\alpha|\le d}\sum_k c_{\alpha k}\,z^{\beta_k}\,\eta^\alpha,
-
-    with :math:`z` the natural configuration functions (``natural_frame["functions"]``, e.g.
-    the Poisson vector :math:`\gamma` of a body rolling on a plane; else the sines and
-    cosines of the coordinates the natural dynamics depends on), :math:`z^{\beta_k}` a
-    basis of the monomials of degree :math:`\le` ``coefficient_degree`` (default ``degree``)
-    modulo the relations of the :math:`z` (e.g. :math:`|\gamma|^2=1`; chosen by rank at exact
-    points), and constants :math:`c` depending on the parameters.  :math:`w(F)\equiv0` along
-    the natural flow :math:`w` is linear in :math:`c`: its coefficients in :math:`\eta` are
-    sampled at random exact configurations, first with the parameters sampled (which
-    columns are involved), then over :math:`\mathbb Q(\text{parameters})` on those columns;
-    each integral is verified exactly.  Returns an :class:`IntegralList` on
-    ``system.phase_space`` with ``.natural`` forms.
-
-    Chaplygin ball: the area integral :math:`(M,\gamma)`, and in degree 2 the energy,
-    :math:`M^2` and :math:`(M,\gamma)^2`:
-
-    >>> import geomech as gm
-    >>> Fs = natural_polynomial_integrals(gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3,
-    ...                                   I3=5), 2)
-    >>> len(Fs), Fs.natural[0]
-    (4, 2*omega1*sin(phi)*sin(theta) + 3*omega2*sin(theta)*cos(phi) + 5*omega3*cos(theta))
-    """
-    if not isinstance(degree, int) or degree < 0:
-        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
-    cd = degree if coefficient_degree is None else coefficient_degree
-    ce, eta, basis, data, qsyms, terms = _natural_setup(system, degree, cd)
-    params = list(system.manifold.parameters)
-    shown = sp.sstr(basis[1:7])[1:-1] + (", ..." if len(basis) > 7 else "")
-    family = (f"polynomials of degree <= {degree} in ({', '.join(map(str, eta))}) with "
-              f"coefficients in the span of 1{', ' if shown else ''}{shown} (monomials of "
-              f"degree <= {cd} in the natural configuration functions, modulo their "
-              "relations)")
-    par_pt = ZeroPolicy(seed=19, warn=False).random_point(params)
-    ns = _natural_nullspace(data, terms, list(range(len(terms))), eta, qsyms, par_pt, 41)
-    if not ns:
-        return IntegralList(family=family, variables=ce.variables)
-    if params:
-        cols = [j for j in range(len(terms)) if any(v[j] != 0 for v in ns)]
-        ns = _natural_nullspace(data, terms, cols, eta, qsyms, params, 43)
-        vecs = [dict(zip(cols, v)) for v in ns]
-    else:
-        vecs = [dict(enumerate(v)) for v in ns]
-    return _assemble(system, ce, eta, basis, terms, vecs, family)
-
-
-def _assemble(system, ce, eta, basis, terms, vecs, family) -> IntegralList:
-    from geomech.mechanics.equations.common import compact
-
-    rhs = ce.rhs
-    natural, phase = [], []
-    etas = ce.variables
-    for vec in vecs:
-        F = sp.Add(*[sp.factor(c) * basis[terms[j][1]]
-                     * sp.Mul(*[x**a for x, a in zip(eta, terms[j][0])])
-                     for j, c in vec.items() if c != 0])
-        F = _primitive_natural(F, eta)
-        wF = sp.Add(*[e * sp.diff(F, x) for x, e in rhs.items() if F.has(x)])
-        if not fast_is_zero(wF):
-            raise AssertionError(f"internal error: {F} failed verification")
-        natural.append(F)
-        phase.append(compact(system.restricted(F.xreplace(etas))))
-        check()
-    return IntegralList(phase, natural, etas, family)
-
-
-def _primitive_natural(F: sp.Expr, eta) -> sp.Expr:
-    """Clear denominators of the parameters and a common content (display)."""
-    num, den = sp.fraction(sp.together(F))
-    return sp.expand(num) if not den.has(*eta) else F
 
 
 # ---------------------------------------------------------------------------------------
@@ -827,49 +573,6 @@ def is_energy_conserved(system) -> bool:
     return is_first_integral(system.vector_field(), system.energy())
 
 
-def _trig_ansatz(v: VectorField, variables, degree: int) -> list:
-    """Monomials of degree <= ``degree`` in the sines and cosines of the coordinates the
-    dynamics of ``variables`` depends on (closed under their kinematics), a basis modulo
-    :math:`\\sin^2+\\cos^2=1`."""
-    M = v.manifold
-    comp = dict(zip(M.coords, v.components))
-    conf = [x for x in M.coords if x not in variables]
-    dep = {x for x in conf if any(comp[u].has(x) for u in variables)}
-    while True:
-        new = dep | {x for y in dep for x in conf if comp[y].has(x)}
-        if new == dep:
-            break
-        dep = new
-    atoms = [f(x) for x in conf if x in dep for f in (sp.sin, sp.cos)]
-    monos = [sp.Mul(*c) for d in range(degree + 1)
-             for c in itertools.combinations_with_replacement(atoms, d)]
-    return _independent_functions(monos) if atoms else [sp.S.One]
-
-
-def system_polynomial_integrals(system, degree: int, ansatz=None, **options) -> IntegralList:
-    """``sys.polynomial_integrals(degree, ansatz)``: integrals polynomial in the velocities.
-
-    With a natural frame and no ``ansatz``/``variables``: :func:`natural_polynomial_integrals`
-    (option ``coefficient_degree``).  Otherwise integrals polynomial in the independent
-    velocities with coefficients in ``ansatz`` (functions of the configuration; default: the
-    monomials of degree <= ``coefficient_degree`` (default ``degree``) in the sines and
-    cosines of the angles the dynamics depends on), by :func:`polynomial_integrals` on the
-    phase-space field.  Returns an
-    :class:`IntegralList` (expressions on ``system.phase_space``, ``.natural`` forms)."""
-    if (ansatz is None and "variables" not in options
-            and getattr(system, "natural_frame", None)):
-        return natural_polynomial_integrals(system, degree,
-                                            options.pop("coefficient_degree", None))
-    variables = options.pop("variables", tuple(system.independent_velocities))
-    v = system.vector_field()
-    if ansatz is None:
-        ansatz = _trig_ansatz(v, variables, options.pop("coefficient_degree", degree))
-    found = polynomial_integrals(v, degree, variables=variables, ansatz=ansatz, **options)
-    family = (f"polynomials of degree <= {degree} in {tuple(variables)} with coefficients "
-              f"in the span of {list(ansatz)}")
-    return IntegralList(found, found, {}, family)
-
-
 def system_check_noether_field(system, u) -> NoetherCheck:
     """``sys.check_noether_field(u)``: Theorem 4 with the system's free ``L`` and forces."""
     N = system.manifold
@@ -895,3 +598,18 @@ def system_noether_integrals(system, generators=None, ansatz=(1,)) -> list:
     return find_noether_fields(system.lagrangian, N.coords, N.velocities, system.constraints,
                                generators, list(ansatz), parameters=N.parameters,
                                independent=system.independent_velocities)
+
+
+# ---------------------------------------------------------------------------------------
+# the natural-frame search lives in analysis/polynomial_integrals.py; its names still import
+# from here (lazily: that module builds on this one, so no import cycle)
+# ---------------------------------------------------------------------------------------
+_MOVED = frozenset({"IntegralList", "natural_polynomial_integrals",
+                    "system_polynomial_integrals"})
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        module = importlib.import_module("geomech.mechanics.analysis.polynomial_integrals")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

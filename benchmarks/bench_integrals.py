@@ -1,0 +1,144 @@
+"""Polynomial first integrals: CPU time and operation counts (issue "Analyses that finish on
+the bodies researchers study", item 2).
+
+One row per system, symbolic parameters unless stated:
+
+* ``chaplygin_ball``, ``routh_sphere`` -- ``S.polynomial_integrals()`` (natural frame, degree 2);
+  the ball also in degree 3 (expected: J, E, M^2, J^2 and the products with J);
+* ``rubber_ball`` -- ``S.polynomial_integrals(2)`` (no natural frame: trigonometric ansatz);
+* ``suslov`` -- Suslov's problem, general inertia (built as in the tests);
+* ``so(4)`` -- ``polynomial_integrals(v, 2, homogeneous=True)`` of the Euler-Arnold field with
+  Manakov inertia (1, 2, 3, 5).
+
+Columns: CPU seconds (``time.process_time``, in this process: the machine is shared, wall
+clock is inflated), the number of integrals, ``sympy.count_ops`` of the phase-space forms and
+of the natural forms.  For the two natural-frame searches the reference is the previous method
+(the fall-back path): sampled equations reduced over QQ(parameters) by sympy's ``DomainMatrix``
+rref and each integral verified along the flow by the zero policy (run in a child process
+under a CPU cap), and the ratio.
+
+Run: ``python benchmarks/bench_integrals.py [--quick] [names...]``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+import time
+
+import sympy as sp
+
+import geomech as gm
+
+try:
+    from benchmarks._common import table
+except ImportError:
+    from _common import table
+
+CAP = 30.0 if "--quick" in sys.argv else 120.0
+
+
+def suslov():
+    """Suslov's problem with inertia [[A, 0, 1], [0, B, 2], [1, 2, C]], constraint omega3 = 0."""
+    from geomech.examples.rolling import body_angular_velocity
+
+    s, c = sp.sin, sp.cos
+    N = gm.Manifold("SO3", "theta phi psi", parameters="A B C")
+    A, B, C = N.parameters
+    th, ph, ps = N.coords
+    w = body_angular_velocity(th, ph, ps, *N.velocities)
+    inertia = sp.Matrix([[A, 0, 1], [0, B, 2], [1, 2, C]])
+    E1 = N.vector_field([c(ph), -c(th) * s(ph) / s(th), s(ph) / s(th)])
+    E2 = N.vector_field([-s(ph), -c(th) * c(ph) / s(th), c(ph) / s(th)])
+    return gm.NonholonomicSystem(N, (w.T * inertia * w)[0] / 2, [sp.expand(w[2])],
+                                 name="suslov",
+                                 natural_frame={"frame": (E1, E2), "names": ("omega1", "omega2")})
+
+
+def so4():
+    from geomech.mechanics.analysis.integrals import polynomial_integrals
+
+    v = gm.rigid_body_so_n(4, (1, 2, 3, 5)).vector_field()
+    found = polynomial_integrals(v, 2, homogeneous=True)
+    return found, found
+
+
+CASES = {
+    "chaplygin_ball": lambda: _natural(gm.examples.chaplygin_ball()),
+    "routh_sphere": lambda: _natural(gm.examples.routh_sphere()),
+    "chaplygin_ball degree 3": lambda: _natural(gm.examples.chaplygin_ball(), 3),
+    "rubber_ball": lambda: _natural(gm.examples.rubber_ball()),
+    "suslov": lambda: _natural(suslov()),
+    "so(4) Manakov": so4,
+}
+
+
+def _natural(S, degree: int = 2):
+    Fs = S.polynomial_integrals(degree)
+    return list(Fs), Fs.natural
+
+
+def legacy(name: str) -> None:
+    """The previous method (still the fall-back outside the polynomial ring): sampled
+    equations on the support reduced over QQ(params), each integral verified along the flow
+    by the zero policy."""
+    from geomech.core.zero import ZeroPolicy
+    from geomech.mechanics.analysis import polynomial_integrals as P
+
+    S = getattr(gm.examples, name)()
+    ce, eta, basis, data, qsyms, terms = P._natural_setup(S, 2, 2)
+    params = list(S.manifold.parameters)
+    pt = ZeroPolicy(seed=19, warn=False).random_point(params)
+    ns = P._natural_nullspace(data, terms, list(range(len(terms))), eta, qsyms, pt, 41)
+    cols = [j for j in range(len(terms)) if any(v[j] != 0 for v in ns)]
+    ns = P._natural_nullspace(data, terms, cols, eta, qsyms, params, 43)
+    coeffs = [[sp.factor(c) for c in v] for v in ns]
+    P._assemble(S, ce, eta, basis, [terms[j] for j in cols], coeffs, "", verify=True)
+
+
+def _child(q, name):
+    sp.core.cache.clear_cache()          # a cold start, as for the new method
+    t0 = time.process_time()
+    legacy(name)
+    q.put(time.process_time() - t0)
+
+
+def legacy_cpu(name: str) -> float | None:
+    """CPU seconds of :func:`legacy` in a child process, ``None`` above :data:`CAP` (the
+    child is given ``4 * CAP`` seconds of wall time on the shared machine)."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(q, name))
+    p.start()
+    p.join(4 * CAP)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None
+    t = q.get() if not q.empty() else None
+    return t if t is not None and t <= CAP else None
+
+
+def main(names) -> None:
+    rows = []
+    for name in names:
+        sp.core.cache.clear_cache()
+        t0 = time.process_time()
+        phase, natural = CASES[name]()
+        dt = time.process_time() - t0
+        ops = (sum(sp.count_ops(F) for F in phase), sum(sp.count_ops(F) for F in natural))
+        ref = legacy_cpu(name) if name in ("chaplygin_ball", "routh_sphere") else None
+        ref_txt = "" if name not in ("chaplygin_ball", "routh_sphere") else (
+            f"{ref:8.2f} s" if ref is not None else f">{CAP:g} s")
+        ratio = "" if not ref_txt else (f"{ref / dt:.1f}x" if ref is not None
+                                        else f">{CAP / dt:.0f}x")
+        rows.append([name, f"{dt:8.2f} s", len(phase), ops[0], ops[1], ref_txt, ratio])
+        print("  " + "  ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
+    table("polynomial integrals (CPU seconds; previous method as reference)",
+          ["system", "CPU", "found", "ops (phase)", "ops (natural)", "previous method", "ratio"],
+          rows)
+
+
+if __name__ == "__main__":
+    wanted = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(wanted or list(CASES))

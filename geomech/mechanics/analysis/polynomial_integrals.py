@@ -1,0 +1,631 @@
+r"""Polynomial first integrals of a nonholonomic system in its natural frame.
+
+``S.polynomial_integrals(degree)`` searches
+
+.. math:: F = \sum_{|\alpha|\le d}\sum_k c_{\alpha k}\,z^{\beta_k}\,\eta^\alpha
+
+with :math:`\eta` the natural velocities (e.g. the body angular velocity :math:`\omega` of a
+rolling ball), :math:`z` the natural configuration functions (e.g. the Poisson vector
+:math:`\gamma`), :math:`z^{\beta_k}` a basis of the monomials of bounded degree modulo the
+relations of :math:`z` (e.g. :math:`|\gamma|^2 = 1`) and constants :math:`c` that may depend
+rationally on the parameters.  :math:`w(F)\equiv0` along the natural flow :math:`w` is linear in
+:math:`c`.  The search is exact and proceeds in four steps:
+
+1. *specialised pass*: the parameters are fixed at random rationals and the determining
+   equations are sampled at random exact configurations; the null space over
+   :math:`\mathbb Q` tells which unknowns can be involved at all (its support);
+2. *exact equations*: on that support, :math:`w(F)` with symbolic :math:`c` is brought over one
+   denominator in :math:`\mathbb Q[\text{parameters}][\sin,\cos,\eta]` and reduced modulo
+   :math:`\sin^2+\cos^2=1`; every coefficient of the numerator is one linear equation with
+   coefficients polynomial in the parameters (:func:`~geomech.mechanics.analysis.integrals.
+   ring_linear_rows`);
+3. *pivot pattern*: at the random parameter point, a maximal set of independent equations
+   (sparsest first) and the pivot columns are found over :math:`\mathbb Q`; only this
+   square system is reduced over :math:`\mathbb Q(\text{parameters})`;
+4. *verification*: the solutions, with denominators cleared, are substituted into **all**
+   exact equations (polynomial arithmetic over :math:`\mathbb Q[\text{parameters}]`): a zero
+   residual proves :math:`w(F)\equiv 0`.  If a residual does not vanish (the random point was
+   special), the span is cut down exactly to the verified subspace.
+
+A random choice can only make the result smaller (a special parameter point hides an unknown
+from the support with probability zero), never wrong: every returned integral is proved.
+
+Examples
+--------
+>>> import geomech as gm
+>>> Fs = gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3, I3=5).polynomial_integrals(1)
+>>> Fs.natural
+[2*omega1*sin(phi)*sin(theta) + 3*omega2*sin(theta)*cos(phi) + 5*omega3*cos(theta)]
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from fractions import Fraction
+
+import sympy as sp
+from sympy.polys.matrices import DomainMatrix
+
+from geomech.core.budget import check
+from geomech.core.fields import VectorField
+from geomech.core.zero import ZeroPolicy, rational_rewrite
+from geomech.mechanics.analysis.integrals import (
+    fast_is_zero,
+    polynomial_integrals,
+    ring_linear_rows,
+)
+
+__all__ = ["IntegralList", "natural_polynomial_integrals", "system_polynomial_integrals",
+           "trigonometric_ansatz"]
+
+
+# ---------------------------------------------------------------------------------------
+# the result
+# ---------------------------------------------------------------------------------------
+class IntegralList(list):
+    """A list of first integrals on ``system.phase_space`` with their natural forms.
+
+    The items are the integrals in the system's phase coordinates; ``natural`` holds the same
+    integrals in the natural variables.  ``str`` prints both, one integral per block.
+
+    Attributes
+    ----------
+    natural : list
+        The same integrals in the natural variables (the natural velocities and the natural
+        configuration functions written out in the coordinates).
+    variables : dict
+        The natural velocities as functions on the phase space.
+    family : str
+        The family searched.
+
+    Examples
+    --------
+    >>> x, w = sp.symbols("x omega")
+    >>> Fs = IntegralList([x**2], [w**2], {w: x}, "polynomials of degree <= 2 in (omega)")
+    >>> Fs
+    IntegralList([x**2], natural=[omega**2])
+    >>> print(Fs)
+    1 first integral (polynomials of degree <= 2 in (omega))
+      F1 = x**2
+         = omega**2   [natural variables]
+      where omega = x
+    """
+
+    def __init__(self, items=(), natural=(), variables=None, family: str = ""):
+        super().__init__(items)
+        self.natural = list(natural)
+        self.variables = dict(variables or {})
+        self.family = family
+
+    def __reduce__(self):
+        return (type(self), (list(self), self.natural, self.variables, self.family))
+
+    def __repr__(self) -> str:
+        return f"IntegralList({list(self)!r}, natural={self.natural!r})"
+
+    def __str__(self) -> str:
+        n = len(self)
+        head = f"{n} first integral{'' if n == 1 else 's'}"
+        lines = [f"{head} ({self.family})" if self.family else head]
+        for k, F in enumerate(self, 1):
+            lines.append(f"  F{k} = {sp.sstr(F)}")
+            if k <= len(self.natural) and self.natural[k - 1] != F:
+                lines.append(f"  {' ' * len(str(k))}  = {sp.sstr(self.natural[k - 1])}"
+                             "   [natural variables]")
+        if self.variables and n:
+            lines.append("  where " + ", ".join(f"{sp.sstr(a)} = {sp.sstr(e)}"
+                                                for a, e in self.variables.items()))
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# the family: natural configuration functions and their monomials
+# ---------------------------------------------------------------------------------------
+def _reduced_coordinates(ce) -> list:
+    """Coordinates the natural dynamics depends on, closed under their kinematics."""
+    q = ce.system.manifold.coords
+    rhs = ce.rhs
+    dep = {x for x in q if any(rhs[a].has(x) for a in ce.quasi_velocities)}
+    while True:
+        new = dep | {x for y in dep for x in q if rhs[y].has(x)}
+        if new == dep:
+            return [x for x in q if x in dep]
+        dep = new
+
+
+def _natural_functions(system, ce) -> tuple:
+    """The natural configuration functions: ``natural_frame["functions"]`` when given,
+    else the sines and cosines of the coordinates the natural dynamics depends on."""
+    funcs = (system.natural_frame or {}).get("functions")
+    if funcs:
+        return tuple(system.phase_space.sympify(f) for f in funcs)
+    out = []
+    for x in _reduced_coordinates(ce):
+        out += [sp.sin(x), sp.cos(x)]
+    return tuple(out)
+
+
+def _independent_functions(funcs: Sequence[sp.Expr], seed: int = 3) -> list[sp.Expr]:
+    """A maximal subset of ``funcs`` linearly independent over the constants, chosen in
+    order (independence at exact sample points proves it)."""
+    rat = [rational_rewrite(f) for f in funcs]
+    free = sorted(set().union(*(r.free_symbols for r in rat)), key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows = []
+    while len(rows) < len(funcs) + 3:
+        pt = sampler.random_point(free)
+        try:
+            rows.append([r.xreplace(pt) for r in rat])
+        except ZeroDivisionError:
+            continue
+    _, piv = DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rref()
+    return [funcs[j] for j in piv]
+
+
+def trigonometric_ansatz(v: VectorField, variables, degree: int) -> list:
+    r"""Monomials of degree <= ``degree`` in the sines and cosines of the coordinates the
+    dynamics of ``variables`` depends on (closed under their kinematics), a basis modulo
+    :math:`\sin^2+\cos^2=1`.
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "phi w"); phi, w = M.coords
+    >>> trigonometric_ansatz(M.vector_field([w, -sp.sin(phi)]), [w], 1)
+    [1, sin(phi), cos(phi)]
+    """
+    M = v.manifold
+    comp = dict(zip(M.coords, v.components))
+    conf = [x for x in M.coords if x not in variables]
+    dep = {x for x in conf if any(comp[u].has(x) for u in variables)}
+    while True:
+        new = dep | {x for y in dep for x in conf if comp[y].has(x)}
+        if new == dep:
+            break
+        dep = new
+    atoms = [f(x) for x in conf if x in dep for f in (sp.sin, sp.cos)]
+    monos = [sp.Mul(*c) for d in range(degree + 1)
+             for c in itertools.combinations_with_replacement(atoms, d)]
+    return _independent_functions(monos) if atoms else [sp.S.One]
+
+
+def _integral_terms(eta, basis, degree):
+    """The unknowns: pairs ``(alpha, k)`` for :math:`z^{\\beta_k}\\eta^\\alpha` (no constant)."""
+    terms = []
+    for d in range(degree + 1):
+        for combo in itertools.combinations_with_replacement(range(len(eta)), d):
+            alpha = tuple(combo.count(a) for a in range(len(eta)))
+            for k in range(len(basis)):
+                if d == 0 and basis[k] == 1:
+                    continue
+                terms.append((alpha, k))
+    return terms
+
+
+def _natural_setup(system, degree: int, coefficient_degree: int):
+    from geomech.mechanics.equations.quasi import compact_equations
+
+    ce = compact_equations(system, frame="natural")
+    rhs, eta = ce.rhs, list(ce.quasi_velocities)
+    z = _natural_functions(system, ce)
+    monos = [sp.Mul(*c) for d in range(coefficient_degree + 1)
+             for c in itertools.combinations_with_replacement(z, d)]
+    basis = _independent_functions(monos)
+    q = system.manifold.coords
+    kin_b = [sp.Add(*[rhs[x] * sp.diff(b, x) for x in q if b.has(x)]) for b in basis]
+    abbrev = [(sym, rational_rewrite(e)) for sym, e in ce.abbreviations]
+    data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
+            abbrev, [rational_rewrite(ce.dynamics[a]) for a in eta])
+    exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
+    qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(eta)
+             - set(system.manifold.parameters) - {sym for sym, _ in abbrev})
+    return ce, eta, basis, data, qsyms, _integral_terms(eta, basis, degree)
+
+
+# ---------------------------------------------------------------------------------------
+# step 1: the specialised pass (parameters and configurations sampled)
+# ---------------------------------------------------------------------------------------
+def _point_rows(data, terms, cols, pt, eta, dom):
+    """Rows (coefficients of the eta-monomials of w(F)) at the configuration point ``pt``."""
+    kin_b, b_vals, abbrev, dyn = data
+    at = {}
+
+    def val(e):
+        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
+
+    vals: dict = {}
+    for sym, e in abbrev:                  # the named sub-expressions, evaluated once
+        vals[sym] = sp.cancel(e.xreplace(pt).xreplace(vals))
+    ed = [val(e.xreplace(vals)) for e in dyn]
+    acc: dict = {}
+    for j in cols:
+        alpha, k = terms[j]
+        mono = sp.Poly(sp.Mul(*[x**a for x, a in zip(eta, alpha)]), *eta, domain=dom)
+        if k not in at:
+            at[k] = (val(kin_b[k]), val(b_vals[k]))
+        kb, bb = at[k]
+        w = kb * mono
+        for a, x in enumerate(eta):
+            if alpha[a]:
+                w += bb * ed[a] * mono.diff(x)
+        for mon, c in w.as_dict(native=True).items():
+            acc.setdefault(mon, {})[j] = c
+    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
+
+
+def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
+    """Null space of the sampled determining equations restricted to ``cols``: over QQ with
+    the parameters sampled (``params`` a dict) or over QQ(parameters)."""
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    syms = sorted(qsyms, key=sp.default_sort_key)
+    if isinstance(params, dict):
+        dom = sp.QQ
+        kin_b, b_vals, abbrev, dyn = data
+        data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
+                [(sym, e.xreplace(params)) for sym, e in abbrev],
+                [e.xreplace(params) for e in dyn])
+    else:
+        dom = sp.QQ.frac_field(*params) if params else sp.QQ
+    rows: list = []
+    rank, stable = -1, 0
+    for _ in range(200):
+        check()
+        if len(rows) >= len(cols) + 8:
+            if dom != sp.QQ or stable >= 2:
+                break
+            new = _rank(rows, len(cols), dom)     # over QQ: sample until the rank is stable
+            stable, rank = (stable + 1, rank) if new == rank else (0, new)
+            if rank == len(cols):
+                break
+        pt = sampler.random_point(syms)
+        try:
+            rows += _point_rows(data, terms, cols, pt, eta, dom)
+        except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
+            continue
+    return _rref_nullspace(rows, len(cols), dom)
+
+
+def _rank(rows: list, ncols: int, dom) -> int:
+    """Rank over QQ (python-flint's ``fmpq_mat`` when installed)."""
+    try:
+        import flint
+    except ImportError:
+        return len(_rref(rows, ncols, dom)[1])
+    return flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
+                           for r in rows]).rank()
+
+
+def _rref_nullspace(rows: list, ncols: int, dom) -> list[list]:
+    """Reduced basis of the null space (one vector per free column, read off the reduced
+    echelon form; python-flint's ``fmpq_mat`` over QQ when installed)."""
+    if not rows:
+        return [[sp.S.One if i == f else sp.S.Zero for i in range(ncols)] for f in range(ncols)]
+    R, piv = _rref(rows, ncols, dom)
+    out = []
+    for f in (j for j in range(ncols) if j not in piv):
+        vec = [sp.S.Zero] * ncols
+        vec[f] = sp.S.One
+        for i, p in enumerate(piv):
+            vec[p] = -R[i][f]
+        out.append(vec)
+    return out
+
+
+def _rref(rows: list, ncols: int, dom) -> tuple[list, list]:
+    """``(reduced rows as sympy numbers/expressions, pivot columns)``."""
+    if dom == sp.QQ:
+        try:
+            import flint
+        except ImportError:
+            flint = None
+        if flint is not None:
+            M = flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
+                                for r in rows])
+            R, rank = M.rref()
+            out, piv = [], []
+            for i in range(rank):
+                row = [sp.Rational(int(R[i, j].p), int(R[i, j].q)) for j in range(ncols)]
+                piv.append(next(j for j, x in enumerate(row) if x != 0))
+                out.append(row)
+            return out, piv
+    R, piv = DomainMatrix(rows, (len(rows), ncols), dom).to_field().rref()
+    M = R.to_Matrix()
+    return [list(M.row(i)) for i in range(len(piv))], list(piv)
+
+
+# ---------------------------------------------------------------------------------------
+# step 2: the exact determining equations on the support
+# ---------------------------------------------------------------------------------------
+def _exact_rows(ce, eta, basis, terms, cols, params):
+    r"""Exact linear equations for the unknowns of ``cols`` (rows over
+    :math:`\mathbb Q[\text{parameters}]` as domain elements) and the domain, or ``None`` when
+    the flow leaves the ring of :func:`ring_linear_rows`."""
+    rep: dict = {}
+    for sym, e in ce.abbreviations:          # nested abbreviations, in order
+        rep[sym] = e.xreplace(rep)
+    dyn = [sp.cancel(ce.dynamics[a].xreplace(rep)) for a in eta]   # one fraction each
+    q = ce.system.manifold.coords
+    cs = list(sp.symbols(f"_e0:{len(cols)}", cls=sp.Dummy))
+    total = []
+    for c, j in zip(cs, cols):
+        alpha, k = terms[j]
+        b = basis[k]
+        mono = sp.Mul(*[x**a for x, a in zip(eta, alpha)])
+        w = sp.Add(*[ce.rhs[x] * sp.diff(b, x) for x in q if b.has(x)]) * mono
+        w += b * sp.Add(*[e * sp.diff(mono, x) for x, e, a in zip(eta, dyn, alpha) if a])
+        total.append(c * w)
+    rows = ring_linear_rows([sp.Add(*total)], cs, keep=params)
+    if rows is None:
+        return None, None
+    dom = sp.QQ[tuple(params)] if params else sp.QQ
+    try:
+        return [[dom.from_sympy(x) for x in r] for r in rows], dom
+    except sp.CoercionFailed:          # coefficients not polynomial in the parameters
+        return None, None
+
+
+def _value(x, dom, point: tuple) -> Fraction:
+    """Exact value of a domain element at the parameter ``point``."""
+    if not point:
+        return Fraction(int(x.numerator), int(x.denominator))
+    v = x(*point) if x else dom.dom.zero
+    return Fraction(int(v.numerator), int(v.denominator))
+
+
+# ---------------------------------------------------------------------------------------
+# step 3: pivot pattern at a random point, exact reduction of the square system
+# ---------------------------------------------------------------------------------------
+def _independent_at(rows: list, dom, point: tuple) -> list[int]:
+    """Indices of a maximal set of rows independent at the parameter ``point``, sparsest
+    and lowest-degree rows first (incremental elimination over QQ)."""
+    def weight(i):
+        return (sum(1 for x in rows[i] if x), sum(len(x) if point else 1
+                                                  for x in rows[i] if x))
+
+    echelon: list[tuple[int, list]] = []   # (pivot column, reduced row)
+    chosen = []
+    for i in sorted(range(len(rows)), key=weight):
+        check()
+        r = [_value(x, dom, point) for x in rows[i]]
+        for p, e in echelon:
+            if r[p]:
+                f = r[p] / e[p]
+                r = [a - f * b for a, b in zip(r, e)]
+        piv = next((j for j, a in enumerate(r) if a), None)
+        if piv is not None:
+            echelon.append((piv, r))
+            chosen.append(i)
+            if len(chosen) == len(r):
+                break
+    return chosen
+
+
+def _square_nullspace(rows: list, sel: list[int], dom, ncols: int) -> list[list]:
+    """Null space (over the fraction field) of the selected rows: reduced echelon form."""
+    K = dom.get_field()
+    M = DomainMatrix([[K.convert_from(rows[i][j], dom) for j in range(ncols)] for i in sel],
+                     (len(sel), ncols), K)
+    R, piv = M.rref()
+    R = R.to_list()
+    out = []
+    for f in (j for j in range(ncols) if j not in piv):
+        vec = [K.zero] * ncols
+        vec[f] = K.one
+        for i, p in enumerate(piv):
+            vec[p] = -R[i][f]
+        out.append(vec)
+    return out
+
+
+def _graded_basis(vecs: list[list], terms, cols, K) -> list[list]:
+    """Reduced echelon basis of the span with the unknowns ordered by decreasing degree in
+    the velocities: integrals of lower degree come out as separate basis vectors."""
+    order = sorted(range(len(cols)), key=lambda j: (-sum(terms[cols[j]][0]), j))
+    M = DomainMatrix([[v[j] for j in order] for v in vecs], (len(vecs), len(cols)), K)
+    R = M.rref()[0].to_list()
+    out = []
+    for r in reversed(R):                   # lowest degree first
+        if any(r):
+            vec = [K.zero] * len(cols)
+            for pos, j in enumerate(order):
+                vec[j] = r[pos]
+            out.append(vec)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# step 4: exact verification on all equations
+# ---------------------------------------------------------------------------------------
+def _cleared(vec: list, dom) -> list:
+    """``vec`` (fraction-field entries) times a common denominator, divided by the content:
+    primitive polynomial coefficients."""
+    if dom == sp.QQ:
+        den = 1
+        for x in vec:
+            den = sp.ilcm(den, x.denominator)
+        out = [dom(x * den) for x in vec]
+        g = 0
+        for x in out:
+            g = sp.igcd(g, int(x.numerator))
+        return [x / g for x in out] if g else out
+    den = dom.one
+    for x in vec:
+        den = dom.lcm(den, dom.convert_from(x.denom, dom)) if x else den
+    out = [dom.exquo(dom.convert_from(x.numer, dom) * den, dom.convert_from(x.denom, dom))
+           if x else dom.zero for x in vec]
+    g = dom.zero
+    for x in out:
+        g = dom.gcd(g, x) if x else g
+    return [dom.exquo(x, g) if x else x for x in out]
+
+
+def _residual_free(rows: list, vec: list, dom) -> bool:
+    """Whether every exact equation vanishes on ``vec`` (canonical polynomial arithmetic)."""
+    for r in rows:
+        acc = dom.zero
+        for a, x in zip(r, vec):
+            if a and x:
+                acc += a * x
+        if acc:
+            return False
+    return True
+
+
+def _verified_span(rows: list, vecs: list[list], dom) -> list[list]:
+    """The subspace of ``span(vecs)`` on which all ``rows`` vanish, exactly (a basis of
+    primitive polynomial vectors)."""
+    if all(_residual_free(rows, v, dom) for v in vecs):
+        return vecs
+    K = dom.get_field()
+    res = [[K.convert_from(sum((a * x for a, x in zip(r, v) if a and x), dom.zero), dom)
+            for v in vecs] for r in rows]
+    res = [r for r in res if any(r)]
+    combos = _square_nullspace([[K.convert_from(x, K) for x in r] for r in res],
+                               list(range(len(res))), K, len(vecs)) if res else []
+    out = []
+    for c in combos:
+        w = [sum((K.convert_from(ck, K) * K.convert_from(v[j], dom) for ck, v in zip(c, vecs)),
+                 K.zero) for j in range(len(vecs[0]))]
+        out.append(_cleared(w, dom))
+    return [v for v in out if _residual_free(rows, v, dom)]
+
+
+def _exact_span(ce, eta, basis, terms, cols, params, point: dict):
+    """Steps 2-4 on the support ``cols``: a verified basis of primitive polynomial vectors
+    and the domain, or ``(None, None)`` outside the ring of :func:`ring_linear_rows`."""
+    rows, dom = _exact_rows(ce, eta, basis, terms, cols, params)
+    if rows is None:
+        return None, None
+    at = tuple(sp.QQ(int(point[p].p), int(point[p].q)) for p in params)
+    sel = _independent_at(rows, dom, at)
+    vecs = _square_nullspace(rows, sel, dom, len(cols))
+    if not vecs:
+        return [], dom
+    vecs = _graded_basis(vecs, terms, cols, dom.get_field())
+    return _verified_span(rows, [_cleared(v, dom) for v in vecs], dom), dom
+
+
+def _family(eta, basis, degree: int, cd: int) -> str:
+    shown = sp.sstr(basis[1:7])[1:-1] + (", ..." if len(basis) > 7 else "")
+    return (f"polynomials of degree <= {degree} in ({', '.join(map(str, eta))}) with "
+            f"coefficients in the span of 1{', ' if shown else ''}{shown} (monomials of "
+            f"degree <= {cd} in the natural configuration functions, modulo their "
+            "relations)")
+
+
+def natural_polynomial_integrals(system, degree: int = 2,
+                                 coefficient_degree: int | None = None) -> IntegralList:
+    r"""First integrals polynomial in the natural velocities :math:`\eta` of ``system``.
+
+    .. math:: F = \sum_{|\alpha|\le d}\sum_k c_{\alpha k}\,z^{\beta_k}\,\eta^\alpha,
+
+    with :math:`z` the natural configuration functions (``natural_frame["functions"]``, e.g.
+    the Poisson vector :math:`\gamma` of a body rolling on a plane; else the sines and
+    cosines of the coordinates the natural dynamics depends on), :math:`z^{\beta_k}` a
+    basis of the monomials of degree :math:`\le` ``coefficient_degree`` (default ``degree``)
+    modulo the relations of the :math:`z` (e.g. :math:`|\gamma|^2=1`; chosen by rank at exact
+    points), and constants :math:`c` rational in the parameters.  The four steps of the
+    module docstring find a basis of all such integrals for generic parameters, each proved
+    by exact polynomial arithmetic; the basis is graded (integrals of lower degree in
+    :math:`\eta` are separate elements) with primitive polynomial coefficients.
+
+    Returns an :class:`IntegralList`: the integrals on ``system.phase_space`` (the dependent
+    velocities substituted) and, in ``.natural``, in the natural variables.
+
+    Routh sphere (Borisov & Mamaev (2002), "The rolling of rigid body on a plane and sphere.
+    Hierarchy of dynamics"): the energy, Jellett's :math:`J = (I\omega, R\gamma + a e_3)`
+    and :math:`J^2`; Routh's integral :math:`\omega_3\sqrt{I_1I_3 + m(R\gamma_3 + a)^2I_3 +
+    mR^2I_1(1-\gamma_3^2)}` contains a square root, so it is not in the family, but its square
+    (polynomial in :math:`\omega, \gamma`) is found in degree 2.
+
+    Chaplygin ball (Chaplygin 1903): the area integral :math:`(M,\gamma)`, and in degree 2 the
+    energy, :math:`M^2` and :math:`(M,\gamma)^2`:
+
+    >>> import geomech as gm
+    >>> Fs = natural_polynomial_integrals(gm.examples.chaplygin_ball(m=1, R=1, I1=2, I2=3,
+    ...                                   I3=5), 2)
+    >>> len(Fs), Fs.natural[0]
+    (4, 2*omega1*sin(phi)*sin(theta) + 3*omega2*sin(theta)*cos(phi) + 5*omega3*cos(theta))
+    """
+    if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    cd = degree if coefficient_degree is None else coefficient_degree
+    if not isinstance(cd, int) or isinstance(cd, bool) or cd < 0:
+        raise ValueError(f"coefficient_degree must be a non-negative integer, got {cd!r}")
+    ce, eta, basis, data, qsyms, terms = _natural_setup(system, degree, cd)
+    params = list(system.manifold.parameters)
+    family = _family(eta, basis, degree, cd)
+    par_pt = ZeroPolicy(seed=19, warn=False).random_point(params)
+    ns = _natural_nullspace(data, terms, list(range(len(terms))), eta, qsyms, par_pt, 41)
+    cols = [j for j in range(len(terms)) if any(v[j] != 0 for v in ns)]
+    if not cols:
+        return IntegralList(family=family, variables=ce.variables)
+    vecs, dom = _exact_span(ce, eta, basis, terms, cols, params, par_pt)
+    if vecs is None:       # outside the polynomial ring: sampled equations, verified below
+        ns = _natural_nullspace(data, terms, cols, eta, qsyms, params, 43) if params else \
+            [[v[j] for j in cols] for v in ns]
+        coeffs = [[sp.factor(c) for c in v] for v in ns]
+        return _assemble(system, ce, eta, basis, [terms[j] for j in cols], coeffs, family,
+                         verify=True)
+    coeffs = [[sp.factor(dom.to_sympy(c)) for c in v] for v in vecs]
+    return _assemble(system, ce, eta, basis, [terms[j] for j in cols], coeffs, family)
+
+
+def _assemble(system, ce, eta, basis, terms, coeffs, family, verify=False) -> IntegralList:
+    """The integrals from their coefficient vectors (on ``terms``); with ``verify`` each one
+    is checked along the natural flow by the zero policy (the fall-back path)."""
+    from geomech.mechanics.equations.common import compact
+
+    natural, phase = [], []
+    etas = ce.variables
+    for vec in coeffs:
+        F = sp.Add(*[c * basis[k] * sp.Mul(*[x**a for x, a in zip(eta, alpha)])
+                     for (alpha, k), c in zip(terms, vec) if c != 0])
+        if verify:
+            F = _primitive_natural(F, eta)
+            wF = sp.Add(*[e * sp.diff(F, x) for x, e in ce.rhs.items() if F.has(x)])
+            if not fast_is_zero(wF):
+                raise AssertionError(f"internal error: {F} failed verification")
+        natural.append(F)
+        phase.append(compact(system.restricted(F.xreplace(etas))))
+        check()
+    return IntegralList(phase, natural, etas, family)
+
+
+def _primitive_natural(F: sp.Expr, eta) -> sp.Expr:
+    """Clear denominators of the parameters and a common content (display)."""
+    num, den = sp.fraction(sp.together(F))
+    return sp.expand(num) if not den.has(*eta) else F
+
+
+# ---------------------------------------------------------------------------------------
+# system-level entry point (attached as a method by the system class)
+# ---------------------------------------------------------------------------------------
+def system_polynomial_integrals(system, degree: int = 2, ansatz=None,
+                                **options) -> IntegralList:
+    """``S.polynomial_integrals(degree, ansatz)``: integrals polynomial in the velocities.
+
+    With a natural frame and no ``ansatz``/``variables``: :func:`natural_polynomial_integrals`
+    (option ``coefficient_degree``).  Otherwise integrals polynomial in the independent
+    velocities with coefficients in ``ansatz`` (functions of the configuration; default: the
+    monomials of degree <= ``coefficient_degree`` (default ``degree``) in the sines and
+    cosines of the angles the dynamics depends on, :func:`trigonometric_ansatz`), by
+    :func:`~geomech.mechanics.analysis.integrals.polynomial_integrals` on the phase-space
+    field.  Returns an :class:`IntegralList` (expressions on ``system.phase_space``; the
+    natural forms are the same expressions when there is no natural frame).
+
+    >>> import geomech as gm
+    >>> len(gm.examples.chaplygin_sleigh().polynomial_integrals(1))
+    0
+    """
+    if (ansatz is None and "variables" not in options
+            and getattr(system, "natural_frame", None)):
+        return natural_polynomial_integrals(system, degree,
+                                            options.pop("coefficient_degree", None))
+    variables = options.pop("variables", tuple(system.independent_velocities))
+    v = system.vector_field()
+    if ansatz is None:
+        ansatz = trigonometric_ansatz(v, variables, options.pop("coefficient_degree", degree))
+    found = polynomial_integrals(v, degree, variables=variables, ansatz=ansatz, **options)
+    family = (f"polynomials of degree <= {degree} in ({', '.join(map(str, variables))}) "
+              f"with coefficients in the span of {list(ansatz)}")
+    return IntegralList(found, found, {}, family)
