@@ -267,8 +267,6 @@ RING_ALLOW: dict[str, str] = {
     "geomech.mechanics.models.rigid_body_so_n": "so(n) kernel ring (the rigid-body speed item)",
     "geomech.mechanics.equations.motion": "exact solve of the mass matrix at a rational point "
                                           "(implicit equations, numeric evaluation)",
-    "geomech.mechanics.analysis.polynomial_integrals": "_rref_nullspace of the natural-integral "
-                                                       "search over its sampled domain",
 }
 _RING_NAMES = {"PolyRing", "FracField", "DomainMatrix", "ring", "field", "xring", "xfield",
                "vring", "vfield", "sring", "sfield"}

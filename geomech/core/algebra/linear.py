@@ -36,6 +36,12 @@ import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
+from geomech.core.algebra.matrices import (
+    independent_rows,
+    polynomial_domain_matrix,
+    polynomial_rank,
+    rational_rank,
+)
 from geomech.core.algebra.normal_form import compact, has_denominator, trig_reduce
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
@@ -80,36 +86,17 @@ def rank(matrix) -> int:
     r"""Generic rank of a matrix of expressions over the field of functions.
 
     Entries rational in their symbols (parameters included) are ranked exactly in
-    :math:`\mathbb Q(\text{symbols})` by fraction-free elimination; others (trigonometric,
-    radicals, free functions) by the zero policy's :meth:`~geomech.core.zero.ZeroPolicy.rank`.
+    :math:`\mathbb Q(\text{symbols})` by :func:`~geomech.core.algebra.matrices.
+    polynomial_rank`; others (trigonometric, radicals, free functions) by the zero policy's
+    :meth:`~geomech.core.zero.ZeroPolicy.rank`.
 
     >>> a, b = sp.symbols("a b")
     >>> rank([[a, b], [2*a, 2*b]]), rank([[a, b], [b, a]])
     (1, 2)
     """
     m = as_matrix(matrix)
-    if 0 in m.shape:
-        return 0
-    dm = _rational_domain_matrix(m)
-    if dm is None:
-        return default_policy().rank(m)
-    if _full_rank_at_a_point(m):
-        return min(m.shape)
-    if dm.domain.is_PolynomialRing:         # fraction free (Bareiss): no gcds in Q(p)
-        return len(dm.rref_den()[2])
-    return dm.rank()
-
-
-def _full_rank_at_a_point(m: sp.Matrix) -> bool:
-    """Whether ``m`` has full rank at a random rational point (then generically: the rank at
-    a point is a lower bound of the generic rank)."""
-    syms = sorted(m.free_symbols, key=sp.default_sort_key)
-    pt = ZeroPolicy(seed=20261125, warn=False).random_point(syms)
-    try:
-        num = DomainMatrix.from_Matrix(m.xreplace(pt)).convert_to(sp.QQ)
-    except (ZeroDivisionError, *UNDECIDABLE_ERRORS):
-        return False
-    return num.rank() == min(m.shape)
+    got = polynomial_rank(m)
+    return default_policy().rank(m) if got is None else got
 
 
 def nullspace(matrix) -> list[sp.Matrix]:
@@ -156,21 +143,9 @@ def _primitive_in_ring(row, dom) -> list:
 
 def _rational_domain_matrix(m: sp.Matrix):
     r"""``m`` over :math:`\mathbb Z[\text{symbols}]` (polynomial entries: fraction-free
-    elimination, no gcds) or :math:`\mathbb Q(\text{symbols})`, or ``None`` when an entry is
-    not a rational function of symbols with rational coefficients."""
-    if any(not (e.is_Rational or e.is_Symbol or isinstance(e, (sp.Add, sp.Mul, sp.Pow)))
-           or e.has(sp.Function, sp.Float, sp.nan, sp.zoo, sp.oo, sp.I, sp.pi, sp.E)
-           or any(not p.exp.is_Integer for p in e.atoms(sp.Pow)) for e in m):
-        return None
-    try:
-        dm = DomainMatrix.from_Matrix(m)
-    except UNDECIDABLE_ERRORS:
-        return None
-    dom = dm.domain
-    if not (dom.is_ZZ or dom.is_QQ or ((dom.is_PolynomialRing or dom.is_FractionField)
-                                      and (dom.domain.is_ZZ or dom.domain.is_QQ))):
-        return None
-    return fraction_free(dm)
+    elimination, no gcds) or :math:`\mathbb Q(\text{symbols})`, or ``None``."""
+    dm = polynomial_domain_matrix(m)
+    return None if dm is None else fraction_free(dm)
 
 
 def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
@@ -339,19 +314,17 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
 
 def _rank_numeric(rows, pol) -> int:
     try:
-        return DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rank()
-    except UNDECIDABLE_ERRORS:
+        return rational_rank(rows, len(rows[0]))
+    except TypeError:                    # not rational: the zero policy
         return pol.rank(sp.Matrix(rows))
 
 
 def _independent_rows(rows, pol) -> list[int]:
     """Indices of a maximal set of linearly independent rows (pivots of the transpose)."""
-    m = sp.Matrix(rows).T
     try:
-        _, piv = DomainMatrix.from_Matrix(m).to_field().rref()
-    except UNDECIDABLE_ERRORS:
-        _, piv = m.rref(iszerofunc=pol.is_zero)
-    return list(piv)
+        return independent_rows(rows)
+    except TypeError:
+        return list(sp.Matrix(rows).T.rref(iszerofunc=pol.is_zero)[1])
 
 
 def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:

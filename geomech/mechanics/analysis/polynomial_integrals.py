@@ -45,8 +45,15 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 import sympy as sp
-from sympy.polys.matrices import DomainMatrix
 
+from geomech.core.algebra.matrices import (
+    clear_denominators,
+    domain_nullspace,
+    domain_rref,
+    first_independent_rows,
+    rational_rank,
+    rational_rref_pivots,
+)
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.zero import ZeroPolicy, rational_rewrite
@@ -159,8 +166,7 @@ def _independent_functions(funcs: Sequence[sp.Expr], seed: int = 3) -> list[sp.E
             rows.append([r.xreplace(pt) for r in rat])
         except ZeroDivisionError:
             continue
-    _, piv = DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field().rref()
-    return [funcs[j] for j in piv]
+    return [funcs[j] for j in rational_rref_pivots(rows, len(funcs))]
 
 
 def trigonometric_ansatz(v: VectorField, variables, degree: int) -> list:
@@ -272,7 +278,7 @@ def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
         if len(rows) >= len(cols) + 8:
             if dom != sp.QQ or stable >= 2:
                 break
-            new = _rank(rows, len(cols), dom)     # over QQ: sample until the rank is stable
+            new = rational_rank(rows, len(cols))  # over QQ: sample until the rank is stable
             stable, rank = (stable + 1, rank) if new == rank else (0, new)
             if rank == len(cols):
                 break
@@ -281,55 +287,7 @@ def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
             rows += _point_rows(data, terms, cols, pt, eta, dom)
         except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
             continue
-    return _rref_nullspace(rows, len(cols), dom)
-
-
-def _rank(rows: list, ncols: int, dom) -> int:
-    """Rank over QQ (python-flint's ``fmpq_mat`` when installed)."""
-    try:
-        import flint
-    except ImportError:
-        return len(_rref(rows, ncols, dom)[1])
-    return flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
-                           for r in rows]).rank()
-
-
-def _rref_nullspace(rows: list, ncols: int, dom) -> list[list]:
-    """Reduced basis of the null space (one vector per free column, read off the reduced
-    echelon form; python-flint's ``fmpq_mat`` over QQ when installed)."""
-    if not rows:
-        return [[sp.S.One if i == f else sp.S.Zero for i in range(ncols)] for f in range(ncols)]
-    R, piv = _rref(rows, ncols, dom)
-    out = []
-    for f in (j for j in range(ncols) if j not in piv):
-        vec = [sp.S.Zero] * ncols
-        vec[f] = sp.S.One
-        for i, p in enumerate(piv):
-            vec[p] = -R[i][f]
-        out.append(vec)
-    return out
-
-
-def _rref(rows: list, ncols: int, dom) -> tuple[list, list]:
-    """``(reduced rows as sympy numbers/expressions, pivot columns)``."""
-    if dom == sp.QQ:
-        try:
-            import flint
-        except ImportError:
-            flint = None
-        if flint is not None:
-            M = flint.fmpq_mat([[flint.fmpq(int(x.numerator), int(x.denominator)) for x in r]
-                                for r in rows])
-            R, rank = M.rref()
-            out, piv = [], []
-            for i in range(rank):
-                row = [sp.Rational(int(R[i, j].p), int(R[i, j].q)) for j in range(ncols)]
-                piv.append(next(j for j, x in enumerate(row) if x != 0))
-                out.append(row)
-            return out, piv
-    R, piv = DomainMatrix(rows, (len(rows), ncols), dom).to_field().rref()
-    M = R.to_Matrix()
-    return [list(M.row(i)) for i in range(len(piv))], list(piv)
+    return domain_nullspace(rows, len(cols), dom, to_sympy=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -376,52 +334,27 @@ def _value(x, dom, point: tuple) -> Fraction:
 # ---------------------------------------------------------------------------------------
 def _independent_at(rows: list, dom, point: tuple) -> list[int]:
     """Indices of a maximal set of rows independent at the parameter ``point``, sparsest
-    and lowest-degree rows first (incremental elimination over QQ)."""
+    and lowest-degree rows first (rows evaluated only as far as needed)."""
     def weight(i):
         return (sum(1 for x in rows[i] if x), sum(len(x) if point else 1
                                                   for x in rows[i] if x))
 
-    echelon: list[tuple[int, list]] = []   # (pivot column, reduced row)
-    chosen = []
-    for i in sorted(range(len(rows)), key=weight):
-        check()
-        r = [_value(x, dom, point) for x in rows[i]]
-        for p, e in echelon:
-            if r[p]:
-                f = r[p] / e[p]
-                r = [a - f * b for a, b in zip(r, e)]
-        piv = next((j for j, a in enumerate(r) if a), None)
-        if piv is not None:
-            echelon.append((piv, r))
-            chosen.append(i)
-            if len(chosen) == len(r):
-                break
-    return chosen
+    order = sorted(range(len(rows)), key=weight)
+    ncols = len(rows[0]) if rows else 0
 
+    def values():
+        for i in order:
+            check()
+            yield [_value(x, dom, point) for x in rows[i]]
 
-def _square_nullspace(rows: list, sel: list[int], dom, ncols: int) -> list[list]:
-    """Null space (over the fraction field) of the selected rows: reduced echelon form."""
-    K = dom.get_field()
-    M = DomainMatrix([[K.convert_from(rows[i][j], dom) for j in range(ncols)] for i in sel],
-                     (len(sel), ncols), K)
-    R, piv = M.rref()
-    R = R.to_list()
-    out = []
-    for f in (j for j in range(ncols) if j not in piv):
-        vec = [K.zero] * ncols
-        vec[f] = K.one
-        for i, p in enumerate(piv):
-            vec[p] = -R[i][f]
-        out.append(vec)
-    return out
+    return [order[k] for k in first_independent_rows(values(), ncols)]
 
 
 def _graded_basis(vecs: list[list], terms, cols, K) -> list[list]:
     """Reduced echelon basis of the span with the unknowns ordered by decreasing degree in
     the velocities: integrals of lower degree come out as separate basis vectors."""
     order = sorted(range(len(cols)), key=lambda j: (-sum(terms[cols[j]][0]), j))
-    M = DomainMatrix([[v[j] for j in order] for v in vecs], (len(vecs), len(cols)), K)
-    R = M.rref()[0].to_list()
+    R = domain_rref([[v[j] for j in order] for v in vecs], len(cols), K)[0]
     out = []
     for r in reversed(R):                   # lowest degree first
         if any(r):
@@ -435,29 +368,6 @@ def _graded_basis(vecs: list[list], terms, cols, K) -> list[list]:
 # ---------------------------------------------------------------------------------------
 # step 4: exact verification on all equations
 # ---------------------------------------------------------------------------------------
-def _cleared(vec: list, dom) -> list:
-    """``vec`` (fraction-field entries) times a common denominator, divided by the content:
-    primitive polynomial coefficients."""
-    if dom == sp.QQ:
-        den = 1
-        for x in vec:
-            den = sp.ilcm(den, x.denominator)
-        out = [dom(x * den) for x in vec]
-        g = 0
-        for x in out:
-            g = sp.igcd(g, int(x.numerator))
-        return [x / g for x in out] if g else out
-    den = dom.one
-    for x in vec:
-        den = dom.lcm(den, dom.convert_from(x.denom, dom)) if x else den
-    out = [dom.exquo(dom.convert_from(x.numer, dom) * den, dom.convert_from(x.denom, dom))
-           if x else dom.zero for x in vec]
-    g = dom.zero
-    for x in out:
-        g = dom.gcd(g, x) if x else g
-    return [dom.exquo(x, g) if x else x for x in out]
-
-
 def _residual_free(rows: list, vec: list, dom) -> bool:
     """Whether every exact equation vanishes on ``vec`` (canonical polynomial arithmetic)."""
     for r in rows:
@@ -479,13 +389,12 @@ def _verified_span(rows: list, vecs: list[list], dom) -> list[list]:
     res = [[K.convert_from(sum((a * x for a, x in zip(r, v) if a and x), dom.zero), dom)
             for v in vecs] for r in rows]
     res = [r for r in res if any(r)]
-    combos = _square_nullspace([[K.convert_from(x, K) for x in r] for r in res],
-                               list(range(len(res))), K, len(vecs)) if res else []
+    combos = domain_nullspace(res, len(vecs), K) if res else []
     out = []
     for c in combos:
-        w = [sum((K.convert_from(ck, K) * K.convert_from(v[j], dom) for ck, v in zip(c, vecs)),
+        w = [sum((ck * K.convert_from(v[j], dom) for ck, v in zip(c, vecs)),
                  K.zero) for j in range(len(vecs[0]))]
-        out.append(_cleared(w, dom))
+        out.append(clear_denominators(w, dom))
     return [v for v in out if _residual_free(rows, v, dom)]
 
 
@@ -497,11 +406,11 @@ def _exact_span(ce, eta, basis, terms, cols, params, point: dict):
         return None, None
     at = tuple(sp.QQ(int(point[p].p), int(point[p].q)) for p in params)
     sel = _independent_at(rows, dom, at)
-    vecs = _square_nullspace(rows, sel, dom, len(cols))
+    vecs = domain_nullspace([rows[i] for i in sel], len(cols), dom)
     if not vecs:
         return [], dom
     vecs = _graded_basis(vecs, terms, cols, dom.get_field())
-    return _verified_span(rows, [_cleared(v, dom) for v in vecs], dom), dom
+    return _verified_span(rows, [clear_denominators(v, dom) for v in vecs], dom), dom
 
 
 def _family(eta, basis, degree: int, cd: int) -> str:
