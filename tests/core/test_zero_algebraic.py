@@ -13,13 +13,9 @@ import sympy as sp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from geomech.core.zero import (
-    ZeroPolicy,
-    ZeroVerdict,
-    _algebraic_reduction,
-    _independent_mod_squares,
-    _rational_form,
-)
+from geomech.core.zero import ZeroPolicy, ZeroVerdict
+from geomech.core.zero.certificates import algebraic_reduction, independent_mod_squares
+from geomech.core.zero.rewrite import rational_form
 
 x, y, c, x1, x2, rho, th = sp.symbols("x y c x1 x2 rho theta", real=True)
 w = sp.Matrix(sp.symbols("w1:4", real=True))
@@ -59,7 +55,7 @@ def test_powers_of_a_root_reduce() -> None:
     for k in range(2, 8):
         lhs = P ** (k * half)
         rhs = sp.expand(P ** (k // 2)) * sp.sqrt(sp.expand(P)) ** (k % 2)
-        red = _algebraic_reduction(lhs - rhs)
+        red = algebraic_reduction(lhs - rhs)
         assert red is None or red.zero          # None: sympy already evaluated it to 0
         assert_identity(lhs - rhs)
         assert_not_identity(lhs - rhs - x1 * sp.sqrt(P) / 7)
@@ -67,7 +63,7 @@ def test_powers_of_a_root_reduce() -> None:
 
 def test_cube_of_root_identity() -> None:
     e = (1 + x**2) ** sp.Rational(3, 2) - sp.expand((1 + x**2) * sp.sqrt(1 + x**2))
-    assert _algebraic_reduction(e).zero
+    assert algebraic_reduction(e).zero
     assert_identity(e)
     assert_identity(sp.sqrt(1 + x**2) ** 3 - (1 + x**2) * sp.sqrt(1 + x**2))
 
@@ -84,7 +80,7 @@ def test_equal_radicands_share_a_symbol() -> None:
 
 def test_sqrt_of_square_is_absolute_value() -> None:
     z = sp.Symbol("z")                      # no assumptions: sqrt(z**2) stays a power
-    red = _algebraic_reduction(sp.sqrt(z**2) - z)
+    red = algebraic_reduction(sp.sqrt(z**2) - z)
     assert red is not None and not red.zero and not red.proves_nonzero()
     # real x: sympy writes sqrt(x**2) = Abs(x); for both, z = -1 is a counterexample
     for e in (sp.sqrt(z**2) - z, sp.sqrt(x**2) - x,
@@ -102,7 +98,7 @@ def test_dependent_roots_are_not_decided_algebraically() -> None:
     for e in (sp.sqrt(x) * sp.sqrt(y) - sp.sqrt(x * y),
               # = 1 for |x| < 1 but -1 for x > 1
               sp.sqrt((1 + x) / (1 - x)) * sp.sqrt((1 - x) / (1 + x)) - 1):
-        red = _algebraic_reduction(e)
+        red = algebraic_reduction(e)
         assert red is not None and not red.zero and not red.proves_nonzero()
         for seed in range(10):
             v = ZeroPolicy(seed=seed, warn=False).zero_test(e)
@@ -113,19 +109,19 @@ def test_dependent_roots_are_not_decided_algebraically() -> None:
 
 def test_independence_modulo_squares() -> None:
     gens = (x, y)
-    assert _independent_mod_squares((x, y, x + y), gens)
-    assert _independent_mod_squares((x, -x), gens)               # sqrt(-1) is not in Q(x)
-    assert _independent_mod_squares((sp.Integer(2), sp.Integer(3)), gens)
-    assert not _independent_mod_squares((sp.Integer(2), sp.Integer(3), sp.Integer(6)), gens)
-    assert not _independent_mod_squares((x, 4 * x), gens)
-    assert not _independent_mod_squares((x**2,), gens)
-    assert not _independent_mod_squares((x**2 * (1 + y**2), 1 + y**2), gens)
-    assert not _independent_mod_squares((x / y, x * y), gens)
+    assert independent_mod_squares((x, y, x + y), gens)
+    assert independent_mod_squares((x, -x), gens)               # sqrt(-1) is not in Q(x)
+    assert independent_mod_squares((sp.Integer(2), sp.Integer(3)), gens)
+    assert not independent_mod_squares((sp.Integer(2), sp.Integer(3), sp.Integer(6)), gens)
+    assert not independent_mod_squares((x, 4 * x), gens)
+    assert not independent_mod_squares((x**2,), gens)
+    assert not independent_mod_squares((x**2 * (1 + y**2), 1 + y**2), gens)
+    assert not independent_mod_squares((x / y, x * y), gens)
 
 
 def test_independent_roots_prove_nonzero_without_evaluation() -> None:
     e = sp.sqrt(x) + sp.sqrt(y) - sp.sqrt(x + y)
-    red = _algebraic_reduction(e)
+    red = algebraic_reduction(e)
     assert not red.zero and red.proves_nonzero()
     # no random samples at all: the verdict must come from the algebra
     assert exact_policy(samples=0).zero_test(e) == ZeroVerdict(False, True, "algebraic")
@@ -162,12 +158,12 @@ def test_derivative_identities(P, a, k) -> None:
         identities.append(1 / (a + r) - (a - r) / (a**2 - P))
     for e in identities:
         assert_identity(e)
-        red = _algebraic_reduction(sp.expand(e))        # the stage alone, on the raw form
+        red = algebraic_reduction(sp.expand(e))        # the stage alone, on the raw form
         assert red is None or red.zero
         perturbed = e + sp.Rational(1, k) * x * y * r
         v = exact_policy().zero_test(perturbed)
         assert not v.zero and v.certain, (perturbed, v)
-        red = _algebraic_reduction(sp.expand(perturbed))
+        red = algebraic_reduction(sp.expand(perturbed))
         assert red is None or not red.zero
 
 
@@ -178,7 +174,7 @@ def test_power_identities_and_perturbations(P, k, eps) -> None:
     assume(sp.sqrt(P).is_Pow)
     lhs = P ** (k * half)
     rhs = sp.expand(P ** (k // 2)) * sp.sqrt(P) ** (k % 2)
-    red = _algebraic_reduction(_rational_form(lhs - rhs))
+    red = algebraic_reduction(rational_form(lhs - rhs))
     assert red is None or red.zero
     assert_identity(lhs - rhs)
     e = lhs - rhs * (1 + sp.Rational(1, eps * 10**6))

@@ -1,0 +1,452 @@
+r"""The zero policy: :class:`ZeroPolicy` runs the stages (closed forms, ring
+certificate, exact normalisation, algebraic reduction, evaluation, exact confirmation) and
+holds the globally active policy (:func:`default_policy`, :func:`using_policy`).
+
+>>> x = sp.Symbol("x")
+>>> default_policy().is_zero((x + 1)**2 - x**2 - 2*x - 1)
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import sympy as sp
+from sympy.polys.matrices import DomainMatrix
+
+from geomech.core.budget import check
+from geomech.core.parse import as_expr, as_matrix
+from geomech.core.zero.certificates import (
+    algebra_certificate,
+    algebraic_reduction,
+    has_negative_power,
+    is_expanded_polynomial,
+    pythagorean_shortening,
+    trig_fraction_zero_test,
+    trig_ring_zero_test,
+    vanishes_over_common_denominator,
+)
+from geomech.core.zero.evaluation import (
+    certified_float_rank,
+    evaluate_at,
+    formal_rank,
+    non_finite,
+    strict_value,
+)
+from geomech.core.zero.rewrite import (
+    cancel_or_together,
+    closed_forms,
+    is_rational_in_symbols,
+    jets_only,
+    jets_only_matrix,
+    rewrite_jointly,
+    sign_of_rational,
+    sign_symbol,
+    sign_symbols,
+)
+from geomech.core.zero.verdicts import (
+    UNDECIDABLE_ERRORS,
+    ProbablyZeroWarning,
+    UndecidedZero,
+    ZeroVerdict,
+)
+
+__all__ = ["ZeroPolicy", "default_policy", "set_default_policy", "using_policy", "normalize",
+           "is_zero"]
+
+
+@dataclass
+class ZeroPolicy:
+    r"""An injectable policy for zero tests, normalisation and generic ranks.
+
+    Parameters
+    ----------
+    samples : int
+        Number of random points used by the numerical filter.
+    strict : bool
+        If true, a decision resting on numerical evidence only raises :class:`UndecidedZero`
+        instead of returning a "probable" verdict.
+    confirm_with_simplify : bool
+        Try ``sympy.simplify`` as an exact confirmation when the normal form does not vanish
+        but evaluation says zero.
+    seed : int
+        Seed of the private random generator (results are reproducible).
+    warn : bool
+        Emit :class:`ProbablyZeroWarning` for uncertain verdicts.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", positive=True)
+    >>> ZeroPolicy().zero_test(sp.sqrt(x**2) - x).zero
+    True
+    """
+
+    samples: int = 3
+    strict: bool = False
+    confirm_with_simplify: bool = True
+    seed: int = 20151122
+    warn: bool = True
+    uncertain: list = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    # -- normalisation -----------------------------------------------------------------
+    def normalize(self, expr) -> sp.Expr:
+        """Cheap canonical form for storage: expanded polynomial or a cancelled fraction.
+
+        Polynomial expressions (in any generators, including ``sin(phi)``) are expanded;
+        others are put over a common denominator and cancelled.  No ``simplify``.
+        """
+        e = as_expr(expr)
+        if e.is_Atom or is_expanded_polynomial(e):
+            return e
+        if has_negative_power(e):
+            if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
+                return sp.S.Zero
+            e = sp.cancel(e)
+            n, d = sp.fraction(e)
+            n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
+            return e if (n2 is n and d2 is d) else sp.cancel(n2 / d2)
+        return pythagorean_shortening(sp.expand(e))
+
+    # -- zero test ----------------------------------------------------------------------
+    def zero_test(self, expr) -> ZeroVerdict:
+        """Decide whether ``expr`` vanishes identically; see the module docstring.
+
+        Non-finite values (``nan``, ``zoo``, ``oo``) are never zero.  Under a strict policy
+        a decision that is not proved raises :class:`UndecidedZero`.
+        """
+        e = _as_expr(expr)
+        if e == 0:
+            return ZeroVerdict(True, True, "normal form")
+        if non_finite(e):
+            return ZeroVerdict(False, True, "non-finite")
+        if e.is_number:
+            return self._constant_test(e)
+        # polynomials: the packed ring kernel first; fractions, multiple angles and roots:
+        # the engine's lazy fractions first (each declines what it does not cover)
+        stages = (algebra_certificate, trig_ring_zero_test) if has_negative_power(e) else \
+            (trig_ring_zero_test, algebra_certificate)
+        ring_verdict = stages[0](e)
+        if ring_verdict is not None and stages[0] is trig_ring_zero_test:
+            return ZeroVerdict(ring_verdict, True, "normal form")
+        if ring_verdict is None:
+            ring_verdict = stages[1](e)
+            if ring_verdict is not None and stages[1] is trig_ring_zero_test:
+                return ZeroVerdict(ring_verdict, True, "normal form")
+        if ring_verdict is not None:
+            roots = any(not p.exp.is_Integer for p in e.atoms(sp.Pow))
+            return ZeroVerdict(ring_verdict, True, "algebraic" if roots else "normal form")
+        rw = rewrite_jointly([e])
+        ring_verdict = trig_fraction_zero_test(rw.angles[0])
+        if ring_verdict is True or (ring_verdict is False and rw.faithful):
+            return ZeroVerdict(ring_verdict, True, "normal form")
+        rat = cancel_or_together(rw.exprs[0])
+        if rat == 0:
+            return ZeroVerdict(True, True, "normal form")
+        if non_finite(rat):
+            return ZeroVerdict(False, True, "non-finite")
+        if rw.faithful and is_rational_in_symbols(rat):
+            # ``cancel`` is canonical on rational functions and the rewriting is injective
+            return ZeroVerdict(False, True, "normal form")
+        if self._signs_cancel(rat):
+            return ZeroVerdict(True, True, "normal form")
+        alg = algebraic_reduction(rat)
+        if alg is not None and alg.zero:
+            # a zero remainder modulo r_P^2 - P is a ring identity: certain for every branch
+            return ZeroVerdict(True, True, "algebraic")
+        return self._decide_by_evaluation(e, rat, rw, alg)
+
+    def _decide_by_evaluation(self, e, rat, rw, alg) -> ZeroVerdict:
+        """Evaluation at real points (a non-zero value proves non-zero-ness), then the
+        exact confirmation by ``simplify``, else a probable verdict."""
+        target = rat if rw.faithful else jets_only(e)
+        if target is not None:
+            if self._numerically_zero(target) is False:
+                return ZeroVerdict(False, True, "evaluation")
+            if rw.faithful and alg is not None and alg.proves_nonzero():
+                return ZeroVerdict(False, True, "algebraic")
+            # undecided (dependent roots such as sqrt(x**2) = |x|, signs): probe more
+            # points with all sign patterns
+            if self._numerically_zero(target, signs=True) is False:
+                return ZeroVerdict(False, True, "evaluation")
+        elif self._numerically_zero(rat) is False:
+            # values of the same function at arguments not proved different were
+            # sampled independently: the difference is only probable
+            return self._uncertain(e, False)
+        if self.confirm_with_simplify:
+            with contextlib.suppress(Exception):
+                if sp.simplify(rat) == 0 or sp.simplify(e) == 0:
+                    return ZeroVerdict(True, True, "simplify")
+        return self._uncertain(e, True)
+
+    def _constant_test(self, e: sp.Expr) -> ZeroVerdict:
+        """Zero test of a number: exact for rationals and algebraic numbers (minimal
+        polynomial), otherwise evaluation with guaranteed relative accuracy (no absolute
+        threshold: ``10**-40*exp(-1)`` is not zero)."""
+        if e.is_Number:
+            return ZeroVerdict(bool(e.is_zero), True, "normal form")
+        e = closed_forms(e)
+        if e.is_Number:
+            return ZeroVerdict(bool(e.is_zero), True, "normal form")
+        if not e.atoms(sp.Function) and all(p.exp.is_Rational for p in e.atoms(sp.Pow)) \
+                and len(e.atoms(sp.Pow)) <= 8:
+            with contextlib.suppress(sp.polys.polyerrors.NotAlgebraic, NotImplementedError,
+                                     sp.PolynomialError):
+                z = sp.Dummy("z")
+                mp = sp.minimal_polynomial(e, z)
+                return ZeroVerdict(mp == z, True, "algebraic")
+        val = strict_value(e, 50)
+        if val is not None and val != 0:
+            return ZeroVerdict(False, True, "evaluation")
+        if self.confirm_with_simplify:
+            with contextlib.suppress(Exception):
+                if sp.simplify(e) == 0:
+                    return ZeroVerdict(True, True, "simplify")
+        return self._uncertain(e, True)
+
+    def _signs_cancel(self, rat: sp.Expr) -> bool:
+        r"""Exact identity modulo :math:`\operatorname{sign}(g)^2 = 1` for every ``g`` proved
+        non-zero (``sign`` is then :math:`\pm 1` on the open dense set :math:`g \neq 0`)."""
+        if not rat.has(sp.sign, sp.Abs):
+            return False
+        rat = closed_forms(rat)         # cancel may have recombined g*sign(g) into Abs(g)
+        atoms = rat.atoms(sp.sign)
+        rep = {}
+        for a in atoms:
+            g = a.args[0]
+            if is_rational_in_symbols(g):
+                rep[a] = sign_of_rational(g)
+                continue
+            v = self.zero_test(g)
+            if v.certain and not v.zero:
+                rep[a] = sign_symbol(g)
+        if not rep:
+            return False
+        sig = sign_symbols()
+        num = sp.expand(sp.numer(cancel_or_together(rat.xreplace(rep))))
+        num = num.replace(lambda p: p.is_Pow and p.base in sig and p.exp.is_Integer,
+                          lambda p: p.base ** (p.exp % 2))
+        return sp.expand(num) == 0
+
+    def is_zero(self, expr) -> bool:
+        """``True`` iff ``expr`` is (certainly or probably) zero; strict policies raise."""
+        return self.zero_test(expr).zero
+
+    def is_constant(self, expr, symbols: Iterable[sp.Symbol]) -> bool:
+        """Whether ``expr`` does not depend on ``symbols`` (all its partials vanish)."""
+        e = as_expr(expr)
+        return all(self.is_zero(sp.diff(e, s)) for s in symbols if e.has(s))
+
+    def _uncertain(self, e, zero: bool) -> ZeroVerdict:
+        """A verdict resting on numerical evidence: recorded, raises under ``strict``."""
+        self._record(e, zero)
+        return ZeroVerdict(zero, False, "numeric only")
+
+    def _record(self, e, zero: bool = True) -> None:
+        self.uncertain.append(e)
+        what = "zero" if zero else "non-zero"
+        if self.strict:
+            raise UndecidedZero(f"expression is only numerically {what}: {e}")
+        if self.warn:
+            warnings.warn(f"{what} decided numerically only: {sp.sstr(e)[:200]}",
+                          ProbablyZeroWarning, stacklevel=3)
+
+    # -- evaluation ---------------------------------------------------------------------
+    def random_point(self, symbols: Iterable[sp.Symbol]) -> dict:
+        """Random rational values (exact) for ``symbols``, respecting the sign assumptions."""
+        pt = {}
+        for s in symbols:
+            num = self._rng.randint(1, 97)
+            den = self._rng.randint(1, 89)
+            val = sp.Rational(num, den)
+            if s.is_negative or s.is_nonpositive:
+                val = -val
+            elif not (s.is_positive or s.is_nonnegative) and self._rng.random() < 0.5:
+                val = -val
+            pt[s] = val
+        return pt
+
+    def _numerically_zero(self, rat: sp.Expr, signs: bool = False) -> bool | None:
+        """Evaluate at random points: ``False`` if clearly non-zero, ``True`` if zero at all,
+        ``None`` when evaluation is impossible.
+
+        With ``signs=True`` ``2**min(n, 3) * samples`` points are used whose sign patterns
+        run through all combinations on the first symbols that may be negative (this
+        separates e.g. ``sqrt(x**2)`` from ``x``)."""
+        syms = sorted(rat.free_symbols, key=sp.default_sort_key)
+        seen_value = False
+        free = [s for s in syms if not (s.is_positive or s.is_nonnegative
+                                        or s.is_negative or s.is_nonpositive)]
+        n_pat = 2 ** min(len(free), 3) if signs else 1
+        for k in range(self.samples * n_pat):
+            check()
+            pt = self.random_point(syms)
+            if signs:
+                for j, s in enumerate(free[:3]):
+                    pt[s] = abs(pt[s]) * (-1 if (k >> j) & 1 else 1)
+            val = evaluate_at(rat, pt)
+            if val is None:
+                continue
+            seen_value = True
+            if val != 0:
+                return False
+        return True if seen_value else None
+
+    # -- ranks --------------------------------------------------------------------------
+    def rank(self, matrix) -> int:
+        r"""Generic rank of a matrix of expressions.
+
+        All entries are rewritten by one ring map (jets, one base angle per independent
+        argument).  The rank of the image over the field of rational functions is a certain
+        *upper* bound (a minor that vanishes formally vanishes); it is the rank when the
+        map is faithful (injective, with symbols only as generators).  Otherwise the rank
+        at random exact points (a certain lower bound) or an exact zero test of a maximal
+        formal minor certifies it; when nothing certifies, the rank at random points is
+        returned and flagged as probable.
+
+        >>> x = sp.Symbol("x", real=True)
+        >>> default_policy().rank([[1, sp.sin(x/2)], [sp.sin(x/2), (1 - sp.cos(x))/2]])
+        1
+        """
+        m = as_matrix(matrix)
+        if 0 in m.shape:
+            return 0
+        full = min(m.shape)
+        rw = rewrite_jointly(list(m))
+        rat = sp.Matrix(m.rows, m.cols, list(rw.exprs))
+        sample = rat if rw.faithful else jets_only_matrix(m)
+        lower, exact_points = self._rank_at_points(sample)
+        exact_points = exact_points and rw.faithful
+        if lower == full and exact_points:
+            return lower
+        formal = formal_rank(rat)
+        if formal is not None and sample is None:
+            lower = formal[0]           # no real points to sample: the formal rank
+        if formal is not None:
+            upper, symbolic_only, rows, cols = formal
+            if upper == 0 or (exact_points and lower == upper):
+                return upper
+            if rw.faithful and symbolic_only:
+                return upper
+            minor = m.extract(rows, cols).det(method="berkowitz")
+            v = self.zero_test(minor)
+            if v.certain and not v.zero:
+                return upper
+        self._record(sp.Symbol(f"rank={lower}"))
+        return lower
+
+    def rank_at_random_points(self, m: sp.Matrix) -> int:
+        """Maximum rank over a few random exact points (a certain lower bound when the
+        rewriting is faithful and the values are exact, see :meth:`rank`)."""
+        m = sp.Matrix(m)
+        rw = rewrite_jointly(list(m))
+        if not rw.faithful:
+            return self._rank_at_points(jets_only_matrix(m))[0]
+        return self._rank_at_points(sp.Matrix(m.rows, m.cols, list(rw.exprs)))[0]
+
+    def _rank_at_points(self, rat: sp.Matrix | None) -> tuple[int, bool]:
+        """``(rank, exact)``: the best rank at random points, and whether it was computed
+        from exact rational values (then it is a certain lower bound)."""
+        if rat is None:
+            return 0, False
+        syms = sorted(rat.free_symbols, key=sp.default_sort_key)
+        best, exact = 0, False
+        for _ in range(self.samples):
+            check()
+            pt = self.random_point(syms)
+            try:
+                num = rat.xreplace(pt)
+                if all(v.is_Rational for v in num):
+                    r = DomainMatrix.from_Matrix(num).convert_to(sp.QQ).rank()
+                    exact = exact or r >= best
+                    best = max(best, r)
+                else:
+                    r, proved = certified_float_rank(num)
+                    exact = (exact and best >= r) or (proved and r >= best)
+                    best = max(best, r)
+            except (ZeroDivisionError, TypeError, ValueError):
+                continue
+            if best == min(rat.shape) and exact:
+                break
+        return best, exact
+
+    def _exact_rank(self, rat: sp.Matrix) -> int | None:
+        """Rank of the rewritten matrix when it is a matrix of rational functions of symbols
+        (then exact); ``None`` otherwise."""
+        formal = formal_rank(rat)
+        if formal is None or not formal[1]:
+            return None
+        return formal[0]
+
+    def rank_at(self, matrix, point: dict) -> int:
+        """Rank of ``matrix`` at a point given as ``{symbol: value}``; values are exact."""
+        m = as_matrix(matrix).xreplace({as_expr(k): as_expr(v) for k, v in point.items()})
+        pivots = 0
+        m = m.applyfunc(lambda e: e if self.zero_test(e).zero is False else sp.S.Zero)
+        try:
+            pivots = DomainMatrix.from_Matrix(m).to_field().rank()
+        except UNDECIDABLE_ERRORS:
+            pivots = m.rank(iszerofunc=self.is_zero)
+        return pivots
+
+    def nullspace(self, matrix) -> list[sp.Matrix]:
+        """Exact right null space over the rational-function field, normalised."""
+        m = as_matrix(matrix)
+        ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
+        return [v.applyfunc(self.normalize) for v in ns]
+
+def _as_expr(expr) -> sp.Expr:
+    if isinstance(expr, str):
+        raise TypeError("zero tests take sympy expressions, not strings (parse user text "
+                        "with Manifold.parse)")
+    e = as_expr(expr)
+    if not isinstance(e, sp.Expr):
+        raise TypeError(f"a zero test needs a scalar expression, got {type(expr).__name__}")
+    return e
+
+
+_DEFAULT = ZeroPolicy()
+
+
+def default_policy() -> ZeroPolicy:
+    """The globally active policy."""
+    return _DEFAULT
+
+
+def set_default_policy(policy: ZeroPolicy) -> ZeroPolicy:
+    """Install ``policy`` globally and return the previous one."""
+    global _DEFAULT
+    old, _DEFAULT = _DEFAULT, policy
+    return old
+
+
+@contextlib.contextmanager
+def using_policy(policy: ZeroPolicy) -> Iterator[ZeroPolicy]:
+    """Context manager running a block under another policy.
+
+    >>> with using_policy(ZeroPolicy(strict=True)) as p:
+    ...     p.strict
+    True
+    """
+    old = set_default_policy(policy)
+    try:
+        yield policy
+    finally:
+        set_default_policy(old)
+
+
+def normalize(expr) -> sp.Expr:
+    """Normalise with the default policy."""
+    return _DEFAULT.normalize(expr)
+
+
+def is_zero(expr) -> bool:
+    """Zero test with the default policy."""
+    return _DEFAULT.is_zero(expr)
