@@ -7,8 +7,13 @@ r"""The one exact engine: rings, normal forms and exact linear algebra.
 * :mod:`~geomech.core.algebra.normal_form` -- trigonometric, polynomial and rational normal
   forms (:func:`trig_reduce`, :func:`compact`) and the ring zero certificate
   (:func:`ring_zero_test`, the first exact stage of :mod:`geomech.core.zero`);
-* :mod:`~geomech.core.algebra.linear` -- rank, null space and solve over
-  :math:`\mathbb Q(\text{parameters})` and over functions.
+* :mod:`~geomech.core.algebra.linear` -- rank, null space and constant solutions over
+  :math:`\mathbb Q(\text{parameters})` and over functions;
+* :mod:`~geomech.core.algebra.matrices` -- the one implementation of dense exact matrix
+  operations over :math:`\mathbb Q` and :math:`\mathbb Q(\text{parameters})` (rank, reduced
+  echelon form, independent rows, null space, solve);
+* :mod:`~geomech.core.algebra.solve` -- exact solves: square systems in the ring, and
+  :math:`AX=b` over the field of functions.
 
 The sparse differential ring of brackets lives in :mod:`geomech.core.polykernel` and the
 packed-monomial kernel in :mod:`geomech.core.kernel`.  Zero decisions are made only by the
@@ -23,17 +28,26 @@ zero policy (:mod:`geomech.core.zero`).
 
 from .linear import (
     CoefficientRows,
-    fast_is_zero,
     fraction_free,
     nullspace,
-    policy_algebra,
     primitive_vector,
     rank,
     ring_linear_rows,
     solve_constant_linear,
     solve_homogeneous,
-    solve_linear,
-    solve_over_functions,
+)
+from .matrices import (
+    clear_denominators,
+    domain_nullspace,
+    domain_rref,
+    first_independent_rows,
+    independent_rows,
+    polynomial_domain_matrix,
+    polynomial_rank,
+    rational_rank,
+    rational_rref,
+    rational_rref_pivots,
+    rational_solve,
 )
 from .normal_form import compact, has_denominator, ring_zero_test, trig_reduce
 from .rings import (
@@ -45,6 +59,7 @@ from .rings import (
     fraction_field,
     polynomial_ring,
 )
+from .solve import fast_is_zero, policy_algebra, solve_linear, solve_over_functions
 
 __all__ = [
     "polynomial_ring", "fraction_field", "RationalAlgebra", "RingCalculus",
@@ -53,4 +68,7 @@ __all__ = [
     "rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
     "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
     "primitive_vector", "fraction_free", "policy_algebra",
+    "rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
+    "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
+    "clear_denominators", "polynomial_rank", "polynomial_domain_matrix",
 ]

@@ -1,6 +1,9 @@
 r"""Exact linear algebra over :math:`\mathbb Q(\text{parameters})` and over functions.
 
-Every rank, null space and linear solve of geomech goes through this module:
+Every rank, null space and linear solve of geomech goes through this module (dense exact
+matrices over :math:`\mathbb Q` and :math:`\mathbb Q(p)` are in
+:mod:`~geomech.core.algebra.matrices`, the solvers in :mod:`~geomech.core.algebra.solve`,
+re-exported here):
 
 * :func:`rank`, :func:`nullspace` -- matrices of expressions, exact over the field of
   rational functions of their symbols (``DomainMatrix`` over :math:`\mathbb Q(p)`, python-flint
@@ -34,7 +37,6 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
-from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
 from geomech.core.algebra.matrices import (
     independent_rows,
@@ -42,44 +44,20 @@ from geomech.core.algebra.matrices import (
     polynomial_rank,
     rational_rank,
 )
-from geomech.core.algebra.normal_form import compact, has_denominator, trig_reduce
+from geomech.core.algebra.normal_form import has_denominator
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
-from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
+from geomech.core.algebra.solve import (  # re-exported: their old home
+    fast_is_zero,
+    policy_algebra,
+    solve_linear,
+    solve_over_functions,
+)
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
 
 __all__ = ["rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
            "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
            "primitive_vector", "fraction_free", "policy_algebra"]
-
-
-def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
-    """Zero test by ``policy`` (default: the global policy).
-
-    The policy's first exact stage is the ring certificate
-    :func:`~geomech.core.algebra.normal_form.ring_zero_test` (common denominator without
-    ``cancel``, numerator reduced modulo :math:`\\sin^2+\\cos^2=1`); what it cannot decide goes
-    through the policy's later stages.  ``nan`` is never zero.
-
-    >>> s = sp.Symbol("s")
-    >>> fast_is_zero(sp.sin(s)**4 - sp.cos(s)**4 - sp.sin(s)**2 + sp.cos(s)**2)
-    True
-    >>> fast_is_zero(sp.nan)
-    False
-    """
-    return (policy or default_policy()).is_zero(expr)
-
-
-def policy_algebra(exprs) -> RationalAlgebra:
-    """The ring of ``exprs`` (:class:`~geomech.core.algebra.rings.RationalAlgebra`) whose zero
-    tests outside the faithful case are decided by the global zero policy.
-
-    >>> s, f = sp.Symbol("s"), sp.Function("f")
-    >>> A = policy_algebra([f(s)])                 # f(s) is a free atom: not faithful
-    >>> A.faithful, A.is_zero(A.ring.from_expr(f(s)))
-    (False, False)
-    """
-    return RationalAlgebra(exprs, decide=default_policy().is_zero)
 
 
 def rank(matrix) -> int:
@@ -499,309 +477,3 @@ def primitive_vector(v) -> list:
     if g != 0:
         v = [sp.cancel(x / g) for x in v]
     return v
-
-
-def _numeric_at(M: sp.Matrix, pt: dict):
-    """``M`` at a random point (half-angle rational rewriting, exact rationals), or None."""
-    try:
-        vals = M.applyfunc(lambda e: rational_rewrite(e).xreplace(pt) if e != 0 else e)
-        if any(not x.is_Rational for x in vals):
-            return None
-        return DomainMatrix.from_Matrix(vals).convert_to(sp.QQ)
-    except (ZeroDivisionError, TypeError, ValueError):
-        return None
-
-
-def solve_over_functions(A: sp.Matrix, b: sp.Matrix, nG: int) -> tuple[list | None, str]:
-    r"""Solve :math:`AX = b` over the field of functions for the first ``nG`` unknowns.
-
-    Returns ``(G, status)``: ``status`` is ``"ok"`` (``G`` the list of the first ``nG``
-    unknowns, uniquely determined), ``"inconsistent"`` (no solution) or ``"free"`` (some of
-    them are not determined); ``G`` is ``None`` unless ``"ok"``.
-
-    The pivot structure is read off at a random exact point (ranks there are lower bounds
-    of the generic ones); the determined unknowns are then computed exactly from a square
-    subsystem that is non-singular at that point (hence generically) with
-    :func:`solve_linear`.  A negative verdict is certified exactly (a row combination
-    annihilating ``A`` but not ``b``; a null vector of ``A`` with a non-zero ``G``
-    component).  Whatever is not certified falls back to the exact reduced echelon form over
-    the functions, pivots decided by the zero policy.
-
-    >>> x = sp.Symbol("x")
-    >>> solve_over_functions(sp.Matrix([[x, 1], [0, x]]), sp.Matrix([1, 1]), 2)
-    ([(x - 1)/x**2, 1/x], 'ok')
-    >>> solve_over_functions(sp.Matrix([[x], [2*x]]), sp.Matrix([1, 1]), 1)
-    (None, 'inconsistent')
-    """
-    got = _point_guided_solve(A, b, nG)
-    if got is not None:
-        return got
-    return _rref_solve_functions(A, b, nG)
-
-
-def _point_guided_solve(A: sp.Matrix, b: sp.Matrix, nG: int):
-    aug = A.row_join(b)
-    syms = sorted(set().union(*(rational_rewrite(e).free_symbols for e in aug if e != 0)),
-                  key=sp.default_sort_key)
-    sampler = ZeroPolicy(seed=2718, warn=False)
-    num = None
-    for _ in range(3):
-        num = _numeric_at(aug, sampler.random_point(syms))
-        if num is not None:
-            break
-    if num is None:
-        return None
-    ncols = A.cols
-    rref, piv = num.rref()
-    piv = list(piv)
-    if ncols in piv:                                     # inconsistent at the point
-        rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows)))
-                    .rref()[1])                          # independent rows of A there
-        P = [j for j in piv if j < ncols]
-        for i in range(A.rows):
-            if i in rows:
-                continue
-            try:
-                z = solve_linear(A.extract(rows, P).T, A.extract([i], P).T, what="minor")
-            except ValueError:
-                return None
-            combos = [A[i, j] - sum(z[k] * A[r, j] for k, r in enumerate(rows))
-                      for j in range(ncols)]
-            if all(fast_is_zero(e) for e in combos):
-                res = b[i] - sum(z[k] * b[r] for k, r in enumerate(rows))
-                if not fast_is_zero(res):
-                    return None, "inconsistent"
-        return None
-    free = [j for j in range(ncols) if j not in piv]
-    rows = list(num.transpose().extract(list(range(ncols)), list(range(A.rows))).rref()[1])
-    Asub = A.extract(rows, piv)
-    # is G determined at the point?  rows of the rref: pivot j expressed by the free ones
-    R = rref.to_Matrix()
-    for k, j in enumerate(piv):
-        if j < nG and any(R[k, f] != 0 for f in free):
-            # certify: the null vector of the free column f has a non-zero G component
-            f = next(f for f in free if R[k, f] != 0)
-            try:
-                x = solve_linear(Asub, -A.extract(rows, [f]), what="minor")
-            except ValueError:
-                return None
-            vec = [sp.S.Zero] * ncols
-            vec[f] = sp.S.One
-            for kk, jj in enumerate(piv):
-                vec[jj] = x[kk]
-            if all(fast_is_zero(sum(A[i, jj] * vec[jj] for jj in range(ncols) if vec[jj] != 0))
-                   for i in range(A.rows)) and not fast_is_zero(vec[j]):
-                return None, "free"
-            return None
-    if any(j not in piv for j in range(nG)):
-        return None
-    x = _sparse_solve(Asub, b.extract(rows, [0]))
-    return [compact(x[piv.index(j)]) for j in range(nG)], "ok"
-
-
-def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
-    """Exact solution of a non-singular square system: unknowns with a numeric coefficient
-    are eliminated first (no fractions of functions are created), the rest goes to the ring
-    solver :func:`solve_linear`, then back substitution."""
-    n = A.rows
-    rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(n)]
-    rhs = [b[i] for i in range(n)]
-    live_rows, live_cols = set(range(n)), set(range(n))
-    steps = []                       # (row, column) pivots in order
-    while True:
-        best = None
-        for i in live_rows:
-            for j, a in rows[i].items():
-                if j in live_cols and a.is_number and a != 0:
-                    cand = (len(rows[i]), i, j)
-                    if best is None or cand < best:
-                        best = cand
-        if best is None:
-            break
-        _, i, j = best
-        live_rows.discard(i)
-        live_cols.discard(j)
-        steps.append((i, j))
-        piv = rows[i][j]
-        for ll in live_rows:
-            f = rows[ll].pop(j, None)
-            if f is None:
-                continue
-            ratio = f / piv
-            for k, a in rows[i].items():
-                if k == j:
-                    continue
-                val = sp.expand(rows[ll].get(k, 0) - ratio * a)
-                if val == 0:
-                    rows[ll].pop(k, None)
-                else:
-                    rows[ll][k] = val
-            rhs[ll] = rhs[ll] - ratio * rhs[i]
-    x = [None] * n
-    rest_r, rest_c = sorted(live_rows), sorted(live_cols)
-    if rest_r:
-        M = sp.Matrix(len(rest_r), len(rest_c), lambda a, c: rows[rest_r[a]].get(rest_c[c], 0))
-        sol = solve_linear(M, sp.Matrix([rhs[i] for i in rest_r]),
-                           what="linear system for d(log rho)")
-        for c, val in zip(rest_c, sol):
-            x[c] = val
-    for i, j in reversed(steps):
-        acc = rhs[i] - sum((a * x[k] for k, a in rows[i].items() if k != j), sp.S.Zero)
-        x[j] = acc / rows[i][j]
-    return x
-
-
-def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
-    """Exact reduced echelon form over the functions (the zero policy decides pivots)."""
-    pol = default_policy()
-    aug = A.row_join(b)
-    R, piv = aug.rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
-    ncols = A.cols
-    if ncols in piv:
-        return None, "inconsistent"
-    free = [j for j in range(ncols) if j not in piv]
-    G = []
-    for j in range(nG):
-        if j not in piv:
-            return None, "free"
-        r = piv.index(j)
-        if any(not pol.is_zero(R[r, f]) for f in free):
-            return None, "free"
-        G.append(pol.normalize(R[r, ncols] / R[r, j]))
-    return G, "ok"
-
-
-def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
-    """Fraction-free solve over the polynomial ring (exact; raises UnsupportedExpression)."""
-    n = M.shape[0]
-    alg = policy_algebra([*M, *rhs])
-    R = alg.ring
-    rows = []
-    for i in range(n):
-        fr = [alg.frac(e) for e in (*M.row(i), rhs[i])]
-        den = R.one
-        for _, d in fr:
-            if d != 1 and d != den:
-                den = den.lcm(d)
-        rows.append([num * den.exquo(d) if d != den else num for num, d in fr])
-    rows = [[alg.reduce(e) for e in r] for r in rows]
-    if n <= 5:
-        num, den = _cramer(alg, rows, n)
-    else:
-        K = R.to_domain()
-        A = DomainMatrix([r[:n] for r in rows], (n, n), K)
-        b = DomainMatrix([[r[n]] for r in rows], (n, 1), K)
-        try:
-            xnum, den = A.solve_den(b)
-        except DMNonInvertibleMatrixError:
-            raise ValueError(f"the {what} is singular: det = 0 identically") from None
-        num = [row[0] for row in xnum.to_list()]
-    if alg.is_zero(den):
-        raise ValueError(f"the {what} is singular: det = 0 identically")
-    return sp.Matrix([alg.quotient(num[i], den) for i in range(n)])
-
-
-def _cramer(alg: RationalAlgebra, rows, n: int):
-    r"""Division-free Cramer's rule: Laplace expansion with memoised minors, each minor
-    reduced modulo the relations (a ring map, so the identities
-    :math:`\det M\,x = \operatorname{adj}(M)\,b` survive the reduction)."""
-    memo: dict = {}
-
-    def minor(cols: tuple):
-        got = memo.get(cols)
-        if got is not None:
-            return got
-        k = len(cols)
-        r0 = n - k
-        if k == 1:
-            out = rows[r0][cols[0]]
-        else:
-            out = alg.ring.zero
-            for pos, j in enumerate(cols):
-                a = rows[r0][j]
-                if a:
-                    sub = minor(cols[:pos] + cols[pos + 1:])
-                    if sub:
-                        out = out + a * sub if pos % 2 == 0 else out - a * sub
-            out = alg.reduce(out)
-        memo[cols] = out
-        return out
-
-    den = minor(tuple(range(n)))
-    num = []
-    for i in range(n):
-        cols = tuple(j for j in range(n) if j != i) + (n,)
-        sign = -1 if (n - 1 - i) % 2 else 1
-        num.append(sign * minor(cols))
-    return num, den
-
-
-
-def _poly_rows(M: sp.Matrix, rhs: sp.Matrix):
-    """Multiply each row of ``[M | rhs]`` by the common denominator of its entries."""
-    M, rhs = M.copy(), rhs.copy()
-    for i in range(M.shape[0]):
-        fr = [sp.fraction(sp.together(e)) for e in (*M.row(i), rhs[i])]
-        dens = [d for _, d in fr if d != 1]
-        if dens:
-            lcm = sp.lcm_list(dens) if len(dens) > 1 else dens[0]
-            for j in range(M.shape[1]):
-                M[i, j] = trig_reduce(sp.cancel(M[i, j] * lcm))
-            rhs[i] = trig_reduce(sp.cancel(rhs[i] * lcm))
-    return M, rhs
-
-
-
-def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
-                 cancel_limit: int = 600) -> sp.Matrix:
-    r"""Solve ``M x = rhs`` exactly, fraction free, in a polynomial ring.
-
-    The entries are taken into :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b]`
-    (:class:`RationalAlgebra`), rows are cleared of denominators and reduced modulo
-    :math:`\sin^2+\cos^2=1`, :math:`(\sqrt b)^2=b`; for ``n <= 5`` the minors of Cramer's
-    rule are computed division free (Laplace expansion, memoised, every minor reduced: a ring
-    map keeps :math:`\det M\,x=\operatorname{adj}(M)\,b` true), otherwise by
-    ``DomainMatrix.solve_den``.  Each :math:`x_i=\text{num}_i/\det` is cancelled once at the
-    end (gcd for small, trial division by the factors of the determinant for large
-    numerators).  Expressions outside the ring (floats, nested radicals) take the older
-    expression-level route (Berkowitz adjugate; ``cancel_limit`` applies there).
-
-    >>> import sympy as sp
-    >>> p, x = sp.symbols("phi x", real=True)
-    >>> solve_linear(sp.Matrix([[1, sp.cos(p)], [sp.cos(p), 1]]), sp.Matrix([x, 0]))
-    Matrix([
-    [    x/sin(phi)**2],
-    [-x*cos(phi)/sin(phi)**2]])
-
-    Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
-    """
-    pol = default_policy()
-    n = M.shape[0]
-    if n == 0:
-        return sp.zeros(0, 1)
-    if n == 1:
-        if pol.is_zero(M[0, 0]):
-            raise ValueError(f"the {what} is singular (its matrix vanishes identically)")
-        return sp.Matrix([compact(rhs[0] / M[0, 0])])
-    if all(M[i, j] == 0 for i in range(n) for j in range(n) if i != j):
-        if any(pol.is_zero(M[i, i]) for i in range(n)):
-            raise ValueError(f"the {what} is singular: a diagonal entry vanishes")
-        return sp.Matrix([compact(rhs[i] / M[i, i]) for i in range(n)])
-    try:
-        return _ring_solve(M, rhs, what)
-    except UnsupportedExpression:
-        pass
-    Mp, rp = _poly_rows(M, rhs)
-    det = trig_reduce(Mp.det(method="berkowitz"))
-    if pol.is_zero(det):
-        raise ValueError(f"the {what} is singular: det = 0 identically")
-    adj = Mp.adjugate(method="berkowitz")
-    out = []
-    for i in range(n):
-        num = trig_reduce(sp.Add(*[adj[i, j] * rp[j] for j in range(n) if rp[j] != 0]))
-        if count_ops(num) + count_ops(det) <= cancel_limit:
-            out.append(compact(num / det))
-        else:
-            out.append(sp.factor_terms(num) / sp.factor_terms(det))
-    return sp.Matrix(out)
-
