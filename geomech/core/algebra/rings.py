@@ -30,20 +30,20 @@ m
 from __future__ import annotations
 
 import functools
-import random
 from collections.abc import Callable, Iterable
 
 import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
+from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
+from geomech.core.algebra.divisibility import may_divide, sum_with_gcd, sum_without_gcd
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import (  # == the PolyElement methods, through flint
     poly_cancel,
     poly_factor_list,
-    poly_gcd,
     ring_to_expr,
 )
 
@@ -104,88 +104,6 @@ class UnsupportedExpression(Exception):
 
 _TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
 
-
-def angle_terms(arg: sp.Expr) -> list | None:
-    """``[(s, k), ...]`` when ``arg = sum(k*s)`` with rational ``k`` and symbols ``s`` (no
-    constant term), else ``None``.
-
-    >>> x, y = sp.symbols("x y")
-    >>> angle_terms(x/2 - 3*y)
-    [(x, 1/2), (y, -3)]
-    >>> angle_terms(x + 1) is None
-    True
-    """
-    out = []
-    for t in sp.Add.make_args(arg):
-        k, g = t.as_coeff_Mul()
-        if not (k.is_Rational and g.is_Symbol):
-            return None
-        out.append((g, k))
-    return out
-
-
-@functools.lru_cache(maxsize=512)
-def _chebyshev(n: int) -> tuple:
-    r"""``(T_n(X), U_{n-1}(X))``: :math:`\cos n v = T_n(\cos v)`,
-    :math:`\sin n v = \sin v\, U_{n-1}(\cos v)`."""
-    return sp.chebyshevt_poly(n, _X), sp.chebyshevu_poly(n - 1, _X) if n else sp.S.Zero
-
-
-_X = sp.Dummy("X")
-
-
-def trig_polynomial(func, terms: list, const: sp.Expr = sp.S.Zero) -> sp.Expr:
-    r"""``func(sum(n_i v_i) + const)`` as a polynomial in :math:`\sin v_i, \cos v_i` (a
-    quotient for ``tan``, ``cot``, ``sec``, ``csc``), by the Chebyshev polynomials
-    :math:`\cos nv = T_n(\cos v)`, :math:`\sin nv = \sin v\,U_{n-1}(\cos v)` and the
-    addition formulas; ``n_i`` are integers.
-
-    >>> v = sp.Symbol("v")
-    >>> trig_polynomial(sp.sin, [(v, 2)])
-    2*sin(v)*cos(v)
-    >>> trig_polynomial(sp.cos, [(v, -3)])
-    4*cos(v)**3 - 3*cos(v)
-    """
-    sn, cs = sp.sin(const), sp.cos(const)
-    for v, n in terms:
-        n = int(n)
-        if n == 0:
-            continue
-        T, U = _chebyshev(abs(n))
-        c1 = T.xreplace({_X: sp.cos(v)})
-        s1 = (1 if n > 0 else -1) * sp.sin(v) * U.xreplace({_X: sp.cos(v)})
-        sn, cs = sp.expand(sn * c1 + cs * s1), sp.expand(cs * c1 - sn * s1)
-    return {sp.sin: sn, sp.cos: cs, sp.tan: sn / cs, sp.cot: cs / sn,
-            sp.sec: 1 / cs, sp.csc: 1 / sn}[func]
-
-
-def base_angles(atoms: Iterable) -> tuple[dict, dict]:
-    r"""One base angle per symbol, and every trigonometric atom in it.
-
-    A symbol ``s`` occurring in the atoms with rational multiples ``k s`` gets the base angle
-    :math:`s/m` (``m`` the lcm of the denominators of the ``k``), as the zero policy does: then
-    every atom is a polynomial (or a quotient) in :math:`\sin(s/m), \cos(s/m)`, and
-    :math:`\sin^2+\cos^2=1` of the base angles is the only relation (Ax 1971).  Returns
-    ``({s: s/m}, {atom: rewritten})`` (atoms that are already ``sin``/``cos`` of their base
-    angle are not in the second dict).
-
-    >>> x = sp.Symbol("x")
-    >>> base_angles([sp.sin(x/2), sp.cos(x)])
-    ({x: x/2}, {cos(x): 2*cos(x/2)**2 - 1})
-    """
-    atoms = list(atoms)
-    dens: dict = {}
-    dec = {a: angle_terms(a.args[0]) for a in atoms}
-    for terms in dec.values():
-        for g, k in terms:
-            dens[g] = sp.ilcm(dens.get(g, 1), sp.Rational(k).q)
-    base = {g: g / m for g, m in dens.items()}
-    rep = {}
-    for a, terms in dec.items():
-        if len(terms) == 1 and terms[0][1] * dens[terms[0][0]] == 1 and a.func in (sp.sin, sp.cos):
-            continue
-        rep[a] = trig_polynomial(a.func, [(base[g], k * dens[g]) for g, k in terms])
-    return base, rep
 
 
 def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: set) -> None:
@@ -373,7 +291,7 @@ class RationalAlgebra:
                 items.sort(key=lambda it: -len(it[0]))
             d, n = items[0]
             for d2, n2 in items[1:]:
-                n, d = (_sum_with_gcd if gcd else _sum_without_gcd)(n, d, n2, d2)
+                n, d = (sum_with_gcd if gcd else sum_without_gcd)(n, d, n2, d2)
             out = (n, d)
         elif e.is_Mul:
             n, d = R.one, R.one
@@ -494,7 +412,7 @@ class RationalAlgebra:
                     d = d.exquo(f**t)
                 continue
             for _ in range(k):
-                if not _may_divide(n, f):
+                if not may_divide(n, f):
                     break
                 q, r = n.div(f)
                 if r:
@@ -554,89 +472,6 @@ def factor_expr(alg: RationalAlgebra, p, limit: int = 8) -> sp.Expr:
 
 _GCD_LIMIT = 4000       # len(num)*len(den) above which gcds are replaced by trial division
 _FACTOR_LIMIT = 400     # denominators longer than this are not factored
-
-_PRIME = 2**61 - 1
-
-
-def _specialise_mod_p(p, main: int, pt: list) -> dict:
-    """``p`` with every generator but number ``main`` set to ``pt`` (mod a prime), as
-    ``{degree: coefficient}``; ``None`` if a denominator vanishes mod the prime."""
-    P = _PRIME
-    out: dict = {}
-    pw = [{} for _ in pt]
-    for m, c in p.items():
-        num, den = int(c.numerator), int(c.denominator)
-        if den % P == 0:
-            return None
-        v = num * pow(den, -1, P) % P
-        for i, e in enumerate(m):
-            if i != main and e:
-                cache = pw[i]
-                if e not in cache:
-                    cache[e] = pow(pt[i], e, P)
-                v = v * cache[e] % P
-        k = m[main]
-        out[k] = (out.get(k, 0) + v) % P
-    return {k: v for k, v in out.items() if v}
-
-
-def _rem_mod_p(n: dict, f: dict) -> bool:
-    """Whether the univariate ``f`` leaves a non-zero remainder on ``n`` (mod the prime)."""
-    P = _PRIME
-    df = max(f)
-    inv = pow(f[df], -1, P)
-    n = dict(n)
-    while n:
-        dn = max(n)
-        if dn < df:
-            return True
-        c = n.pop(dn) * inv % P
-        for k, v in f.items():
-            if k == df:
-                continue
-            j = k + dn - df
-            n[j] = (n.get(j, 0) - c * v) % P
-            if not n[j]:
-                del n[j]
-    return False
-
-
-def _may_divide(n, f, trials: int = 2) -> bool:
-    """``False`` if ``f`` certainly does not divide ``n``: a specialisation of all generators
-    but one at random points modulo a prime is a ring map, so ``f | n`` implies the
-    divisibility of the specialised univariate polynomials."""
-    R = n.ring
-    main = next(i for i, e in enumerate(f.degrees()) if e > 0)
-    rng = random.Random(len(n) * 7919 + len(f))
-    for _ in range(trials):
-        pt = [rng.randrange(2, _PRIME - 1) for _ in range(R.ngens)]
-        fu = _specialise_mod_p(f, main, pt)
-        if not fu or max(fu) == 0:
-            continue
-        nu = _specialise_mod_p(n, main, pt)
-        if nu is None:
-            continue
-        if nu and _rem_mod_p(nu, fu):
-            return False
-    return True
-
-
-def _sum_with_gcd(n, d, n2, d2) -> tuple:
-    """``n/d + n2/d2`` over ``lcm(d, d2)``."""
-    if d.is_ground and d2.is_ground:
-        return n * d2 + n2 * d, d * d2
-    g = poly_gcd(d, d2)
-    return n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
-
-
-def _sum_without_gcd(n, d, n2, d2) -> tuple:
-    """``n/d + n2/d2`` over ``d`` when ``d2`` divides it, else over ``d d2`` (no gcd)."""
-    if d2.is_ground:
-        return (n + n2 * d.quo_ground(d2.LC) if d2 != 1 else n + n2 * d), d
-    q, r = d.div(d2)
-    if not r:
-        return n + n2 * q, d
-    return n * d2 + n2 * d, d * d2
 
 
 class RingCalculus:
