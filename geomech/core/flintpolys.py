@@ -1,0 +1,122 @@
+r"""gcd, cancellation and factorisation over :math:`\mathbb Q` through python-flint.
+
+sympy's sparse polynomials compute multivariate gcds (heuristic gcd) and factorisations in
+pure Python; python-flint (the ``fast`` extra; also sympy's ground types) has them in C
+(``fmpz_mpoly``).  :func:`poly_gcd`, :func:`poly_cancel` and :func:`poly_factor_list` return
+exactly what the ``PolyElement`` methods return (a property test compares them) and fall back
+to those methods without flint.
+
+>>> import sympy as sp
+>>> from sympy.polys.rings import ring
+>>> R, a, b = ring("a b", sp.QQ)
+>>> poly_gcd((a - b)*(a + 1), (a - b)*b) == a - b
+True
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list"]
+
+
+# -- gcd, cancellation, factorisation over QQ through python-flint -------------------------
+# sympy's sparse polynomials compute multivariate gcds (heuristic gcd) and factorisations in
+# pure Python; python-flint (the ``fast`` extra; also sympy's ground types) has them in C
+# (``fmpz_mpoly``).  The functions below return exactly what the PolyElement methods return
+# (a property test compares them) and fall back to those methods without flint.
+
+try:  # pragma: no cover - depends on the environment
+    import flint as _flint
+
+    _MPOLY = hasattr(_flint, "fmpz_mpoly_ctx")
+except ImportError:  # pragma: no cover
+    _flint, _MPOLY = None, False
+
+
+@lru_cache(maxsize=64)
+def _zz_ctx(n: int):
+    """flint's context for ``n`` generators in sympy's order (lex, first generator highest)."""
+    return _flint.fmpz_mpoly_ctx.get(tuple(f"g{i}" for i in range(n)), "lex")
+
+
+def _to_flint(p):
+    """A PolyElement over ZZ as an ``fmpz_mpoly``."""
+    return _zz_ctx(p.ring.ngens).from_dict({m: int(c) for m, c in p.items()})
+
+
+def _from_flint(ring, f):
+    """An ``fmpz_mpoly`` as an element of ``ring`` (coefficients converted to its domain)."""
+    conv = ring.domain.convert
+    return ring.from_dict({tuple(map(int, m)): conv(int(c)) for m, c in f.to_dict().items()})
+
+
+def _flint_ok(*polys) -> bool:
+    """Whether the fast route applies: flint present, over QQ, at least two terms each."""
+    return _MPOLY and all(p.ring.domain == sp.QQ and len(p) > 1 for p in polys)
+
+
+def poly_gcd(f, g):
+    """``f.gcd(g)`` for elements of a sympy ``PolyRing`` over QQ: the monic gcd.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> poly_gcd((x - y)*(x + 2), (x - y)*(x - 3)) == (x - y).gcd(x - y)
+    True
+    """
+    if not _flint_ok(f, g):
+        return f.gcd(g)
+    R = f.ring
+    zz = R.clone(domain=sp.ZZ)
+    h = _from_flint(R, _to_flint(f.clear_denoms()[1].set_ring(zz)).gcd(
+        _to_flint(g.clear_denoms()[1].set_ring(zz))))
+    return h.monic()
+
+
+def poly_cancel(f, g) -> tuple:
+    """``f.cancel(g)`` over QQ: ``(p, q)`` with ``p/q = f/g`` in lowest terms, normalised as
+    sympy does (denominators cleared, cofactors of the integer gcd times the cofactors of
+    the cleared denominators, ``q`` with a positive leading coefficient).
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f, g = (x**2 - y**2)/2, 3*x + 3*y
+    >>> poly_cancel(f, g) == f.cancel(g)
+    True
+    """
+    if not (f and _flint_ok(f, g)):
+        return f.cancel(g)
+    R = f.ring
+    zz = R.clone(domain=sp.ZZ)
+    cq, F = f.clear_denoms()
+    cp, G = g.clear_denoms()
+    Ff, Gf = _to_flint(F.set_ring(zz)), _to_flint(G.set_ring(zz))
+    h = Ff.gcd(Gf)
+    p, q = _from_flint(R, Ff / h), _from_flint(R, Gf / h)
+    _, cp, cq = sp.ZZ.cofactors(sp.ZZ.convert(cp), sp.ZZ.convert(cq))
+    p, q = p.mul_ground(R.domain.convert(cp)), q.mul_ground(R.domain.convert(cq))
+    if q.LC < 0:
+        p, q = -p, -q
+    return p, q
+
+
+def poly_factor_list(f) -> tuple:
+    """``f.factor_list()`` over QQ: ``(coefficient, [(factor, multiplicity), ...])``, the
+    factors primitive integer polynomials with positive leading coefficients (in an
+    unspecified order).
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> c, fs = poly_factor_list((2*x - 4*y)*(x + y)**2/3)
+    >>> c, sorted(fs, key=str)
+    (2/3, [(x + y, 2), (x - 2*y, 1)])
+    """
+    if not _flint_ok(f):
+        return f.factor_list()
+    R = f.ring
+    den, F = f.clear_denoms()
+    c, facs = _to_flint(F.set_ring(R.clone(domain=sp.ZZ))).factor()
+    coeff = R.domain.convert(int(c)) / R.domain.convert(den)
+    return coeff, [(_from_flint(R, g), int(k)) for g, k in facs]
