@@ -174,3 +174,32 @@ def test_the_fallback_without_flint_agrees(monkeypatch):
 def test_non_rational_entries_are_refused():
     with pytest.raises(TypeError):
         rational_rank([[sp.sqrt(2), 1]])
+
+
+def test_function_rref_over_trigonometric_entries():
+    """The reduced form over the functions: pivot columns are the identity, the rank is the
+    policy's, and every row of the matrix is a combination of the reduced rows."""
+    from geomech.core.algebra import function_rref
+    from geomech.core.zero import default_policy
+
+    s = sp.Symbol("s")
+    M = sp.Matrix([[sp.sin(s), sp.cos(s), 1], [sp.sin(s)**2, sp.sin(s)*sp.cos(s), sp.sin(s)],
+                   [0, 1, sp.cos(s)]])
+    R, piv = function_rref(M)
+    pol = default_policy()
+    assert len(piv) == pol.rank(M) == 2
+    assert R[: len(piv), piv] == sp.eye(len(piv))
+    for i in range(M.rows):        # row i of M = sum_k M[i, piv_k] R[k]
+        comb = sum((M[i, p] * R.row(k) for k, p in enumerate(piv)), sp.zeros(1, M.cols))
+        assert all(pol.is_zero(x) for x in comb - M.row(i))
+
+
+def test_jet_replacement_is_public_and_the_old_name_still_imports():
+    from geomech.core.zero import _jet_replacement, jet_replacement
+
+    x = sp.Symbol("x")
+    f = sp.Function("f")
+    e, rep = jet_replacement(f(x).diff(x) * f(x) + x)
+    assert _jet_replacement is jet_replacement
+    assert not e.has(f) and set(rep) == {f(x), f(x).diff(x)}
+    assert sp.expand(e.xreplace({v: k for k, v in rep.items()}) - (f(x).diff(x) * f(x) + x)) == 0

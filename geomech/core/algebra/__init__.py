@@ -59,7 +59,13 @@ from .rings import (
     fraction_field,
     polynomial_ring,
 )
-from .solve import fast_is_zero, policy_algebra, solve_linear, solve_over_functions
+from .solve import (
+    fast_is_zero,
+    function_rref,
+    policy_algebra,
+    solve_linear,
+    solve_over_functions,
+)
 
 __all__ = [
     "polynomial_ring", "fraction_field", "RationalAlgebra", "RingCalculus",
@@ -70,5 +76,5 @@ __all__ = [
     "primitive_vector", "fraction_free", "policy_algebra",
     "rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
     "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
-    "clear_denominators", "polynomial_rank", "polynomial_domain_matrix",
+    "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "function_rref",
 ]

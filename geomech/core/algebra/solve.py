@@ -7,6 +7,8 @@ field of functions.
   ``n <= 5``; ``DomainMatrix.solve_den`` above);
 * :func:`solve_over_functions` -- :math:`AX = b` for the first unknowns, the pivot pattern
   read off at a random exact point and every verdict certified exactly;
+* :func:`function_rref` -- the reduced echelon form over the field of functions (pivots
+  decided by the zero policy);
 * :func:`fast_is_zero`, :func:`policy_algebra` -- the zero policy's decision and the ring of
   a set of expressions decided by it.
 
@@ -27,9 +29,11 @@ from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 from geomech.core.algebra.normal_form import compact, trig_reduce
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
+from geomech.core.parse import as_matrix
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
-__all__ = ["solve_linear", "solve_over_functions", "fast_is_zero", "policy_algebra"]
+__all__ = ["solve_linear", "solve_over_functions", "function_rref", "fast_is_zero",
+           "policy_algebra"]
 
 
 def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
@@ -211,11 +215,26 @@ def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
     return x
 
 
+def function_rref(matrix) -> tuple[sp.Matrix, list[int]]:
+    r"""Reduced row echelon form over the field of functions of the entries (Gauss-Jordan):
+    every pivot is decided by the zero policy, every entry normalised by it.  Returns the
+    reduced matrix and the pivot columns.
+
+    >>> x = sp.Symbol("x")
+    >>> function_rref(sp.Matrix([[x, x**2, 1], [1, x, 0]]))
+    (Matrix([
+    [1, x, 0],
+    [0, 0, 1]]), [0, 2])
+    """
+    pol = default_policy()
+    R, piv = as_matrix(matrix).rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
+    return R, list(piv)
+
+
 def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
     """Exact reduced echelon form over the functions (the zero policy decides pivots)."""
     pol = default_policy()
-    aug = A.row_join(b)
-    R, piv = aug.rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
+    R, piv = function_rref(A.row_join(b))
     ncols = A.cols
     if ncols in piv:
         return None, "inconsistent"
