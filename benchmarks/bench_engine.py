@@ -18,13 +18,18 @@ through the graph").
    Target: geomech no slower, fewer operations.
 4. **Growth vectors** of the Chaplygin-ball (3, 5) and rubber-ball (2, 3, 5) constraint
    distributions (``S.constraint_distribution().growth_vector()``), target < 0.5 s.
+5. **Exact matrices** (:mod:`geomech.core.algebra.matrices`): rank, reduced echelon form and
+   solve over QQ of random rank-deficient rational matrices (python-flint's ``fmpq_mat``
+   against sympy's ``DomainMatrix`` and ``Matrix``), and the null space over
+   :math:`\\mathbb Q(k, a)` of a parametric matrix (``domain_nullspace`` against
+   ``Matrix.nullspace``); results checked equal.
 
 Times are CPU seconds (``time.process_time``: the machine is shared, wall-clock is inflated),
 best of ``--repeat`` runs; sympy's cache and geomech's ring caches
 (``polykernel.clear_caches``) are cleared before every run of every contender (cold caches
 on both sides).
 
-Run:  python benchmarks/bench_engine.py [--repeat 3]
+Run:  python benchmarks/bench_engine.py [--repeat 3] [--only 5]
 """
 
 from __future__ import annotations
@@ -179,15 +184,72 @@ def bench_growth(repeat: int) -> None:
         print(f"{name:16s} {g}  {best:.3f} s (target < 0.5 s)")
 
 
+# -- 5. exact matrices ------------------------------------------------------------------------
+def _rational_low_rank(m: int, n: int, r: int, seed: int) -> list[list]:
+    import random
+
+    rnd = random.Random(seed)
+    A = [[sp.Rational(rnd.randint(-9, 9), rnd.randint(1, 5)) for _ in range(r)] for _ in range(m)]
+    B = [[sp.Rational(rnd.randint(-9, 9), rnd.randint(1, 5)) for _ in range(n)] for _ in range(r)]
+    return [[sum(A[i][k] * B[k][j] for k in range(r)) for j in range(n)] for i in range(m)]
+
+
+def _parametric(n: int, seed: int) -> sp.Matrix:
+    import random
+
+    rnd = random.Random(seed)
+    k, a = sp.symbols("k a")
+    mono = [1, k, a, k * a, k**2]
+    A = sp.Matrix(n, n - 2, lambda i, j: sum(rnd.randint(-3, 3) * t for t in mono[:3]))
+    B = sp.Matrix(n - 2, n, lambda i, j: sum(rnd.randint(-3, 3) * t for t in mono[2:]))
+    return (A * B).applyfunc(sp.expand)
+
+
+def bench_matrices(repeat: int) -> None:
+    from geomech.core.algebra import matrices as mx
+
+    print(f"\n## 5. exact matrices, CPU, best of {repeat}")
+    saved = mx.flint
+    for m, n, r in ((40, 40, 30), (120, 60, 45)):
+        rows = _rational_low_rank(m, n, r, seed=m + n)
+        M = sp.Matrix(rows)
+        t_f, (red_f, rk_f) = cpu(lambda: (mx.rational_rref(rows), mx.rational_rank(rows)), repeat)
+        mx.flint = None
+        try:
+            t_d, (red_d, rk_d) = cpu(lambda: (mx.rational_rref(rows), mx.rational_rank(rows)),
+                                     repeat)
+        finally:
+            mx.flint = saved
+        t_s, (R, piv) = cpu(lambda: M.rref(), 1)
+        assert red_f == red_d and rk_f == rk_d == len(piv) == r and tuple(red_f[1]) == piv
+        print(f"rref+rank {m}x{n} rank {r}: flint {t_f:.3f} s, DomainMatrix {t_d:.3f} s, "
+              f"sympy Matrix.rref {t_s:.3f} s")
+    sq = _rational_low_rank(30, 30, 30, seed=7)
+    b = [sp.Rational(i, 3) for i in range(30)]
+    t_f, x = cpu(lambda: mx.rational_solve(sq, b), repeat)
+    t_s, xs = cpu(lambda: sp.Matrix(sq).LUsolve(sp.Matrix(b)), 1)
+    assert sp.Matrix(x) == xs
+    print(f"solve 30x30: rational_solve {t_f:.3f} s, sympy LUsolve {t_s:.3f} s")
+    P = _parametric(6, seed=3)
+    K = sp.QQ.frac_field(*sorted(P.free_symbols, key=sp.default_sort_key))
+    prow = [[K.from_sympy(e) for e in P.row(i)] for i in range(P.rows)]
+    t_n, ns = cpu(lambda: mx.domain_nullspace(prow, P.cols, K), repeat)
+    t_s, nss = cpu(lambda: P.nullspace(simplify=sp.cancel), 1)
+    assert len(ns) == len(nss)
+    print(f"null space 6x6 over Q(k, a), rank 4: domain_nullspace {t_n:.3f} s, sympy "
+          f"Matrix.nullspace {t_s:.3f} s")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs per contender (best CPU time)")
+    ap.add_argument("--only", type=int, default=0, help="run only this section (1-5)")
     args = ap.parse_args(argv)
     print(f"kernel backend: {kernel.get_backend()} (available: {kernel.available_backends()})")
-    bench_table(args.repeat)
-    bench_graph(args.repeat)
-    bench_ball(args.repeat)
-    bench_growth(args.repeat)
+    sections = (bench_table, bench_graph, bench_ball, bench_growth, bench_matrices)
+    for i, run in enumerate(sections, 1):
+        if args.only in (0, i):
+            run(args.repeat)
     return 0
 
 
