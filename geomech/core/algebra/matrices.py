@@ -195,7 +195,7 @@ def domain_rref(rows: Sequence[Sequence], ncols: int, dom) -> tuple[list[list], 
     if K == sp.QQ:
         red, piv = rational_rref(rows, ncols)
         return [[K.from_sympy(x) for x in r] for r in red], piv
-    conv = (lambda x: x) if dom == K else (lambda x: K.convert_from(x, dom))
+    conv = K.convert if dom == K else (lambda x: K.convert_from(x, dom))
     M = DomainMatrix([[conv(x) for x in r] for r in rows], (len(rows), ncols), K)
     R, piv = M.rref()
     return R.to_list()[: len(piv)], list(piv)
