@@ -235,19 +235,7 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     keep = set(keep)
     if not unknowns:
         return []
-    coeffs = []   # rows: one per expression, entries d expr / d c_j (with jets/half angles)
-    for e in exprs:
-        e = sp.expand(as_expr(e)) if not has_denominator(as_expr(e)) else as_expr(e)
-        if not e.has(*unknowns):
-            if not pol.is_zero(e):
-                raise ValueError(f"expression {sp.sstr(e)[:80]} does not involve the unknowns "
-                                 "and is not zero: the system is inconsistent")
-            continue
-        row = [sp.diff(e, c) for c in unknowns]
-        if any(r.has(*unknowns) for r in row):
-            raise ValueError("the determining equations are not linear in the unknowns")
-        row = [rational_rewrite(r) for r in row]
-        coeffs.append(row)
+    coeffs = _coefficient_rows(exprs, unknowns, pol)
     if not coeffs:
         return [{c: (1 if c is d else 0) for c in unknowns} for d in unknowns]
     sample_syms = sorted(set().union(*(r.free_symbols for row in coeffs for r in row)) - keep,
@@ -288,6 +276,24 @@ def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
             stable = 0
     raise ValueError("could not confirm the solutions of the determining equations "
                      f"after {max_points} sample points")
+
+
+def _coefficient_rows(exprs: Sequence, unknowns: list, pol: ZeroPolicy) -> list[list]:
+    """One row per expression involving the unknowns: :math:`\\partial e/\\partial c_j`
+    rewritten rationally (jets, half angles); expressions free of the unknowns must vanish."""
+    coeffs = []
+    for e in exprs:
+        e = sp.expand(as_expr(e)) if not has_denominator(as_expr(e)) else as_expr(e)
+        if not e.has(*unknowns):
+            if not pol.is_zero(e):
+                raise ValueError(f"expression {sp.sstr(e)[:80]} does not involve the unknowns "
+                                 "and is not zero: the system is inconsistent")
+            continue
+        row = [sp.diff(e, c) for c in unknowns]
+        if any(r.has(*unknowns) for r in row):
+            raise ValueError("the determining equations are not linear in the unknowns")
+        coeffs.append([rational_rewrite(r) for r in row])
+    return coeffs
 
 
 def _rank_numeric(rows, pol) -> int:
