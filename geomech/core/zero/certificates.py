@@ -50,7 +50,12 @@ def trig_fraction_zero_test(e: sp.Expr) -> bool | None:
     """Exact decision for rational functions of symbols and ``sin``/``cos``/``tan``/... of
     symbols: ``tan``, ``sec``, ... become quotients of ``sin`` and ``cos``, and numerator and
     denominator of ``together`` are reduced modulo the Pythagorean relations (no ``cancel``).
-    ``None`` when it does not apply or the denominator vanishes."""
+    ``None`` when it does not apply or the denominator vanishes.
+
+    >>> x = sp.Symbol("x")
+    >>> trig_fraction_zero_test(sp.tan(x)*sp.cos(x) - sp.sin(x))
+    True
+    """
     rep = {a: {sp.tan: sp.sin(a.args[0]) / sp.cos(a.args[0]),
                sp.cot: sp.cos(a.args[0]) / sp.sin(a.args[0]),
                sp.sec: 1 / sp.cos(a.args[0]), sp.csc: 1 / sp.sin(a.args[0])}[a.func]
@@ -125,7 +130,12 @@ def is_expanded_polynomial(e: sp.Expr) -> bool:
     """Whether ``e`` is a sum of rational multiples of monomials in symbols.
 
     Such an expression is already in the canonical expanded form (sympy combines like
-    terms on construction), so normalising it is the identity."""
+    terms on construction), so normalising it is the identity.
+
+    >>> x, y = sp.symbols("x y")
+    >>> is_expanded_polynomial(x**2 + y/2), is_expanded_polynomial(x*(y + 1))
+    (True, False)
+    """
     for term in sp.Add.make_args(e):
         coeff, factors = term.as_coeff_mul()
         if not coeff.is_Rational:
@@ -139,6 +149,12 @@ def is_expanded_polynomial(e: sp.Expr) -> bool:
 
 
 def has_negative_power(e: sp.Expr) -> bool:
+    """Whether ``e`` contains a negative power (a denominator).
+
+    >>> x = sp.Symbol("x")
+    >>> has_negative_power(x + 1/x), has_negative_power(x**2)
+    (True, False)
+    """
     for p in sp.preorder_traversal(e):
         if p.is_Pow and p.exp.is_negative:
             return True
@@ -345,7 +361,12 @@ def _square_class(expr: sp.Expr, gens: tuple) -> frozenset:
 
 
 def independent_mod_squares(radicands: tuple, gens: tuple) -> bool:
-    """Whether no non-empty product of the radicands is a square (linear algebra over GF(2))."""
+    """Whether no non-empty product of the radicands is a square (linear algebra over GF(2)).
+
+    >>> x, y = sp.symbols("x y")
+    >>> independent_mod_squares((x, y), (x, y)), independent_mod_squares((x, 4*x), (x,))
+    (True, False)
+    """
     index: dict = {}
     basis: dict = {}
     for P in radicands:

@@ -53,7 +53,11 @@ def evaluate_at(e: sp.Expr, pt: dict):
 
 def strict_value(v: sp.Expr, digits: int):
     """``v`` to ``digits`` correct digits (``0`` only if sympy proves it), ``None`` when the
-    precision cannot be reached (the value is zero or cancels beyond ``maxn`` bits)."""
+    precision cannot be reached (the value is zero or cancels beyond ``maxn`` bits).
+
+    >>> strict_value(sp.sqrt(2), 5)
+    1.4142
+    """
     try:
         f = v.evalf(digits, strict=True, maxn=8 * digits)
     except PrecisionExhausted:
@@ -64,7 +68,11 @@ def strict_value(v: sp.Expr, digits: int):
 
 
 def non_finite(e: sp.Expr) -> bool:
-    """Whether ``e`` contains ``nan``, ``zoo`` or an infinity (never zero)."""
+    """Whether ``e`` contains ``nan``, ``zoo`` or an infinity (never zero).
+
+    >>> non_finite(sp.zoo), non_finite(sp.Integer(1))
+    (True, False)
+    """
     return bool(e.has(sp.nan, sp.zoo, sp.oo, -sp.oo))
 
 

@@ -61,6 +61,10 @@ def closed_forms(e: sp.Expr) -> sp.Expr:
     Derivatives of known functions are carried out (``Derivative(exp(x**2), x)``); a
     derivative of an undefined function of symbols stays (it is a jet variable).  ``Abs(g)``
     of a real ``g`` becomes ``g*sign(g)``.
+
+    >>> x = sp.Symbol("x")
+    >>> closed_forms(sp.Derivative(sp.sin(x), x))
+    cos(x)
     """
     if e.has(sp.Derivative):
         e = e.replace(lambda a: isinstance(a, sp.Derivative) and not _is_plain_jet(a),
@@ -160,7 +164,13 @@ def _is_trusted(args: tuple) -> bool:
 
 
 def jet_replacement(expr: sp.Expr) -> tuple[sp.Expr, dict]:
-    """Replace undefined functions and their derivatives by independent jet symbols."""
+    """Replace undefined functions and their derivatives by independent jet symbols.
+
+    >>> x = sp.Symbol("x"); f = sp.Function("f")
+    >>> e, rep = jet_replacement(f(x)**2 + x)
+    >>> e.has(f), len(rep)
+    (False, 1)
+    """
     rep, _ = jets_of([expr])
     return (expr.xreplace(rep) if rep else expr), rep
 
@@ -305,7 +315,12 @@ def _trig_value(func, terms: list, const: sp.Expr, dens: dict) -> sp.Expr:
 
 
 def rewrite_jointly(exprs: Iterable, full: bool = True) -> _Rewritten:
-    """Joint ring map of :func:`rational_rewrite` on several expressions (one map for all)."""
+    """Joint ring map of :func:`rational_rewrite` on several expressions (one map for all).
+
+    >>> x = sp.Symbol("x")
+    >>> rewrite_jointly([sp.sin(x)**2 + sp.cos(x)**2 - 1]).faithful
+    True
+    """
     es = [closed_forms(as_expr(e)) for e in exprs]
     rep, jets_ok = jets_of(es)
     if not (jets_ok or full):
@@ -359,17 +374,33 @@ def is_auxiliary_symbol(sym: sp.Symbol, kind: str | None = None) -> bool:
 
 
 def rational_form(expr: sp.Expr) -> sp.Expr:
-    """Exact normal form used for zero tests (jets replaced, half-angle rational, cancelled)."""
+    """Exact normal form used for zero tests (jets replaced, half-angle rational, cancelled).
+
+    >>> x = sp.Symbol("x")
+    >>> rational_form(sp.tan(x) - sp.sin(x)/sp.cos(x))
+    0
+    """
     return cancel_or_together(rewrite_jointly([expr]).exprs[0])
 
 
 def cancel_or_together(e: sp.Expr) -> sp.Expr:
+    """``cancel(together(e))``, or ``together(e)`` when cancel fails.
+
+    >>> x = sp.Symbol("x")
+    >>> cancel_or_together((x**2 - 1)/(x - 1))
+    x + 1
+    """
     with contextlib.suppress(sp.PolynomialError):
         return sp.cancel(sp.together(e))
     return sp.together(e)
 
 def is_rational_in_symbols(e: sp.Expr) -> bool:
-    """Whether ``e`` is a rational function of its free symbols with rational coefficients."""
+    """Whether ``e`` is a rational function of its free symbols with rational coefficients.
+
+    >>> x = sp.Symbol("x")
+    >>> is_rational_in_symbols(1/(x + 1)), is_rational_in_symbols(sp.sin(x))
+    (True, False)
+    """
     try:
         n, d = sp.fraction(e)
         gens = sorted(e.free_symbols, key=sp.default_sort_key)
@@ -388,7 +419,12 @@ def is_rational_in_symbols(e: sp.Expr) -> bool:
 def sign_of_rational(g: sp.Expr) -> sp.Expr:
     """``sign(g)`` of a non-zero rational function as a product of one symbol ``sigma_p``
     (``sigma_p**2 = 1``) per irreducible factor ``p`` of odd multiplicity: ``sign`` is
-    multiplicative, so ``sign(x*y) = sign(x)*sign(y)``."""
+    multiplicative, so ``sign(x*y) = sign(x)*sign(y)``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> sign_of_rational(x*y) == sign_of_rational(x)*sign_of_rational(y)
+    True
+    """
     n, d = sp.fraction(sp.cancel(g))
     gens = sorted(g.free_symbols, key=sp.default_sort_key)
     c, facs = sp.factor_list(sp.expand(n * d), *gens)
@@ -410,6 +446,13 @@ def jets_only(e: sp.Expr) -> sp.Expr | None:
 
 
 def jets_only_matrix(m: sp.Matrix) -> sp.Matrix | None:
+    """The entries of ``m`` with closed forms evaluated and jets replaced (one ring map for
+    all), ``None`` when the jets are not independent.
+
+    >>> x = sp.Symbol("x"); f = sp.Function("f")
+    >>> jets_only_matrix(sp.Matrix([[f(x), sp.sin(x)]])).has(f)
+    False
+    """
     es = [closed_forms(as_expr(v)) for v in m]
     rep, ok = jets_of(es)
     if not ok:
