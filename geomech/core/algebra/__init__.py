@@ -42,6 +42,7 @@ from .matrices import (
     domain_rref,
     first_independent_rows,
     independent_rows,
+    matrix_nullspace,
     polynomial_domain_matrix,
     polynomial_rank,
     rational_rank,
@@ -77,4 +78,5 @@ __all__ = [
     "rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
     "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
     "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "function_rref",
+    "matrix_nullspace",
 ]

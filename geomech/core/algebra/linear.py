@@ -39,7 +39,9 @@ import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
 from geomech.core.algebra.matrices import (
+    fraction_free,
     independent_rows,
+    matrix_nullspace,
     polynomial_domain_matrix,
     polynomial_rank,
     rational_rank,
@@ -314,9 +316,7 @@ def _independent_rows(rows, pol) -> list[int]:
 def _nullspace(m: sp.Matrix, pol: ZeroPolicy) -> list[sp.Matrix]:
     """Exact null space, fast path through DomainMatrix, normalised to a reduced basis."""
     try:
-        dm = DomainMatrix.from_Matrix(m).to_field()
-        ns = dm.nullspace().to_Matrix()
-        vecs = [ns.row(i).T for i in range(ns.rows)]
+        vecs = matrix_nullspace(m)
     except UNDECIDABLE_ERRORS:  # fall back to the policy's generic null space
         vecs = pol.nullspace(m)
     if not vecs:
@@ -340,20 +340,6 @@ class CoefficientRows(list):
     entry per unknown (what :func:`ring_linear_rows` returns)."""
 
 
-def fraction_free(dm: DomainMatrix) -> DomainMatrix:
-    r"""``dm`` over a polynomial ring :math:`\mathbb Z[p]` or :math:`\mathbb Q[p]` as it is
-    (its null space is then computed fraction-free, without the polynomial gcds of
-    :math:`\mathbb Q(p)`, which dominate on the rolling bodies), otherwise over a field.
-
-    >>> k = sp.Symbol("k")
-    >>> fraction_free(DomainMatrix.from_Matrix(sp.Matrix([[1, k]]))).domain
-    ZZ[k]
-    """
-    if dm.domain.is_PolynomialRing:
-        return dm
-    return dm.to_field()
-
-
 def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
     r"""Exact null space of many rows with few unknowns, guided by a random point.
 
@@ -368,8 +354,7 @@ def _selected_nullspace(rows: list, n: int) -> list[sp.Matrix] | None:
     params = sorted(M.free_symbols, key=sp.default_sort_key)
     pt = ZeroPolicy(seed=4711, warn=False).random_point(params)
     numeric = [[sp.Rational(e.xreplace(pt)) if e != 0 else sp.S.Zero for e in r] for r in rows]
-    dmT = DomainMatrix.from_Matrix(sp.Matrix(numeric).T).convert_to(sp.QQ)
-    _, piv = dmT.rref()
+    piv = independent_rows(numeric)
     full = fraction_free(DomainMatrix.from_Matrix(M))
     if not piv:
         return None
@@ -416,8 +401,7 @@ def solve_homogeneous(rows, unknowns: Sequence[sp.Symbol]) -> list[dict]:
         return [{u: (1 if u is v else 0) for u in unknowns} for v in unknowns]
     M = sp.Matrix.vstack(*seen)
     try:
-        ns = DomainMatrix.from_Matrix(M).to_field().nullspace().to_Matrix()
-        vecs = [ns.row(i).T for i in range(ns.rows)]
+        vecs = matrix_nullspace(M)
     except UNDECIDABLE_ERRORS:  # fall back to the zero policy's null space
         vecs = default_policy().nullspace(M)
     return [dict(zip(unknowns, primitive_vector(v))) for v in vecs]
@@ -452,9 +436,7 @@ def _solve_coefficient_rows(rows: CoefficientRows, unknowns: list) -> list[dict]
         with_free = any(e.free_symbols for r in sub for e in r)
         vecs = _selected_nullspace(sub, len(cols)) if with_free or len(sub) > 200 else None
         if vecs is None:
-            nsm = fraction_free(DomainMatrix.from_Matrix(sp.Matrix(sub))).nullspace()
-            nsm = nsm.to_Matrix()
-            vecs = [nsm.row(i).T for i in range(nsm.rows)]
+            vecs = matrix_nullspace(sp.Matrix(sub))
     out = []
     for v in vecs:
         full = [sp.S.Zero] * n

@@ -41,7 +41,8 @@ except ImportError:                 # pragma: no cover - depends on the installa
 
 __all__ = ["rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
            "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
-           "clear_denominators", "polynomial_rank", "polynomial_domain_matrix"]
+           "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "fraction_free",
+           "matrix_nullspace"]
 
 
 def _parts(x) -> tuple[int, int]:
@@ -260,6 +261,38 @@ def clear_denominators(vec: Sequence, dom) -> list:
     for x in out:
         g = dom.gcd(g, x) if x else g
     return [dom.exquo(x, g) if x else x for x in out] if g else out
+
+
+def fraction_free(dm: DomainMatrix) -> DomainMatrix:
+    r"""``dm`` over a polynomial ring :math:`\mathbb Z[p]` or :math:`\mathbb Q[p]` as it is
+    (its null space is then computed fraction-free, without the polynomial gcds of
+    :math:`\mathbb Q(p)`, which dominate on the rolling bodies), otherwise over a field.
+
+    >>> k = sp.Symbol("k")
+    >>> fraction_free(DomainMatrix.from_Matrix(sp.Matrix([[1, k]]))).domain
+    ZZ[k]
+    """
+    if dm.domain.is_PolynomialRing:
+        return dm
+    return dm.to_field()
+
+
+def matrix_nullspace(m: sp.Matrix) -> list[sp.Matrix]:
+    r"""Basis of the right null space of a matrix of expressions over the fraction field of
+    the domain sympy finds for its entries (:math:`\mathbb Q`, :math:`\mathbb Q(p)`, an
+    algebraic field, ...), one vector per free column of the reduced echelon form; over a
+    polynomial ring fraction free (:func:`fraction_free`).  Raises sympy's errors
+    (``UNDECIDABLE_ERRORS`` of :mod:`geomech.core.zero`) when the entries have no such
+    domain: the caller then asks the zero policy.
+
+    >>> k = sp.Symbol("k")
+    >>> matrix_nullspace(sp.Matrix([[1, k]]))
+    [Matrix([
+    [-k],
+    [ 1]])]
+    """
+    ns = fraction_free(DomainMatrix.from_Matrix(m)).nullspace().to_Matrix()
+    return [ns.row(i).T for i in range(ns.rows)]
 
 
 def polynomial_domain_matrix(m: sp.Matrix) -> DomainMatrix | None:
