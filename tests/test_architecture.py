@@ -204,8 +204,7 @@ LONG_FILES_ELSEWHERE = {
     "mechanics/equations/common.py", "mechanics/equations/quasi.py",
     "mechanics/equations/tzenoff.py", "mechanics/equations/classical.py",
     "mechanics/analysis/integrals.py", "mechanics/analysis/conformal.py",
-    "mechanics/analysis/hamiltonian.py", "numeric/", "core/kernel.py", "core/polykernel.py",
-    "lie/graph.py",
+    "mechanics/analysis/hamiltonian.py", "numeric/", "lie/graph.py",
 }
 #: single functions owned by another developer inside a file of this house
 LONG_FUNCTIONS_ELSEWHERE = {("mechanics/analysis/symmetry.py", "_solve_linear_homogeneous")}
