@@ -356,6 +356,9 @@ class ZeroPolicy:
         from exact rational values (then it is a certain lower bound)."""
         if rat is None:
             return 0, False
+        # imported at call time: core.algebra's package imports this module
+        from geomech.core.algebra.matrices import rational_rank
+
         syms = sorted(rat.free_symbols, key=sp.default_sort_key)
         best, exact = 0, False
         for _ in range(self.samples):
@@ -364,7 +367,7 @@ class ZeroPolicy:
             try:
                 num = rat.xreplace(pt)
                 if all(v.is_Rational for v in num):
-                    r = DomainMatrix.from_Matrix(num).convert_to(sp.QQ).rank()
+                    r = rational_rank(num.tolist(), num.cols)
                     exact = exact or r >= best
                     best = max(best, r)
                 else:
