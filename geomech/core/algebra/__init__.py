@@ -37,6 +37,7 @@ from .linear import (
     solve_homogeneous,
 )
 from .matrices import (
+    annihilates,
     clear_denominators,
     domain_nullspace,
     domain_rref,
@@ -49,6 +50,7 @@ from .matrices import (
     rational_rref,
     rational_rref_pivots,
     rational_solve,
+    verified_subspace,
 )
 from .normal_form import compact, has_denominator, ring_zero_test, trig_reduce
 from .rings import (
@@ -78,5 +80,5 @@ __all__ = [
     "rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
     "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
     "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "function_rref",
-    "matrix_nullspace",
+    "matrix_nullspace", "annihilates", "verified_subspace",
 ]

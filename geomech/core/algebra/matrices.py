@@ -41,7 +41,7 @@ except ImportError:                 # pragma: no cover - depends on the installa
 __all__ = ["rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
            "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
            "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "fraction_free",
-           "matrix_nullspace"]
+           "matrix_nullspace", "annihilates", "verified_subspace"]
 
 
 def _parts(x) -> tuple[int, int]:
@@ -274,6 +274,53 @@ def fraction_free(dm: DomainMatrix) -> DomainMatrix:
     if dm.domain.is_PolynomialRing:
         return dm
     return dm.to_field()
+
+
+def annihilates(rows: Sequence[Sequence], vec: Sequence, dom) -> bool:
+    """Whether every row vanishes on ``vec``: :math:`\\sum_j a_{ij} v_j = 0` for all
+    :math:`i`, in the (canonical) arithmetic of ``dom``.
+
+    >>> annihilates([[sp.QQ(1), sp.QQ(-1)]], [sp.QQ(2), sp.QQ(2)], sp.QQ)
+    True
+    """
+    for r in rows:
+        acc = dom.zero
+        for a, x in zip(r, vec):
+            if a and x:
+                acc += a * x
+        if acc:
+            return False
+    return True
+
+
+def verified_subspace(rows: Sequence[Sequence], vecs: list[list], dom) -> list[list]:
+    r"""The subspace of :math:`\operatorname{span}(v_1,\dots,v_m)` annihilated by all
+    ``rows``, exactly: a basis of primitive vectors over ``dom``.
+
+    Candidates proposed by a random choice (e.g. from a subset of the equations) are checked
+    on every row; when some fail, the combinations :math:`\sum_k c_k v_k` with
+    :math:`\sum_k c_k (A v_k) = 0` (a null space over the fraction field) are returned
+    instead.
+
+    >>> k = sp.Symbol("k"); R = sp.QQ[k]
+    >>> rows = [[R(k), R(-1), R(0)], [R(0), R(0), R(1)]]
+    >>> [[R.to_sympy(x) for x in v] for v in verified_subspace(rows, [[R(1), R(k), R(1)],
+    ...                                                                [R(0), R(0), R(1)]], R)]
+    [[-1, -k, 0]]
+    """
+    if all(annihilates(rows, v, dom) for v in vecs):
+        return vecs
+    K = dom.get_field()
+    res = [[K.convert_from(sum((a * x for a, x in zip(r, v) if a and x), dom.zero), dom)
+            for v in vecs] for r in rows]
+    res = [r for r in res if any(r)]
+    combos = domain_nullspace(res, len(vecs), K) if res else []
+    out = []
+    for c in combos:
+        w = [sum((ck * K.convert_from(v[j], dom) for ck, v in zip(c, vecs)),
+                 K.zero) for j in range(len(vecs[0]))]
+        out.append(clear_denominators(w, dom))
+    return [v for v in out if annihilates(rows, v, dom)]
 
 
 def matrix_nullspace(m: sp.Matrix) -> list[sp.Matrix]:

@@ -53,6 +53,7 @@ from geomech.core.algebra.matrices import (
     first_independent_rows,
     rational_rank,
     rational_rref_pivots,
+    verified_subspace,
 )
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
@@ -368,34 +369,7 @@ def _graded_basis(vecs: list[list], terms, cols, K) -> list[list]:
 # ---------------------------------------------------------------------------------------
 # step 4: exact verification on all equations
 # ---------------------------------------------------------------------------------------
-def _residual_free(rows: list, vec: list, dom) -> bool:
-    """Whether every exact equation vanishes on ``vec`` (canonical polynomial arithmetic)."""
-    for r in rows:
-        acc = dom.zero
-        for a, x in zip(r, vec):
-            if a and x:
-                acc += a * x
-        if acc:
-            return False
-    return True
-
-
-def _verified_span(rows: list, vecs: list[list], dom) -> list[list]:
-    """The subspace of ``span(vecs)`` on which all ``rows`` vanish, exactly (a basis of
-    primitive polynomial vectors)."""
-    if all(_residual_free(rows, v, dom) for v in vecs):
-        return vecs
-    K = dom.get_field()
-    res = [[K.convert_from(sum((a * x for a, x in zip(r, v) if a and x), dom.zero), dom)
-            for v in vecs] for r in rows]
-    res = [r for r in res if any(r)]
-    combos = domain_nullspace(res, len(vecs), K) if res else []
-    out = []
-    for c in combos:
-        w = [sum((ck * K.convert_from(v[j], dom) for ck, v in zip(c, vecs)),
-                 K.zero) for j in range(len(vecs[0]))]
-        out.append(clear_denominators(w, dom))
-    return [v for v in out if _residual_free(rows, v, dom)]
+_verified_span = verified_subspace      # the old private name (tests, callers)
 
 
 def _exact_span(ce, eta, basis, terms, cols, params, point: dict):
@@ -410,7 +384,7 @@ def _exact_span(ce, eta, basis, terms, cols, params, point: dict):
     if not vecs:
         return [], dom
     vecs = _graded_basis(vecs, terms, cols, dom.get_field())
-    return _verified_span(rows, [clear_denominators(v, dom) for v in vecs], dom), dom
+    return verified_subspace(rows, [clear_denominators(v, dom) for v in vecs], dom), dom
 
 
 def _family(eta, basis, degree: int, cd: int) -> str:
