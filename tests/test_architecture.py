@@ -260,10 +260,6 @@ def test_the_long_function_check_counts_code_not_docstrings():
 #: (each is owned by another work item; the engine's constructors are
 #: geomech.core.algebra.polynomial_ring / fraction_field and its linear algebra)
 RING_ALLOW: dict[str, str] = {
-    "geomech.lie.integrals": "first integrals of distributions: its own ring with "
-                             "parameters and rational pivots at points (lie layer item)",
-    "geomech.lie.span": "exact spans of fields: DomainMatrix rank at rational points "
-                        "(lie layer item)",
     "geomech.mechanics.models.rigid_body_so_n": "so(n) kernel ring (the rigid-body speed item)",
     "geomech.mechanics.equations.motion": "exact solve of the mass matrix at a rational point "
                                           "(implicit equations, numeric evaluation)",

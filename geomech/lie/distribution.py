@@ -28,7 +28,7 @@ Examples
 >>> D.frobenius().offending
 '[tau1,tau2]'
 >>> D.annihilator()
-[DifferentialForm(N, 1, {(0,): -sin(phi), (1,): cos(phi)})]
+[DifferentialForm(N, 1, {(0,): sin(phi), (1,): -cos(phi)})]
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from ..core.parse import as_expr
 from ..core.zero import default_policy
 from .graph import BracketGraph
 from .integrals import find_first_integrals
-from .span import SYMPY_FAILURES, Evaluator, Span, columns, exact_rank, kernel
+from .span import SYMPY_FAILURES, Evaluator, Span, columns, kernel
 
 __all__ = ["Distribution", "FrobeniusResult", "NotFoundError", "NotFound"]
 
@@ -308,11 +308,7 @@ class Distribution:
         if sp_ is None:
             n_uncertain = len(default_policy().uncertain)
             sp_ = Span(self._manifold.dim, self._ev)
-            und = []
-            for k, X in zip(self._keys, self._fields):
-                if sp_.offer(k, X.components) is None:
-                    und.append((k, X.components))
-            sp_.confirm(und)
+            sp_.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
             self._cache["span"] = sp_
             self._cache["span certain"] = len(default_policy().uncertain) == n_uncertain
         return sp_
@@ -411,24 +407,7 @@ class Distribution:
         G = self._graph
         words = [G.bracket_node(a, b) for a, b in itertools.combinations(self._keys, 2)]
         vals = G.evaluate(words) if words else {}
-        offending = None
-        und = []
-        for w in words:
-            comps = vals[w].components
-            if all(c == 0 for c in comps) or span.rank >= span.n:
-                continue
-            ind, _ = span.independent_numerically(comps)
-            if ind:
-                offending = w
-                break
-            und.append((w, comps))
-        if offending is None and und:
-            full = exact_rank(columns(span.vals + [c for _, c in und], span.n))
-            if full > span.rank:
-                for w, c in und:
-                    if exact_rank(columns(span.vals + [c], span.n)) > span.rank:
-                        offending = w
-                        break
+        offending = span.first_outside([(w, vals[w].components) for w in words])
         res = FrobeniusResult(
             involutive=offending is None, offending=offending,
             bracket=None if offending is None else G.value(offending),
@@ -455,11 +434,7 @@ class Distribution:
         n = self._manifold.dim
         n_uncertain = len(default_policy().uncertain)
         span = Span(n, self._ev)
-        und = []
-        for k, X in zip(self._keys, self._fields):
-            if span.offer(k, X.components) is None:
-                und.append((k, X.components))
-        span.confirm(und)
+        span.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
         stages = [(list(span.keys), span.rank)]
         seen = set(self._keys)
         length = dict.fromkeys(self._keys, 1)   # word lengths (derived flag)
@@ -473,12 +448,7 @@ class Distribution:
                 depth = max(length.values())
             seen.update(new)
             vals = G.evaluate(new, executor=executor)
-            und = []
-            for w in new:
-                comps = vals[w].components
-                if span.offer(w, comps) is None:
-                    und.append((w, comps))
-            span.confirm(und)
+            span.extend([(w, vals[w].components) for w in new])
             if span.rank == stages[-1][1]:
                 break
             stages.append((list(span.keys), span.rank))
@@ -544,17 +514,6 @@ class Distribution:
         return self.growth_vector()[-1] == self._manifold.dim
 
     # -- membership, invariance ----------------------------------------------------------
-    def _in_span(self, comps: tuple) -> bool:
-        span = self._span()
-        if all(c == 0 for c in comps):
-            return True
-        if span.rank >= span.n:
-            return True
-        ind, _ = span.independent_numerically(comps)
-        if ind:
-            return False
-        return exact_rank(columns(span.vals + [comps], span.n)) == span.rank
-
     def contains(self, X: VectorField) -> bool:
         """Whether the field ``X`` is (generically) a section of ``D``."""
         if not isinstance(X, VectorField):
@@ -562,7 +521,7 @@ class Distribution:
         if X.manifold is not self._manifold:
             raise ValueError(f"the field lives on {X.manifold.name}, the distribution on "
                              f"{self._manifold.name}")
-        return self._in_span(X.components)
+        return self._span().contains(X.components)
 
     def is_invariant_under(self, v: VectorField) -> bool:
         """Whether ``[v, X_i] ∈ D`` for every generator (``L_v D ⊂ D``,
@@ -584,14 +543,14 @@ class Distribution:
         kv = self._graph.add(v)
         words = [self._graph.bracket_node(kv, k) for k in self._keys]
         vals = self._graph.evaluate(words)
-        return all(self._in_span(vals[w].components) for w in words)
+        return all(self._span().contains(vals[w].components) for w in words)
 
     # -- annihilators --------------------------------------------------------------------
     def _annihilator_forms(self) -> list[DifferentialForm]:
         """1-forms spanning the annihilator :math:`D^\\perp` (kernel of the frame matrix)."""
         if "annihilator" not in self._cache:
             span = self._span()
-            ker = kernel(span.vals, self._manifold.dim, self._ev)
+            ker = kernel(span.vals, self._manifold.dim)
             self._cache["annihilator"] = [self._manifold.one_form(list(v)) for v in ker]
         return list(self._cache["annihilator"])
 
@@ -615,7 +574,7 @@ class Distribution:
             if w.manifold is not M:
                 raise ValueError(f"form {i + 1} lives on {w.manifold.name}, form 1 on "
                                  f"{M.name}")
-        ker = kernel([tuple(w.as_list()) for w in forms], M.dim, Evaluator())
+        ker = kernel([tuple(w.as_list()) for w in forms], M.dim)
         if not ker:
             raise ValueError("the forms span the whole cotangent space: their kernel is 0")
         return cls([M.vector_field(list(v)) for v in ker], graph=graph, names=names)

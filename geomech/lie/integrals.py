@@ -21,11 +21,11 @@ import itertools
 import threading
 
 import sympy as sp
-from sympy.polys.matrices import DomainMatrix
 
 from geomech.core import budget
+from geomech.core.algebra import fraction_field, nullspace, polynomial_ring, rank
 from geomech.core.zero import default_policy
-from geomech.lie.span import SYMPY_FAILURES, Evaluator, Span, columns, exact_rank
+from geomech.lie.span import SYMPY_FAILURES, Evaluator, Span, columns
 
 __all__ = ["find_first_integrals", "solve_first_order"]
 
@@ -124,7 +124,7 @@ class _Accepted:
             if any(v is not None and ok for v, ok in zip(vecs, grad.ok)):
                 return False
             # not evaluable exactly at rational points (exp, sqrt, ...): exact rank
-            if exact_rank(columns(grad.vals + [g], n)) <= grad.rank:
+            if rank(columns(grad.vals + [g], n)) <= grad.rank:
                 return False
         for X in self.D.fields:  # exact verification X_i(f) = 0
             v = pol.zero_test(X(f))
@@ -148,8 +148,6 @@ class _Ansatz:
     """
 
     def __init__(self, fields, coords, trig):
-        from sympy.polys.rings import ring
-
         self.coords = list(coords)
         self.S = {c: sp.Dummy(f"S_{c}") for c in trig}
         self.C = {c: sp.Dummy(f"C_{c}") for c in trig}
@@ -177,8 +175,8 @@ class _Ansatz:
                 if any(a.has(*coords) for a in e.atoms(sp.Function)):
                     raise ValueError("non-polynomial function of the coordinates")
         params = sorted(remaining - set(self.gens), key=sp.default_sort_key)
-        dom = sp.QQ.frac_field(*params) if params else sp.QQ
-        self.R, *_ = ring(self.gens, dom)
+        dom = fraction_field(params).to_domain() if params else sp.QQ
+        self.R = polynomial_ring(self.gens, dom)
         self.dom = dom
         # numerators of the fields over a common denominator (per field)
         self.fields = []
@@ -284,13 +282,11 @@ class _Ansatz:
                     for j in range(len(monos))]
         else:
             ridx = {r: i for i, r in enumerate(rows)}
-            mat = [[fld.zero] * len(monos) for _ in rows]
+            mat = sp.zeros(len(rows), len(monos))
             for j, c in enumerate(cols):
                 for r, v in c.items():
-                    mat[ridx[r]][j] = fld.convert(v)
-            ns = DomainMatrix(mat, (len(rows), len(monos)), fld).nullspace()
-            vecs = [list(ns.to_Matrix().row(i)) for i in range(ns.shape[0])]
-            vecs = [[fld.from_sympy(v) for v in row] for row in vecs]
+                    mat[ridx[r], j] = fld.to_sympy(fld.convert(v))
+            vecs = [[fld.from_sympy(x) for x in v] for v in nullspace(mat)]
         back = {**{self.S[c]: sp.sin(c) for c in self.S},
                 **{self.C[c]: sp.cos(c) for c in self.C}}
         out = []
