@@ -33,7 +33,7 @@ from geomech.core.parse import as_expr
 from geomech.core.zero import UndecidedZero, default_policy
 
 __all__ = ["ReducedSystem", "express_in_invariants", "independent_subset", "jacobian_rank",
-           "vectors_rank"]
+           "vectors_rank", "orbit_invariants", "invariance_problems", "InvariantsNotFound"]
 
 
 def vectors_rank(vectors: Sequence[Sequence]) -> int:
@@ -293,3 +293,95 @@ class ReducedSystem:
         return (f"ReducedSystem(invariants={list(self.invariants)}, "
                 f"vector_field={self.vector_field!r})")
 
+
+class InvariantsNotFound(ValueError):
+    """Fewer independent invariants than ``dim - orbit dim`` could be found.
+
+    ``partial`` holds the verified invariants that were found.
+    """
+
+    def __init__(self, message, partial=(), expected=0):
+        super().__init__(message)
+        self.partial = tuple(partial)
+        self.expected = expected
+
+
+def invariance_problems(fields: Sequence[VectorField], funcs: Sequence) -> list[str]:
+    """Problems with candidate invariants: non-invariance and dependence (empty if fine).
+
+    >>> M = Manifold("M", "x y z"); x, y, z = M.coords
+    >>> invariance_problems([M.vector_field([-y, x, 0])], [x**2 + y**2, z, x])
+    ['u1(x) = -y != 0']
+    """
+    fields = list(fields) if isinstance(fields, (list, tuple)) else None
+    if not fields or not all(isinstance(u, VectorField) for u in fields):
+        raise TypeError("fields must be a non-empty list of VectorField objects")
+    M = fields[0].manifold
+    for u in fields[1:]:
+        check_same_manifold(fields[0], u)
+    if not isinstance(funcs, (list, tuple)):
+        raise TypeError(f"funcs must be a list of expressions, got {type(funcs).__name__}")
+    funcs = [M.sympify(f) for f in funcs]
+    pol = default_policy()
+    problems = []
+    for f in funcs:
+        for a, u in enumerate(fields):
+            val = u(f)
+            if not pol.is_zero(val):
+                problems.append(f"u{a + 1}({f}) = {val} != 0")
+    if funcs:
+        jac = sp.Matrix([[sp.diff(f, c) for c in M.coords] for f in funcs])
+        if rank(jac) < len(funcs):
+            problems.append("the functions are functionally dependent (Jacobian rank "
+                            f"{rank(jac)} < {len(funcs)})")
+    return problems
+
+
+def orbit_invariants(fields: Sequence[VectorField], max_degree: int = 4) -> list[sp.Expr]:
+    r"""Functionally independent common first integrals of the fields (orbit-space coordinates).
+
+    Computed as the first integrals of the involutive distribution spanned by the fields
+    (:meth:`geomech.lie.distribution.Distribution.first_integrals`: free coordinates,
+    polynomial/trigonometric ansatz, characteristics), then verified here: every
+    :math:`u_\alpha(f) = 0` exactly and the Jacobian has full rank, and their number equals
+    ``dim - rank`` (Borisov & Mamaev (2015), §1.3).
+
+    Raises
+    ------
+    ValueError
+        If the fields do not span an involutive distribution.
+    InvariantsNotFound
+        (a ``ValueError``) if not all invariants could be found.
+
+    >>> M = Manifold("M", "x y z"); x, y, z = M.coords
+    >>> orbit_invariants([M.vector_field([-y, x, 0])])
+    [z, x**2 + y**2]
+    """
+    from geomech.lie.distribution import Distribution, NotFoundError
+
+    fields = list(fields)
+    if not fields:
+        raise ValueError("orbit_invariants needs at least one field")
+    M = check_same_manifold(*fields)
+    D = Distribution(fields)
+    if not D.is_involutive():
+        fr = D.frobenius()
+        raise ValueError(f"the fields do not span an involutive distribution (Frobenius fails: "
+                         f"{getattr(fr, 'offending', None)} is not in the span); the orbits "
+                         "are not the leaves of the fields and have no invariants of "
+                         "dimension dim - rank")
+    expected = M.dim - D.rank
+    try:
+        found = list(D.first_integrals(max_degree=max_degree))
+    except NotFoundError as exc:
+        raise InvariantsNotFound(
+            f"found {len(exc.partial)} of the {expected} independent invariants of the orbits "
+            f"of {len(fields)} fields on {M.name} (ansatz up to degree {max_degree}); "
+            "pass the invariants explicitly", partial=exc.partial, expected=expected) from exc
+    problems = invariance_problems(fields, found)
+    if problems or len(found) != expected:
+        raise InvariantsNotFound(
+            f"invariant computation returned {len(found)} functions, expected {expected} = "
+            f"dim {M.dim} - orbit dim {D.rank}; problems: {'; '.join(problems) or 'count'}",
+            partial=found, expected=expected)
+    return found

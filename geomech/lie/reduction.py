@@ -61,7 +61,9 @@ from geomech.lie.orbits import (
     ReducedSystem,
     express_in_invariants,
     independent_subset,
+    invariance_problems,
     jacobian_rank,
+    orbit_invariants,
     vectors_rank,
 )
 from geomech.lie.quadratures import (
@@ -187,8 +189,6 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
     if seed is not None:
         return _companion_reduction(v, fields, M.sympify(seed), m, names, name, structure)
     if invariants is None:
-        from geomech.lie.action import orbit_invariants
-
         Z = orbit_invariants(fields, max_degree=max_degree)
     else:
         Z = [M.sympify(z) for z in invariants]
@@ -206,8 +206,6 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
 
 
 def _verify_invariants(fields, Z, m) -> None:
-    from geomech.lie.action import invariance_problems
-
     problems = invariance_problems(fields, Z)
     if problems:
         raise ValueError("the given functions are not independent invariants of the symmetry "
@@ -239,8 +237,6 @@ def _companion_reduction(v, fields, z1, m, names, name, structure) -> ReducedSys
     else:
         # coarser reduction: express v(Z_m') through Z_1..Z_m' on the level of the orbits of
         # the fields together with the remaining directions (complete the invariants first)
-        from geomech.lie.action import orbit_invariants
-
         full = orbit_invariants(fields)
         extra = [f for f in full if jacobian_rank(Z + [f], M.coords) > len(Z)]
         comp = list(Z)
