@@ -21,7 +21,13 @@ import itertools
 import sympy as sp
 
 from geomech.core import budget
-from geomech.core.algebra import fraction_field, nullspace, polynomial_ring, rank
+from geomech.core.algebra import (
+    CoefficientRows,
+    fraction_field,
+    polynomial_ring,
+    rank,
+    solve_homogeneous,
+)
 from geomech.core.zero import default_policy
 from geomech.lie.characteristics import characteristic_integrals, solve_first_order
 from geomech.lie.span import SYMPY_FAILURES, Evaluator, Span, columns
@@ -281,11 +287,13 @@ class _Ansatz:
                     for j in range(len(monos))]
         else:
             ridx = {r: i for i, r in enumerate(rows)}
-            mat = sp.zeros(len(rows), len(monos))
+            mat = [[sp.S.Zero] * len(monos) for _ in rows]
             for j, c in enumerate(cols):
                 for r, v in c.items():
-                    mat[ridx[r], j] = fld.to_sympy(fld.convert(v))
-            vecs = [[fld.from_sympy(x) for x in v] for v in nullspace(mat)]
+                    mat[ridx[r]][j] = fld.to_sympy(fld.convert(v))
+            idx = list(range(len(monos)))     # the unknowns: coefficients of the monomials
+            vecs = [[fld.from_sympy(sol[j]) for j in idx]
+                    for sol in solve_homogeneous(CoefficientRows(mat), idx)]
         back = {**{self.S[c]: sp.sin(c) for c in self.S},
                 **{self.C[c]: sp.cos(c) for c in self.C}}
         out = []
