@@ -245,7 +245,7 @@ def test_bad_input(henon_heiles):
         lyapunov_spectrum(field, x0, 1.0, interval=0)
     with pytest.raises(ValueError, match="4 values"):
         max_lyapunov(field, [0.0, 1.0], 1.0)
-    with pytest.raises(ValueError, match="missing: py"):
+    with pytest.raises(ValueError, match="misses values for py"):
         max_lyapunov(field, {"x": 0, "y": 0, "px": 0.1}, 1.0)
     with pytest.raises(ValueError, match="t0 < t1"):
         max_lyapunov(field, x0, (1.0, 0.0))
