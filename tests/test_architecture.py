@@ -148,8 +148,6 @@ PRIVATE_IMPORTS_IN_FLIGHT: set[tuple[str, str, str]] = {
      "_no_deferral"),
     # core/zero.py (owned elsewhere)
     ("geomech.mechanics.equations.motion", "geomech.core.zero", "_jet_replacement"),
-    # numeric/ (owned elsewhere)
-    ("geomech.numeric.simulate", "geomech.numeric.compile", "_is_implicit"),
 }
 
 
@@ -204,7 +202,7 @@ LONG_FILES_ELSEWHERE = {
     "mechanics/equations/common.py", "mechanics/equations/quasi.py",
     "mechanics/equations/tzenoff.py", "mechanics/equations/classical.py",
     "mechanics/analysis/integrals.py", "mechanics/analysis/conformal.py",
-    "mechanics/analysis/hamiltonian.py", "numeric/", "core/kernel.py", "core/polykernel.py",
+    "mechanics/analysis/hamiltonian.py", "core/kernel.py", "core/polykernel.py",
     "lie/graph.py",
 }
 #: single functions owned by another developer inside a file of this house
