@@ -26,19 +26,19 @@ time (what a parallel run saves), with the CPU time of this process alongside an
 average (``os.getloadavg``) before and after: speed-ups measured on a loaded machine are
 lower bounds; re-run on an idle machine for the reference numbers.
 
-Section ``bench_ensemble``, measured (``--runs 1000 --only ensemble``; 2 cores, load average
-0.6 at the start, 9.8 at the end; details and the reasoning in docs/numeric.rst)::
+Section ``bench_ensemble``, measured (``--runs 1000 --only ensemble``; 2 cores shared with
+other jobs: serial read in CPU time, parallel modes with the benchmark given CPU priority; the
+process row re-run alone with ``--modes processes``; details in docs/numeric.rst)::
 
     mode            | wall    | CPU (caller) | CPU (workers) | start | runs/s | speed-up
     serial          | 474.7 s | 433.5 s      | 0.0 s         | 0.0 s | 2.11   | 1.00x
-    2 processes     | 508.5 s | 1.2 s        | 463.6 s       | 0.0 s | 1.97   | 0.93x
+    2 processes     | 242.7 s | 1.3 s        | 439.1 s       | 0.0 s | 4.12   | 1.96x
     LocalCluster(2) | 311.2 s | 16.3 s       | 545.3 s       | 0.9 s | 3.21   | 1.53x
 
 identical numbers in the three modes (asserted); 23 runs pass near a pole of the Euler angles
-(flagged).  A run costs 0.43 s of CPU; the pool adds 7% of CPU, the cluster 26% (+16 s of
-scheduler in the caller).  The pool's phase got 0.91 core on average (other jobs started on
-the 2 cores), the cluster's 1.75: on two idle cores the bounds are 1.87x (pool) and 1.59x
-(cluster, reached: 1.53x).
+(flagged).  A run costs 0.43 s of CPU; the pool adds 1-7% of CPU, the cluster 26% (+16 s of
+scheduler in the caller); against the serial CPU time the pool's speed-up is 1.79x, the
+cluster's 1.53x of its bound 1.59x.
 
 Section ``bench_dlda``: dlda vs DOP853 on the rolling disk and the Chaplygin sleigh over
 t in [0, T] (T = 1000, or 100 with ``--quick``), at equal cost and at equal accuracy.
