@@ -148,8 +148,6 @@ PRIVATE_IMPORTS_IN_FLIGHT: set[tuple[str, str, str]] = {
      "_no_deferral"),
     # core/zero.py (owned elsewhere)
     ("geomech.mechanics.equations.motion", "geomech.core.zero", "_jet_replacement"),
-    # numeric/ (owned elsewhere)
-    ("geomech.numeric.simulate", "geomech.numeric.compile", "_is_implicit"),
 }
 
 
@@ -204,7 +202,7 @@ LONG_FILES_ELSEWHERE = {
     "mechanics/equations/common.py", "mechanics/equations/quasi.py",
     "mechanics/equations/tzenoff.py", "mechanics/equations/classical.py",
     "mechanics/analysis/integrals.py", "mechanics/analysis/conformal.py",
-    "mechanics/analysis/hamiltonian.py", "numeric/", "lie/graph.py",
+    "mechanics/analysis/hamiltonian.py", "lie/graph.py",
 }
 #: single functions owned by another developer inside a file of this house
 LONG_FUNCTIONS_ELSEWHERE = {("mechanics/analysis/symmetry.py", "_solve_linear_homogeneous")}
@@ -259,10 +257,6 @@ def test_the_long_function_check_counts_code_not_docstrings():
 #: (each is owned by another work item; the engine's constructors are
 #: geomech.core.algebra.polynomial_ring / fraction_field and its linear algebra)
 RING_ALLOW: dict[str, str] = {
-    "geomech.lie.integrals": "first integrals of distributions: its own ring with "
-                             "parameters and rational pivots at points (lie layer item)",
-    "geomech.lie.span": "exact spans of fields: DomainMatrix rank at rational points "
-                        "(lie layer item)",
     "geomech.mechanics.models.rigid_body_so_n": "so(n) kernel ring (the rigid-body speed item)",
     "geomech.mechanics.equations.motion": "exact solve of the mass matrix at a rational point "
                                           "(implicit equations, numeric evaluation)",

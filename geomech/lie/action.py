@@ -11,18 +11,9 @@ convention :math:`[X,Y] = XY - YX` of geomech, the generators of a **left** acti
 :math:`T_g T_h = T_{gh}` satisfy the relations with ``s = -1`` and those of a right action with
 ``s = +1`` (Borisov & Mamaev (2015), App. A.1; the paper ignores the sign).
 
-The tangent lift (prolongation) of :math:`u = u^i(q)\,\partial_{q^i}` on ``N`` to ``TN`` is
-
-.. math:: \tilde u = u^i \frac{\partial}{\partial q^i}
-          + \frac{\partial u^i}{\partial q^j}\,\dot q^j \frac{\partial}{\partial \dot q^i},
-
-the generator of :math:`(q, \dot q) \mapsto (T_\varepsilon q, dT_\varepsilon\,\dot q)`; it is a
-Lie algebra homomorphism, :math:`[\tilde u, \tilde w] = \widetilde{[u, w]}`.  On a chart of a
-submanifold of ``TN`` with coordinates ``q`` and further variables ``s`` (independent
-velocities, quasi-velocities) in which the velocities are :math:`\dot q = \Phi(q, s)`, the lift
-restricts to :math:`u^i\partial_{q^i} + \sigma^a\partial_{s^a}` with
-:math:`\partial_s\Phi\,\sigma = (\partial_q u)\Phi - \partial_q\Phi\, u`; the lift is tangent
-iff this linear system is solvable.
+The tangent lift of the generators (:func:`prolong`, :func:`tangent_bundle`,
+:func:`velocity_lift`) is :mod:`geomech.lie.prolongation`; the invariants of the orbits
+(:func:`orbit_invariants`, :func:`invariance_problems`) are :mod:`geomech.lie.orbits`.
 
 Examples
 --------
@@ -35,307 +26,25 @@ VectorField(TN, [-y, x, 1, -ydot, xdot, 0])
 
 from __future__ import annotations
 
-import functools
 import itertools
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from geomech.core.fields import VectorField, check_same_manifold
+from geomech.core.algebra import rank
+from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold, as_symbols
 from geomech.core.parse import as_expr, parse_expr
 from geomech.core.zero import default_policy
 from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError
 from geomech.lie.graph import BracketGraph
+from geomech.lie.orbits import InvariantsNotFound, invariance_problems, orbit_invariants
+from geomech.lie.prolongation import prolong, tangent_bundle, velocity_lift
 
 __all__ = ["LieAlgebraAction", "prolong", "velocity_lift", "tangent_bundle",
            "orbit_invariants", "invariance_problems", "InvariantsNotFound"]
 
 
-class InvariantsNotFound(ValueError):
-    """Fewer independent invariants than ``dim - orbit dim`` could be found.
-
-    ``partial`` holds the verified invariants that were found.
-    """
-
-    def __init__(self, message, partial=(), expected=0):
-        super().__init__(message)
-        self.partial = tuple(partial)
-        self.expected = expected
-
-
-# ---------------------------------------------------------------------------------------------
-# tangent bundle and prolongation
-# ---------------------------------------------------------------------------------------------
-_TANGENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_TANGENT_LOCK = threading.Lock()  # one TN chart per N, also when threads ask at once
-
-
-def tangent_bundle(N: Manifold) -> Manifold:
-    r"""The chart of :math:`TN`: the coordinates of ``N`` followed by its velocities.
-
-    The very same symbol objects are used (``N.coords + N.velocities``), and the chart is
-    cached, so every call returns the same :class:`Manifold` instance.
-
-    >>> N = Manifold("N", "x y")
-    >>> tangent_bundle(N).coords
-    (x, y, xdot, ydot)
-    >>> tangent_bundle(N) is tangent_bundle(N)
-    True
-    """
-    if not isinstance(N, Manifold):
-        raise TypeError(f"tangent_bundle needs a Manifold, got {type(N).__name__}")
-    with _TANGENT_LOCK:
-        TN = _TANGENT.get(N)
-        if TN is None:
-            TN = Manifold(f"T{N.name}", (*N.coords, *N.velocities), parameters=N.parameters,
-                          assumptions=N.assumptions)
-            _TANGENT[N] = TN
-        return TN
-
-
-def _solve_exact(A: sp.Matrix, b: sp.Matrix) -> sp.Matrix | None:
-    """Exact solution ``x`` of ``A x = b`` over the function field, ``None`` if inconsistent.
-
-    ``A`` must have full column rank (generically).  The solution is taken on a non-singular
-    square minor and confirmed on every row by the zero policy.
-    """
-    pol = default_policy()
-    k = A.shape[1]
-    if k == 0:
-        return sp.zeros(0, 1) if all(pol.is_zero(x) for x in b) else None
-    rows: list[int] = []
-    for r in range(A.shape[0]):
-        trial = rows + [r]
-        if pol.rank(A.extract(trial, list(range(k)))) == len(trial):
-            rows = trial
-        if len(rows) == k:
-            break
-    if len(rows) < k:
-        raise ValueError("the velocity parametrisation is degenerate: d(qdot)/d(s) does not "
-                         "have full rank")
-    sub = A.extract(rows, list(range(k)))
-    sol = sub.LUsolve(b.extract(rows, [0])).applyfunc(pol.normalize)
-    res = A * sol - b
-    if not all(pol.is_zero(x) for x in res):
-        return None
-    return sol
-
-
-@functools.lru_cache(maxsize=4096)
-def _diff(f: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    return sp.diff(f, x)
-
-
-def velocity_lift(ui: sp.Expr, coords: Sequence[sp.Symbol],
-                  velocities: Sequence[sp.Symbol]) -> sp.Expr:
-    r"""The velocity component :math:`\sum_j \partial_j u_i\,\dot q_j` of the tangent lift
-    of a field with component ``ui`` -- the one implementation of the lift, used by
-    :func:`prolong` and by the analyses of :mod:`geomech.mechanics.analysis`.
-
-    Term by term: the coordinate-dependent factor of each term is differentiated once
-    (cached), so a template :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis
-    function.
-
-    >>> x, y, xd, yd = sp.symbols("x y xdot ydot")
-    >>> velocity_lift(-y + x**2, (x, y), (xd, yd))
-    2*x*xdot - ydot
-    """
-    ui = as_expr(ui)
-    out = []
-    for t in (ui.args if ui.is_Add else (ui,)):
-        const, dep = t.as_independent(*coords, as_Add=False)
-        if dep == 1:
-            continue
-        out += [const * _diff(dep, qj) * vj for qj, vj in zip(coords, velocities)
-                if dep.has(qj)]
-    return sp.expand(sp.Add(*out))
-
-
-def prolong(field: VectorField, phase_space: Manifold | None = None,
-            velocities: Mapping | None = None) -> VectorField:
-    r"""Tangent lift :math:`\tilde u` of a field on ``N`` to :math:`TN` or to a constraint chart.
-
-    Parameters
-    ----------
-    field : VectorField
-        :math:`u = u^i(q)\partial_{q^i}` on the configuration chart ``N``.
-    phase_space : Manifold, optional
-        Target chart.  Default: :func:`tangent_bundle` ``(N)`` (coordinates ``q, qdot``).
-        Otherwise a chart containing the coordinates of ``N`` (the same symbols) and further
-        variables ``s`` -- independent velocities of ``N`` or quasi-velocities.
-    velocities : mapping, optional
-        ``{qdot_i: expression in the phase-space coordinates}`` for every velocity of ``N``
-        that is not a coordinate of ``phase_space`` (dependent velocities substituted from
-        the constraints, or ``qdot = Phi(q, s)`` for quasi-velocities).
-
-    Returns
-    -------
-    VectorField
-        On ``TN``: :math:`u^i\partial_{q^i} + (\partial_j u^i)\dot q^j\partial_{\dot q^i}`.
-        On a constraint chart: :math:`u^i\partial_{q^i} + \sigma^a\partial_{s^a}` with
-        :math:`\partial_s\Phi\,\sigma = (\partial_q u)\,\Phi - \partial_q\Phi\,u`.
-
-    Raises
-    ------
-    ValueError
-        If the lift is not tangent to the submanifold (the flow of ``u`` does not preserve
-        the constraints), or if the charts do not match.
-
-    Examples
-    --------
-    Sleigh: ``SE(2)`` acts trivially on the quasi-velocities ``(v1, omega)``.
-
-    >>> N = Manifold("N", "x y phi"); x, y, phi = N.coords
-    >>> xd, yd, phid = N.velocities
-    >>> M = Manifold("M", [x, y, phi, sp.Symbol("v1", real=True), sp.Symbol("omega", real=True)])
-    >>> v1, om = M.coords[3:]
-    >>> prolong(N.vector_field([-y, x, 1]), M,
-    ...         {xd: v1*sp.cos(phi), yd: v1*sp.sin(phi), phid: om})
-    VectorField(M, [-y, x, 1, 0, 0])
-    """
-    if not isinstance(field, VectorField):
-        raise TypeError(f"prolong needs a VectorField, got {type(field).__name__}")
-    N = field.manifold
-    n = N.dim
-    qd = N.velocities
-    jac = field.jacobian
-    if phase_space is None:
-        if velocities:
-            raise ValueError("velocities= needs a phase_space chart")
-        TN = tangent_bundle(N)
-        w = [velocity_lift(ui, N.coords, qd) for ui in field.components]
-        return TN.vector_field([*field.components, *w])
-    if not isinstance(phase_space, Manifold):
-        raise TypeError(f"phase_space must be a Manifold, got {type(phase_space).__name__}")
-    P = phase_space
-    missing = [c for c in N.coords if c not in P.coords]
-    if missing:
-        raise ValueError(f"the phase space {P.name} lacks the coordinates {missing} of {N.name} "
-                         "(it must reuse the same symbols)")
-    velocities = {N.sympify(k): P.sympify(v) for k, v in dict(velocities or {}).items()}
-    bad = [k for k in velocities if k not in qd]
-    if bad:
-        raise ValueError(f"{bad} are not velocities of {N.name} (velocities are {qd})")
-    phi = []
-    for v in qd:
-        if v in velocities:
-            if v in P.coords:
-                raise ValueError(f"{v} is a coordinate of {P.name} and also given in velocities")
-            phi.append(velocities[v])
-        elif v in P.coords:
-            phi.append(v)
-        else:
-            raise ValueError(f"the velocity {v} is neither a coordinate of {P.name} nor given "
-                             "in velocities=")
-    allowed = set(P.coords) | set(P.parameters)
-    for v, e in zip(qd, phi):
-        extra = {s for s in e.free_symbols if s not in allowed and s not in N.parameters}
-        if extra & (set(qd) | set(N.coords)):
-            raise ValueError(f"the expression for {v} uses {extra}, which are not coordinates "
-                             f"of {P.name}")
-    s_vars = [c for c in P.coords if c not in N.coords]
-    A = sp.Matrix(n, len(s_vars), lambda i, a: sp.diff(phi[i], s_vars[a]))
-    dq = sp.Matrix(n, n, lambda i, j: sp.diff(phi[i], N.coords[j]))
-    u = sp.Matrix(field.components)
-    rhs = jac * sp.Matrix(phi) - dq * u
-    sigma = _solve_exact(A, rhs)
-    if sigma is None:
-        raise ValueError(
-            f"the prolongation of {field} is not tangent to the submanifold {P.name} "
-            f"(qdot = {phi}): the flow of the field does not preserve the constraints")
-    comps = {c: field.components[N.index(c)] for c in N.coords}
-    comps.update({s: sigma[a] for a, s in enumerate(s_vars)})
-    return P.vector_field(comps)
-
-
-# ---------------------------------------------------------------------------------------------
-# invariants of a family of fields (orbit-space coordinates)
-# ---------------------------------------------------------------------------------------------
-def invariance_problems(fields: Sequence[VectorField], funcs: Sequence) -> list[str]:
-    """Problems with candidate invariants: non-invariance and dependence (empty if fine).
-
-    >>> M = Manifold("M", "x y z"); x, y, z = M.coords
-    >>> invariance_problems([M.vector_field([-y, x, 0])], [x**2 + y**2, z, x])
-    ['u1(x) = -y != 0']
-    """
-    fields = list(fields) if isinstance(fields, (list, tuple)) else None
-    if not fields or not all(isinstance(u, VectorField) for u in fields):
-        raise TypeError("fields must be a non-empty list of VectorField objects")
-    M = fields[0].manifold
-    for u in fields[1:]:
-        check_same_manifold(fields[0], u)
-    if not isinstance(funcs, (list, tuple)):
-        raise TypeError(f"funcs must be a list of expressions, got {type(funcs).__name__}")
-    funcs = [M.sympify(f) for f in funcs]
-    pol = default_policy()
-    problems = []
-    for f in funcs:
-        for a, u in enumerate(fields):
-            val = u(f)
-            if not pol.is_zero(val):
-                problems.append(f"u{a + 1}({f}) = {val} != 0")
-    if funcs:
-        jac = sp.Matrix([[sp.diff(f, c) for c in M.coords] for f in funcs])
-        if pol.rank(jac) < len(funcs):
-            problems.append("the functions are functionally dependent (Jacobian rank "
-                            f"{pol.rank(jac)} < {len(funcs)})")
-    return problems
-
-
-def orbit_invariants(fields: Sequence[VectorField], max_degree: int = 4) -> list[sp.Expr]:
-    r"""Functionally independent common first integrals of the fields (orbit-space coordinates).
-
-    Computed as the first integrals of the involutive distribution spanned by the fields
-    (:meth:`geomech.lie.distribution.Distribution.first_integrals`: free coordinates,
-    polynomial/trigonometric ansatz, characteristics), then verified here: every
-    :math:`u_\alpha(f) = 0` exactly and the Jacobian has full rank, and their number equals
-    ``dim - rank`` (Borisov & Mamaev (2015), §1.3).
-
-    Raises
-    ------
-    ValueError
-        If the fields do not span an involutive distribution.
-    InvariantsNotFound
-        (a ``ValueError``) if not all invariants could be found.
-
-    >>> M = Manifold("M", "x y z"); x, y, z = M.coords
-    >>> orbit_invariants([M.vector_field([-y, x, 0])])
-    [z, x**2 + y**2]
-    """
-    from geomech.lie.distribution import Distribution, NotFoundError
-
-    fields = list(fields)
-    if not fields:
-        raise ValueError("orbit_invariants needs at least one field")
-    M = check_same_manifold(*fields)
-    D = Distribution(fields)
-    if not D.is_involutive():
-        fr = D.frobenius()
-        raise ValueError(f"the fields do not span an involutive distribution (Frobenius fails: "
-                         f"{getattr(fr, 'offending', None)} is not in the span); the orbits "
-                         "are not the leaves of the fields and have no invariants of "
-                         "dimension dim - rank")
-    expected = M.dim - D.rank
-    try:
-        found = list(D.first_integrals(max_degree=max_degree))
-    except NotFoundError as exc:
-        raise InvariantsNotFound(
-            f"found {len(exc.partial)} of the {expected} independent invariants of the orbits "
-            f"of {len(fields)} fields on {M.name} (ansatz up to degree {max_degree}); "
-            "pass the invariants explicitly", partial=exc.partial, expected=expected) from exc
-    problems = invariance_problems(fields, found)
-    if problems or len(found) != expected:
-        raise InvariantsNotFound(
-            f"invariant computation returned {len(found)} functions, expected {expected} = "
-            f"dim {M.dim} - orbit dim {D.rank}; problems: {'; '.join(problems) or 'count'}",
-            partial=found, expected=expected)
-    return found
-
-
-# ---------------------------------------------------------------------------------------------
 class LieAlgebraAction:
     r"""A Lie algebra acting by vector fields (infinitesimal generators of a group action).
 
@@ -467,35 +176,10 @@ class LieAlgebraAction:
         """
         if action not in ("left", "right"):
             raise ValueError(f"action must be 'left' or 'right', got {action!r}")
-        pars = as_symbols(params, {"real": True})
-        if not pars:
-            raise ValueError("a group action needs at least one group parameter")
-        clash = set(p.name for p in pars) & set(manifold.names())
-        if clash:
-            raise ValueError(f"group parameters {sorted(clash)} clash with names of "
-                             f"{manifold.name}")
+        pars = _group_parameters(manifold, params)
         names_map = {**manifold.names(), **{p.name: p for p in pars}}
-
-        def conv(e):
-            if isinstance(e, str):
-                return parse_expr(e, names_map, context=f"action on {manifold.name}")
-            return as_expr(e)
-
-        if isinstance(formula, Mapping):
-            comps = [formula.get(c, formula.get(c.name, c)) for c in manifold.coords]
-        else:
-            comps = list(formula)
-        if len(comps) != manifold.dim:
-            raise ValueError(f"the action formula needs {manifold.dim} components (one per "
-                             f"coordinate of {manifold.name}), got {len(comps)}")
-        comps = [conv(e) for e in comps]
-        ident = {p: 0 for p in pars}
-        if identity is not None:
-            for k, v in dict(identity).items():
-                key = names_map.get(k, k) if isinstance(k, str) else k
-                if key not in ident:
-                    raise ValueError(f"{k} is not a group parameter")
-                ident[key] = as_expr(v, names_map, context=f"identity of {manifold.name}")
+        comps = _action_formula(manifold, formula, names_map)
+        ident = _identity_element(manifold, pars, identity, names_map)
         pol = default_policy()
         for c, e in zip(manifold.coords, comps):
             if not pol.is_zero(e.xreplace(ident) - c):
@@ -534,7 +218,7 @@ class LieAlgebraAction:
         """
         pol = default_policy()
         if point is None:
-            return pol.rank(self._matrix())
+            return rank(self._matrix())
         if not isinstance(point, Mapping):
             raise TypeError(f"a point is a mapping {{coordinate: value}}, got "
                             f"{type(point).__name__}")
@@ -594,3 +278,41 @@ class LieAlgebraAction:
     def __repr__(self) -> str:
         label = self.algebra.name or f"{self.dim}-dimensional algebra"
         return f"LieAlgebraAction({label} on {self.manifold.name}, generators={list(self.names)})"
+
+
+def _group_parameters(manifold: Manifold, params) -> list[sp.Symbol]:
+    r"""The local coordinates :math:`\xi` on the group (real symbols, none named like a
+    coordinate or parameter of ``manifold``)."""
+    pars = as_symbols(params, {"real": True})
+    if not pars:
+        raise ValueError("a group action needs at least one group parameter")
+    clash = set(p.name for p in pars) & set(manifold.names())
+    if clash:
+        raise ValueError(f"group parameters {sorted(clash)} clash with names of "
+                         f"{manifold.name}")
+    return list(pars)
+
+
+def _action_formula(manifold: Manifold, formula, names_map: dict) -> list[sp.Expr]:
+    """The transformed coordinates :math:`T_g(x)`, one per coordinate (text through the safe
+    parser with the names of the chart and of the group parameters)."""
+    if isinstance(formula, Mapping):
+        comps = [formula.get(c, formula.get(c.name, c)) for c in manifold.coords]
+    else:
+        comps = list(formula)
+    if len(comps) != manifold.dim:
+        raise ValueError(f"the action formula needs {manifold.dim} components (one per "
+                         f"coordinate of {manifold.name}), got {len(comps)}")
+    return [parse_expr(e, names_map, context=f"action on {manifold.name}")
+            if isinstance(e, str) else as_expr(e) for e in comps]
+
+
+def _identity_element(manifold: Manifold, pars: list, identity, names_map: dict) -> dict:
+    """Parameter values at the identity element (default all 0)."""
+    ident = {p: 0 for p in pars}
+    for k, v in dict(identity or {}).items():
+        key = names_map.get(k, k) if isinstance(k, str) else k
+        if key not in ident:
+            raise ValueError(f"{k} is not a group parameter")
+        ident[key] = as_expr(v, names_map, context=f"identity of {manifold.name}")
+    return ident

@@ -41,6 +41,16 @@ import sympy as sp
 from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, require_finite
+from geomech.lie import catalogue
+from geomech.lie.coefficients import (
+    ConstantSolver,
+    constant_coefficients,
+    constant_dependency,
+    function_coefficients,
+    vector_fields,
+)
+from geomech.lie.structure import StructureTheory
+from geomech.lie.subspace import Subspace, normalized
 
 __all__ = ["LieAlgebra", "Subspace", "NotALieAlgebraError", "constant_coefficients",
            "function_coefficients"]
@@ -67,16 +77,6 @@ class NotALieAlgebraError(ValueError):
         self.coefficients = coefficients
 
 
-# ---------------------------------------------------------------------------------------------
-# linear algebra over the field of constants (rationals and parameters)
-# ---------------------------------------------------------------------------------------------
-def _norm(e) -> sp.Expr:
-    e = as_expr(e)
-    if e.is_Number:
-        return e
-    return default_policy().normalize(e)
-
-
 def _nested_exprs(obj, depth: int = 0):
     """A nested sequence with every leaf through the door (no text reaches ``sp.Array``)."""
     if isinstance(obj, (str, bytes, Mapping)) or not isinstance(obj, Iterable):
@@ -87,84 +87,6 @@ def _nested_exprs(obj, depth: int = 0):
     if depth == 3:
         raise ValueError("structure constants must be a dim x dim x dim array (too deep)")
     return [_nested_exprs(x, depth + 1) for x in obj]
-
-
-def _rref_basis(vectors: Sequence[Sequence], dim: int) -> tuple[tuple[sp.Expr, ...], ...]:
-    """Reduced row echelon basis of the span of ``vectors`` (canonical, normalised)."""
-    rows = [list(v) for v in vectors if any(not default_policy().is_zero(x) for x in v)]
-    if not rows:
-        return ()
-    m = sp.Matrix(rows)
-    red, pivots = m.rref(iszerofunc=default_policy().is_zero, simplify=False)
-    return tuple(tuple(_norm(red[i, j]) for j in range(dim)) for i in range(len(pivots)))
-
-
-def _solve_in_span(basis: Sequence[Sequence], vec: Sequence) -> tuple | None:
-    """Coefficients ``a`` with ``vec = sum_i a_i basis_i`` or ``None`` if not in the span."""
-    if not basis:
-        return () if all(default_policy().is_zero(x) for x in vec) else None
-    a = sp.Matrix([list(b) for b in basis]).T
-    try:
-        sol, params = a.gauss_jordan_solve(sp.Matrix(list(vec)))
-    except ValueError:
-        return None
-    if params.shape[0]:
-        sol = sol.xreplace({p: 0 for p in params})
-    return tuple(_norm(x) for x in sol)
-
-
-class Subspace:
-    """A linear subspace of a Lie algebra, stored as a canonical (row echelon) basis.
-
-    Attributes
-    ----------
-    algebra : LieAlgebra
-    basis : tuple of tuples
-        Coordinate vectors (in the algebra's basis) spanning the subspace.
-    """
-
-    __slots__ = ("algebra", "basis")
-
-    def __init__(self, algebra: LieAlgebra, vectors: Sequence[Sequence]):
-        self.algebra = algebra
-        self.basis = _rref_basis(vectors, algebra.dim)
-
-    @property
-    def dim(self) -> int:
-        """Dimension of the subspace."""
-        return len(self.basis)
-
-    def contains(self, vec) -> bool:
-        """Whether the coordinate vector ``vec`` lies in the subspace."""
-        return _solve_in_span(self.basis, self.algebra._vector(vec)) is not None
-
-    def __contains__(self, vec) -> bool:
-        return self.contains(vec)
-
-    def __le__(self, other: Subspace) -> bool:
-        return all(other.contains(v) for v in self.basis)
-
-    def __eq__(self, other) -> bool:
-        if not isinstance(other, Subspace) or other.algebra is not self.algebra:
-            return NotImplemented
-        return self.dim == other.dim and self <= other
-
-    def __hash__(self) -> int:
-        return hash((id(self.algebra), self.dim))
-
-    def is_ideal(self) -> bool:
-        """Whether ``[g, self] ⊂ self``."""
-        g = self.algebra
-        return all(self.contains(g.bracket(e, v)) for e in g.basis() for v in self.basis)
-
-    def fields(self) -> list[VectorField]:
-        """The realising vector fields of the basis (for an algebra built from fields)."""
-        return [self.algebra.realize(v) for v in self.basis]
-
-    def __repr__(self) -> str:
-        if not self.basis:
-            return "span()"
-        return "span(" + ", ".join(self.algebra.format_vector(v) for v in self.basis) + ")"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,7 +101,7 @@ def _mapping_dimension(brackets: Mapping, names) -> int:
     return max(idx, default=-1) + 1
 
 
-class LieAlgebra:
+class LieAlgebra(StructureTheory):
     r"""A finite-dimensional Lie algebra given by structure constants.
 
     Parameters
@@ -237,7 +159,7 @@ class LieAlgebra:
         if arr is None:
             c = self._table_from_brackets(structure_constants)
         else:
-            c = [[tuple(_norm(arr[i, j, k]) for k in range(dim)) for j in range(dim)]
+            c = [[tuple(normalized(arr[i, j, k]) for k in range(dim)) for j in range(dim)]
                  for i in range(dim)]
         self._c = tuple(tuple(row) for row in c)
         for i, j in itertools.product(range(dim), repeat=2):
@@ -281,7 +203,7 @@ class LieAlgebra:
                         f"[{self.names[i]}, {self.names[j]}] and [{self.names[j]}, "
                         f"{self.names[i]}] are not opposite: the bracket is antisymmetric")
             c[i][j] = vec
-            c[j][i] = tuple(_norm(-x) for x in vec)
+            c[j][i] = tuple(normalized(-x) for x in vec)
         return c
 
     # -- coordinates ------------------------------------------------------------------------
@@ -309,14 +231,14 @@ class LieAlgebra:
             out = [sp.S.Zero] * self.dim
             for k, x in v.items():
                 out[self._index(k)] += as_expr(x)
-            return tuple(_norm(x) for x in out)
+            return tuple(normalized(x) for x in out)
         if isinstance(v, sp.MatrixBase):
             v = list(v)
         if isinstance(v, Sequence):
             if len(v) != self.dim:
                 raise ValueError(f"a vector of {self._label()} has {self.dim} coordinates, "
                                  f"got {len(v)}")
-            return tuple(_norm(x) for x in v)
+            return tuple(normalized(x) for x in v)
         raise TypeError(f"cannot read {v!r} as an element of {self._label()}")
 
     def _label(self) -> str:
@@ -346,7 +268,7 @@ class LieAlgebra:
                 for k, ckij in enumerate(self._c[i][j]):
                     if ckij != 0:
                         out[k] += ai * bj * ckij
-        return tuple(_norm(x) for x in out)
+        return tuple(normalized(x) for x in out)
 
     def structure_constants(self) -> sp.ImmutableDenseNDimArray:
         r"""The array ``C[i, j, k]`` :math:`= c^k_{ij}`, :math:`[e_i,e_j] = \sum_k c^k_{ij} e_k`."""
@@ -359,16 +281,6 @@ class LieAlgebra:
         cols = [self.bracket(a, j) for j in range(self.dim)]
         return sp.Matrix(self.dim, self.dim, lambda k, j: cols[j][k])
 
-    def killing_form(self) -> sp.Matrix:
-        r"""Killing form :math:`K_{ij} = \mathrm{tr}(\mathrm{ad}_{e_i}\mathrm{ad}_{e_j})`."""
-        ads = [self.ad(i) for i in range(self.dim)]
-        return sp.Matrix(self.dim, self.dim, lambda i, j: _norm((ads[i] * ads[j]).trace()))
-
-    def is_semisimple(self) -> bool:
-        """Cartan's criterion: the Killing form is non-degenerate."""
-        return default_policy().rank(self.killing_form()) == self.dim
-
-    # -- identities -------------------------------------------------------------------------
     def _check_antisymmetry(self) -> None:
         pol = default_policy()
         for i, j in itertools.combinations_with_replacement(range(self.dim), 2):
@@ -382,7 +294,7 @@ class LieAlgebra:
         i, j, k = (self._index(x) for x in (i, j, k))
         terms = [self.bracket(self.bracket(i, j), k), self.bracket(self.bracket(j, k), i),
                  self.bracket(self.bracket(k, i), j)]
-        return tuple(_norm(sum(t[m] for t in terms)) for m in range(self.dim))
+        return tuple(normalized(sum(t[m] for t in terms)) for m in range(self.dim))
 
     def jacobi_violation(self) -> tuple[int, int, int] | None:
         """The first triple ``i < j < k`` violating the Jacobi identity, or ``None``."""
@@ -400,154 +312,6 @@ class LieAlgebra:
         """
         return self.jacobi_violation() is None
 
-    # -- subspaces and series ---------------------------------------------------------------
-    def span(self, vectors) -> Subspace:
-        """The subspace spanned by elements (names, indices or vectors)."""
-        return Subspace(self, [self._vector(v) for v in vectors])
-
-    def whole(self) -> Subspace:
-        """The algebra itself as a subspace."""
-        return Subspace(self, self.basis())
-
-    def bracket_subspaces(self, a: Subspace, b: Subspace) -> Subspace:
-        """The subspace ``[A, B]`` spanned by brackets of basis vectors of ``A`` and ``B``."""
-        if not (isinstance(a, Subspace) and isinstance(b, Subspace)):
-            raise TypeError("bracket_subspaces needs two subspaces of this algebra")
-        return Subspace(self, [self.bracket(x, y) for x in a.basis for y in b.basis])
-
-    def derived_series(self) -> list[Subspace]:
-        r"""Derived series :math:`\mathfrak g \supset [\mathfrak g,\mathfrak g] \supset \dots`.
-
-        The list stops at the first term equal to its successor (which is not repeated).
-
-        >>> [s.dim for s in LieAlgebra.heisenberg().derived_series()]
-        [3, 1, 0]
-        """
-        out = [self.whole()]
-        while out[-1].dim:
-            nxt = self.bracket_subspaces(out[-1], out[-1])
-            if nxt.dim == out[-1].dim:
-                break
-            out.append(nxt)
-        return out
-
-    def lower_central_series(self) -> list[Subspace]:
-        r"""Lower central series :math:`\mathfrak g_1 = \mathfrak g`,
-        :math:`\mathfrak g_{j+1} = [\mathfrak g, \mathfrak g_j]`, until it stabilises.
-
-        >>> [s.dim for s in LieAlgebra.aff(1).lower_central_series()]
-        [2, 1]
-        """
-        g = self.whole()
-        out = [g]
-        while out[-1].dim:
-            nxt = self.bracket_subspaces(g, out[-1])
-            if nxt.dim == out[-1].dim:
-                break
-            out.append(nxt)
-        return out
-
-    def derived_algebra(self) -> Subspace:
-        r""":math:`[\mathfrak g, \mathfrak g]`."""
-        return self.bracket_subspaces(self.whole(), self.whole())
-
-    def center(self) -> Subspace:
-        """The centre ``{z : [z, g] = 0}``."""
-        # z is central iff ad_z = 0 iff sum_i z_i c_{i j} = 0 for all j: the matrix with rows
-        # indexed by (j, k) and columns by i
-        m = sp.Matrix([[self._c[i][j][k] for i in range(self.dim)]
-                       for j in range(self.dim) for k in range(self.dim)])
-        ns = default_policy().nullspace(m)
-        return Subspace(self, [list(v) for v in ns])
-
-    def is_abelian(self) -> bool:
-        """All brackets vanish."""
-        pol = default_policy()
-        return all(pol.is_zero(x) for row in self._c for vec in row for x in vec)
-
-    def is_solvable(self) -> bool:
-        """The derived series reaches ``0``."""
-        return self.derived_series()[-1].dim == 0
-
-    def is_nilpotent(self) -> bool:
-        """The lower central series reaches ``0``."""
-        return self.lower_central_series()[-1].dim == 0
-
-    def derived_length(self) -> int | None:
-        """Smallest ``K`` with :math:`\\mathfrak g^{(K)} = 0`, ``None`` if not solvable."""
-        s = self.derived_series()
-        return len(s) - 1 if s[-1].dim == 0 else None
-
-    # -- adapted basis ----------------------------------------------------------------------
-    def adapted_basis(self) -> list[tuple[sp.Expr, ...]]:
-        r"""A basis adapted to the derived series (solvable algebras; Borisov &
-        Mamaev (2015), Thm 2).
-
-        First a complement of :math:`\mathfrak g^{(1)}` in :math:`\mathfrak g`, then a
-        complement of :math:`\mathfrak g^{(2)}` in :math:`\mathfrak g^{(1)}`, ..., last a basis
-        of :math:`\mathfrak g^{(K-1)}`.  Then :math:`[e_i, e_j] \in
-        \mathrm{span}\{e_{i+1},\dots,e_d\}` for :math:`i<j`, so every
-        :math:`\mathfrak h_k = \mathrm{span}\{e_{k+1},\dots,e_d\}` is an ideal of
-        :math:`\mathfrak h_{k-1}`.  Original basis vectors are preferred.
-
-        Raises ``ValueError`` when the algebra is not solvable.
-
-        >>> g = LieAlgebra.se(2)
-        >>> [g.format_vector(v) for v in g.adapted_basis()]
-        ['J', 'P1', 'P2']
-        """
-        series = self.derived_series()
-        if series[-1].dim:
-            raise ValueError(
-                f"{self._label()} is not solvable: its derived series stops at "
-                f"{series[-1]!r} (dimension {series[-1].dim}); no basis adapted to a "
-                "solvable derived series exists")
-        chosen: list[tuple] = []
-        for j in range(len(series) - 1):
-            big, small = series[j], series[j + 1]
-            current = list(small.basis)
-            level = []
-            candidates = [e for e in self.basis() if big.contains(e)] + list(big.basis)
-            for v in candidates:
-                if len(current) == big.dim:
-                    break
-                if _solve_in_span(current, v) is None:
-                    current.append(v)
-                    level.append(v)
-            chosen.extend(level)
-        return chosen
-
-    def in_basis(self, vectors: Sequence, names: Sequence[str] | None = None,
-                 name: str | None = None) -> LieAlgebra:
-        r"""The same algebra in a new basis :math:`f_a = \sum_i P_{ai} e_i`.
-
-        Realising fields (if any) are transformed too.
-
-        >>> g = LieAlgebra.aff(1).in_basis([[0, 1], [1, 0]], names=["B", "A"])
-        >>> g.bracket("B", "A")
-        (-1, 0)
-        """
-        vecs = [self._vector(v) for v in vectors]
-        if len(vecs) != self.dim or len(_rref_basis(vecs, self.dim)) != self.dim:
-            raise ValueError(f"a basis of {self._label()} needs {self.dim} independent vectors")
-        consts = {}
-        for a, b in itertools.combinations(range(self.dim), 2):
-            coeffs = _solve_in_span(vecs, self.bracket(vecs[a], vecs[b]))
-            consts[(a, b)] = coeffs
-        names = list(names) if names is not None else [self.format_vector(v) for v in vecs]
-        fields = [self.realize(v) for v in vecs] if self.fields else None
-        return LieAlgebra(consts, names=names, name=name or self.name, fields=fields,
-                          check=False)
-
-    def adapted(self) -> LieAlgebra:
-        """The algebra in its :meth:`adapted_basis` (names of the original combinations)."""
-        return self.in_basis(self.adapted_basis())
-
-    def is_triangular(self) -> bool:
-        r"""Whether :math:`c^l_{ij} = 0` for all :math:`l \le i < j` (adapted-basis check)."""
-        pol = default_policy()
-        return all(pol.is_zero(self._c[i][j][l]) for i, j in
-                   itertools.combinations(range(self.dim), 2) for l in range(i + 1))
 
     # -- realisation by fields --------------------------------------------------------------
     def realize(self, vec) -> VectorField:
@@ -609,174 +373,17 @@ class LieAlgebra:
         ...                               close=True).bracket_table()
         '[X1, X2] = [X1,X2]'
         """
-        basis = list(fields)
-        if not basis:
-            raise ValueError("from_vector_fields needs at least one field")
-        for f in basis:
-            if not isinstance(f, VectorField):
-                raise TypeError(f"expected VectorFields, got {type(f).__name__}")
-        M = check_same_manifold(*basis)
-        labels = list(names) if names is not None else [f"X{i + 1}" for i in range(len(basis))]
-        if len(labels) != len(basis):
-            raise ValueError(f"{len(labels)} names given for {len(basis)} fields")
-        dep = _constant_dependency(basis)
-        if dep is not None:
-            raise ValueError(
-                "the fields are linearly dependent over the constants: "
-                + " + ".join(f"({sp.sstr(c)})*{n}" for c, n in zip(dep, labels) if c != 0)
-                + " = 0")
-        from geomech.lie.graph import BracketGraph
+        basis, M = vector_fields(fields, "the fields of a Lie algebra")
+        labels = _labels_of_independent(basis, names)
+        consts = _structure_constants_of_fields(basis, labels, close, max_dim)
+        return cls(consts, names=labels, dim=len(basis), name=name, fields=basis)
 
-        G = BracketGraph.of(M)
-        consts: dict = {}
-        done = set()
-        changed = True
-        solver = _ConstantSolver(basis)
-        while changed:
-            changed = False
-            for i, j in itertools.combinations(range(len(basis)), 2):
-                if (i, j) in done:
-                    continue
-                done.add((i, j))
-                b = G.bracket(basis[i], basis[j])
-                if b.is_zero():
-                    continue
-                coeffs = solver.solve(b)
-                if coeffs is None:
-                    if close and len(basis) < max_dim:
-                        basis.append(b)
-                        solver = _ConstantSolver(basis)
-                        labels.append(f"[{labels[i]},{labels[j]}]")
-                        coeffs = (0,) * (len(basis) - 1) + (1,)
-                        changed = True
-                    else:
-                        raise _not_closed_error(basis, labels, i, j, b, close, max_dim)
-                consts[(i, j)] = dict(enumerate(coeffs))
-                if changed:
-                    break
-        return cls({k: {m: c for m, c in v.items()} for k, v in consts.items()}, names=labels,
-                   dim=len(basis), name=name, fields=basis)
-
-    # -- catalogue --------------------------------------------------------------------------
-    @classmethod
-    def from_matrices(cls, matrices: Sequence, names: Sequence[str] | None = None,
-                      name: str | None = None) -> LieAlgebra:
-        r"""A matrix Lie algebra with the commutator :math:`[A, B] = AB - BA`.
-
-        >>> A = [[1, 0], [0, 0]]; B = [[0, 1], [0, 0]]
-        >>> LieAlgebra.from_matrices([A, B], names="A B").bracket("A", "B")
-        (0, 1)
-        """
-        mats = [sp.Matrix(m) for m in matrices]
-        if isinstance(names, str):
-            names = names.split()
-        flat = [list(m) for m in mats]
-        if len(_rref_basis(flat, len(flat[0]))) != len(mats):
-            raise ValueError("the matrices are linearly dependent")
-        consts = {}
-        for i, j in itertools.combinations(range(len(mats)), 2):
-            com = mats[i] * mats[j] - mats[j] * mats[i]
-            coeffs = _solve_in_span(flat, list(com))
-            if coeffs is None:
-                raise ValueError(f"the commutator of matrices {i} and {j} leaves their span: "
-                                 "not a Lie algebra")
-            consts[(i, j)] = coeffs
-        return cls(consts, names=names, dim=len(mats), name=name)
-
-    @classmethod
-    def so(cls, n: int) -> LieAlgebra:
-        r"""The orthogonal algebra :math:`\mathfrak{so}(n)` of skew matrices.
-
-        For ``n = 3`` the basis is ``Lx, Ly, Lz`` with :math:`[L_i, L_j] = \varepsilon_{ijk}
-        L_k`; otherwise ``Lij`` (``i < j``) is :math:`E_{ij} - E_{ji}`, with
-        :math:`[L_{ij}, L_{jk}] = L_{ik}`.
-
-        >>> print(LieAlgebra.so(3))
-        so(3): [Lx, Ly] = Lz, [Lx, Lz] = -Ly, [Ly, Lz] = Lx
-        """
-        if not isinstance(n, int) or n < 2:
-            raise ValueError(f"so(n) needs an integer n >= 2, got {n!r}")
-        if n == 3:
-            hat = [sp.Matrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]]),
-                   sp.Matrix([[0, 0, 1], [0, 0, 0], [-1, 0, 0]]),
-                   sp.Matrix([[0, -1, 0], [1, 0, 0], [0, 0, 0]])]
-            return cls.from_matrices(hat, names=["Lx", "Ly", "Lz"], name="so(3)")
-        mats, names = [], []
-        for i, j in itertools.combinations(range(n), 2):
-            m = sp.zeros(n, n)
-            m[i, j], m[j, i] = 1, -1
-            mats.append(m)
-            names.append(f"L{i + 1}{j + 1}" if n < 10 else f"L{i + 1}_{j + 1}")
-        return cls.from_matrices(mats, names=names, name=f"so({n})")
-
-    @classmethod
-    def se(cls, n: int) -> LieAlgebra:
-        r"""The Euclidean algebra :math:`\mathfrak{se}(n) = \mathfrak{so}(n) \ltimes \mathbb R^n`.
-
-        ``se(2)``: ``J, P1, P2`` with :math:`[J, P_1] = P_2`, :math:`[J, P_2] = -P_1`.
-        ``se(3)``: ``J1, J2, J3, P1, P2, P3`` with :math:`[J_i, J_j] = \varepsilon_{ijk} J_k`,
-        :math:`[J_i, P_j] = \varepsilon_{ijk} P_k`, :math:`[P_i, P_j] = 0`.
-
-        >>> LieAlgebra.se(3).bracket("J1", "P2")
-        (0, 0, 0, 0, 0, 1)
-        """
-        if not isinstance(n, int) or n < 2:
-            raise ValueError(f"se(n) needs an integer n >= 2, got {n!r}")
-        rot = cls.so(n)
-        mats, names = [], []
-        if n == 2:
-            gens = [sp.Matrix([[0, -1], [1, 0]])]
-        elif n == 3:
-            gens = [sp.Matrix(3, 3, lambda i, j, k=k: sp.LeviCivita(i, k, j)) for k in range(3)]
-        else:
-            gens = []
-            for i, j in itertools.combinations(range(n), 2):
-                m = sp.zeros(n, n)
-                m[i, j], m[j, i] = 1, -1
-                gens.append(m)
-        rnames = (["J"] if n == 2 else [f"J{k + 1}" for k in range(3)] if n == 3
-                  else ["J" + nm[1:] for nm in rot.names])
-        for m, nm in zip(gens, rnames):
-            big = sp.zeros(n + 1, n + 1)
-            big[:n, :n] = m
-            mats.append(big)
-            names.append(nm)
-        for k in range(n):
-            big = sp.zeros(n + 1, n + 1)
-            big[k, n] = 1
-            mats.append(big)
-            names.append(f"P{k + 1}")
-        return cls.from_matrices(mats, names=names, name=f"se({n})")
-
-    @classmethod
-    def heisenberg(cls, n: int = 1) -> LieAlgebra:
-        r"""The Heisenberg algebra :math:`\mathfrak h_{2n+1}`: :math:`[X_i, Y_i] = Z`.
-
-        >>> print(LieAlgebra.heisenberg())
-        heisenberg(1): [X, Y] = Z
-        """
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"heisenberg(n) needs an integer n >= 1, got {n!r}")
-        if n == 1:
-            names = ["X", "Y", "Z"]
-        else:
-            names = [f"X{i + 1}" for i in range(n)] + [f"Y{i + 1}" for i in range(n)] + ["Z"]
-        consts = {(i, n + i): {2 * n: 1} for i in range(n)}
-        return cls(consts, names=names, name=f"heisenberg({n})")
-
-    @classmethod
-    def aff(cls, n: int = 1) -> LieAlgebra:
-        r"""The affine algebra of the line, :math:`\mathfrak{aff}(1)`: :math:`[A, B] = B`.
-
-        It is the algebra of :math:`x \mapsto a x + b` (``A`` scaling, ``B`` translation);
-        solvable and not nilpotent.
-
-        >>> LieAlgebra.aff(1).bracket("A", "B")
-        (0, 1)
-        """
-        if n != 1:
-            raise ValueError("only aff(1) is in the catalogue")
-        return cls({(0, 1): {1: 1}}, names=["A", "B"], name="aff(1)")
+    # -- catalogue (geomech.lie.catalogue) -------------------------------------------------
+    from_matrices = classmethod(catalogue.from_matrices)
+    so = classmethod(catalogue.so)
+    se = classmethod(catalogue.se)
+    heisenberg = classmethod(catalogue.heisenberg)
+    aff = classmethod(catalogue.aff)
 
     # -- printing ---------------------------------------------------------------------------
     def format_vector(self, vec) -> str:
@@ -820,187 +427,56 @@ class LieAlgebra:
         return r"$\begin{aligned}" + r"\\".join(rows) + r"\end{aligned}$"
 
 
-# ---------------------------------------------------------------------------------------------
-# constant / function coefficients of fields
-# ---------------------------------------------------------------------------------------------
-def _coordinate_like(M, exprs) -> tuple[list, dict]:
-    """Rewrite expressions for exact evaluation: jets and half-angle tangents become symbols.
-
-    Returns the rewritten expressions and the symbols to be sampled (coordinates of ``M``,
-    their half-angle variables and jet variables); other symbols (parameters) stay symbolic.
-    """
-    from geomech.core.zero import half_angle_symbol, is_auxiliary_symbol, rational_rewrite
-
-    out = [rational_rewrite(e) for e in exprs]
-    coords = set(M.coords)
-    half_angles = {half_angle_symbol(c) for c in coords}
-    sample = set()
-    for e in out:
-        for s in e.free_symbols:
-            if s in coords or s in half_angles or is_auxiliary_symbol(s, "jet"):
-                sample.add(s)
-    return out, sorted(sample, key=sp.default_sort_key)
+def _labels_of_independent(basis: list[VectorField], names) -> list[str]:
+    """Names of the fields (default ``X1, X2, ...``), after checking that no constant
+    combination of them vanishes (a basis of a Lie algebra of fields)."""
+    labels = list(names) if names is not None else [f"X{i + 1}" for i in range(len(basis))]
+    if len(labels) != len(basis):
+        raise ValueError(f"{len(labels)} names given for {len(basis)} fields")
+    dep = constant_dependency(basis)
+    if dep is not None:
+        raise ValueError(
+            "the fields are linearly dependent over the constants: "
+            + " + ".join(f"({sp.sstr(c)})*{n}" for c, n in zip(dep, labels) if c != 0)
+            + " = 0")
+    return labels
 
 
-def _evaluation_system(fields: Sequence[VectorField], target: Sequence | None, npoints: int):
-    """Stack ``F(p) c = b(p)`` at random exact points ``p`` (parameters stay symbolic)."""
-    M = fields[0].manifold
-    n, k = M.dim, len(fields)
-    flat = [f.components[i] for i in range(n) for f in fields]
-    tgt = list(target) if target is not None else [0] * n
-    rew, sample = _coordinate_like(M, flat + tgt)
-    fmat, bvec = rew[:n * k], rew[n * k:]
-    rows, rhs = [], []
-    pol = default_policy()
-    tries = 0
-    while len(rows) < npoints * n and tries < 4 * npoints:
-        tries += 1
-        pt = pol.random_point(sample)
-        vals = [e.xreplace(pt) for e in fmat]
-        bv = [e.xreplace(pt) for e in bvec]
-        if any(v.has(sp.zoo, sp.nan, sp.oo) for v in vals + bv):
-            continue
-        for i in range(n):
-            rows.append(vals[i * k:(i + 1) * k])
-            rhs.append(bv[i])
-    return sp.Matrix(rows), sp.Matrix(rhs)
+def _structure_constants_of_fields(basis: list[VectorField], labels: list[str], close: bool,
+                                   max_dim: int) -> dict:
+    r"""``{(i, j): {k: c^k_ij}}`` with :math:`[X_i, X_j] = \sum_k c^k_{ij} X_k`, brackets
+    from the manifold's bracket graph.  With ``close``, a bracket outside the constant span
+    becomes a new basis element (``basis`` and ``labels`` grow in place) and the pairs are
+    run again; otherwise it raises :class:`NotALieAlgebraError`."""
+    from geomech.lie.graph import BracketGraph
 
-
-class _ConstantSolver:
-    """Constant coefficients of targets in a fixed list of fields, with one factorisation.
-
-    The fields are evaluated once at random exact points; ``k`` independent rows of the
-    stacked system are kept and inverted.  Each target is evaluated on those rows only, and
-    the candidate coefficients are confirmed symbolically (zero policy).
-    """
-
-    def __init__(self, fields: Sequence[VectorField]):
-        self.fields = list(fields)
-        self.M = self.fields[0].manifold
-        n, k = self.M.dim, len(self.fields)
-        flat = [f.components[i] for i in range(n) for f in self.fields]
-        rew, self.sample = _coordinate_like(self.M, flat)
-        pol = default_policy()
-        self.points, rows, where = [], [], []
-        tries = 0
-        while len(self.points) < k + 2 and tries < 4 * (k + 2):
-            tries += 1
-            pt = pol.random_point(self.sample)
-            vals = [e.xreplace(pt) for e in rew]
-            if any(v.has(sp.zoo, sp.nan, sp.oo) for v in vals):
+    G = BracketGraph.of(basis[0].manifold)
+    consts: dict = {}
+    done: set = set()
+    solver = ConstantSolver(basis)
+    changed = True
+    while changed:
+        changed = False
+        for i, j in itertools.combinations(range(len(basis)), 2):
+            if (i, j) in done:
                 continue
-            for i in range(n):
-                rows.append(vals[i * k:(i + 1) * k])
-                where.append((len(self.points), i))
-            self.points.append(pt)
-        a = sp.Matrix(rows)
-        _, pivots = a.T.rref(iszerofunc=pol.is_zero, simplify=False)
-        self.where = [where[r] for r in pivots]
-        self.inverse = a.extract(list(pivots), list(range(k))).inv() if len(pivots) == k \
-            else None
-
-    def solve(self, target: VectorField) -> tuple | None:
-        if self.inverse is None:  # degenerate sample: fall back to the general routine
-            return constant_coefficients(self.fields, target)
-        comps, _ = _coordinate_like(self.M, target.components)
-        b = sp.Matrix([comps[i].xreplace(self.points[p]) for p, i in self.where])
-        if any(v.has(sp.zoo, sp.nan, sp.oo) for v in b):
-            return constant_coefficients(self.fields, target)
-        c = tuple(_norm(x) for x in self.inverse * b)
-        pol = default_policy()
-        for i in range(self.M.dim):
-            res = target.components[i] - sum(ci * f.components[i]
-                                             for ci, f in zip(c, self.fields) if ci != 0)
-            if not pol.is_zero(res):
-                return None
-        return c
-
-
-def _constant_dependency(fields: Sequence[VectorField]) -> tuple | None:
-    """A non-trivial constant relation ``sum c_i X_i = 0`` or ``None`` if independent."""
-    a, _ = _evaluation_system(fields, None, len(fields) + 2)
-    ns = a.nullspace(iszerofunc=default_policy().is_zero, simplify=False)
-    if not ns:
-        return None
-    c = [_norm(x) for x in ns[0]]
-    M = fields[0].manifold
-    combo = [_norm(sum(ci * f.components[i] for ci, f in zip(c, fields))) for i in range(M.dim)]
-    if all(default_policy().is_zero(x) for x in combo):
-        return tuple(c)
-    return None  # the sample was degenerate; the fields are independent
-
-
-def constant_coefficients(fields: Sequence[VectorField], target: VectorField) -> tuple | None:
-    r"""Constants :math:`c_k` with ``target`` :math:`= \sum_k c_k X_k` identically, or ``None``.
-
-    "Constant" means independent of the coordinates (parameters may appear).  The
-    coefficients are found from exact evaluations at random points and then confirmed
-    symbolically by the zero policy.
-
-    >>> from geomech.core import Manifold
-    >>> M = Manifold("M", "x y"); x, y = M.coords
-    >>> X, Y = M.vector_field([1, y]), M.vector_field([0, 1])
-    >>> constant_coefficients([X, Y], M.vector_field([2, 2*y - 3]))
-    (2, -3)
-    """
-    M = check_same_manifold(*fields, target)
-    a, b = _evaluation_system(fields, target.components, len(fields) + 2)
-    try:
-        sol, params = a.gauss_jordan_solve(b)
-    except ValueError:
-        return None
-    if params.shape[0]:
-        sol = sol.xreplace({p: 0 for p in params})
-    c = tuple(_norm(x) for x in sol)
-    pol = default_policy()
-    for i in range(M.dim):
-        res = target.components[i] - sum(ci * f.components[i] for ci, f in zip(c, fields))
-        if not pol.is_zero(res):
-            return None
-    return c
-
-
-def function_coefficients(fields: Sequence[VectorField], target: VectorField) -> tuple | None:
-    r"""Functions :math:`f_k` with ``target`` :math:`= \sum_k f_k X_k` (span over functions).
-
-    Returns ``None`` when ``target`` is not in the span.  When the fields are dependent over
-    functions, the coefficients of a maximal independent subset are returned (zeros
-    elsewhere).
-
-    >>> from geomech.core import Manifold
-    >>> M = Manifold("M", "x y"); x, y = M.coords
-    >>> function_coefficients([M.vector_field([0, x])], M.vector_field([0, 1]))
-    (1/x,)
-    """
-    M = check_same_manifold(*fields, target)
-    pol = default_policy()
-    cols = []
-    for idx, f in enumerate(fields):
-        trial = [fields[i] for i in cols] + [f]
-        mat = sp.Matrix([list(g.components) for g in trial]).T
-        if pol.rank(mat) == len(trial):
-            cols.append(idx)
-    base = sp.Matrix([list(fields[i].components) for i in cols]).T if cols else sp.zeros(M.dim, 0)
-    if not cols:
-        return tuple([0] * len(fields)) if target.is_zero() else None
-    aug = base.row_join(sp.Matrix(target.components))
-    if pol.rank(aug) != len(cols):
-        return None
-    # solve on a non-singular square minor
-    rows = []
-    for r in range(M.dim):
-        trial = rows + [r]
-        if pol.rank(base.extract(trial, list(range(len(cols))))) == len(trial):
-            rows.append(r)
-        if len(rows) == len(cols):
-            break
-    sub = base.extract(rows, list(range(len(cols))))
-    rhs = sp.Matrix([target.components[r] for r in rows])
-    sol = sub.LUsolve(rhs)
-    out = [sp.S.Zero] * len(fields)
-    for i, c in zip(cols, sol):
-        out[i] = sp.factor(_norm(c))
-    return tuple(out)
+            done.add((i, j))
+            b = G.bracket(basis[i], basis[j])
+            if b.is_zero():
+                continue
+            coeffs = solver.solve(b)
+            if coeffs is None:
+                if not (close and len(basis) < max_dim):
+                    raise _not_closed_error(basis, labels, i, j, b, close, max_dim)
+                basis.append(b)
+                labels.append(f"[{labels[i]},{labels[j]}]")
+                solver = ConstantSolver(basis)
+                coeffs = (0,) * (len(basis) - 1) + (1,)
+                changed = True
+            consts[(i, j)] = dict(enumerate(coeffs))
+            if changed:
+                break
+    return consts
 
 
 def _not_closed_error(basis, labels, i, j, b, close, max_dim) -> NotALieAlgebraError:

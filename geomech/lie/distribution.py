@@ -28,7 +28,7 @@ Examples
 >>> D.frobenius().offending
 '[tau1,tau2]'
 >>> D.annihilator()
-[DifferentialForm(N, 1, {(0,): -sin(phi), (1,): cos(phi)})]
+[DifferentialForm(N, 1, {(0,): sin(phi), (1,): -cos(phi)})]
 """
 
 from __future__ import annotations
@@ -36,18 +36,19 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import sympy as sp
 
-from ..core.fields import VectorField
+from ..core.fields import VectorField, check_same_manifold
 from ..core.forms import DifferentialForm
 from ..core.manifold import Manifold
 from ..core.parse import as_expr
 from ..core.zero import default_policy
+from .flags import FrobeniusResult, GrowthVector, flag_stages
 from .graph import BracketGraph
 from .integrals import find_first_integrals
-from .span import SYMPY_FAILURES, Evaluator, Span, columns, exact_rank, kernel
+from .singular import singular_locus
+from .span import Evaluator, Span, columns, kernel
 
 __all__ = ["Distribution", "FrobeniusResult", "NotFoundError", "NotFound"]
 
@@ -71,75 +72,10 @@ class NotFoundError(ValueError):
 NotFound = NotFoundError
 
 
-@dataclass(frozen=True)
-class FrobeniusResult:
-    """Outcome of the Frobenius test.
-
-    Attributes
-    ----------
-    involutive : bool
-        Whether every bracket of generators lies in the distribution.
-    offending : str or None
-        Node key of the first bracket word ``[X_i,X_j]`` not in the distribution.
-    bracket : VectorField or None
-        Its value.
-    provenance : str or None
-        The word with the generators' definitions.
-    rank : int
-        Generic rank of the distribution.
-    certain : bool
-        ``False`` when a zero decision behind the result rests on numerical evidence only
-        (see :class:`~geomech.core.zero.ZeroVerdict`).
-    """
-
-    involutive: bool
-    offending: str | None
-    bracket: VectorField | None
-    provenance: str | None
-    rank: int
-    certain: bool = True
-
-    def __bool__(self) -> bool:
-        return self.involutive
 
 
-class GrowthVector(tuple):
-    """Ranks of a flag, a tuple with a ``certain`` attribute: ``False`` when a zero decision
-    behind a rank rests on numerical evidence only.
-
-    >>> g = GrowthVector((2, 3, 5), True)
-    >>> g == (2, 3, 5), g.certain
-    (True, True)
-    """
-
-    certain: bool
-
-    def __new__(cls, ranks, certain: bool = True):
-        self = super().__new__(cls, ranks)
-        self.certain = bool(certain)
-        return self
-
-    def __reduce__(self):
-        return (GrowthVector, (tuple(self), self.certain))
 
 
-def _pair_brackets(G, keys: Sequence[str], length: dict, max_depth: int | None,
-                   seen: set) -> list[str]:
-    r"""New bracket words :math:`[b_i, b_j]`, ``i < j``, of a basis of :math:`D^{(j)}`.
-
-    They span :math:`[D^{(j)}, D^{(j)}]` modulo :math:`D^{(j)}`, because
-    :math:`[fX, gY] = fg[X,Y] + fX(g)Y - gY(f)X`.  Words longer than ``max_depth`` are
-    skipped; ``length`` records the length of every word formed."""
-    out = []
-    for a, b in itertools.combinations(keys, 2):
-        la = length[a] + length[b]
-        if max_depth is not None and la > max_depth:
-            continue
-        w = G.bracket_node(a, b)
-        if w not in seen and w not in out:
-            length[w] = la
-            out.append(w)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,11 +244,7 @@ class Distribution:
         if sp_ is None:
             n_uncertain = len(default_policy().uncertain)
             sp_ = Span(self._manifold.dim, self._ev)
-            und = []
-            for k, X in zip(self._keys, self._fields):
-                if sp_.offer(k, X.components) is None:
-                    und.append((k, X.components))
-            sp_.confirm(und)
+            sp_.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
             self._cache["span"] = sp_
             self._cache["span certain"] = len(default_policy().uncertain) == n_uncertain
         return sp_
@@ -371,27 +303,7 @@ class Distribution:
         >>> Distribution([M.vector_field([-y, x])]).singular_locus()
         [x, y]
         """
-        r = self.rank
-        A = self.matrix()
-        n, k = A.shape
-        if r == 0:
-            return []
-        pol = default_policy()
-        eqs: list[sp.Expr] = []
-        for rows in itertools.combinations(range(n), r):
-            for cols in itertools.combinations(range(k), r):
-                minor = pol.normalize(A.extract(list(rows), list(cols)).det(method="berkowitz"))
-                if minor == 0 or pol.is_zero(minor):
-                    continue
-                num = sp.fraction(sp.cancel(sp.together(minor)))[0]
-                sf = _squarefree(num)
-                if sf.is_number:
-                    return []
-                eqs.append(sf)
-        eqs = _prune_equations(eqs)
-        if _no_common_zero(eqs, self._manifold.coords):
-            return []
-        return eqs
+        return singular_locus(self.matrix(), self.rank, self._manifold.coords)
 
     # -- Frobenius ---------------------------------------------------------------------------
     def frobenius(self) -> FrobeniusResult:
@@ -411,24 +323,7 @@ class Distribution:
         G = self._graph
         words = [G.bracket_node(a, b) for a, b in itertools.combinations(self._keys, 2)]
         vals = G.evaluate(words) if words else {}
-        offending = None
-        und = []
-        for w in words:
-            comps = vals[w].components
-            if all(c == 0 for c in comps) or span.rank >= span.n:
-                continue
-            ind, _ = span.independent_numerically(comps)
-            if ind:
-                offending = w
-                break
-            und.append((w, comps))
-        if offending is None and und:
-            full = exact_rank(columns(span.vals + [c for _, c in und], span.n))
-            if full > span.rank:
-                for w, c in und:
-                    if exact_rank(columns(span.vals + [c], span.n)) > span.rank:
-                        offending = w
-                        break
+        offending = span.first_outside([(w, vals[w].components) for w in words])
         res = FrobeniusResult(
             involutive=offending is None, offending=offending,
             bracket=None if offending is None else G.value(offending),
@@ -451,37 +346,10 @@ class Distribution:
         ck = ("flag", basis, max_depth, flag)
         if ck in self._cache:
             return self._cache[ck]
-        G = self._graph
-        n = self._manifold.dim
         n_uncertain = len(default_policy().uncertain)
-        span = Span(n, self._ev)
-        und = []
-        for k, X in zip(self._keys, self._fields):
-            if span.offer(k, X.components) is None:
-                und.append((k, X.components))
-        span.confirm(und)
-        stages = [(list(span.keys), span.rank)]
-        seen = set(self._keys)
-        length = dict.fromkeys(self._keys, 1)   # word lengths (derived flag)
-        depth = 1
-        while span.rank < n and (max_depth is None or depth < max_depth):
-            if flag == "lie":   # words of length j+1
-                depth += 1
-                new = [w for w in G.words(self._keys, depth, basis=basis) if w not in seen]
-            else:               # [D^(j), D^(j)]: brackets of pairs of the current basis
-                new = _pair_brackets(G, span.keys, length, max_depth, seen)
-                depth = max(length.values())
-            seen.update(new)
-            vals = G.evaluate(new, executor=executor)
-            und = []
-            for w in new:
-                comps = vals[w].components
-                if span.offer(w, comps) is None:
-                    und.append((w, comps))
-            span.confirm(und)
-            if span.rank == stages[-1][1]:
-                break
-            stages.append((list(span.keys), span.rank))
+        span = Span(self._manifold.dim, self._ev)
+        span.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
+        stages = flag_stages(self._graph, self._keys, span, basis, executor, max_depth, flag)
         self._cache[ck] = stages
         self._cache[("flag certain", basis, max_depth, flag)] = \
             len(default_policy().uncertain) == n_uncertain
@@ -544,25 +412,16 @@ class Distribution:
         return self.growth_vector()[-1] == self._manifold.dim
 
     # -- membership, invariance ----------------------------------------------------------
-    def _in_span(self, comps: tuple) -> bool:
-        span = self._span()
-        if all(c == 0 for c in comps):
-            return True
-        if span.rank >= span.n:
-            return True
-        ind, _ = span.independent_numerically(comps)
-        if ind:
-            return False
-        return exact_rank(columns(span.vals + [comps], span.n)) == span.rank
+    def _check_field(self, X, what: str) -> None:
+        """``X`` is a vector field on the chart of ``D`` (the core check of manifolds)."""
+        if not isinstance(X, VectorField):
+            raise TypeError(f"{what}() needs a VectorField, got {type(X).__name__}")
+        check_same_manifold(self, X)
 
     def contains(self, X: VectorField) -> bool:
         """Whether the field ``X`` is (generically) a section of ``D``."""
-        if not isinstance(X, VectorField):
-            raise TypeError(f"contains() needs a VectorField, got {type(X).__name__}")
-        if X.manifold is not self._manifold:
-            raise ValueError(f"the field lives on {X.manifold.name}, the distribution on "
-                             f"{self._manifold.name}")
-        return self._in_span(X.components)
+        self._check_field(X, "contains")
+        return self._span().contains(X.components)
 
     def is_invariant_under(self, v: VectorField) -> bool:
         """Whether ``[v, X_i] ∈ D`` for every generator (``L_v D ⊂ D``,
@@ -575,23 +434,18 @@ class Distribution:
         ...     M.vector_field([x**2, 0]))
         (True, False)
         """
-        if not isinstance(v, VectorField):
-            raise TypeError(f"is_invariant_under() needs a VectorField, got "
-                            f"{type(v).__name__}")
-        if v.manifold is not self._manifold:
-            raise ValueError(f"the field lives on {v.manifold.name}, the distribution on "
-                             f"{self._manifold.name}")
+        self._check_field(v, "is_invariant_under")
         kv = self._graph.add(v)
         words = [self._graph.bracket_node(kv, k) for k in self._keys]
         vals = self._graph.evaluate(words)
-        return all(self._in_span(vals[w].components) for w in words)
+        return all(self._span().contains(vals[w].components) for w in words)
 
     # -- annihilators --------------------------------------------------------------------
     def _annihilator_forms(self) -> list[DifferentialForm]:
         """1-forms spanning the annihilator :math:`D^\\perp` (kernel of the frame matrix)."""
         if "annihilator" not in self._cache:
             span = self._span()
-            ker = kernel(span.vals, self._manifold.dim, self._ev)
+            ker = kernel(span.vals, self._manifold.dim)
             self._cache["annihilator"] = [self._manifold.one_form(list(v)) for v in ker]
         return list(self._cache["annihilator"])
 
@@ -615,7 +469,7 @@ class Distribution:
             if w.manifold is not M:
                 raise ValueError(f"form {i + 1} lives on {w.manifold.name}, form 1 on "
                                  f"{M.name}")
-        ker = kernel([tuple(w.as_list()) for w in forms], M.dim, Evaluator())
+        ker = kernel([tuple(w.as_list()) for w in forms], M.dim)
         if not ker:
             raise ValueError("the forms span the whole cotangent space: their kernel is 0")
         return cls([M.vector_field(list(v)) for v in ker], graph=graph, names=names)
@@ -670,68 +524,3 @@ class Distribution:
                 f"characteristics); pass complete=False to get the verified partial list",
                 found, expected)
         return list(found)
-
-
-def _squarefree(num: sp.Expr) -> sp.Expr:
-    try:
-        _, facs = sp.factor_list(num)
-        out = sp.Mul(*[f for f, _ in facs if not f.is_number])
-        return sp.expand(out) if facs else sp.S.One
-    except SYMPY_FAILURES:  # cannot factor: report the numerator as it is
-        return num
-
-
-def _prune_equations(eqs: list[sp.Expr]) -> list[sp.Expr]:
-    """Remove duplicates (up to sign) and equations divisible by another one."""
-    uniq: list[sp.Expr] = []
-    for e in sorted(eqs, key=lambda e: (sp.count_ops(e), sp.default_sort_key(e))):
-        if any(sp.expand(e - u) == 0 or sp.expand(e + u) == 0 for u in uniq):
-            continue
-        uniq.append(e)
-    out = []
-    for e in uniq:
-        redundant = False
-        for u in uniq:
-            if u is e:
-                continue
-            try:
-                q, rem = sp.div(e, u, *sorted(e.free_symbols | u.free_symbols,
-                                               key=sp.default_sort_key))
-                if rem == 0 and sp.count_ops(u) < sp.count_ops(e):
-                    redundant = True
-                    break
-            except SYMPY_FAILURES:  # not polynomials in these generators: keep both
-                continue
-        if not redundant:
-            out.append(e)
-    return out
-
-
-def _no_common_zero(eqs: list[sp.Expr], coords) -> bool:
-    """Groebner-basis test that the equations (with sin^2+cos^2=1) have no common zero."""
-    if not eqs or len(eqs) > 40:
-        return False
-    try:
-        rep, rel, gens = {}, [], []
-        for e in eqs:
-            for t in e.atoms(sp.sin, sp.cos):
-                s = t.args[0]
-                if not s.is_Symbol:
-                    return False
-                if (sp.sin, s) not in rep:
-                    S, C = sp.Dummy(f"S_{s}"), sp.Dummy(f"C_{s}")
-                    rep[(sp.sin, s)], rep[(sp.cos, s)] = S, C
-                    rel.append(S**2 + C**2 - 1)
-                    gens += [S, C]
-        sub = {t: rep[(t.func, t.args[0])] for e in eqs for t in e.atoms(sp.sin, sp.cos)}
-        polys = [e.xreplace(sub) for e in eqs] + rel
-        allgens = sorted(set().union(*(p.free_symbols for p in polys)) & (set(coords) | set(gens)),
-                         key=sp.default_sort_key)
-        if any(p.atoms(sp.Function) for p in polys) or len(allgens) > 10:
-            return False
-        gb = sp.groebner(polys, *allgens, order="grevlex")
-        return list(gb.exprs) == [1]
-    except SYMPY_FAILURES:  # no Groebner basis: the locus is not known to be empty
-        return False
-
-

@@ -37,35 +37,23 @@ True
 
 from __future__ import annotations
 
-import sys
 import threading
-import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import networkx as nx
-import sympy as sp
 
 from ..core import budget, kernel
 from ..core.fields import VectorField
 from ..core.manifold import Manifold
+from .parallel import evaluate_in_processes, evaluate_on_dask
+from .provenance import GraphExplanation
+from .words import BASES, hall_words, lyndon_words, right_normed_words
 
 __all__ = ["BracketGraph", "hall_words", "lyndon_words", "right_normed_words"]
 
 _GRAPH_ATTR = "_geomech_bracket_graph"
 _FORBIDDEN = set("[], \t\n")
 _OF_LOCK = threading.Lock()  # creation of the shared per-chart graph
-
-
-def _bracket_task(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
-                  coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
-    """Worker function (module level so that it pickles): components of ``[X, Y]``.
-
-    The fields are rebuilt on a throw-away chart with the same coordinate symbols and
-    bracketed by :meth:`VectorField.bracket`, exactly as in the serial path.
-    """
-    W = Manifold("_worker", tuple(coords))
-    return VectorField(W, X).bracket(VectorField(W, Y)).components
 
 
 class _GraphSlot:
@@ -78,102 +66,6 @@ class _GraphSlot:
 
     def __reduce__(self):
         return (_GraphSlot, ())
-
-
-# ---------------------------------------------------------------------------------------------
-# words of the free Lie algebra (as nested tuples of generator indices)
-# ---------------------------------------------------------------------------------------------
-def _length(w) -> int:
-    return 1 if isinstance(w, int) else _length(w[0]) + _length(w[1])
-
-
-def hall_words(ngens: int, depth: int) -> list:
-    r"""Hall basis of the free Lie algebra on ``ngens`` generators, words of length ``<= depth``.
-
-    Words are nested pairs of generator indices.  The basis is Marshall Hall's, written with
-    the operands mirrored so that words read ``[x1,[x1,x2]]``: with a total order compatible
-    with the length, ``[u, v]`` is a Hall word iff ``u`` and ``v`` are Hall words, ``u < v``,
-    and ``v`` is a generator or ``v = [x, y]`` with ``x <= u``.  The number of words of length
-    ``k`` is Witt's :math:`\frac1k\sum_{d|k}\mu(d)\,m^{k/d}`.
-
-    >>> hall_words(2, 3)
-    [0, 1, (0, 1), (0, (0, 1)), (1, (0, 1))]
-    >>> [len([w for w in hall_words(3, 4) if _length(w) == k]) for k in (1, 2, 3, 4)]
-    [3, 3, 8, 18]
-    """
-    if ngens < 0 or depth < 0:
-        raise ValueError("ngens and depth must be non-negative")
-    by_len: dict[int, list] = {1: list(range(ngens))} if depth >= 1 else {}
-    order: dict = {g: i for i, g in enumerate(range(ngens))}
-    for n in range(2, depth + 1):
-        new = []
-        for lu in range(1, n):
-            lv = n - lu
-            for u in by_len.get(lu, []):
-                for v in by_len.get(lv, []):
-                    if not order[u] < order[v]:
-                        continue
-                    if not isinstance(v, int) and not order[v[0]] <= order[u]:
-                        continue
-                    new.append((u, v))
-        by_len[n] = new
-        for w in new:
-            order[w] = len(order)
-    return [w for n in range(1, depth + 1) for w in by_len.get(n, [])]
-
-
-def lyndon_words(ngens: int, depth: int) -> list:
-    """Lyndon basis: standard bracketing of the Lyndon words of length ``<= depth``.
-
-    >>> lyndon_words(2, 3)
-    [0, 1, (0, 1), (0, (0, 1)), ((0, 1), 1)]
-    """
-    if ngens < 0 or depth < 0:
-        raise ValueError("ngens and depth must be non-negative")
-    # Duval's algorithm generates Lyndon words in lexicographic order
-    words: list[tuple[int, ...]] = []
-    if ngens and depth:
-        w = [-1]
-        while w:
-            w[-1] += 1
-            words.append(tuple(w))
-            m = len(w)
-            while len(w) < depth:
-                w.append(w[len(w) - m])
-            while w and w[-1] == ngens - 1:
-                w.pop()
-    lyndon = set(words)
-
-    def std(word: tuple[int, ...]):
-        if len(word) == 1:
-            return word[0]
-        for i in range(1, len(word)):  # longest proper Lyndon suffix
-            if word[i:] in lyndon:
-                return (std(word[:i]), std(word[i:]))
-        raise AssertionError("not a Lyndon word")  # pragma: no cover
-
-    words.sort(key=lambda t: (len(t), t))
-    return [std(t) for t in words]
-
-
-def right_normed_words(ngens: int, depth: int) -> list:
-    """All right-normed words ``[x_i1,[x_i2,[...,x_ik]]]`` of length ``<= depth`` (no pruning).
-
-    These span the Lie flag literally, ``D^{k+1} = D^k + [D^1, D^k]``.
-
-    >>> right_normed_words(2, 2)
-    [0, 1, (0, 0), (0, 1), (1, 0), (1, 1)]
-    """
-    if ngens < 0 or depth < 0:
-        raise ValueError("ngens and depth must be non-negative")
-    levels = [list(range(ngens))] if depth >= 1 else []
-    for _ in range(2, depth + 1):
-        levels.append([(g, w) for g in range(ngens) for w in levels[-1]])
-    return [w for lev in levels for w in lev]
-
-
-_BASES = {"hall": hall_words, "lyndon": lyndon_words, "right-normed": right_normed_words,
-          "all": right_normed_words}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,22 +104,7 @@ def _content_key(X: VectorField) -> _Content:
     return _Content(("expr", X.components))
 
 
-def _active_dask_client():
-    """The running ``dask.distributed`` client, or ``None`` (no client, or not imported)."""
-    dist = sys.modules.get("distributed")
-    if dist is None:  # no Client can be running if distributed was never imported
-        return None
-    try:
-        return dist.get_client()
-    except ValueError:  # "No global client found"
-        return None
-
-
-_HOW = {"computed": "computed by the kernel", "reused": "-1 times the value of {}",
-        "hit": "memoised value of {} (same operands)", "trivial": "[a,a] = 0"}
-
-
-class BracketGraph:
+class BracketGraph(GraphExplanation):
     r"""Memoised, lazily evaluated dependency graph of Lie brackets on one manifold.
 
     Parameters
@@ -460,7 +337,7 @@ class BracketGraph:
 
         Nodes are created but nothing is computed.
         """
-        if basis not in _BASES:
+        if basis not in BASES:
             raise ValueError(f"unknown basis {basis!r}; choose 'hall', 'lyndon' or "
                              f"'right-normed'")
         if not isinstance(depth, int) or depth < 1:
@@ -472,7 +349,7 @@ class BracketGraph:
             if len(set(gens)) != len(gens):
                 raise ValueError(f"repeated generators in {gens}")
             out, seen = [], set()
-            for w in _BASES[basis](len(gens), depth):
+            for w in BASES[basis](len(gens), depth):
                 budget.check()
                 k = self._word_key(w, gens)
                 if k not in seen:
@@ -606,146 +483,15 @@ class BracketGraph:
                 pending = [k for k in nx.topological_sort(self._g.subgraph(needed))
                            if self._nodes[k]["value"] is None]
                 if executor == "dask":
-                    self._evaluate_dask(pending)
+                    evaluate_on_dask(self, pending)
                 else:
-                    self._evaluate_process(pending, max_workers)
+                    evaluate_in_processes(self, pending, max_workers)
             return {k: self._peek(k) for k in ks}
 
     def _peek(self, k: str) -> VectorField:
         """Value of a node without counting a memo hit (computing it if needed)."""
         val = self._nodes[k]["value"]
         return val if val is not None else self.value(k)
-
-    def _levels(self, pending: list[str]) -> list[list[str]]:
-        depth: dict[str, int] = {}
-        for k in pending:  # topological order
-            nd = self._nodes[k]
-            depth[k] = 1 + max(depth.get(nd["left"], 0), depth.get(nd["right"], 0))
-        levels: dict[int, list[str]] = {}
-        for k, d in depth.items():
-            levels.setdefault(d, []).append(k)
-        return [levels[d] for d in sorted(levels)]
-
-    def _evaluate_process(self, pending: list[str], max_workers: int | None) -> None:
-        from concurrent.futures import ProcessPoolExecutor
-
-        if not pending:
-            return
-        coords = self.manifold.coords
-        with ProcessPoolExecutor(max_workers=max_workers) as pool:
-            for level in self._levels(pending):
-                budget.check()
-                jobs: dict[tuple, tuple] = {}
-                for k in level:
-                    mk, val = self._lookup(k)
-                    if val is not None:
-                        self._store(k, mk, val, computed=False)
-                    elif mk not in jobs and (mk[1], mk[0]) not in jobs:
-                        X, Y = self._operands(k)
-                        jobs[mk] = (k, pool.submit(_bracket_task, X.components, Y.components,
-                                                   coords))
-                    # else: computed by another job of this level, found by _peek below
-                for mk, (k, fut) in jobs.items():
-                    self._store(k, mk, VectorField(self.manifold, fut.result()), computed=True)
-                for k in level:
-                    self._peek(k)
-
-    def _evaluate_dask(self, pending: list[str]) -> None:
-        try:
-            import dask
-        except ImportError as exc:
-            raise ImportError(
-                "executor='dask' needs the optional dependency dask; install it with "
-                "`pip install geomech[dask]` (or use executor='process')") from exc
-        if not pending:
-            return
-        coords = self.manifold.coords
-        tasks: dict[str, Any] = {}
-        for k in pending:  # topological order
-            nd = self._nodes[k]
-            ops = [tasks[o] if o in tasks else self._nodes[o]["value"].components
-                   for o in (nd["left"], nd["right"])]
-            tasks[k] = dask.delayed(_bracket_task, pure=True)(ops[0], ops[1], coords)
-        budget.check()
-        client = _active_dask_client()
-        if client is None:
-            warnings.warn("no dask.distributed Client is running: the bracket graph is "
-                          "evaluated on dask's local threads scheduler", RuntimeWarning,
-                          stacklevel=3)
-        results = dask.compute(tasks, scheduler="threads" if client is None else client)[0]
-        budget.check()
-        for k in pending:
-            mk, val = self._lookup(k)
-            if val is not None:
-                self._store(k, mk, val, computed=False)
-            else:
-                self._store(k, mk, VectorField(self.manifold, results[k]), computed=True)
-
-    # -- explanation and export ----------------------------------------------------------
-    def leaves(self, key) -> list[str]:
-        """Generators a node depends on, in order of first appearance in the word."""
-        with self._lock:
-            k = self._key(key)
-            nd = self._nodes[k]
-            if nd["kind"] == "generator":
-                return [k]
-            out = []
-            for o in (nd["left"], nd["right"]):
-                for g in self.leaves(o):
-                    if g not in out:
-                        out.append(g)
-            return out
-
-    def provenance(self, key) -> str:
-        """Explain a node: its bracket word and the definitions of the generators in it.
-
-        How the value itself was obtained (kernel, memo, antisymmetry) is :meth:`how`.
-
-        >>> from geomech.core.manifold import Manifold
-        >>> M = Manifold("M", "x y"); x, y = M.coords; G = BracketGraph(M)
-        >>> G.add(M.vector_field([1, 0]), "A"); G.add(M.vector_field([0, x]), "B")
-        'A'
-        'B'
-        >>> print(G.provenance(G.bracket_node("B", "A")))
-        [B,A] where B = (x)*d/dy, A = d/dx
-        """
-        with self._lock:
-            k = self._key(key)
-            defs = ", ".join(f"{g} = {self._nodes[g]['value']}" for g in self.leaves(k))
-            return f"{k} where {defs}"
-
-    def how(self, key) -> str:
-        """How the value of a node was obtained: ``"generator"``, ``"not evaluated yet"``,
-        ``"computed by the kernel"``, ``"-1 times the value of [b,a]"`` (antisymmetry),
-        ``"memoised value of <node> (same operands)"`` or ``"[a,a] = 0"``.
-
-        >>> from geomech.core.manifold import Manifold
-        >>> M = Manifold("M", "x y"); x, y = M.coords; G = BracketGraph(M)
-        >>> A, B = M.vector_field([1, 0]), M.vector_field([0, x])
-        >>> G.bracket(A, B) == -G.bracket(B, A)
-        True
-        >>> G.how(G.bracket_node(B, A))
-        '-1 times the value of [X1,X2]'
-        """
-        with self._lock:
-            nd = self._nodes[self._key(key)]
-            if nd["kind"] == "generator":
-                return "generator"
-            if nd["how"] is None:
-                return "not evaluated yet"
-            what, ref = nd["how"]
-            return _HOW[what].format(ref)
-
-    def to_networkx(self) -> nx.DiGraph:
-        """A copy of the graph (edges operand -> result; node attributes ``kind``, ``value``,
-        ``left``, ``right``, ``computed``, ``how``)."""
-        with self._lock:
-            H = nx.DiGraph()
-            for k, d in self._nodes.items():
-                H.add_node(k, kind=d["kind"], value=d["value"], left=d["left"],
-                           right=d["right"], computed=d["value"] is not None, how=self.how(k))
-            H.add_edges_from(self._g.edges(data=True))
-            return H
 
     @property
     def stats(self) -> dict[str, int]:

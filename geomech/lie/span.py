@@ -2,11 +2,12 @@ r"""Exact spans of vectors of expressions, decided at random exact rational poin
 
 Independence at a random exact rational point (after the zero policy's half-angle rewriting,
 so ``sin``/``cos`` take exact rational values) is a *proof* of generic independence;
-dependence is then confirmed exactly (:func:`exact_rank`).  :class:`Span` keeps an echelon
-basis of the evaluated vectors; :func:`kernel` gives an exact basis of the common kernel of
-rows.  ``offer`` answers ``None`` for a vector dependent at the points (undecided
-until confirmed exactly by :meth:`Span.confirm`).  Used by :mod:`geomech.lie.distribution`
-and :mod:`geomech.lie.integrals`.
+dependence is then confirmed exactly (:func:`geomech.core.algebra.rank`).  :class:`Span`
+keeps an echelon basis of the evaluated vectors; :func:`kernel` gives an exact basis of the
+common kernel of rows (:func:`geomech.core.algebra.nullspace`).  ``offer`` answers ``None``
+for a vector dependent at the points (undecided until confirmed exactly by
+:meth:`Span.confirm`).  Used by :mod:`geomech.lie.distribution` and
+:mod:`geomech.lie.integrals`.
 
 >>> import sympy as sp
 >>> x, y = sp.symbols("x y")
@@ -17,21 +18,22 @@ and :mod:`geomech.lie.integrals`.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import random
 import threading
 from collections.abc import Sequence
 from fractions import Fraction
 
 import sympy as sp
-from sympy.polys.matrices import DomainMatrix
 from sympy.polys.polyerrors import BasePolynomialError
 
 from geomech.core import budget
-from geomech.core.zero import default_policy, rational_rewrite
+from geomech.core.algebra import nullspace, rank
+from geomech.core.zero import rational_rewrite
 
-__all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "exact_rank", "columns", "kernel", "primitive"]
+__all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "exact_rank", "columns", "kernel"]
+
+#: the generic rank, exact (:func:`geomech.core.algebra.rank`; the old name of this module)
+exact_rank = rank
 
 #: what sympy's polynomial algorithms, solvers and ODE methods raise when they cannot handle an
 #: input (every fallback catches these only; anything else is a bug and propagates)
@@ -163,13 +165,48 @@ class Span:
             return True
         return None
 
+    def first_outside(self, items: Sequence[tuple[str, tuple]]) -> str | None:
+        """Key of the first vector of ``items`` (``(key, components)`` pairs) outside the span,
+        or ``None``: independence at a random point first, then the undecided vectors exactly
+        (one rank for all of them, then one by one).
+
+        >>> x, y = sp.symbols("x y")
+        >>> s = Span(3, Evaluator())
+        >>> s.offer("a", (x, y, 0))
+        True
+        >>> s.first_outside([("b", (2*x, 2*y, 0)), ("c", (0, 0, 1))])
+        'c'
+        """
+        undecided = []
+        for key, comps in items:
+            if all(c == 0 for c in comps) or self.rank >= self.n:
+                continue
+            independent, _ = self.independent_numerically(comps)
+            if independent:
+                return key
+            undecided.append((key, comps))
+        if not undecided or rank(columns(self.vals + [c for _, c in undecided], self.n)) \
+                == self.rank:
+            return None
+        return next((k for k, c in undecided
+                     if rank(columns(self.vals + [c], self.n)) > self.rank), None)
+
+    def contains(self, comps: tuple) -> bool:
+        """Whether the vector ``comps`` lies in the span (generically, exact)."""
+        return self.first_outside([("", comps)]) is None
+
+    def extend(self, items: Sequence[tuple[str, tuple]]) -> None:
+        """Offer every ``(key, components)`` pair, then :meth:`confirm` the undecided ones."""
+        undecided = [(k, c) for k, c in items if self.offer(k, c) is None]
+        self.confirm(undecided)
+
     def confirm(self, undecided: list[tuple[str, tuple]]) -> list[str]:
         """Exact check that ``undecided`` lie in the span; adds (and returns) those that do
         not (a random point was unlucky)."""
         undecided = [(k, c) for k, c in undecided if not all(x == 0 for x in c)]
         if not undecided or self.rank >= self.n:
             return []
-        full = exact_rank(columns(self.vals + [c for _, c in undecided], self.n))
+        full = rank(columns(self.vals + [c for _, c in undecided], self.n))
         if full == self.rank:
             return []
         added = []
@@ -177,7 +214,7 @@ class Span:
             budget.check()
             if self.rank >= full:
                 break
-            if exact_rank(columns(self.vals + [c], self.n)) > self.rank:
+            if rank(columns(self.vals + [c], self.n)) > self.rank:
                 vecs = self.ev.vectors(c)
                 self._push(k, c, vecs)
                 self.ok = [False] * len(self.ok)  # echelons no longer trustworthy
@@ -185,104 +222,28 @@ class Span:
         return added
 
 
-def exact_rank(m: sp.Matrix) -> int:
-    """Generic rank, exact.  Matrices of polynomials in symbols with rational coefficients go
-    straight to ``DomainMatrix`` over the fraction field (what the zero policy's exact rank
-    does after its normalisation, which is the identity on them); everything else (trig,
-    fractions, jets, algebraic numbers) goes to the zero policy's ``rank``."""
-    if 0 in m.shape:
-        return 0
-    try:
-        dm = DomainMatrix.from_Matrix(m)
-        dom = dm.domain
-        if dom.is_ZZ or dom.is_QQ:
-            return dm.to_field().rank()
-        if dom.is_PolynomialRing and (dom.domain.is_ZZ or dom.domain.is_QQ) and \
-                all(g.is_Symbol for g in dom.symbols):
-            return dm.to_field().rank()
-    except (BasePolynomialError, NotImplementedError):  # not a polynomial matrix: policy
-        pass
-    return default_policy().rank(m)
-
-
 def columns(vals: Sequence[tuple], n: int) -> sp.Matrix:
+    """The ``n x len(vals)`` matrix whose columns are the vectors ``vals``.
+
+    >>> columns([(1, 2), (3, 4)], 2)
+    Matrix([
+    [1, 3],
+    [2, 4]])
+    """
     if not vals:
         return sp.zeros(n, 0)
     return sp.Matrix(n, len(vals), lambda i, j: vals[j][i])
 
 
-def kernel(rows: Sequence[tuple], n: int, ev: Evaluator) -> list[tuple]:
-    r"""Basis of the right kernel of the matrix with the given rows, by Cramer's rule.
+def kernel(rows: Sequence[tuple], n: int) -> list[tuple]:
+    r"""Basis of the right kernel :math:`\{v : A v = 0\}` of the matrix ``A`` with the given
+    rows (``n`` columns), over the field of functions (:func:`geomech.core.algebra.nullspace`,
+    each vector primitive: polynomial entries without common factor).
 
-    Independent rows ``A`` (rank ``r``) and pivot columns ``P`` with :math:`\det A_P \neq 0`
-    are chosen at a random point; for each other column ``j`` the kernel vector is
-    :math:`v_j = \det A_P`, :math:`v_{P_k} = -\det A_P[k \leftarrow A_j]`, then denominators
-    are cleared and the content removed.
+    >>> x, y = sp.symbols("x y")
+    >>> kernel([(x, y)], 2)
+    [(y, -x)]
     """
-    span = Span(n, ev)
-    undecided = []
-    for i, r in enumerate(rows):
-        if span.offer(str(i), tuple(r)) is None:
-            undecided.append((str(i), tuple(r)))
-    span.confirm(undecided)
-    A = span.vals
-    r = len(A)
-    if r == 0:
+    if not rows:
         return [tuple(sp.S.One if i == j else sp.S.Zero for i in range(n)) for j in range(n)]
-    # pivot columns at a point where the chosen rows are independent
-    piv = None
-    for p, ok in enumerate(span.ok):
-        vecs = [ev.vectors(a)[p] for a in A]
-        if ok and all(v is not None for v in vecs):
-            dm = DomainMatrix([[sp.QQ(x.numerator, x.denominator) for x in v] for v in vecs],
-                              (r, n), sp.QQ)
-            _, pivots = dm.rref()
-            if len(pivots) == r:
-                piv = list(pivots)
-                break
-    if piv is None:  # exact search for a non-vanishing maximal minor
-        pol = default_policy()
-        for cols in itertools.combinations(range(n), r):
-            if not pol.is_zero(sp.Matrix([[A[i][k] for k in cols] for i in range(r)]).det()):
-                piv = list(cols)
-                break
-    norm = default_policy().normalize
-    AP = sp.Matrix(r, r, lambda i, k: A[i][piv[k]])
-    det = norm(AP.det(method="berkowitz"))
-    out = []
-    for j in range(n):
-        if j in piv:
-            continue
-        v = [sp.S.Zero] * n
-        v[j] = det
-        for k, pk in enumerate(piv):
-            Ak = AP.copy()
-            for i in range(r):
-                Ak[i, k] = A[i][j]
-            v[pk] = norm(-Ak.det(method="berkowitz"))
-        out.append(primitive(v))
-    return out
-
-
-def primitive(v: list[sp.Expr]) -> tuple:
-    """Clear denominators and divide by the content (best effort, exact)."""
-    norm = default_policy().normalize
-    try:
-        fr = [sp.fraction(sp.cancel(sp.together(e))) for e in v]
-        den = sp.lcm_list([d for _, d in fr]) if fr else sp.S.One
-        nums = [norm(sp.cancel(nm * den / d)) for nm, d in fr]
-        nz = [e for e in nums if e != 0]
-        if nz:
-            g = sp.gcd_list(nz)
-            if g != 0 and not g.is_number:
-                nums = [norm(sp.cancel(e / g)) for e in nums]
-            # divide by the common rational content
-            c = [e.as_content_primitive()[0] for e in nums if e != 0]
-            cg = functools.reduce(sp.gcd, c) if c else sp.S.One
-            if cg != 0 and cg.is_number and cg != 1:
-                nums = [norm(e / cg) for e in nums]
-        return tuple(nums)
-    except SYMPY_FAILURES:  # keep the exact, unsimplified vector
-        return tuple(norm(e) for e in v)
-
-
+    return [tuple(v) for v in nullspace(sp.Matrix([list(r) for r in rows]))]

@@ -18,6 +18,7 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 
+from .result import UnknownCoordinate, coordinate_index
 from .variational import lambdify_flat
 
 __all__ = ["singular_denominators", "singular_values", "hadamard_ratio", "find_singularities",
@@ -128,11 +129,12 @@ def regular_split(owner, coords, params, t, y, t_sing) -> tuple | None:
     N = getattr(owner, "manifold", None)
     if A is None or N is None or not A.shape[0]:
         return None
-    names = {c.name: i for i, c in enumerate(coords)}
-    if any(q.name not in names for q in N.coords):
+    try:                                   # the configuration's rows of the states
+        rows = [coordinate_index(coords, q) for q in N.coords]
+    except UnknownCoordinate:
         return None
     k = int(np.argmin(np.abs(np.asarray(t) - t_sing)))
-    at = {q: float(y[names[q.name], k]) for q in N.coords}
+    at = {q: float(y[i, k]) for q, i in zip(N.coords, rows)}
     try:
         An = np.array(sp.Matrix(A).xreplace(params).xreplace(at).evalf(), dtype=float)
     except TypeError:

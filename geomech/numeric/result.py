@@ -17,7 +17,8 @@ import sympy as sp
 
 from .compile import CompiledFunction
 
-__all__ = ["SimulationResult", "coordinate_index", "UnknownCoordinate", "ABS_THRESHOLD"]
+__all__ = ["SimulationResult", "coordinate_index", "UnknownCoordinate", "ABS_THRESHOLD",
+           "figure_axes"]
 
 ABS_THRESHOLD = 1e-12
 """Below this modulus of the initial value a drift is absolute, not relative."""
@@ -49,6 +50,18 @@ def coordinate_index(coords: Sequence[sp.Symbol], key) -> int:
             return i
     raise UnknownCoordinate(f"{key!r} is not a phase-space coordinate; they are "
                             f"{', '.join(map(str, coords))}")
+
+
+def figure_axes(nrows: int = 1, ncols: int = 1, size=(6.4, 4.8)):
+    """A matplotlib ``Figure`` (not attached to pyplot) and its ``(nrows, ncols)`` array of
+    axes: the canvas of every numeric figure (matplotlib imported lazily; a clear
+    ``ImportError`` without it)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install matplotlib") from None
+    fig = Figure(figsize=size)
+    return fig, fig.subplots(nrows, ncols, squeeze=False)
 
 
 class SimulationResult:
@@ -148,14 +161,10 @@ class SimulationResult:
 
         Requires matplotlib (imported lazily).
         """
-        try:
-            from matplotlib.figure import Figure
-        except ImportError:
-            raise ImportError("plots need matplotlib: pip install matplotlib") from None
         names = list(coords) if coords is not None else list(self.coords)
         panels = 1 + bool(drift and self.series) + (path is not None)
-        fig = Figure(figsize=(6.4, 2.8 * panels))
-        axes = fig.subplots(panels, 1, squeeze=False)[:, 0]
+        fig, axs = figure_axes(panels, 1, size=(6.4, 2.8 * panels))
+        axes = axs[:, 0]
         ax = axes[0]
         for c in names:
             ax.plot(self.t, self[c], label=str(c))

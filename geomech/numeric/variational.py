@@ -70,7 +70,7 @@ import sympy as sp
 from geomech.core import budget
 from geomech.core.parse import as_expr
 
-from .compile import resolve_parameters
+from .functions import free_symbols, resolve_parameters
 
 __all__ = ["DiscreteLagrangeDAlembert", "DiscreteTrajectory"]
 
@@ -201,12 +201,12 @@ class DiscreteLagrangeDAlembert:
         cons = [as_expr(f, exact=False) for f in cons]
         forces = [as_expr(f, exact=False) for f in (getattr(system, "forces", None) or ())]
         self.forced = bool(forces) and any(f != 0 for f in forces)
-        self.parameters = resolve_parameters(
-            parameters, known=N.parameters, needed=_free([L, *cons, *forces]) - set(q) - set(v))
+        needed = free_symbols([L, *cons, *forces]) - set(q) - set(v)
+        self.parameters = resolve_parameters(parameters, known=N.parameters, needed=needed)
         L = L.xreplace(self.parameters)
         cons = [f.xreplace(self.parameters) for f in cons]
         forces = [f.xreplace(self.parameters) for f in forces] if self.forced else []
-        free = _free([L, *cons, *forces]) - set(q) - set(v)
+        free = free_symbols([L, *cons, *forces]) - set(q) - set(v)
         if free:
             names = ", ".join(sorted(map(str, free)))
             raise ValueError(f"the Lagrangian, the constraints or the forces depend on {names}; "
@@ -358,10 +358,3 @@ class DiscreteLagrangeDAlembert:
     def __repr__(self) -> str:
         return (f"DiscreteLagrangeDAlembert({self.n} coordinates "
                 f"{', '.join(map(str, self.q))}; {self.m} constraints)")
-
-
-def _free(exprs) -> set:
-    out: set = set()
-    for e in exprs:
-        out |= as_expr(e, exact=False).free_symbols
-    return out

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geomech as gm
+from geomech.core.parse import as_expr
 from geomech.numeric import simulate
 from geomech.numeric.variational import DiscreteLagrangeDAlembert
 
@@ -47,7 +48,7 @@ def _discrete_residual(S, res, params) -> float:
     N = S.manifold
     by_name = {s.name: params[s.name] for s in N.parameters if s.name in params}
     f = sp.lambdify([*N.coords, *N.velocities],
-                    [sp.sympify(c).subs({s: by_name[s.name] for s in N.parameters})
+                    [as_expr(c).subs({s: by_name[s.name] for s in N.parameters})
                      for c in S.constraints], "numpy")
     q = np.array([res[c] for c in N.coords])
     h = np.diff(res.t)

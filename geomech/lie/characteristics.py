@@ -1,0 +1,232 @@
+r"""First integrals from characteristics, and a ``dsolve`` with a hard time limit.
+
+A generator :math:`X` acting on two coordinates :math:`x_i, x_j` (its other components
+vanish, or the ratio involves only coordinates it does not move) has the characteristic
+equation :math:`dx_j/dx_i = X^j/X^i`; the constant :math:`C` of its general solution
+:math:`F(x_i, x_j) = C`, solved for, is a first integral :math:`F` of :math:`X`.
+The first-order equation is solved by :func:`solve_first_order`: elementary methods of
+``sympy.dsolve`` only, in a worker process that is killed past its time limit (no signals,
+safe in threads).
+
+>>> from geomech.core.manifold import Manifold
+>>> from geomech.lie.distribution import Distribution
+>>> M = Manifold("M", "x y"); x, y = M.coords
+>>> characteristic_integrals(Distribution([M.vector_field([1, y])]), M.coords)
+[y*exp(-x)]
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import threading
+
+import sympy as sp
+
+from geomech.core import budget
+from geomech.lie.span import SYMPY_FAILURES
+
+__all__ = ["characteristic_integrals", "solve_first_order"]
+
+
+def characteristic_integrals(D, coords) -> list[sp.Expr]:
+    """Integrals from ``dsolve`` of :math:`dx_j/dx_i = X^j/X^i` for every generator and every
+    pair of active coordinates whose ratio depends on ``x_i``, ``x_j`` and on coordinates
+    the generator does not move (constants along its flow) only."""
+    out = []
+    params = set(D.manifold.parameters)
+    for X in D.fields:
+        active = [j for j, c in enumerate(X.components) if c != 0]
+        moved = {coords[j] for j in active}
+        for a, b in itertools.combinations(active, 2):
+            budget.check()
+            sols = None
+            for i, j in ((a, b), (b, a)):
+                xi, xj = coords[i], coords[j]
+                ratio = sp.cancel(X.components[j] / X.components[i])
+                if (ratio.free_symbols & moved) - {xi, xj} or sp.count_ops(ratio) > 40:
+                    continue
+                t = sp.Dummy("t")
+                yf = sp.Function("y")
+                rhs = ratio.xreplace({xj: yf(t), xi: t})
+                sols = solve_first_order(sp.Eq(yf(t).diff(t), rhs), yf(t))
+                if sols is not None:
+                    break
+            if sols is None:
+                continue
+            for sol in sols if isinstance(sols, list) else [sols]:
+                consts = sorted(sol.free_symbols - set(coords) - {t} - params,
+                                key=sp.default_sort_key)
+                if len(consts) != 1:
+                    continue
+                try:
+                    expr = sp.solve(sol.subs(yf(t), xj).subs(t, xi), consts[0], dict=True)
+                except SYMPY_FAILURES:  # solve cannot isolate the constant
+                    continue
+                out.extend(e[consts[0]] for e in expr)
+    return out
+
+
+# elementary first-order methods only: sympy's Lie-group and power-series heuristics can run
+# for minutes on random right-hand sides
+_SAFE_HINTS = ("1st_linear", "Bernoulli", "separable", "1st_exact", "almost_linear",
+               "1st_homogeneous_coeff_best", "linear_coefficients", "separable_reduced")
+
+
+# what classify_ode / dsolve raise on equations their methods do not handle
+_ODE_FAILURES = (*SYMPY_FAILURES, TypeError)
+
+
+def _dsolve_task(eq, y):
+    """The first elementary method that solves ``eq`` (run in the worker), or ``None``."""
+    try:
+        hints = sp.classify_ode(eq, y)
+    except _ODE_FAILURES:  # classification failed
+        return None
+    for h in _SAFE_HINTS:
+        if h in hints:
+            try:
+                return sp.dsolve(eq, y, hint=h, simplify=False)
+            except _ODE_FAILURES:  # next method
+                continue
+    return None
+
+
+def _dsolve_serve() -> None:
+    """Body of the worker process: answer pickled ``(eq, y)`` requests on stdin with pickled
+    ``("ok", solution)`` / ``("error", message)`` on stdout, after a ``"ready"`` greeting."""
+    import pickle
+    import sys
+
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    pickle.dump("ready", out)
+    out.flush()
+    while True:
+        try:
+            eq, y = pickle.load(inp)
+        except EOFError:
+            return
+        try:
+            reply = ("ok", _dsolve_task(eq, y))
+        except Exception as exc:  # noqa: BLE001 - forwarded: the parent re-raises it
+            reply = ("error", exc)
+        try:
+            data = pickle.dumps(reply)
+        except (pickle.PicklingError, TypeError, AttributeError):  # an unpicklable exception
+            data = pickle.dumps(("error", RuntimeError(f"{type(reply[1]).__name__}: "
+                                                       f"{reply[1]}")))
+        out.write(data)
+        out.flush()
+
+
+class _DsolveWorker:
+    """One worker process for ``dsolve`` with a hard timeout, shared by all threads.
+
+    The worker is a fresh interpreter (``python -c``) that imports this module and serves
+    requests over pipes, so it does not depend on how the calling program was started.  A
+    call that overruns its time is abandoned by killing the worker (a new one starts on the
+    next call): no signal and no stuck thread.  Where no worker can be started (no
+    subprocesses allowed, or it fails to start) the call runs in-process, without the limit,
+    so the results do not depend on the environment.
+    """
+
+    _STARTUP = 120.0  # seconds allowed for the worker's imports (not part of any limit)
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._proc = None
+        self._reader = None
+        self._broken = False
+
+    def _start(self) -> None:
+        import os
+        import queue
+        import subprocess
+        import sys
+
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+        proc = subprocess.Popen(
+            [sys.executable, "-c", f"from {__name__} import _dsolve_serve; _dsolve_serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        replies: queue.Queue = queue.Queue()
+
+        def read():
+            import pickle
+            while True:
+                try:
+                    replies.put(pickle.load(proc.stdout))
+                except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+                    replies.put(None)  # the worker is gone
+                    return
+
+        threading.Thread(target=read, daemon=True, name="geomech-dsolve-reader").start()
+        self._proc, self._reader = proc, replies
+        if self._get(self._STARTUP) != "ready":
+            raise OSError("the dsolve worker did not start")
+
+    def _get(self, seconds: float):
+        import queue
+        try:
+            return self._reader.get(timeout=seconds)
+        except queue.Empty:
+            return TimeoutError
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = self._reader = None
+
+    def close(self) -> None:
+        """Stop the worker (also at interpreter exit)."""
+        with self._lock:
+            self._kill()
+
+    def solve(self, eq, y, seconds: float):
+        import pickle
+        with self._lock:
+            if not self._broken and self._proc is None:
+                try:
+                    self._start()
+                except OSError:  # no subprocesses here, or the worker cannot import us
+                    self._kill()
+                    self._broken = True
+            if self._broken:
+                return _dsolve_task(eq, y)
+            try:
+                pickle.dump((eq, y), self._proc.stdin)
+                self._proc.stdin.flush()
+            except (OSError, pickle.PicklingError):  # worker died: solve here
+                self._kill()
+                return _dsolve_task(eq, y)
+            reply = self._get(seconds)
+            if reply is TimeoutError:
+                self._kill()
+                return None
+            if reply is None:  # the worker crashed on this input
+                self._kill()
+                return None
+            if reply[0] == "error":  # an unexpected failure of dsolve: not hidden
+                raise reply[1]
+            return reply[1]
+
+
+_DSOLVE = _DsolveWorker()
+atexit.register(_DSOLVE.close)
+
+
+def solve_first_order(eq, y, seconds: float = 4.0):
+    """General solution(s) of a first-order ODE by an elementary method, or ``None``.
+
+    ``dsolve`` runs in a worker process with a hard limit of ``seconds`` (cut to what is
+    left of an enclosing :func:`geomech.core.budget.time_limit`); past it, no solution.
+    """
+    budget.check()
+    left = budget.remaining()
+    if left is not None:
+        seconds = max(0.0, min(seconds, left))
+    sol = _DSOLVE.solve(eq, y, seconds)
+    budget.check()
+    return sol
