@@ -215,10 +215,10 @@ def _system_family_multiplier(system, z, A, sigma):
 
 def _integrated_multiplier(sigma, z):
     """``N = exp(int sigma)`` by symbolic integration, or ``(None, reason)``."""
-    from geomech.mechanics.analysis.measure import _as_log, _potential
+    from geomech.mechanics.analysis.measure import exp_of_potential
 
     try:
-        return _as_log(_potential(list(sigma), z)), ""
+        return exp_of_potential(list(sigma), z), ""
     except ValueError as exc:
         return None, f"sigma is closed but could not be integrated ({exc})"
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from geomech.core.algebra import solve_over_functions
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -567,9 +568,9 @@ def chaplygin_multiplier(form: PseudoHamiltonianForm) -> ReducingMultiplier:
     if not pol.is_zero(sp.diff(sigma1, z[1]) - sp.diff(sigma2, z[0])):
         return ReducingMultiplier(None, "the 1-form sigma = dS/dp2 dz1 - dS/dp1 dz2 is not "
                                   "closed: no multiplier N(z) exists")
-    from geomech.mechanics.analysis.measure import _as_log, _potential, is_invariant_density
+    from geomech.mechanics.analysis.measure import exp_of_potential, is_invariant_density
 
-    N = _as_log(_potential([sigma1, sigma2], z))
+    N = exp_of_potential([sigma1, sigma2], z)
     v = form.vector_field()
     if not is_invariant_density(v, N):
         return ReducingMultiplier(None, f"candidate N = {N} is not an invariant density")
@@ -594,10 +595,8 @@ def chaplygin_multiplier(form: PseudoHamiltonianForm) -> ReducingMultiplier:
 # ---------------------------------------------------------------------------------------
 def _decompose(target: VectorField, fields: Sequence[VectorField]):
     """Coefficients (functions) of ``target`` in ``fields``; ``None`` if not in the span."""
-    from geomech.mechanics.analysis.measure import _linear_solve_functions
-
     A = sp.Matrix.hstack(*[f.as_matrix() for f in fields])
-    sol, status = _linear_solve_functions(A, target.as_matrix(), len(fields))
+    sol, status = solve_over_functions(A, target.as_matrix(), len(fields))
     if status == "inconsistent":
         return None
     if status == "free":
@@ -678,9 +677,9 @@ def conformal_factor(v: VectorField, fields: Sequence[VectorField] | VectorField
                 if i < j and not pol.is_zero(sp.diff(G[i], X[j]) - sp.diff(G[j], X[i])):
                     return ConformalFactor(None, tuple(mus), "u(ln Λ) = μ is not integrable "
                                            "in the chosen coordinates")
-        from geomech.mechanics.analysis.measure import _as_log, _potential
+        from geomech.mechanics.analysis.measure import exp_of_potential
 
-        lam = _as_log(_potential([G[i] for i in idx], [X[i] for i in idx])) if idx else sp.S.One
+        lam = exp_of_potential([G[i] for i in idx], [X[i] for i in idx]) if idx else sp.S.One
     else:
         if not candidates:
             return ConformalFactor(None, tuple(mus), "give candidates=[f1, ...] for "

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from geomech.core.algebra import solve_over_functions as _linear_solve_functions  # old name
+from geomech.core.algebra import solve_over_functions
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
@@ -61,7 +61,8 @@ from geomech.mechanics.analysis.integrals import (
 __all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
            "InvariantMeasureResult", "system_divergence", "system_is_invariant_density",
            "system_invariant_measure", "system_density_search", "system_factors",
-           "irreducible_factors", "log_linear_exponents"]
+           "irreducible_factors", "log_linear_exponents", "log_to_powers",
+           "potential_function", "exp_of_potential", "linear_solve_functions"]
 
 
 def divergence(v: VectorField, density=1) -> sp.Expr:
@@ -153,8 +154,14 @@ class InvariantMeasureResult:
 
 
 # ---------------------------------------------------------------------------------------
-def _as_log(expr: sp.Expr) -> sp.Expr:
-    """exp(g) written as a product of powers where ``g`` is a sum of ``c*log(f)`` terms."""
+def log_to_powers(expr: sp.Expr) -> sp.Expr:
+    r""":math:`e^g` written as a product of powers where ``g`` is a sum of
+    :math:`c\log f` terms (the rest stays in an exponential).
+
+    >>> x = sp.Symbol("x", positive=True)
+    >>> log_to_powers(2*sp.log(x) - sp.log(1 + x**2)/2 + x)
+    x**2*exp(x)/sqrt(x**2 + 1)
+    """
     g = sp.expand_log(sp.expand(expr), force=False)
     factors = []
     rest = sp.S.Zero
@@ -168,8 +175,14 @@ def _as_log(expr: sp.Expr) -> sp.Expr:
     return sp.powsimp(sp.factor_terms(out))
 
 
-def _potential(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr:
-    """A function ``g`` with ``dg = G`` (``G`` a closed 1-form in ``ys``)."""
+def potential_function(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr:
+    r"""A function :math:`g` with :math:`dg = G` (``G`` a closed 1-form in ``ys``), by
+    integration coordinate after coordinate; ``ValueError`` when sympy cannot integrate.
+
+    >>> x, y = sp.symbols("x y")
+    >>> potential_function([2*x*y, x**2 + 1], [x, y])
+    x**2*y + y
+    """
     pol = default_policy()
     g = sp.S.Zero
     for Gj, y in zip(G, ys):
@@ -180,6 +193,20 @@ def _potential(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr:
                 raise ValueError(f"cannot integrate d(log rho) component {rest} in {y}")
             g += piece
     return g
+
+
+def exp_of_potential(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr:
+    r""":math:`\exp\int G` for a closed 1-form :math:`G = d\log N` in ``ys``, as a product
+    of powers where possible (:func:`potential_function`, :func:`log_to_powers`).
+
+    >>> phi = sp.Symbol("phi")
+    >>> exp_of_potential([sp.cos(phi)/sp.sin(phi)], [phi])
+    sin(phi)
+    """
+    return log_to_powers(potential_function(G, ys))
+
+#: the exact solver of ``A(x) G = b(x)`` over the functions (``core.algebra``), public here
+linear_solve_functions = solve_over_functions
 
 
 def _configuration_gradient(v: VectorField, ys: Sequence[sp.Symbol]):
@@ -211,7 +238,7 @@ def _configuration_gradient(v: VectorField, ys: Sequence[sp.Symbol]):
     nG = len(ys)
     A = sp.Matrix([[d.get(mo, 0) for d in cd] for mo in monos])
     b = sp.Matrix([-dd.get(mo, 0) for mo in monos])
-    G, status = _linear_solve_functions(A, b, nG)
+    G, status = solve_over_functions(A, b, nG)
     if status != "free":
         return G, status
     # prolong once: unknowns G_j and H_jk = d_k G_j (symmetric)
@@ -227,7 +254,7 @@ def _configuration_gradient(v: VectorField, ys: Sequence[sp.Symbol]):
                 row[hidx[(min(j, k), max(j, k))]] += A[r, j]
             rows.append(row)
             rhs.append(sp.diff(b[r], yk))
-    return _linear_solve_functions(sp.Matrix(rows), sp.Matrix(rhs), nG)
+    return solve_over_functions(sp.Matrix(rows), sp.Matrix(rhs), nG)
 
 
 class _NotPolynomial(Exception):
@@ -319,7 +346,7 @@ def _configuration_density(v: VectorField, variables) -> InvariantMeasureResult:
                     f"(d/d{ys[k]} of component {ys[j]} differs from d/d{ys[j]} of "
                     f"component {ys[k]}), so no density of ({', '.join(map(str, ys))}) "
                     "exists", log_gradient=tuple(G))
-    rho = _as_log(_potential(G, ys))
+    rho = exp_of_potential(G, ys)
     if not is_invariant_density(v, rho):
         return InvariantMeasureResult(None, ansatz, f"candidate {rho} failed verification",
                                       log_gradient=tuple(G))
