@@ -33,19 +33,14 @@ from .common import (
     parameters,
     potential_energy,
 )
+from .rolling import body_angular_velocity
 
 __all__ = ["suslov", "veselova"]
 
 
 def _omega(N) -> sp.Matrix:
-    r"""Body angular velocity (5.7): :math:`\omega = (\dot\psi\sin\theta\sin\varphi +
-    \dot\theta\cos\varphi, \dot\psi\sin\theta\cos\varphi - \dot\theta\sin\varphi,
-    \dot\psi\cos\theta + \dot\varphi)`."""
-    th, ph, _ = N.coords
-    thd, phd, psd = N.velocities
-    c, s = sp.cos, sp.sin
-    return sp.Matrix([psd * s(th) * s(ph) + thd * c(ph), psd * s(th) * c(ph) - thd * s(ph),
-                      psd * c(th) + phd])
+    """Body angular velocity (5.7) in the coordinates and velocities of ``N``."""
+    return body_angular_velocity(*N.coords, *N.velocities)
 
 
 def poisson_vector(theta, phi) -> tuple[sp.Expr, sp.Expr, sp.Expr]:

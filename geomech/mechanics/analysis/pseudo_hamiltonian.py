@@ -363,12 +363,34 @@ def _graph_frame(system):
     return tau, trans
 
 
+def _natural_frame_data(system, frame: str):
+    """``(tau, transversal, quasi-velocity symbols)`` of the system's natural frame, with the
+    coordinate fields of the dependent velocities as transversal fields."""
+    if frame != "natural":
+        raise ValueError(f"unknown frame {frame!r}: give 'natural' or component lists")
+    nat = getattr(system, "natural_frame", None)
+    if not nat:
+        raise ValueError(f"{getattr(system, 'name', 'the system')} has no natural frame")
+    _, transversal = _graph_frame(system)
+    tau = [list(f.components) for f in nat["frame"]]
+    return tau, transversal, [sp.Symbol(str(n), real=True) for n in nat["names"]]
+
+
 def system_pseudo_hamiltonian(system, frame=None, transversal=None, momenta=None):
     """``sys.pseudo_hamiltonian()``: Prop. 7 form of the system.
 
     Default frame: the graph frame of the constraints (quasi-velocities = the independent
     velocities), transversal fields ``d/dq_r`` of the dependent coordinates; default momenta
-    ``p_<q>`` for the independent coordinates."""
+    ``p_<q>`` for the independent coordinates.  ``frame="natural"``: the system's natural
+    quasi-velocities (e.g. the body angular velocity of a rolling ball), momenta
+    ``M1, M2, ...`` (Borisov & Mamaev (2015), App. C.1: the form in the variables
+    :math:`(q, M)`); far smaller expressions for bodies in Euler angles.
+
+    >>> import geomech as gm
+    >>> form = system_pseudo_hamiltonian(gm.examples.chaplygin_sleigh(), frame="natural")
+    >>> form.hamiltonian
+    (I*M1**2 + M2**2*m)/(2*I*m)
+    """
     if getattr(system, "forces", None) is not None and any(
             not default_policy().is_zero(f) for f in system.forces):
         raise ValueError("the pseudo-Hamiltonian form needs potential forces only (forces=None)")
@@ -377,7 +399,9 @@ def system_pseudo_hamiltonian(system, frame=None, transversal=None, momenta=None
                          f"{getattr(system, 'name', 'the system')} has affine ones")
     N = system.manifold
     qvel = None
-    if frame is None:
+    if isinstance(frame, str):
+        frame, transversal, qvel = _natural_frame_data(system, frame)
+    elif frame is None:
         frame, transversal = _graph_frame(system)
         qvel = list(system.independent_velocities)
         if momenta is None:
