@@ -366,8 +366,6 @@ def _graph_frame(system):
 def _natural_frame_data(system, frame: str):
     """``(tau, transversal, quasi-velocity symbols)`` of the system's natural frame, with the
     coordinate fields of the dependent velocities as transversal fields."""
-    if frame != "natural":
-        raise ValueError(f"unknown frame {frame!r}: give 'natural' or component lists")
     nat = getattr(system, "natural_frame", None)
     if not nat:
         raise ValueError(f"{getattr(system, 'name', 'the system')} has no natural frame")
@@ -379,15 +377,17 @@ def _natural_frame_data(system, frame: str):
 def system_pseudo_hamiltonian(system, frame=None, transversal=None, momenta=None):
     """``sys.pseudo_hamiltonian()``: Prop. 7 form of the system.
 
-    Default frame: the graph frame of the constraints (quasi-velocities = the independent
-    velocities), transversal fields ``d/dq_r`` of the dependent coordinates; default momenta
-    ``p_<q>`` for the independent coordinates.  ``frame="natural"``: the system's natural
-    quasi-velocities (e.g. the body angular velocity of a rolling ball), momenta
-    ``M1, M2, ...`` (Borisov & Mamaev (2015), App. C.1: the form in the variables
-    :math:`(q, M)`); far smaller expressions for bodies in Euler angles.
+    ``frame="natural"`` (the default when the system has a natural frame): the system's
+    natural quasi-velocities (e.g. the body angular velocity of a rolling ball), momenta
+    ``M1, M2, ...`` -- the form in the variables :math:`(q, M)` of Borisov & Mamaev (2015),
+    App. C.1; far smaller expressions for bodies in Euler angles (Chaplygin ball: 0.35 s CPU
+    instead of ~46 s).  ``frame="graph"`` (the default otherwise): the graph frame of the
+    constraints (quasi-velocities = the independent velocities), momenta ``p_<q>`` for the
+    independent coordinates.  Both use the transversal fields ``d/dq_r`` of the dependent
+    coordinates.  Or ``frame`` and ``transversal`` as component lists.
 
     >>> import geomech as gm
-    >>> form = system_pseudo_hamiltonian(gm.examples.chaplygin_sleigh(), frame="natural")
+    >>> form = system_pseudo_hamiltonian(gm.examples.chaplygin_sleigh())
     >>> form.hamiltonian
     (I*M1**2 + M2**2*m)/(2*I*m)
     """
@@ -399,13 +399,17 @@ def system_pseudo_hamiltonian(system, frame=None, transversal=None, momenta=None
                          f"{getattr(system, 'name', 'the system')} has affine ones")
     N = system.manifold
     qvel = None
-    if isinstance(frame, str):
+    if frame is None:
+        frame = "natural" if getattr(system, "natural_frame", None) else "graph"
+    if frame == "natural":
         frame, transversal, qvel = _natural_frame_data(system, frame)
-    elif frame is None:
+    elif frame == "graph":
         frame, transversal = _graph_frame(system)
         qvel = list(system.independent_velocities)
         if momenta is None:
             momenta = [f"p_{N.coords[N.velocities.index(w)].name}" for w in qvel]
+    elif isinstance(frame, str):
+        raise ValueError(f"unknown frame {frame!r}: 'natural', 'graph' or component lists")
     if transversal is None:
         raise ValueError("a frame needs its transversal fields as well")
     return pseudo_hamiltonian_form(N.coords, N.velocities, system.lagrangian, frame,

@@ -138,3 +138,24 @@ def test_body_frame_is_left_invariant_so3():
     E = body_angular_velocity_frame(N)
     for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
         assert E[i].bracket(E[j]) == E[k]
+
+
+def test_natural_pseudo_hamiltonian_agrees_with_natural_equations():
+    """Prop. 7 in the natural frame (the default for systems with one) reproduces the
+    natural-frame equations of motion (Hamel form, an independent derivation): q' and
+    d/dt M(q, omega) along the flow."""
+    from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
+    from geomech.mechanics.equations.quasi import compact_equations
+
+    for S in (gm.examples.chaplygin_sleigh(), gm.examples.chaplygin_ball(),
+              gm.examples.suslov()):
+        form = system_pseudo_hamiltonian(S)
+        ce = compact_equations(S, frame="natural")
+        assert tuple(form.quasi_velocities) == tuple(ce.quasi_velocities)
+        rhs, W, n = ce.rhs, form.vector_field().components, S.manifold.dim
+        for i, q in enumerate(S.manifold.coords):
+            assert Z(form.to_velocities(W[i]) - rhs[q])
+        for k, Mk in enumerate(form.momenta):
+            dM = sum(sp.diff(form.momentum_of[Mk], x) * rhs[x] for x in ce.state)
+            assert Z(form.to_velocities(W[n + k]) - dM)
+        assert not form.satisfies_jacobi()
