@@ -149,26 +149,34 @@ def conformal_factor_search(J, candidates: Sequence | None = None) -> ConformalH
         raise ValueError("no candidate factors: the entries of J are constant; give "
                          "candidates=[f1, ...] for the family f = prod f_k**c_k")
     fs = [chart.sympify(f) if isinstance(f, str) else as_expr(f) for f in candidates]
-    X = chart.coords
+    f = _factor_in_family(J, fs)
+    if f is None:
+        return ConformalHamiltonisation(None, None, "no factor in the family f = "
+                                        + " * ".join(f"({sp.sstr(f)})**c{k}"
+                                                     for k, f in enumerate(fs))
+                                        + " makes f*J satisfy the Jacobi identity")
+    fJ = AlmostPoissonStructure(chart, (J.matrix * f).applyfunc(default_policy().normalize))
+    if not fJ.satisfies_jacobi():
+        return ConformalHamiltonisation(None, None, f"f = {f} failed verification")
+    return ConformalHamiltonisation(f, fJ)
+
+
+def _factor_in_family(J, fs):
+    r"""A product :math:`f = \prod f_k^{c_k}` whose rescaled Jacobiator vanishes, or None: the
+    identities :math:`\mathrm{Jac}(J) + \mathfrak S (J\nabla\ln f)^iJ^{jk} = 0` are linear
+    in the :math:`c_k` (homogenised by :math:`c_0` on :math:`\mathrm{Jac}(J)`)."""
+    X = J.manifold.coords
     cs = list(sp.symbols(f"_k0:{len(fs)}", cls=sp.Dummy))
     g = sp.Matrix([sum(c * sp.diff(f, x) / f for c, f in zip(cs, fs)) for x in X])
     W = J.matrix * g
-    # inhomogeneous in c: homogenise with c0 multiplying the Jacobiator of J
     c0 = sp.Dummy("_k_jac")
     hom = []
     for i, j, k in itertools.combinations(range(len(X)), 3):
         lin = W[i] * J.matrix[j, k] + W[j] * J.matrix[k, i] + W[k] * J.matrix[i, j]
         hom.append(sp.together(lin + c0 * J.jacobiator_component(i, j, k)))
-    sols = [s for s in solve_constant_linear(hom, [*cs, c0], keep=chart.parameters)
+    sols = [s for s in solve_constant_linear(hom, [*cs, c0], keep=J.manifold.parameters)
             if s[c0] != 0]
     if not sols:
-        return ConformalHamiltonisation(None, None, "no factor in the family f = "
-                                        + " * ".join(f"({sp.sstr(f)})**c{k}"
-                                                     for k, f in enumerate(fs))
-                                        + " makes f*J satisfy the Jacobi identity")
+        return None
     s = sols[0]
-    f = sp.powsimp(sp.Mul(*[fk ** (s[c] / s[c0]) for c, fk in zip(cs, fs)]))
-    fJ = AlmostPoissonStructure(chart, (J.matrix * f).applyfunc(default_policy().normalize))
-    if not fJ.satisfies_jacobi():
-        return ConformalHamiltonisation(None, None, f"f = {f} failed verification")
-    return ConformalHamiltonisation(f, fJ)
+    return sp.powsimp(sp.Mul(*[fk ** (s[c] / s[c0]) for c, fk in zip(cs, fs)]))

@@ -50,12 +50,16 @@ from geomech.mechanics.analysis.integrals import (
     fast_is_zero,
     solve_constant_linear,
 )
-from geomech.mechanics.analysis.pseudo_hamiltonian import system_chaplygin_pseudo_hamiltonian
+from geomech.mechanics.analysis.pseudo_hamiltonian import (
+    reduced_pseudo_hamiltonian,
+    system_chaplygin_pseudo_hamiltonian,
+)
 from geomech.mechanics.equations.common import compact
 
 __all__ = ["ReducingMultiplier", "gyroscopic_coefficient", "multiplier_one_form",
            "reducing_multiplier", "multiplier_factors", "is_reducing_multiplier",
-           "chaplygin_multiplier", "system_is_conformally_hamiltonian"]
+           "chaplygin_multiplier", "system_is_conformally_hamiltonian",
+           "gyroscopic_pseudo_hamiltonian"]
 
 
 @dataclass(frozen=True)
@@ -275,29 +279,36 @@ def reducing_multiplier(system, candidates: Sequence | None = None,
         sigma = multiplier_one_form(system)
     except ValueError as exc:
         return ReducingMultiplier(None, str(exc))
-    keep = list(system.manifold.parameters)
+    N, reason = _find_multiplier(system, z, zd, A, sigma, candidates, integrate)
+    if N is None:
+        return ReducingMultiplier(None, reason)
+    if not is_reducing_multiplier(system, N):
+        return ReducingMultiplier(None, f"candidate N = {N} failed verification")
+    return _new_hamiltonian(L, A, z, zd, N)
+
+
+def _find_multiplier(system, z, zd, A, sigma, candidates, integrate):
+    r"""``(N, "")`` with :math:`d\ln N = \sigma` (unverified), or ``(None, reason)``."""
     if candidates is not None:
         fs = [system.manifold.sympify(f) if isinstance(f, str) else as_expr(f)
               for f in candidates]
         if any(f.has(*zd) for f in fs):
             raise ValueError("candidate multipliers must be functions of the coordinates only")
-        N = _log_family(sigma, z, fs, keep)
-        if N is None:
-            return ReducingMultiplier(None, "no multiplier N = prod f_k**c_k in the candidate "
-                                      "family")
-    else:
-        # a verified N = prod f_k**c_k proves sigma closed; otherwise closedness decides
-        N, reason = _system_family_multiplier(system, z, A, sigma)
-        if N is None and not fast_is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
-            return ReducingMultiplier(None, "the 1-form sigma = d ln N is not closed: no "
-                                      "multiplier N(z) exists")
-        if N is None and integrate:
-            N, reason = _integrated_multiplier(sigma, z)
-        if N is None:
-            return ReducingMultiplier(None, reason)
-    if not is_reducing_multiplier(system, N):
-        return ReducingMultiplier(None, f"candidate N = {N} failed verification")
-    # Hamiltonian in (z, p~) and time tau: H~ = H(z, p~/N), H = p A^{-1} p / 2 + V
+        N = _log_family(sigma, z, fs, list(system.manifold.parameters))
+        return (N, "") if N is not None else \
+            (None, "no multiplier N = prod f_k**c_k in the candidate family")
+    # a verified N = prod f_k**c_k proves sigma closed; otherwise closedness decides
+    N, reason = _system_family_multiplier(system, z, A, sigma)
+    if N is None and not fast_is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
+        return None, "the 1-form sigma = d ln N is not closed: no multiplier N(z) exists"
+    if N is None and integrate:
+        N, reason = _integrated_multiplier(sigma, z)
+    return N, reason
+
+
+def _new_hamiltonian(L, A, z, zd, N) -> ReducingMultiplier:
+    r"""Hamiltonian in :math:`(z, \tilde p)` and time :math:`\tau`:
+    :math:`\tilde H = H(z, \tilde p/N)` with :math:`H = p A^{-1} p/2 + V`."""
     pt = [sp.Symbol(f"p_{zi.name}_tilde", real=True) for zi in z]
     V = -L.xreplace({v: 0 for v in zd})
     B = sp.Matrix([sp.diff(L, v).xreplace({w: 0 for w in zd}) for v in zd])
@@ -366,6 +377,28 @@ def chaplygin_multiplier(form) -> ReducingMultiplier:
     return ReducingMultiplier(res.multiplier, res.reason,
                               res.new_hamiltonian.xreplace(dict(zip(old, names))),
                               {names[i]: res.multiplier * p[i] for i in range(2)})
+
+
+def gyroscopic_pseudo_hamiltonian(system):
+    r"""The Prop. 8 form (Borisov & Mamaev (2015), App. C.1) of a two-degree-of-freedom
+    system with gyroscopic forces :math:`Q = (S_{12}\dot z_2, -S_{12}\dot z_1)` (e.g. a
+    Routh or Chaplygin reduction): :math:`J = \begin{pmatrix}0&E\\-E&\bar S\end{pmatrix}`
+    on :math:`(z, p)`, :math:`p = \partial L^*/\partial\dot z` -- the inverse of the passage
+    to velocities made by :func:`chaplygin_multiplier`.
+
+    >>> from geomech.core.manifold import Manifold
+    >>> from geomech.mechanics.system import NonholonomicSystem
+    >>> Z = Manifold("Z", "u v"); u, v = Z.coords; ud, vd = Z.velocities
+    >>> form = gyroscopic_pseudo_hamiltonian(NonholonomicSystem(Z, (ud**2 + vd**2)/2, [],
+    ...                                      forces=[u*vd**2, -u*ud*vd]))
+    >>> form.matrix[2, 3]
+    p_v*u
+    """
+    z, zd, L, _, _ = _two_dof_data(system)
+    S12 = gyroscopic_coefficient(system)
+    S = sp.Matrix([[0, S12], [-S12, 0]])
+    return reduced_pseudo_hamiltonian(z, zd, L, S, parameters=system.manifold.parameters,
+                                      name=f"{getattr(system, 'name', 'system')}_prop8")
 
 
 def system_is_conformally_hamiltonian(system, cyclic=None) -> ReducingMultiplier:

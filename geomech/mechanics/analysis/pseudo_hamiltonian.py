@@ -218,7 +218,6 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     >>> sorted(form.jacobiator().values(), key=str)
     [-cos(phi), a*m/I, sin(phi)]
     """
-    pol = default_policy()
     coords, velocities = list(coords), list(velocities)
     n = len(coords)
     L = as_expr(lagrangian)
@@ -228,13 +227,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     if m + k != n:
         raise ValueError(f"{m} frame fields and {k} transversal fields do not make a frame "
                          f"of the {n}-dimensional configuration space")
-    if isinstance(momenta, str):
-        momenta = momenta.replace(",", " ").split()
-    if momenta is None:
-        momenta = [f"M{s + 1}" for s in range(m)]
-    momenta = [sp.Symbol(s, real=True) if isinstance(s, str) else s for s in momenta]
-    if len(momenta) != m:
-        raise ValueError(f"{len(momenta)} momentum names for {m} frame fields")
+    momenta = _momentum_symbols(momenta, m)
     omegas = list(quasi_velocities) if quasi_velocities is not None else \
         [sp.Dummy(f"omega{s + 1}", real=True) for s in range(m)]
     ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
@@ -246,18 +239,45 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     p_mu = [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws]
     omega_of, K = _legendre(Lstar, omegas, momenta)
     M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
+    H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
+    p_M = [compact(p.xreplace(omega_of)) for p in p_mu]
+    c, d = frame_structure_functions(coords, tau, trans, manifold)
+    J = _prop7_matrix(tau, c, d, momenta, p_M)
+    chart = Manifold(name, (*coords, *momenta), parameters=tuple(parameters))
+    return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
+                                 omega_of, M_of, tuple(map(tuple, tau)),
+                                 tuple(map(tuple, trans)), c, d, tuple(p_M))
+
+
+def _momentum_symbols(momenta, m: int) -> list:
+    """``m`` real momentum symbols from names (a string or a list) or symbols; ``M1, ...``."""
+    if isinstance(momenta, str):
+        momenta = momenta.replace(",", " ").split()
+    if momenta is None:
+        momenta = [f"M{s + 1}" for s in range(m)]
+    momenta = [sp.Symbol(s, real=True) if isinstance(s, str) else s for s in momenta]
+    if len(momenta) != m:
+        raise ValueError(f"{len(momenta)} momentum names for {m} frame fields")
+    return momenta
+
+
+def _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K) -> sp.Expr:
+    r""":math:`H = M\omega - L^*` at :math:`\omega = \omega(M)`; for quadratic
+    :math:`L^* = \omega K\omega/2 + h\omega + L_0`, :math:`H = (M - h)\omega(M)/2 - L_0`."""
     if not any(e.has(*omegas) for e in K):
-        # quadratic L* = omega.K.omega/2 + h.omega + L0:  H = (M - h).omega(M)/2 - L0
         zero_o = {w: 0 for w in omegas}
         L0 = Lstar.xreplace(zero_o)
         h = [sp.diff(Lstar, w).xreplace(zero_o) for w in omegas]
-        H = compact(sum((Mv - hs) * omega_of[w] for Mv, hs, w in zip(momenta, h, omegas)) / 2
-                    - L0)
-    else:
-        H = pol.normalize((sum(Mv * w for Mv, w in zip(momenta, omegas)) - Lstar)
-                          .xreplace(omega_of))
-    p_M = [compact(p.xreplace(omega_of)) for p in p_mu]
-    c, d = frame_structure_functions(coords, tau, trans, manifold)
+        return compact(sum((Mv - hs) * omega_of[w] for Mv, hs, w in zip(momenta, h, omegas))
+                       / 2 - L0)
+    return default_policy().normalize((sum(Mv * w for Mv, w in zip(momenta, omegas)) - Lstar)
+                                      .xreplace(omega_of))
+
+
+def _prop7_matrix(tau, c, d, momenta, p_M) -> sp.Matrix:
+    r""":math:`J = \begin{pmatrix}0 & T^T\\ -T & -\Pi\end{pmatrix}`,
+    :math:`\Pi_{sr} = c^t_{sr}M_t + d^\mu_{sr}p_\mu`."""
+    m, n, k = len(tau), len(tau[0]), len(p_M)
     Pi = sp.zeros(m, m)
     for s in range(m):
         for r in range(s + 1, m):
@@ -270,11 +290,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     J[:n, n:] = T.T
     J[n:, :n] = -T
     J[n:, n:] = -Pi
-    params = tuple(parameters)
-    chart = Manifold(name, (*coords, *momenta), parameters=params)
-    return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
-                                 omega_of, M_of, tuple(map(tuple, tau)),
-                                 tuple(map(tuple, trans)), c, d, tuple(p_M))
+    return J
 
 
 def chaplygin_gyroscopic_matrix(lagrangian, z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol],
@@ -331,11 +347,7 @@ def reduced_pseudo_hamiltonian(z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol]
     S = sp.Matrix(S)
     if S.shape != (m, m):
         raise ValueError(f"S must be {m}x{m}")
-    if isinstance(momenta, str):
-        momenta = momenta.replace(",", " ").split()
-    if momenta is None:
-        momenta = [f"p_{zi}" for zi in z]
-    momenta = [sp.Symbol(s, real=True) if isinstance(s, str) else s for s in momenta]
+    momenta = _momentum_symbols([f"p_{zi}" for zi in z] if momenta is None else momenta, m)
     Lstar = as_expr(Lstar)
     zdot_of, _ = _legendre(Lstar, zdot, momenta)
     H = pol.normalize((sum(p * zd for p, zd in zip(momenta, zdot)) - Lstar).xreplace(zdot_of))
