@@ -59,7 +59,7 @@ from geomech.mechanics.equations.common import compact
 __all__ = ["ReducingMultiplier", "gyroscopic_coefficient", "multiplier_one_form",
            "reducing_multiplier", "multiplier_factors", "is_reducing_multiplier",
            "chaplygin_multiplier", "system_is_conformally_hamiltonian",
-           "gyroscopic_pseudo_hamiltonian"]
+           "gyroscopic_pseudo_hamiltonian", "at_momentum_level"]
 
 
 @dataclass(frozen=True)
@@ -399,6 +399,32 @@ def gyroscopic_pseudo_hamiltonian(system):
     S = sp.Matrix([[0, S12], [-S12, 0]])
     return reduced_pseudo_hamiltonian(z, zd, L, S, parameters=system.manifold.parameters,
                                       name=f"{getattr(system, 'name', 'system')}_prop8")
+
+
+def at_momentum_level(reduction, value=0):
+    r"""The Routh-reduced system of ``reduction`` (a :class:`RouthReduction`) on the level
+    :math:`p = ` ``value`` of its cyclic momentum: an unconstrained system with the reduced
+    Lagrangian and gyroscopic forces, the momentum no longer a parameter.  At ``value = 0``
+    the gyroscopic coefficient of a Routh-reduced Chaplygin ball is homogeneous linear in the
+    velocities, the form of Chaplygin's reducing multiplier (Borisov & Mamaev (2015), §3.12).
+
+    >>> import geomech as gm
+    >>> from geomech.mechanics.analysis.reduction import routh_reduction
+    >>> N = gm.Manifold("N", "x th", parameters="m J"); m, J = N.parameters
+    >>> xd, thd = N.velocities
+    >>> rr = routh_reduction(gm.NonholonomicSystem(N, m*xd**2/2 + J*thd**2/2, []), "th")
+    >>> at_momentum_level(rr).lagrangian
+    m*xdot**2/2
+    """
+    S, c = reduction.system, reduction.momentum
+    rep = {c: as_expr(value)}
+    N = S.manifold
+    chart = Manifold(f"{N.name}_level", N.coords, velocities=N.velocities,
+                     parameters=tuple(q for q in N.parameters if q != c))
+    forces = None if S.forces is None else [as_expr(f).xreplace(rep) for f in S.forces]
+    # the class of the reduced system (a NonholonomicSystem; no import of system.py here)
+    return type(S)(chart, as_expr(S.lagrangian).xreplace(rep), [], forces=forces,
+                   name=f"{getattr(S, 'name', 'system')}_level")
 
 
 def system_is_conformally_hamiltonian(system, cyclic=None) -> ReducingMultiplier:
