@@ -25,19 +25,16 @@ Run: ``python benchmarks/bench_hamiltonisation.py [--quick] [names...]``.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import sys
 import time
-
-import sympy as sp
 
 import geomech as gm
 from geomech.core.opcount import count_ops
 
 try:
-    from benchmarks._common import table
+    from benchmarks._common import cpu_in_child, table
 except ImportError:
-    from _common import table
+    from _common import cpu_in_child, table
 
 CAP = 30.0 if "--quick" in sys.argv else 120.0
 
@@ -138,36 +135,14 @@ CASES = {
 }
 
 
-def _child(q, name):
-    sp.core.cache.clear_cache()
-    t0 = time.process_time()
-    outcome, ops = CASES[name]()
-    q.put((time.process_time() - t0, outcome, ops))
-
-
-def run(name: str):
-    """``(CPU seconds, outcome, ops)`` in a child process; ``None`` above :data:`CAP` (the
-    child is given ``4 * CAP`` seconds of wall time on the shared machine)."""
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(q, name))
-    p.start()
-    p.join(4 * CAP)
-    if p.is_alive():
-        p.terminate()
-        p.join()
-        return None
-    return q.get() if not q.empty() else None
-
-
 def main(names) -> None:
     rows = []
     for name in names:
-        out = run(name)
-        if out is None or out[0] > CAP:
+        out = cpu_in_child(CASES[name], CAP)
+        if out is None:
             rows.append([name, f">{CAP:g} s", "not finished", ""])
         else:
-            rows.append([name, f"{out[0]:8.2f} s", out[1], out[2]])
+            rows.append([name, f"{out[0]:8.2f} s", *out[1]])
         print("  " + "  ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
     table("Hamiltonisation (CPU seconds, symbolic parameters)",
           ["case", "CPU", "outcome", "ops"], rows)

@@ -23,16 +23,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from . import common
 from ._registry import register
-from .common import (
-    ParamValue,
-    UserExpr,
-    build_system,
-    configuration_manifold,
-    coordinates,
-    parameters,
-    potential_energy,
-)
+from .common import ParamValue, UserExpr
 from .rolling import body_angular_velocity
 
 __all__ = ["suslov", "veselova"]
@@ -112,13 +105,13 @@ def suslov(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None, 
     >>> S.independent_velocities
     (thetadot, psidot)
     """
-    p = parameters(I1=I1, I2=I2, I3=I3, I13=I13, I23=I23)
-    q = coordinates("theta phi psi")
-    N = configuration_manifold("SO3", q, p)
+    p = common.parameters(I1=I1, I2=I2, I3=I3, I13=I13, I23=I23)
+    q = common.coordinates("theta phi psi")
+    N = common.configuration_manifold("SO3", q, p)
     w = _omega(N)
     L = (w.T * _inertia(p) * w)[0] / 2
     E = body_angular_velocity_frame(N)
-    return build_system(N, L, [w[2]], name="suslov", independent=("thetadot", "psidot"),
+    return common.build_system(N, L, [w[2]], name="suslov", independent=("thetadot", "psidot"),
                         description="Suslov's problem: rigid body about a fixed point with "
                                     "omega_3 = 0 (Suslov 1946; Fedorov-Kozlov 1995)",
                         natural_frame={"frame": E[:2], "names": ("omega1", "omega2")})
@@ -156,15 +149,15 @@ def veselova(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None
     >>> veselova().constraints
     (phidot*cos(theta) + psidot,)
     """
-    p = parameters(I1=I1, I2=I2, I3=I3)
-    q = coordinates("theta phi psi")
-    U = potential_energy(potential, q[:2], p)
-    N = configuration_manifold("SO3", q, p, U)
+    p = common.parameters(I1=I1, I2=I2, I3=I3)
+    q = common.coordinates("theta phi psi")
+    U = common.potential_energy(potential, q[:2], p)
+    N = common.configuration_manifold("SO3", q, p, U)
     w = _omega(N)
     L = (p["I1"] * w[0]**2 + p["I2"] * w[1]**2 + p["I3"] * w[2]**2) / 2 - U
     gamma = poisson_vector(*N.coords[:2])
     f = sp.expand_trig(sum(wi * gi for wi, gi in zip(w, gamma)))
-    return build_system(N, L, [sp.trigsimp(f)], name="veselova",
+    return common.build_system(N, L, [sp.trigsimp(f)], name="veselova",
                         independent=("thetadot", "phidot"),
                         description="Veselova problem: rigid body about a fixed point with "
                                     "(omega, gamma) = 0 (Veselova 1986; Fedorov-Jovanovic "
