@@ -111,10 +111,11 @@ def suslov(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None, 
     w = _omega(N)
     L = (w.T * _inertia(p) * w)[0] / 2
     E = body_angular_velocity_frame(N)
-    return common.build_system(N, L, [w[2]], name="suslov", independent=("thetadot", "psidot"),
-                        description="Suslov's problem: rigid body about a fixed point with "
-                                    "omega_3 = 0 (Suslov 1946; Fedorov-Kozlov 1995)",
-                        natural_frame={"frame": E[:2], "names": ("omega1", "omega2")})
+    return common.build_system(
+        N, L, [w[2]], name="suslov", independent=("thetadot", "psidot"),
+        description="Suslov's problem: rigid body about a fixed point with omega_3 = 0 "
+                    "(Suslov 1946; Fedorov-Kozlov 1995)",
+        natural_frame={"frame": E[:2], "names": ("omega1", "omega2")})
 
 
 @register
@@ -157,8 +158,7 @@ def veselova(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None
     L = (p["I1"] * w[0]**2 + p["I2"] * w[1]**2 + p["I3"] * w[2]**2) / 2 - U
     gamma = poisson_vector(*N.coords[:2])
     f = sp.expand_trig(sum(wi * gi for wi, gi in zip(w, gamma)))
-    return common.build_system(N, L, [sp.trigsimp(f)], name="veselova",
-                        independent=("thetadot", "phidot"),
-                        description="Veselova problem: rigid body about a fixed point with "
-                                    "(omega, gamma) = 0 (Veselova 1986; Fedorov-Jovanovic "
-                                    "2004)")
+    return common.build_system(
+        N, L, [sp.trigsimp(f)], name="veselova", independent=("thetadot", "phidot"),
+        description="Veselova problem: rigid body about a fixed point with (omega, gamma) = 0 "
+                    "(Veselova 1986; Fedorov-Jovanovic 2004)")
