@@ -368,7 +368,11 @@ def chaplygin_multiplier(form) -> ReducingMultiplier:
     J = form.matrix
     if not (J[:2, :2].is_zero_matrix and J[:2, 2:] == sp.eye(2)):
         return ReducingMultiplier(None, "not of the Prop. 8 form (0, E; -E, S)")
-    res = reducing_multiplier(_velocity_system(form))
+    try:
+        system = _velocity_system(form)
+    except ValueError as exc:
+        return ReducingMultiplier(None, str(exc))
+    res = reducing_multiplier(system)
     if not res or res.new_hamiltonian is None:
         return res
     p = chart.coords[2:]
