@@ -341,7 +341,6 @@ def reduced_pseudo_hamiltonian(z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol]
     >>> form.vector_field()
     VectorField(reduced_pseudo_hamiltonian, [p, -q])
     """
-    pol = default_policy()
     z, zdot = list(z), list(zdot)
     m = len(z)
     S = sp.Matrix(S)
@@ -349,15 +348,16 @@ def reduced_pseudo_hamiltonian(z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol]
         raise ValueError(f"S must be {m}x{m}")
     momenta = _momentum_symbols([f"p_{zi}" for zi in z] if momenta is None else momenta, m)
     Lstar = as_expr(Lstar)
-    zdot_of, _ = _legendre(Lstar, zdot, momenta)
-    H = pol.normalize((sum(p * zd for p, zd in zip(momenta, zdot)) - Lstar).xreplace(zdot_of))
-    Sbar = S.applyfunc(lambda e: pol.normalize(as_expr(e).xreplace(zdot_of)))
+    zdot_of, K = _legendre(Lstar, zdot, momenta)
+    H = _legendre_hamiltonian(Lstar, zdot, momenta, zdot_of, K)
+    # S is linear in zdot (Prop. 5): the ring's compact form, no general normalisation
+    Sbar = S.applyfunc(lambda e: compact(as_expr(e).xreplace(zdot_of)))
     J = sp.zeros(2 * m, 2 * m)
     J[:m, m:] = sp.eye(m)
     J[m:, :m] = -sp.eye(m)
     J[m:, m:] = Sbar
     chart = Manifold(name, (*z, *momenta), parameters=tuple(parameters))
-    M_of = {p: pol.normalize(sp.diff(Lstar, zd)) for p, zd in zip(momenta, zdot)}
+    M_of = {p: compact(sp.diff(Lstar, zd)) for p, zd in zip(momenta, zdot)}
     return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
                                  zdot_of, M_of)
 
