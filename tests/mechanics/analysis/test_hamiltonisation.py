@@ -5,6 +5,7 @@ family" answers that name the family."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 import geomech as gm
@@ -159,3 +160,35 @@ def test_natural_pseudo_hamiltonian_agrees_with_natural_equations():
             dM = sum(sp.diff(form.momentum_of[Mk], x) * rhs[x] for x in ce.state)
             assert Z(form.to_velocities(W[n + k]) - dM)
         assert not form.satisfies_jacobi()
+
+
+@pytest.mark.slow
+def test_chaplygin_ball_zero_area_constant_symbolic():
+    """Chaplygin ball, symbolic m, R, I1, I2, I3, reduced by the translations and by psi at
+    zero area constant (Borisov & Mamaev (2015), §3.12, Chaplygin (1903)): the multiplier
+    without candidates is rho_CB = (1 - D (gamma, (I + D E)^-1 gamma))^(-1/2) up to a constant,
+    J/N is Poisson (the Prop. 8 structure after the time change) and the conformal factor
+    search finds 1/N (about 15 s CPU)."""
+    from geomech.mechanics.analysis.multiplier import (
+        at_momentum_level,
+        gyroscopic_pseudo_hamiltonian,
+    )
+    from geomech.mechanics.analysis.reduction import routh_reduction
+
+    B = gm.examples.chaplygin_ball()
+    x, y, th, ph, ps = B.manifold.coords
+    m, R, I1, I2, I3 = B.manifold.parameters
+    level = at_momentum_level(routh_reduction(chaplygin_reduction(B, [x, y]).system, ps), 0)
+    res = reducing_multiplier(level)
+    assert res
+    D = m * R**2
+    g = poisson_vector(th, ph)
+    rho = 1 / sp.sqrt(1 - D * sum(gi**2 / (Ii + D) for gi, Ii in zip(g, (I1, I2, I3))))
+    assert default_policy().is_constant(res.multiplier / rho, [th, ph])
+    form = gyroscopic_pseudo_hamiltonian(level)
+    N = res.multiplier
+    J = form.structure
+    assert not J.satisfies_jacobi()
+    assert AlmostPoissonStructure(J.manifold, J.matrix / N).satisfies_jacobi()
+    conf = conformal_factor_search(form)
+    assert conf and default_policy().is_constant(conf.factor * N, [th, ph])
