@@ -5,6 +5,8 @@ Rows, symbolic parameters throughout:
 * ``ball Prop. 7 natural`` -- ``S.pseudo_hamiltonian()`` of the Chaplygin ball (natural frame,
   the default); ``ball Prop. 7 graph`` -- the same in the graph frame of the constraints (the
   previous default, capped);
+* ``ball Prop. 8 (x, y)`` -- Prop. 8 after Chaplygin reduction by the translations;
+  ``ball Prop. 8 c=0`` -- the Prop. 8 form of the system at zero area constant (below);
 * ``ball Jacobi`` -- ``form.satisfies_jacobi()`` of the natural form (bracket graph);
 * ``ball reduction c=0`` -- Chaplygin reduction by the translations, Routh reduction by
   :math:`\\psi`, the level of zero area constant;
@@ -55,6 +57,23 @@ def _ball_level():
 def ball_prop7(frame=None):
     form = gm.examples.chaplygin_ball().pseudo_hamiltonian(frame=frame)
     return "form", _ops(form.hamiltonian, *form.matrix)
+
+
+def ball_prop8_xy():
+    from geomech.mechanics.analysis.hamiltonian import system_chaplygin_pseudo_hamiltonian
+
+    form = system_chaplygin_pseudo_hamiltonian(gm.examples.chaplygin_ball(), ["x", "y"])
+    return "form", _ops(form.hamiltonian, *form.matrix)
+
+
+def ball_prop8_level():
+    from geomech.mechanics.analysis.multiplier import gyroscopic_pseudo_hamiltonian
+
+    S = _ball_level()
+    t0 = time.process_time()
+    form = gyroscopic_pseudo_hamiltonian(S)
+    return (f"form ({time.process_time() - t0:.2f} s after the reduction)",
+            _ops(form.hamiltonian, *form.matrix))
 
 
 def ball_jacobi():
@@ -124,6 +143,8 @@ def sleigh_none():
 CASES = {
     "ball Prop. 7 natural": ball_prop7,
     "ball Prop. 7 graph": lambda: ball_prop7("graph"),
+    "ball Prop. 8 (x, y)": ball_prop8_xy,
+    "ball Prop. 8 c=0": ball_prop8_level,
     "ball Jacobi": ball_jacobi,
     "ball reduction c=0": ball_reduction,
     "ball multiplier c=0": ball_multiplier,
