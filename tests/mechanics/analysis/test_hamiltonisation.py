@@ -142,7 +142,7 @@ def test_body_frame_is_left_invariant_so3():
 
 
 def test_natural_pseudo_hamiltonian_agrees_with_natural_equations():
-    """Prop. 7 in the natural frame (the default for systems with one) reproduces the
+    """Prop. 7 in the natural frame (``frame="natural"``) reproduces the
     natural-frame equations of motion (Hamel form, an independent derivation): q' and
     d/dt M(q, omega) along the flow."""
     from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
@@ -150,7 +150,7 @@ def test_natural_pseudo_hamiltonian_agrees_with_natural_equations():
 
     for S in (gm.examples.chaplygin_sleigh(), gm.examples.chaplygin_ball(),
               gm.examples.suslov()):
-        form = system_pseudo_hamiltonian(S)
+        form = system_pseudo_hamiltonian(S, frame="natural")
         ce = compact_equations(S, frame="natural")
         assert tuple(form.quasi_velocities) == tuple(ce.quasi_velocities)
         rhs, W, n = ce.rhs, form.vector_field().components, S.manifold.dim
