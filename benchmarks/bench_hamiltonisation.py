@@ -66,21 +66,24 @@ def ball_prop8_xy():
     return "form", _ops(form.hamiltonian, *form.matrix)
 
 
+def _timed(fn, arg):
+    """``(fn(arg), CPU seconds)``: the part of a row after its set-up."""
+    t0 = time.process_time()
+    out = fn(arg)
+    return out, time.process_time() - t0
+
+
 def ball_prop8_level():
     from geomech.mechanics.analysis.multiplier import gyroscopic_pseudo_hamiltonian
 
-    S = _ball_level()
-    t0 = time.process_time()
-    form = gyroscopic_pseudo_hamiltonian(S)
-    return (f"form ({time.process_time() - t0:.2f} s after the reduction)",
-            _ops(form.hamiltonian, *form.matrix))
+    form, dt = _timed(gyroscopic_pseudo_hamiltonian, _ball_level())
+    return f"form ({dt:.2f} s after the reduction)", _ops(form.hamiltonian, *form.matrix)
 
 
 def ball_jacobi():
     form = gm.examples.chaplygin_ball().pseudo_hamiltonian(frame="natural")
-    t0 = time.process_time()
-    ok = form.satisfies_jacobi()
-    return f"Jacobi {ok} ({time.process_time() - t0:.2f} s after the form)", 0
+    ok, dt = _timed(lambda f: f.satisfies_jacobi(), form)
+    return f"Jacobi {ok} ({dt:.2f} s after the form)", 0
 
 
 def ball_reduction():
@@ -91,10 +94,8 @@ def ball_reduction():
 def ball_multiplier():
     from geomech.mechanics.analysis.conformal import reducing_multiplier
 
-    S = _ball_level()
-    t0 = time.process_time()
-    res = reducing_multiplier(S)
-    return (f"N found: {bool(res)} ({time.process_time() - t0:.2f} s after the reduction)",
+    res, dt = _timed(reducing_multiplier, _ball_level())
+    return (f"N found: {bool(res)} ({dt:.2f} s after the reduction)",
             _ops(res.multiplier) if res else 0)
 
 
@@ -102,11 +103,8 @@ def ball_conformal():
     from geomech.mechanics.analysis.conformal import conformal_factor_search
     from geomech.mechanics.analysis.multiplier import gyroscopic_pseudo_hamiltonian
 
-    form = gyroscopic_pseudo_hamiltonian(_ball_level())
-    t0 = time.process_time()
-    res = conformal_factor_search(form)
-    return (f"f found: {bool(res)} ({time.process_time() - t0:.2f} s after the form)",
-            _ops(res.factor) if res else 0)
+    res, dt = _timed(conformal_factor_search, gyroscopic_pseudo_hamiltonian(_ball_level()))
+    return f"f found: {bool(res)} ({dt:.2f} s after the form)", _ops(res.factor) if res else 0
 
 
 def veselova_measure():
