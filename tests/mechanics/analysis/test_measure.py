@@ -182,7 +182,6 @@ def test_chaplygin_ball_density():
     assert not is_invariant_density(V, 1 / rho, relations=rel)
 
 
-@pytest.mark.slow
 def test_chaplygin_ball_density_search():
     M, V, den, _ = chaplygin_ball_mg()
     res = invariant_measure(V, "powers", functions=[den])
