@@ -65,3 +65,29 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
     print("-+-".join("-" * w for w in widths))
     for r in rows:
         print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+def _cpu_target(q, fn):
+    from sympy.core.cache import clear_cache
+
+    clear_cache()
+    t0 = time.process_time()
+    out = fn()
+    q.put((time.process_time() - t0, out))
+
+
+def cpu_in_child(fn: Callable[[], object], cap: float):
+    """``(CPU seconds, fn())`` of one cold call in a child process (``time.process_time``:
+    the machine is shared, wall clock is inflated); ``None`` when it takes more than ``cap``
+    CPU seconds or ``4 * cap`` seconds of wall time."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_cpu_target, args=(q, fn))
+    p.start()
+    p.join(4 * cap)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None
+    out = q.get() if not q.empty() else None
+    return out if out is not None and out[0] <= cap else None

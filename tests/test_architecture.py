@@ -122,19 +122,6 @@ def test_old_module_names_still_import_with_a_warning():
 #: this list at merge): (importing module, imported module, name).  Nothing else may be added:
 #: a name another module needs is public in its own module.
 PRIVATE_IMPORTS_IN_FLIGHT: set[tuple[str, str, str]] = {
-    # examples/ share construction helpers of sleighs.py (examples are owned elsewhere)
-    *{("geomech.examples.boards", "geomech.examples.sleighs", n)
-      for n in ("_coords", "_manifold", "_params", "_system")},
-    *{("geomech.examples.particles", "geomech.examples.sleighs", n)
-      for n in ("_coords", "_manifold", "_params", "_system")},
-    *{("geomech.examples.rolling", "geomech.examples.sleighs", n)
-      for n in ("_coords", "_manifold", "_params", "_potential", "_system", "_user_expr")},
-    # measure.py's _as_log / _potential become public there (developer "hamilton")
-    *{(m, "geomech.mechanics.analysis.measure", n)
-      for m in ("geomech.mechanics.analysis.conformal", "geomech.mechanics.analysis.hamiltonian")
-      for n in ("_as_log", "_potential")},
-    ("geomech.mechanics.analysis.hamiltonian", "geomech.mechanics.analysis.measure",
-     "_linear_solve_functions"),
     # integrals.py (owned elsewhere): its field check is used by measure and hamiltonian
     ("geomech.mechanics.analysis.hamiltonian", "geomech.mechanics.analysis.integrals",
      "_check_field"),

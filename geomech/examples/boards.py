@@ -24,7 +24,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ._registry import register
-from .sleighs import ParamValue, _coords, _manifold, _params, _system
+from .common import ParamValue, build_system, configuration_manifold, coordinates, parameters
 
 __all__ = ["snakeboard", "skateboard", "board_with_fixed_axis"]
 
@@ -76,9 +76,9 @@ def snakeboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = Non
     >>> snakeboard(rotor=False).manifold.coords
     (x, y, theta, phi_f, phi_b)
     """
-    p = _params(m=m, I=I, I_w=I_w, r=r, **({"I_r": I_r} if rotor else {}))
-    q = _coords("x y theta phi_f phi_b psi" if rotor else "x y theta phi_f phi_b")
-    N = _manifold("SE2xT3" if rotor else "SE2xT2", q, p)
+    p = parameters(m=m, I=I, I_w=I_w, r=r, **({"I_r": I_r} if rotor else {}))
+    q = coordinates("x y theta phi_f phi_b psi" if rotor else "x y theta phi_f phi_b")
+    N = configuration_manifold("SE2xT3" if rotor else "SE2xT2", q, p)
     th, pf, pb = N.coords[2:5]
     xd, yd, thd, pfd, pbd = N.velocities[:5]
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * thd**2 / 2
@@ -87,7 +87,7 @@ def snakeboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = Non
         L += p["I_r"] * (thd + N.velocities[5])**2 / 2
     if independent is None:
         independent = [v.name for v in N.velocities[2:]]
-    return _system(N, L, _wheel_constraints(N, th, pf, pb, p["r"]), name="snakeboard",
+    return build_system(N, L, _wheel_constraints(N, th, pf, pb, p["r"]), name="snakeboard",
                    independent=independent,
                    description="Snakeboard (Borisov-Mamaev 2015, §6.2)"
                    + ("" if rotor else ", without rotor (6.7)"))
@@ -117,13 +117,13 @@ def skateboard(m: ParamValue = None, I: ParamValue = None, I_w: ParamValue = Non
     >>> skateboard().dependent_velocities
     (xdot, ydot)
     """
-    p = _params(m=m, I=I, I_w=I_w, r=r)
-    q = _coords("x y theta phi")
-    N = _manifold("SE2xS1", q, p)
+    p = parameters(m=m, I=I, I_w=I_w, r=r)
+    q = coordinates("x y theta phi")
+    N = configuration_manifold("SE2xS1", q, p)
     th, ph = N.coords[2:]
     xd, yd, thd, phd = N.velocities
     L = p["m"] * (xd**2 + yd**2) / 2 + p["I"] * thd**2 / 2 + p["I_w"] * phd**2
-    return _system(N, L, _wheel_constraints(N, th, ph, -ph, p["r"]), name="skateboard",
+    return build_system(N, L, _wheel_constraints(N, th, ph, -ph, p["r"]), name="skateboard",
                    independent=independent,
                    description="Skateboard (Borisov-Mamaev 2015, §6.3)")
 
@@ -154,13 +154,13 @@ def board_with_fixed_axis(m: ParamValue = None, I: ParamValue = None,  # noqa: E
     >>> board_with_fixed_axis().manifold.coords
     (x, y, theta, phi)
     """
-    p = _params(m=m, I=I, I_w=I_w, r=r)
-    q = _coords("x y theta phi")
-    N = _manifold("SE2xS1", q, p)
+    p = parameters(m=m, I=I, I_w=I_w, r=r)
+    q = coordinates("x y theta phi")
+    N = configuration_manifold("SE2xS1", q, p)
     th, ph = N.coords[2:]
     xd, yd, thd, phd = N.velocities
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * thd**2 / 2
          + p["I_w"] * (thd + phd)**2 / 2)
-    return _system(N, L, _wheel_constraints(N, th, ph, sp.S.Zero, p["r"]),
+    return build_system(N, L, _wheel_constraints(N, th, ph, sp.S.Zero, p["r"]),
                    name="board_with_fixed_axis", independent=independent,
                    description="Board with a fixed axis (Borisov-Mamaev 2015, §6.4)")

@@ -19,18 +19,18 @@ Both with :math:`L = \tfrac m2(\dot x^2 + \dot y^2 + \dot z^2) - m g z` (the
 from __future__ import annotations
 
 from ._registry import register
-from .sleighs import ParamValue, _coords, _manifold, _params, _system
+from .common import ParamValue, build_system, configuration_manifold, coordinates, parameters
 
 __all__ = ["particle_zdot_y_xdot", "particle_holonomic_in_disguise"]
 
 
 def _particle(m, g, constraint, name, description, independent):
-    p = _params(m=m, g=g)
-    q = _coords("x y z")
-    N = _manifold("R3", q, p)
+    p = parameters(m=m, g=g)
+    q = coordinates("x y z")
+    N = configuration_manifold("R3", q, p)
     xd, yd, zd = N.velocities
     L = p["m"] * (xd**2 + yd**2 + zd**2) / 2 - p["m"] * p["g"] * N.coords[2]
-    return _system(N, L, [constraint(*N.coords, *N.velocities)], name=name,
+    return build_system(N, L, [constraint(*N.coords, *N.velocities)], name=name,
                    independent=independent, description=description)
 
 

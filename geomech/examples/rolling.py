@@ -32,16 +32,13 @@ import sympy as sp
 from geomech.core.parse import as_matrix
 
 from ._registry import register
-from .sleighs import (
-    ParamValue,
-    UserExpr,
-    _coords,
-    _manifold,
-    _params,
-    _potential,
-    _system,
-    _user_expr,
-)
+from .common import ParamValue, UserExpr
+from .common import build_system as _system
+from .common import configuration_manifold as _manifold
+from .common import coordinates as _coords
+from .common import parameters as _params
+from .common import potential_energy as _potential
+from .common import user_expression as _user_expr
 
 __all__ = ["free_rigid_body", "rolling_disk", "hoop", "sharp_edge_body", "chaplygin_ball",
            "routh_sphere", "convex_body_on_plane", "ellipsoid", "rubber_ball",

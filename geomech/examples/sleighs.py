@@ -9,8 +9,7 @@ of its contact point across the blade, :math:`-\dot x\sin\varphi + \dot y\cos\va
 * :func:`skate` -- Kozlov's skate (Kozlov (1982), §5), the standard example of
   vakonomic versus nonholonomic dynamics.
 
-The module also holds the small helpers shared by the catalogue modules (parameters as
-symbols, user potentials, construction of the system object).
+The helpers shared by the catalogue modules live in :mod:`geomech.examples.common`.
 
 >>> import geomech as gm
 >>> S = gm.examples.chaplygin_sleigh()
@@ -20,145 +19,20 @@ symbols, user potentials, construction of the system object).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-
 import sympy as sp
 
-from geomech.core.manifold import Manifold, as_symbols
-from geomech.core.parse import as_expr, parse_expr
-
 from ._registry import register
+from .common import (
+    ParamValue,
+    UserExpr,
+    build_system,
+    configuration_manifold,
+    coordinates,
+    parameters,
+    potential_energy,
+)
 
 __all__ = ["chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate"]
-
-#: Assumptions of parameters created by the catalogue (as :class:`Manifold` does for names).
-PARAM_ASSUMPTIONS = {"real": True, "positive": True}
-
-ParamValue = sp.Expr | float | int | None
-UserExpr = sp.Expr | str | Callable | None
-
-
-# -- shared helpers (used by all catalogue modules) --------------------------------------
-def _param(value: ParamValue, name: str) -> sp.Expr:
-    """The parameter ``name``: a positive real symbol when ``value`` is None, else ``value``.
-
-    >>> _param(None, "m"), _param(2, "m")
-    (m, 2)
-    """
-    if value is None:
-        return sp.Symbol(name, **PARAM_ASSUMPTIONS)
-    if isinstance(value, bool):
-        raise TypeError(f"parameter {name!r} must be a number or a sympy expression, got a bool")
-    if isinstance(value, str):
-        raise TypeError(f"parameter {name!r} must be a number or a sympy expression, got a "
-                        f"string; pass sympy.Symbol({value!r}) for a symbol")
-    if isinstance(value, float):
-        return sp.nsimplify(value, rational=True)
-    try:
-        out = as_expr(value)
-    except (sp.SympifyError, TypeError):
-        raise TypeError(f"parameter {name!r} must be a number or a sympy expression, got "
-                        f"{type(value).__name__}") from None
-    if not isinstance(out, sp.Expr):
-        raise TypeError(f"parameter {name!r} must be a scalar expression, got {value!r}")
-    return out
-
-
-def _params(**values: ParamValue) -> dict[str, sp.Expr]:
-    """``{name: _param(value, name)}`` preserving the order of the keywords."""
-    return {k: _param(v, k) for k, v in values.items()}
-
-
-def _coords(spec: str) -> tuple[sp.Symbol, ...]:
-    """Real coordinate symbols (the same objects :class:`Manifold` would create)."""
-    return as_symbols(spec, {"real": True})
-
-
-def _user_expr(value: UserExpr, coords: Sequence[sp.Symbol], params: Mapping[str, sp.Expr],
-               what: str) -> sp.Expr:
-    """A user-supplied function of the coordinates (potential, surface ...).
-
-    ``value`` is None (zero), a callable taking the coordinates, a string (parsed safely with
-    the names of the coordinates and of the symbolic parameters) or a sympy expression (free
-    symbols named like a coordinate are identified with it).
-    """
-    if value is None:
-        return sp.S.Zero
-    if callable(value) and not isinstance(value, sp.Basic):
-        out = value(*coords)
-        return _user_expr(out, coords, params, what) if not isinstance(out, sp.Basic) \
-            else _identify(out, coords)
-    if isinstance(value, str):
-        names = {c.name: c for c in coords}
-        for p in params.values():
-            for s in p.free_symbols:
-                names.setdefault(s.name, s)
-        return parse_expr(value, names, context=what)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _param(value, what)
-    if isinstance(value, sp.Expr):
-        return _identify(value, coords)
-    raise TypeError(f"{what} must be a sympy expression, a string or a callable of the "
-                    f"coordinates {tuple(coords)}, got {type(value).__name__}")
-
-
-def _identify(expr: sp.Expr, coords: Sequence[sp.Symbol]) -> sp.Expr:
-    by_name = {c.name: c for c in coords}
-    rep = {s: by_name[s.name] for s in expr.free_symbols
-           if isinstance(s, sp.Symbol) and s.name in by_name and s != by_name[s.name]}
-    return expr.xreplace(rep) if rep else expr
-
-
-def _manifold(name: str, coords: Sequence[sp.Symbol], params: Mapping[str, sp.Expr],
-              *extra: sp.Expr) -> Manifold:
-    """The configuration chart; its parameters are the free symbols of the parameter values
-    (in the order given) and of ``extra`` expressions (potentials ...), except coordinates."""
-    seen: list[sp.Symbol] = []
-    cs = set(coords)
-    for v in (*params.values(), *extra):
-        for s in sorted(as_expr(v).free_symbols, key=sp.default_sort_key):
-            if isinstance(s, sp.Symbol) and s not in cs and s not in seen:
-                seen.append(s)
-    return Manifold(name, tuple(coords), parameters=tuple(seen))
-
-
-def _independent(N: Manifold, names) -> tuple[sp.Symbol, ...] | None:
-    """Velocity symbols of ``N`` from names like ``"xdot"`` or symbols (None stays None)."""
-    if names is None:
-        return None
-    if isinstance(names, str):
-        names = names.replace(",", " ").split()
-    by_name = {v.name: v for v in N.velocities}
-    out = []
-    for v in names:
-        key = v.name if isinstance(v, sp.Symbol) else v
-        if key not in by_name:
-            raise ValueError(f"{v!r} is not a velocity of {N.name}; velocities are "
-                             f"{', '.join(by_name)}")
-        out.append(by_name[key])
-    return tuple(out)
-
-
-def _system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, description: str,
-            forces=None, independent=None, natural_frame=None):
-    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily)."""
-    from geomech.mechanics.system import NonholonomicSystem
-
-    lagrangian = _tidy(lagrangian, N.velocities)
-    constraints = [_tidy(c, N.velocities) for c in constraints]
-    return NonholonomicSystem(N, lagrangian=lagrangian, constraints=list(constraints),
-                              forces=forces, independent=_independent(N, independent),
-                              name=name, description=description,
-                              natural_frame=natural_frame)
-
-
-def _potential(value, coords, params, generic_name: str = "U") -> sp.Expr:
-    """Potential: None -> 0, True -> a generic function ``U(q)``, else :func:`_user_expr`."""
-    if value is True:
-        return sp.Function(generic_name, real=True)(*coords)
-    if value is False:
-        return sp.S.Zero
-    return _user_expr(value, coords, params, "potential")
 
 
 # -- catalogue ----------------------------------------------------------------------------
@@ -201,14 +75,14 @@ def chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None, a: ParamValue =
     >>> S.manifold.coords, S.manifold.parameters
     ((x, y, phi), (m, I, a))
     """
-    p = _params(m=m, I=I, a=a)
-    x, y, phi = q = _coords("x y phi")
-    U = _potential(potential, q, p)
-    N = _manifold("SE2", q, p, U)
+    p = parameters(m=m, I=I, a=a)
+    x, y, phi = q = coordinates("x y phi")
+    U = potential_energy(potential, q, p)
+    N = configuration_manifold("SE2", q, p, U)
     xd, yd, phid = N.velocities
     f = -xd * sp.sin(phi) + yd * sp.cos(phi)
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2 + p["m"] * p["a"] * phid * f - U)
-    S = _system(N, L, [f], name="chaplygin_sleigh", independent=independent,
+    S = build_system(N, L, [f], name="chaplygin_sleigh", independent=independent,
                 description="Chaplygin sleigh on a horizontal plane "
                             "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))",
                 natural_frame=_sleigh_frame(N))
@@ -260,14 +134,14 @@ def inclined_chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None,  # noq
     >>> S.manifold.parameters
     (m, I, a, g, alpha)
     """
-    p = _params(m=m, I=I, a=a, g=g, alpha=alpha)
-    x, y, phi = q = _coords("x y phi")
+    p = parameters(m=m, I=I, a=a, g=g, alpha=alpha)
+    x, y, phi = q = coordinates("x y phi")
     U = p["m"] * p["g"] * sp.sin(p["alpha"]) * (y + p["a"] * sp.sin(phi))
-    N = _manifold("SE2", q, p)
+    N = configuration_manifold("SE2", q, p)
     xd, yd, phid = N.velocities
     f = -xd * sp.sin(phi) + yd * sp.cos(phi)
     L = (p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2 + p["m"] * p["a"] * phid * f - U)
-    S = _system(N, L, [f], name="inclined_chaplygin_sleigh", independent=independent,
+    S = build_system(N, L, [f], name="inclined_chaplygin_sleigh", independent=independent,
                 description="Chaplygin sleigh on an inclined plane "
                             "(Borisov-Mamaev 2015, §4.5, (4.25)-(4.27))",
                 natural_frame=_sleigh_frame(N))
@@ -306,47 +180,12 @@ def skate(m: ParamValue = 1, I: ParamValue = 1, independent=("xdot", "phidot")):
     >>> skate().lagrangian
     phidot**2/2 + xdot**2/2 + ydot**2/2
     """
-    p = _params(m=m, I=I)
-    x, y, phi = q = _coords("x y phi")
-    N = _manifold("SE2", q, p)
+    p = parameters(m=m, I=I)
+    x, y, phi = q = coordinates("x y phi")
+    N = configuration_manifold("SE2", q, p)
     xd, yd, phid = N.velocities
     L = p["m"] * (xd**2 + yd**2) / 2 + p["I"] * phid**2 / 2
     f = xd * sp.sin(phi) - yd * sp.cos(phi)
-    return _system(N, L, [f], name="skate", independent=independent,
+    return build_system(N, L, [f], name="skate", independent=independent,
                    description="Skate / knife edge on a horizontal plane "
                                "(Kozlov 1982, §5; vakonomic versus nonholonomic)")
-
-
-def _trig_reduce(c: sp.Expr) -> sp.Expr:
-    r"""Shortest of ``expand(c)`` and its reductions modulo :math:`\sin^2 + \cos^2 = 1`
-    (all squares of sines, or all of cosines, eliminated); no double angles are introduced."""
-    c0 = sp.expand(c)
-    angles = {t.args[0] for t in c0.atoms(sp.sin, sp.cos)}
-    if not angles:
-        return c0
-    cands = [c0]
-    for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin)):
-        cands.append(sp.expand(c0.subs({f(a)**2: 1 - g(a)**2 for a in angles})))
-    return min(cands, key=sp.count_ops)
-
-
-def _tidy(expr: sp.Expr, velocities: Sequence[sp.Symbol]) -> sp.Expr:
-    r"""Collect ``expr`` (a polynomial in the velocities) and reduce each coefficient modulo
-    :math:`\sin^2 + \cos^2 = 1`, keeping it equal as a function.
-
-    Used once per catalogue system, on the coefficients of Lagrangians and constraints, so
-    that the equations derived from them start compact.
-
-    >>> th, a, b = sp.symbols("theta a b")
-    >>> _tidy(a**2*sp.sin(th)**2 + a**2*sp.cos(th)**2 + b*sp.cos(th)**2, [a])
-    a**2 + b*cos(theta)**2
-    """
-    expr = as_expr(expr)
-    if any(not p.exp.is_Integer for p in expr.atoms(sp.Pow)):
-        return expr                  # radicals (e.g. ellipsoids): expansion would only grow
-    poly = sp.Poly(sp.expand(expr), *velocities)
-    out = sp.S.Zero
-    for monom, coeff in poly.terms():
-        c = _trig_reduce(coeff) if sp.count_ops(coeff) < 2000 else coeff
-        out += sp.factor_terms(c) * sp.Mul(*[v**k for v, k in zip(velocities, monom)])
-    return out if sp.count_ops(out) <= sp.count_ops(expr) else expr

@@ -124,7 +124,7 @@ def test_system_pseudo_hamiltonian_matches_lagrange_dalembert():
     import geomech as gm
 
     S = gm.examples.get("chaplygin_sleigh")
-    form = system_pseudo_hamiltonian(S)
+    form = system_pseudo_hamiltonian(S, frame="graph")
     assert not form.satisfies_jacobi()
     v = S.vector_field()
     W = form.vector_field()

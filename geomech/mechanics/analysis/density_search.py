@@ -1,0 +1,294 @@
+r"""The default density family of a system: powers of factors built from the system.
+
+:math:`\rho = \prod_k f_k^{a_k}` with the factors :math:`f_k` of :func:`system_factors` (the
+restricted mass-matrix determinant, the natural frame's Jacobian and configuration functions)
+and unknown constant exponents: :math:`\operatorname{div}(\rho v) = 0` is linear in the
+:math:`a_k` (Borisov & Mamaev (2015), §1.3), solved exactly at sample points and verified
+exactly (:func:`log_linear_exponents`).
+
+Examples
+--------
+>>> x = sp.Symbol("x")
+>>> log_linear_exponents([[1/x]], [2/x], [x])
+([2], 'ok')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy as sp
+
+from geomech.core.budget import check
+from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
+from geomech.core.zero import ZeroPolicy, default_policy, half_angle_symbol, rational_rewrite
+from geomech.mechanics.analysis.density import InvariantMeasureResult
+from geomech.mechanics.analysis.integrals import (
+    fast_is_zero,
+)
+
+__all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents"]
+
+
+def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
+    """:math:`v(f)` without normalisation."""
+    return sp.Add(*[c * sp.diff(f, x) for x, c in zip(v.manifold.coords, v.components)
+                    if c != 0 and f.has(x)])
+
+
+def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
+    """Non-constant irreducible factors (numerator and denominator) of ``expr``, after
+    reducing even powers of sines by :math:`\\sin^2 s = 1 - \\cos^2 s`; a factor negative
+    at every sampled point is negated (so that real powers of it stay real).
+
+    >>> t = sp.Symbol("t")
+    >>> irreducible_factors(sp.sin(t)**2/(2 + sp.cos(t)), [t])
+    [1 - cos(t), cos(t) + 1, cos(t) + 2]
+    """
+    e = sp.together(as_expr(expr))
+    out = []
+    for part in sp.fraction(e):
+        part = sp.expand(part)
+        for s in sorted({a.args[0] for a in part.atoms(sp.sin)}, key=sp.default_sort_key):
+            part = sp.rem(part, sp.sin(s)**2 + sp.cos(s)**2 - 1, sp.sin(s))
+        _, fl = sp.factor_list(part)
+        out.extend(_positive_sign(f) for f, _ in fl if f.has(*coords))
+    return sorted(out, key=lambda f: (sp.count_ops(f), sp.default_sort_key(f)))
+
+
+def _positive_sign(f: sp.Expr) -> sp.Expr:
+    """``-f`` when ``f`` is negative at every one of a few random points (with the
+    parameters' sign assumptions), else ``f``: real powers of a definite factor stay real."""
+    r = rational_rewrite(f)
+    sampler = ZeroPolicy(seed=5, warn=False)
+    syms = sorted(r.free_symbols, key=sp.default_sort_key)
+    for _ in range(4):
+        try:
+            val = r.xreplace(sampler.random_point(syms))
+        except ZeroDivisionError:
+            continue
+        if not val.is_negative:
+            return f
+    return sp.expand(-f)
+
+
+def _add_factors(acc: dict, label: str, expr, coords) -> None:
+    """Add the irreducible factors of ``expr`` to ``acc`` (``{factor: label}``); a factor
+    met twice (up to sign) is kept once.  Factors equal modulo identities may remain: the
+    exponents are then not unique, which the solver allows."""
+    for f in irreducible_factors(expr, coords):
+        f = _positive_sign(f)
+        if f in acc or sp.expand(-f) in acc:
+            continue
+        acc[f] = label
+    check()
+
+
+def _independent_rows(system) -> list[int]:
+    N = system.manifold
+    return [N.velocities.index(u) for u in system.independent_velocities]
+
+
+def _natural_data(system):
+    """``(compact equations, Jacobian det K_ind)`` of the natural frame, or ``None``."""
+    from geomech.mechanics.equations.common import compact
+    from geomech.mechanics.equations.quasi import compact_equations
+
+    nat = getattr(system, "natural_frame", None)
+    if not nat:
+        return None
+    rows, frame = _independent_rows(system), nat["frame"]
+    if len(rows) != len(frame):
+        return None
+    K = sp.Matrix(len(rows), len(frame), lambda i, a: frame[a].components[rows[i]])
+    J = compact(K.det(method="berkowitz"))
+    if default_policy().is_zero(J):
+        return None
+    return compact_equations(system, frame="natural"), J
+
+
+def _natural_factors(nat, acc: dict, coords) -> None:
+    """Factors of the natural frame: its Jacobian, the determinant of the mass matrix in the
+    natural velocities and the natural configuration functions (abbreviations of the compact
+    equations free of the velocities, e.g. the Poisson vector)."""
+    from geomech.mechanics.equations.common import compact
+
+    ce, J = nat
+    _add_factors(acc, "Jacobian of the natural frame", J, coords)
+    _add_factors(acc, "det of the mass matrix in the natural velocities",
+                 compact(ce.mass_matrix.det(method="berkowitz")), coords)
+    vals: dict = {}
+    for s, e in ce.abbreviations:
+        vals[s] = e.xreplace(vals)
+        if not vals[s].has(*ce.quasi_velocities):
+            _add_factors(acc, f"natural configuration function {s}", vals[s], coords)
+
+
+def system_factors(system, functions: Sequence = (), natural=None) -> dict:
+    r"""The factors :math:`f_k` of the default density family of ``system``.
+
+    Irreducible factors (numerators and denominators, up to constants) of: the user's
+    ``functions``; the determinant of the mass matrix
+    :math:`\partial^2L^*/\partial\dot q_{\rm ind}^2` of the Lagrangian restricted to the
+    constraints; and, when the system has a natural frame, the Jacobian of the frame, the
+    mass determinant in the natural velocities and the natural configuration functions (e.g.
+    the Poisson vector :math:`\gamma` of a body rolling on a plane).  Returns
+    ``{factor: where it comes from}``.
+
+    >>> import geomech as gm
+    >>> system_factors(gm.examples.chaplygin_sleigh())
+    {cos(phi): 'det of the mass matrix restricted to the constraints'}
+    """
+    from geomech.mechanics.equations.common import compact
+
+    coords = system.phase_space.coords
+    acc: dict = {}
+    for k, f in enumerate(functions):
+        _add_factors(acc, f"user function {k}", system.phase_space.sympify(f), coords)
+    Ls = system.restricted(system.lagrangian)
+    u = system.independent_velocities
+    H = sp.Matrix(len(u), len(u), lambda i, j: compact(sp.diff(Ls, u[i], u[j])))
+    _add_factors(acc, "det of the mass matrix restricted to the constraints",
+                 compact(H.det(method="berkowitz")), coords)
+    nat = _natural_data(system) if natural is None else natural
+    if nat:
+        _natural_factors(nat, acc, coords)
+    # simplest first: the exponent solver sets the later, redundant ones to zero
+    return dict(sorted(acc.items(), key=lambda kv: sp.count_ops(kv[0])))
+
+
+def _flow_data(system, nat):
+    r"""``(q̇ as {coordinate: expression}, D, symbols)`` for the density condition
+    :math:`\sum_k a_k\,\dot q(f_k)/f_k + D = 0` of densities of the configuration.
+
+    Without a natural frame :math:`D = \operatorname{div}v` on the phase space.  With one,
+    the flow :math:`w` in :math:`(q,\eta)`, :math:`u = K_{\rm ind}(q)\eta + k(q)`, is used:
+    :math:`\operatorname{div}_{(q,u)}v = \operatorname{div}_{(q,\eta)}w + w(\ln|J|)`,
+    :math:`J=\det K_{\rm ind}` (the pull-back of :math:`du` is :math:`|J|\,d\eta`), which
+    avoids the large phase-space field."""
+    if not nat:
+        v = system.vector_field()
+        div = sp.Add(*[sp.diff(c, x) for c, x in zip(v.components, v.manifold.coords)])
+        return dict(zip(v.manifold.coords, v.components)), div, v.manifold.coords
+    ce, J = nat
+    rhs = ce.rhs
+    q = system.manifold.coords
+    kin = {x: rhs[x] for x in q}
+    div = sp.Add(*[sp.diff(rhs[x], x) for x in ce.state])
+    div += sp.Add(*[c * sp.diff(J, x) for x, c in kin.items() if J.has(x)]) / J
+    return kin, div, ce.state
+
+
+def _sample_rows(exprs: Sequence[sp.Expr], syms: Sequence[sp.Symbol], count: int,
+                 seed: int) -> list[list[sp.Expr]]:
+    """``exprs`` at ``count`` random exact points of ``syms`` (angles through their half-angle
+    tangents, so trigonometric values are rational); singular points are skipped."""
+    rat = [rational_rewrite(e) for e in exprs]
+    free = set().union(*(e.free_symbols for e in rat))
+    pts = sorted(free & ({*syms} | {half_angle_symbol(s) for s in syms}),
+                 key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows: list[list[sp.Expr]] = []
+    for _ in range(4 * count):
+        check()
+        pt = sampler.random_point(pts)
+        try:
+            row = [sp.cancel(e.xreplace(pt)) for e in rat]
+        except ZeroDivisionError:
+            continue
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for val in row):
+            continue
+        rows.append(row)
+        if len(rows) == count:
+            break
+    return rows
+
+
+def _solve_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],
+                     syms: Sequence[sp.Symbol], seed: int):
+    r"""Constants :math:`a` with :math:`\sum_k a_k\,\ell_{ik} = t_i` at random exact points
+    of ``syms`` (the other symbols stay symbolic): a list, or ``None`` when the sampled
+    equations -- necessary conditions -- are already inconsistent."""
+    from sympy.polys.matrices import DomainMatrix
+
+    K = len(logs[0])
+    aug = []
+    for li, ti in zip(logs, targets):
+        rows = _sample_rows([*li, ti], syms, K + 4, seed)
+        if len(rows) < K + 1:
+            raise ValueError("the factors are singular at every sampled point")
+        aug += [[*r[:K], r[K]] for r in rows]
+    R, piv = DomainMatrix.from_Matrix(sp.Matrix(aug)).to_field().rref()
+    if K in piv:
+        return None
+    R = R.to_Matrix()
+    a = [sp.S.Zero] * K
+    for i, j in enumerate(piv):
+        a[j] = sp.factor(R[i, K])
+    return a
+
+
+def log_linear_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],
+                         coords: Sequence[sp.Symbol], params: Sequence[sp.Symbol] = ()):
+    r"""Constant exponents :math:`a` (they may depend on ``params``) with
+    :math:`\sum_k a_k\,\ell_{ik} \equiv t_i` for every ``i``, by exact linear algebra.
+
+    The identities are sampled at random exact points of ``coords`` (angles through their
+    half-angle tangents), first with the parameters sampled too, then with symbolic
+    parameters; the solution is verified exactly on every identity.  Returns
+    ``(a, "ok")``, ``(None, "inconsistent")`` (certain: the sampled equations are necessary
+    conditions) or ``(None, "unverified")``.
+
+    >>> x = sp.Symbol("x")
+    >>> log_linear_exponents([[1/x, 2*x/(1 + x**2)]], [3/x - 4*x/(1 + x**2)], [x])
+    ([3, -2], 'ok')
+    """
+    coords, params = tuple(coords), tuple(params)
+    for syms, seed in ((coords + params, 31), (coords, 37)):
+        a = _solve_exponents(logs, targets, syms, seed)
+        if a is None:
+            if len(syms) == len(coords):
+                return None, "inconsistent"
+            continue
+        if all(fast_is_zero(sp.Add(-t, *[ak * lk for ak, lk in zip(a, li) if ak != 0]))
+               for li, t in zip(logs, targets)):
+            return a, "ok"
+    return None, "unverified"
+
+
+def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureResult:
+    r"""Invariant density :math:`\rho = \prod_k f_k^{a_k}` of the system's flow with the
+    factors of :func:`system_factors` and unknown constant exponents.
+
+    :math:`\operatorname{div}(\rho v) = 0 \iff \sum_k a_k\,v(f_k)/f_k + \operatorname{div}v
+    = 0` is linear in the :math:`a_k`: it is sampled at random exact points (first with the
+    parameters sampled too, then, if needed, with symbolic parameters), solved exactly, and
+    the solution is verified exactly on the identity (in the natural variables when the
+    system has a natural frame, see :func:`_flow_data`).  No integration.  An inconsistent
+    sampled system proves that the family holds no density (for symbolic parameters).
+    The density is meant as :math:`\prod|f_k|^{a_k}` where a factor changes sign.
+
+    >>> import geomech as gm
+    >>> system_density_search(gm.examples.chaplygin_sleigh(a=0)).density
+    1/cos(phi)
+    """
+    nat = _natural_data(system)
+    facs = system_factors(system, functions, natural=nat or False)
+    family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
+                         or "1") + " with constant exponents a_k"
+    family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
+    kin, div, coords = _flow_data(system, nat)
+    logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
+            for f in facs]
+    if not logs:
+        return (InvariantMeasureResult(sp.S.One, family) if fast_is_zero(div) else
+                InvariantMeasureResult(None, family, "the divergence does not vanish"))
+    a, status = log_linear_exponents([logs], [-div], coords, system.manifold.parameters)
+    if status == "inconsistent":
+        return InvariantMeasureResult(None, family, "the linear equations for the exponents "
+                                      "are inconsistent (at exact sample points)")
+    if a is not None:
+        rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
+        return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
+    return InvariantMeasureResult(None, family, "the sampled exponents failed the exact check")
