@@ -59,7 +59,7 @@ __all__ = [
     "noether_integral", "find_noether_fields", "is_energy_conserved",
     "system_is_first_integral", "system_noether_integrals",
     "system_check_noether_field", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
-    "check_vector_field",
+    "check_vector_field", "check_field",
 ]
 
 
@@ -114,7 +114,7 @@ def first_integral_defect(v: VectorField, F) -> sp.Expr:
     >>> first_integral_defect(M.vector_field([-y, x]), x*y)
     x**2 - y**2
     """
-    _check_field(v)
+    check_field(v)
     return default_policy().normalize(v(v.manifold.sympify(F)))
 
 
@@ -129,7 +129,7 @@ def log_derivative(v: VectorField, F) -> sp.Expr:
     >>> log_derivative(M.vector_field([x, 0]), x**sp.sqrt(2)*y)
     sqrt(2)
     """
-    _check_field(v)
+    check_field(v)
     return default_policy().normalize(_log_derivative_raw(v, v.manifold.sympify(F)))
 
 
@@ -162,18 +162,18 @@ def is_first_integral(v: VectorField, F, relations: Sequence = ()) -> bool:
     >>> is_first_integral(M.vector_field([-y, x]), x**2 + y**2)
     True
     """
-    _check_field(v)
+    check_field(v)
     F = v.manifold.sympify(F)
     if (F.is_Mul or F.is_Pow) and _has_irrational_power(F):
         return zero_modulo(_log_derivative_raw(v, F), relations)
     return zero_modulo(_raw_derivative(v, F), relations)
 
 
-def check_vector_field(v) -> None:
+def check_field(v) -> None:
     """Raise ``TypeError`` unless ``v`` is a :class:`~geomech.core.fields.VectorField`.
 
-    >>> check_vector_field(Manifold("M", "x").vector_field([1]))
-    >>> check_vector_field([1])
+    >>> check_field(Manifold("M", "x").vector_field([1]))
+    >>> check_field([1])
     Traceback (most recent call last):
     ...
     TypeError: expected a VectorField, got list
@@ -182,7 +182,8 @@ def check_vector_field(v) -> None:
         raise TypeError(f"expected a VectorField, got {type(v).__name__}")
 
 
-_check_field = check_vector_field     # the old private name
+check_vector_field = check_field      # the first public name (kept)
+_check_field = check_field            # the old private name (hamiltonian, measure import it)
 
 
 # ---------------------------------------------------------------------------------------
@@ -247,7 +248,7 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
     >>> polynomial_integrals(V, 2)
     [I*omega**2/m + v1**2]
     """
-    _check_field(v)
+    check_field(v)
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
     M = v.manifold
