@@ -342,23 +342,47 @@ class NonholonomicSystem:
         return tuple(self.manifold.one_form(list(A[i, :])) for i in range(A.shape[0]))
 
     @cached_property
+    def _velocity_split(self) -> tuple[dict, dict]:
+        sol, u = self.dependent_solution, self.independent_velocities
+        vel = self.manifold.velocities
+        rows = {r: tuple(compact(sp.diff(sol[vel[r]], ua)) for ua in u)
+                for r in self.dependent_indices}
+        free = {r: compact(sol[vel[r]].xreplace({ua: 0 for ua in u}))
+                for r in self.dependent_indices}
+        return rows, free
+
+    def velocity_split(self) -> tuple[dict, dict]:
+        r"""The split of the velocities by the constraints (Voronets (1901); Neimark &
+        Fufaev (1972), Ch. III §1): on :math:`\mathcal M`
+
+        .. math:: \dot q_r = \sum_\alpha b_{r\alpha}(q)\,\dot q_\alpha + b_r(q)
+
+        for every dependent index :math:`r`, :math:`\alpha` running over the independent
+        velocities.  Returns ``({r: (b_r1, ..., b_r,n-k)}, {r: b_r})`` keyed by the dependent
+        indices (the one implementation: :meth:`adapted_frame`, :meth:`affine_velocity` and
+        the Voronets / Chaplygin equations read it).
+
+        >>> N = Manifold("N", "x y z"); xd, yd, zd = N.velocities; y = N.coords[1]
+        >>> NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd - 1]).velocity_split()
+        ({2: (y, 0)}, {2: 1})
+        """
+        rows, free = self._velocity_split
+        return dict(rows), dict(free)
+
+    @cached_property
     def _split_frame(self):
         N = self.manifold
         n = N.dim
-        sol = self.dependent_solution
+        rows, free = self._velocity_split
         tangent = []
-        for i in self.independent_indices:
-            v = N.velocities[i]
+        for a, i in enumerate(self.independent_indices):
             comps = [sp.S.Zero] * n
             comps[i] = sp.S.One
-            for j in self.dependent_indices:
-                comps[j] = compact(sp.diff(sol[N.velocities[j]], v))
+            for r in self.dependent_indices:
+                comps[r] = rows[r][a]
             tangent.append(N.vector_field(comps))
         transversal = [N.vector_field({N.coords[j]: 1}) for j in self.dependent_indices]
-        affine = [sp.S.Zero] * n
-        for j in self.dependent_indices:
-            affine[j] = compact(sol[N.velocities[j]].xreplace(
-                {v: 0 for v in self.independent_velocities}))
+        affine = [free.get(j, sp.S.Zero) for j in range(n)]
         return tuple(tangent), tuple(transversal), N.vector_field(affine)
 
     def adapted_frame(self):
