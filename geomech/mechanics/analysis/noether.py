@@ -284,15 +284,13 @@ def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
 
     Examples
     --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y th ph", parameters="m I J r")
-    >>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, I, J, r = N.parameters
-    >>> cons = [sp.sin(ph)*xd - r*thd*sp.cos(ph)*sp.cos(th),
-    ...         sp.sin(ph)*yd - r*thd*sp.cos(ph)*sp.sin(th)]
-    >>> S = gm.NonholonomicSystem(N, lagrangian=m*(xd**2+yd**2)/2 + I*thd**2/2 + J*phd**2,
-    ...                           constraints=cons)
-    >>> [F.expression for F in linear_integrals(S, ansatz=[1])]
-    [2*J*phdot]
+    The sleigh with its centre of mass on the blade (Borisov & Mamaev (2015), §3.3, ``a = 0``):
+    the angular momentum :math:`I\dot\varphi` is a Noether integral.
+
+    >>> import geomech as gm
+    >>> [F.on_phase_space for F in linear_integrals(gm.examples.chaplygin_sleigh(a=0),
+    ...                                             ansatz=[1])]
+    [I*phidot]
     """
     check_system(system)
     if fields is None:

@@ -33,12 +33,9 @@ All identities are decided by the zero policy of :mod:`geomech.core.zero`.
 
 Examples
 --------
->>> import sympy as sp, geomech as gm
->>> N = gm.Manifold("N", "x y phi", parameters="m I a")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
->>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
->>> L = m*(xd**2 + yd**2)/2 + I*phid**2/2 + m*a*phid*f
->>> sleigh = gm.NonholonomicSystem(N, lagrangian=L, constraints=[f])
+>>> import geomech as gm
+>>> sleigh = gm.examples.chaplygin_sleigh()        # Borisov & Mamaev (2015), §3.3
+>>> N = sleigh.manifold; x, y, phi = N.coords
 >>> u_rot = N.vector_field([-y, x, 1])
 >>> check_symmetry(sleigh, u_rot).is_symmetry
 True
@@ -440,10 +437,8 @@ def classify_action(system, fields) -> ActionClassification:
 
     Examples
     --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
-    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
-    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
+    >>> import geomech as gm
+    >>> S = gm.examples.chaplygin_sleigh(); N = S.manifold
     >>> c = classify_action(S, [N.vector_field([1, 0, 0])])
     >>> c.case, c.singular_locus
     ('C-1', [sin(phi)])
