@@ -13,20 +13,22 @@ phase space :math:`\mathcal M\subset TN` has the coordinates :math:`q` and the
 
 Examples
 --------
+The vertical rolling disk (a classical example of Neimark & Fufaev (1972)):
+
 >>> import sympy as sp
 >>> import geomech as gm
 >>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi", parameters="m I a")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
->>> L = m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*(-xd*sp.sin(phi) + yd*sp.cos(phi))
->>> sleigh = NonholonomicSystem(N, L, [-xd*sp.sin(phi) + yd*sp.cos(phi)], name="sleigh")
->>> sleigh.dependent_velocities, sleigh.independent_velocities
-((xdot,), (ydot, phidot))
->>> sleigh.dependent_solution
-{xdot: ydot*cos(phi)/sin(phi)}
->>> sleigh.phase_space.coords
-(x, y, phi, ydot, phidot)
->>> sleigh.is_holonomic()
+>>> N = gm.Manifold("N", "x y theta phi", parameters="m R I J")
+>>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, R, I, J = N.parameters
+>>> disk = NonholonomicSystem(N, m/2*(xd**2 + yd**2) + I/2*thd**2 + J/2*phd**2,
+...                           [xd - R*sp.cos(ph)*thd, yd - R*sp.sin(ph)*thd], name="disk")
+>>> disk.dependent_velocities, disk.independent_velocities
+((xdot, ydot), (thetadot, phidot))
+>>> disk.dependent_solution
+{xdot: R*thetadot*cos(phi), ydot: R*thetadot*sin(phi)}
+>>> disk.phase_space.coords
+(x, y, theta, phi, thetadot, phidot)
+>>> disk.is_holonomic()
 False
 """
 
