@@ -355,7 +355,7 @@ class NonholonomicSystem:
 
     def velocity_split(self) -> tuple[dict, dict]:
         r"""The split of the velocities by the constraints (Voronets (1901); Neimark &
-        Fufaev (1972), Ch. III §1): on :math:`\mathcal M`
+        Fufaev (1972)): on :math:`\mathcal M`
 
         .. math:: \dot q_r = \sum_\alpha b_{r\alpha}(q)\,\dot q_\alpha + b_r(q)
 
