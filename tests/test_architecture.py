@@ -93,9 +93,9 @@ def test_core_and_lie_are_acyclic():
 
 
 def test_mechanics_is_laid_out_by_the_mathematics():
-    """Top level: the system; below it: equations, analyses, models (no flat modules)."""
+    """Top level: the system and its constraints; below it: equations, analyses, models."""
     flat = sorted(p.stem for p in (ROOT / "mechanics").glob("*.py"))
-    assert flat == ["__init__", "system"]
+    assert flat == ["__init__", "constraints", "system"]
     for sub in ("equations", "analysis", "models"):
         assert (ROOT / "mechanics" / sub / "__init__.py").exists()
 
