@@ -30,7 +30,8 @@ from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import compact
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
-           "split_velocities", "velocity_of", "natural_frame_of"]
+           "split_velocities", "solve_dependent", "preferred_minor", "velocity_of",
+           "natural_frame_of"]
 
 
 _NONSMOOTH = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.DiracDelta, sp.Max, sp.Min,
@@ -155,20 +156,32 @@ def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
     >>> split_velocities(N, sp.Matrix([[-y, 0, 1]]), [0])
     ([0, 1], [2], {zdot: xdot*y})
     """
-    k = A.shape[0]
     if independent is not None:
         ind_idx, dep_idx = _given_split(N, A, independent)
     else:
-        dep_idx = _best_minor(A, N.dim, k)
+        dep_idx = preferred_minor(A)
         ind_idx = [i for i in range(N.dim) if i not in dep_idx]
+    return ind_idx, dep_idx, solve_dependent(A, affine, N.velocities, dep_idx)
+
+
+def solve_dependent(A: sp.Matrix, affine, velocities, dep_idx) -> dict:
+    r"""``{dependent velocity: expression}`` from :math:`A\dot q + b = 0` by Cramer's rule,
+    :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind} + b)`.
+
+    >>> x, xd, yd = sp.symbols("x xdot ydot")
+    >>> solve_dependent(sp.Matrix([[-x, 1]]), [2], [xd, yd], [1])
+    {ydot: x*xdot - 2}
+    """
+    k = A.shape[0]
     if not k:
-        return ind_idx, dep_idx, {}
-    vel = N.velocities
-    Ad = A[:, dep_idx]
+        return {}
+    vel = list(velocities)
+    ind_idx = [i for i in range(len(vel)) if i not in dep_idx]
+    Ad = A[:, list(dep_idx)]
     rhs = -(A[:, ind_idx] * sp.Matrix([vel[i] for i in ind_idx]) + sp.Matrix(list(affine)))
     det = Ad.det(method="berkowitz")
     sol = (Ad.adjugate(method="berkowitz") * rhs / det) if k > 1 else rhs / Ad[0, 0]
-    return ind_idx, dep_idx, {vel[j]: compact(e) for j, e in zip(dep_idx, sol)}
+    return {vel[j]: compact(e) for j, e in zip(dep_idx, sol)}
 
 
 def _given_split(N: Manifold, A: sp.Matrix, independent) -> tuple[list, list]:
@@ -196,9 +209,14 @@ def _given_split(N: Manifold, A: sp.Matrix, independent) -> tuple[list, list]:
     return [vel.index(v) for v in ind], dep_idx
 
 
-def _best_minor(A: sp.Matrix, n: int, k: int) -> list:
-    """Columns of the preferred non-singular minor (constant, then short, then first)."""
-    pol, best = default_policy(), None
+def preferred_minor(A: sp.Matrix) -> list:
+    """Columns of the preferred non-singular :math:`k\\times k` minor of ``A`` (full rank
+    :math:`k`): a constant determinant first, then the shortest, then the first columns.
+
+    >>> x = sp.Symbol("x"); preferred_minor(sp.Matrix([[x, 1, 0]]))
+    [1]
+    """
+    (k, n), pol, best = A.shape, default_policy(), None
     for combo in itertools.combinations(range(n), k):
         det = pol.normalize(A[:, list(combo)].det(method="berkowitz")) if k else sp.S.One
         if det == 0 or pol.is_zero(det):

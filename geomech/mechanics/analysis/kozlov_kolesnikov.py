@@ -39,6 +39,7 @@ from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.ansatz import linear_identity_rows
 from geomech.mechanics.analysis.integrals import has_irrational_power
+from geomech.mechanics.constraints import preferred_minor, solve_dependent
 
 __all__ = ["complete_lift", "NoetherCheck", "noether_integral", "check_noether_field",
            "noether_template_fields", "find_noether_fields", "system_check_noether_field",
@@ -129,10 +130,9 @@ def _restrict(expr, solution: dict) -> sp.Expr:
 
 
 def dependent_solution(constraints, velocities, independent=None) -> dict:
-    """Solve constraints linear in the velocities for dependent velocities (the last ones
-    with a non-singular minor, or all but ``independent``), for raw data without a
-    :class:`~geomech.mechanics.system.NonholonomicSystem` (which has its own split,
-    :meth:`~geomech.mechanics.system.NonholonomicSystem.velocity_split`).
+    """Solve constraints linear in the velocities for dependent velocities (all but
+    ``independent``, or those of :func:`~geomech.mechanics.constraints.preferred_minor`):
+    the split of :func:`~geomech.mechanics.constraints.split_velocities` on raw data.
 
     >>> x, xd, yd = sp.symbols("x xdot ydot")
     >>> dependent_solution([yd - x*xd], [xd, yd])
@@ -141,23 +141,16 @@ def dependent_solution(constraints, velocities, independent=None) -> dict:
     constraints = [as_expr(f) for f in constraints]
     if not constraints:
         return {}
+    velocities = list(velocities)
     A = sp.Matrix([[sp.diff(f, qd) for qd in velocities] for f in constraints])
-    pol = default_policy()
+    b = [f.xreplace(dict.fromkeys(velocities, 0)) for f in constraints]
     if independent is not None:
-        dep = [qd for qd in velocities if qd not in set(independent)]
+        dep = [i for i, qd in enumerate(velocities) if qd not in set(independent)]
+        if len(dep) != len(constraints) or default_policy().is_zero(A[:, dep].det()):
+            raise ValueError("the constraints cannot be solved for the dependent velocities")
     else:
-        dep = []
-        # choose pivot columns from the end (the usual "dependent = last" convention) greedily
-        for j in reversed(range(len(velocities))):
-            cols = [velocities.index(d) for d in dep] + [j]
-            if pol.rank(A[:, cols]) == len(cols):
-                dep.append(velocities[j])
-            if len(dep) == len(constraints):
-                break
-    sol = sp.solve(constraints, dep, dict=True)
-    if not sol:
-        raise ValueError("the constraints cannot be solved for the dependent velocities")
-    return {k: pol.normalize(v) for k, v in sol[0].items()}
+        dep = preferred_minor(A)
+    return solve_dependent(A, b, velocities, dep)
 
 
 def noether_integral(u: Sequence, L, velocities: Sequence[sp.Symbol]) -> sp.Expr:
