@@ -253,14 +253,11 @@ def noether_fields(system, ansatz=None, solve: bool = False):
 
     Examples
     --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y th ph", parameters="m I J r")
-    >>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, I, J, r = N.parameters
-    >>> cons = [sp.sin(ph)*xd - r*thd*sp.cos(ph)*sp.cos(th),
-    ...         sp.sin(ph)*yd - r*thd*sp.cos(ph)*sp.sin(th)]
-    >>> S = gm.NonholonomicSystem(N, lagrangian=m*(xd**2+yd**2)/2 + I*thd**2/2 + J*phd**2,
-    ...                           constraints=cons)
-    >>> [u.components for u in noether_fields(S, ansatz=[1])]
+    The skateboard (Borisov & Mamaev (2015), §6.3): the rotation of the wheels is the only
+    constant Noether field.
+
+    >>> import geomech as gm
+    >>> [u.components for u in noether_fields(gm.examples.skateboard(), ansatz=[1])]
     [(0, 0, 0, 1)]
     """
     check_system(system)
