@@ -141,8 +141,7 @@ PRIVATE_IMPORTS_IN_FLIGHT: set[tuple[str, str, str]] = {
     ("geomech.mechanics.analysis.measure", "geomech.mechanics.analysis.integrals",
      "_check_field"),
     # equations/common.py (owned elsewhere; the engine moves to geomech/core/algebra)
-    *{(m, "geomech.mechanics.equations.common", n)
-      for m in ("geomech.mechanics.analysis.integrals", "geomech.mechanics.equations.quasi")
+    *{("geomech.mechanics.equations.quasi", "geomech.mechanics.equations.common", n)
       for n in ("_Algebra", "_Unsupported")},
     ("geomech.mechanics.equations.motion", "geomech.mechanics.equations.common",
      "_no_deferral"),
