@@ -37,6 +37,7 @@ from geomech.core.algebra import fast_is_zero, solve_homogeneous
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.lie.action import velocity_lift
 from geomech.mechanics.analysis.ansatz import linear_identity_rows
 from geomech.mechanics.analysis.integrals import has_irrational_power
 from geomech.mechanics.constraints import preferred_minor, solve_dependent
@@ -58,12 +59,13 @@ def complete_lift(u: Sequence, coords: Sequence[sp.Symbol],
     u = [as_expr(c) for c in u]
     if len(u) != len(coords) or len(velocities) != len(coords):
         raise ValueError("u, coords and velocities must have the same length")
-    udot = [sum(sp.diff(ui, q) * qd for q, qd in zip(coords, velocities)) for ui in u]
+    udot = [velocity_lift(ui, coords, velocities) for ui in u]   # the one tangent lift
 
     def lift(f):
         f = as_expr(f)
-        return (sum(ui * sp.diff(f, q) for ui, q in zip(u, coords))
-                + sum(ud * sp.diff(f, qd) for ud, qd in zip(udot, velocities)))
+        return (sp.Add(*[ui * sp.diff(f, q) for ui, q in zip(u, coords) if ui != 0 and f.has(q)])
+                + sp.Add(*[ud * sp.diff(f, qd) for ud, qd in zip(udot, velocities)
+                           if ud != 0 and f.has(qd)]))
     return lift
 
 
@@ -306,6 +308,8 @@ def noether_template_fields(comps: Sequence, unknowns: Sequence[sp.Symbol], L,
 
 def _irrational_classes(comps: Sequence, unknowns: Sequence[sp.Symbol]) -> dict:
     """``{P: unknowns}``: the unknowns grouped by the irrational factor of their terms."""
+    if not any(has_irrational_power(as_expr(ci)) for ci in comps):
+        return {sp.S.One: list(unknowns)}
     out: dict = {}
     for c in unknowns:
         P = _common_irrational_factor([sp.diff(as_expr(ci), c) for ci in comps])
