@@ -202,12 +202,12 @@ LONG = 60
 LONG_FILES_ELSEWHERE = {
     "mechanics/equations/common.py", "mechanics/equations/quasi.py",
     "mechanics/equations/tzenoff.py", "mechanics/equations/classical.py",
-    "mechanics/analysis/integrals.py", "mechanics/analysis/conformal.py",
+    "mechanics/analysis/conformal.py",
     "mechanics/analysis/hamiltonian.py", "numeric/", "core/kernel.py", "core/polykernel.py",
     "lie/graph.py",
 }
 #: single functions owned by another developer inside a file of this house
-LONG_FUNCTIONS_ELSEWHERE = {("mechanics/analysis/symmetry.py", "_solve_linear_homogeneous")}
+LONG_FUNCTIONS_ELSEWHERE: set[tuple[str, str]] = set()
 
 
 def long_functions(source: str, limit: int = LONG) -> list[tuple[str, int, bool]]:
