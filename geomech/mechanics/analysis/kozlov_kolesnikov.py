@@ -43,8 +43,8 @@ from geomech.mechanics.analysis.integrals import has_irrational_power
 from geomech.mechanics.constraints import preferred_minor, solve_dependent
 
 __all__ = ["complete_lift", "NoetherCheck", "noether_integral", "check_noether_field",
-           "noether_template_fields", "find_noether_fields", "system_check_noether_field",
-           "system_noether_integrals", "dependent_solution"]
+           "noether_template_fields", "theorem4_conditions", "find_noether_fields",
+           "system_check_noether_field", "system_noether_integrals", "dependent_solution"]
 
 
 def complete_lift(u: Sequence, coords: Sequence[sp.Symbol],
@@ -317,6 +317,30 @@ def _irrational_classes(comps: Sequence, unknowns: Sequence[sp.Symbol]) -> dict:
     return out
 
 
+def theorem4_conditions(u: Sequence, L, coords: Sequence[sp.Symbol],
+                        velocities: Sequence[sp.Symbol], constraints: Sequence = (),
+                        forces: Sequence | None = None, solution: dict | None = None) -> list:
+    r"""The expressions that vanish identically iff ``u`` is a Noether field (Theorem 4):
+    :math:`\sum_i a_{\mu i}u_i` (one per constraint), :math:`\tilde u(L)|_{\mathcal M}` and,
+    with forces, :math:`(Q,u)|_{\mathcal M}`; linear in ``u`` (templates with unknown
+    constants or functions give the determining equations).
+
+    >>> x, y, phi, xd, yd, phid = sp.symbols("x y phi xdot ydot phidot")
+    >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
+    >>> theorem4_conditions([1, 0, 0], (xd**2 + yd**2 + phid**2)/2, [x, y, phi],
+    ...                     [xd, yd, phid], [f])
+    [-sin(phi), 0]
+    """
+    u = [as_expr(c) for c in u]
+    sol = solution or {}
+    exprs = [sp.expand(sp.Add(*[sp.diff(as_expr(f), qd) * ci for qd, ci in zip(velocities, u)
+                                if ci != 0])) for f in constraints]
+    exprs.append(_restrict(complete_lift(u, coords, velocities)(L), sol))
+    if forces is not None:
+        exprs.append(_restrict(sp.Add(*[as_expr(Q) * ci for Q, ci in zip(forces, u)]), sol))
+    return exprs
+
+
 def _noether_conditions(comps, unknowns, unk, P, L, coords, velocities, constraints, forces,
                         solution) -> list:
     r"""The conditions of Theorem 4 for the part of the template in the unknowns ``unk``
@@ -325,18 +349,13 @@ def _noether_conditions(comps, unknowns, unk, P, L, coords, velocities, constrai
     rep = {c: 0 for c in set(unknowns) - set(unk)}
     part = [as_expr(ci).xreplace(rep) for ci in comps]
     if P == 1:
-        bar = part
-        exprs = [_restrict(complete_lift(part, coords, velocities)(L), solution)]
-    else:
-        bar = [sp.expand(ci / P) for ci in part]
-        exprs = [sp.Add(*[c * _lift_over_factor([sp.diff(ci, c) for ci in part], L, coords,
-                                                velocities, solution)[1] for c in unk])]
-    exprs += [sp.expand(sp.Add(*[sp.diff(as_expr(f), qd) * ci
-                                 for qd, ci in zip(velocities, bar)])) for f in constraints]
-    if forces is not None:
-        exprs.append(_restrict(sp.Add(*[as_expr(Q) * ci for Q, ci in zip(forces, bar)]),
-                               solution))
-    return exprs
+        return theorem4_conditions(part, L, coords, velocities, constraints, forces, solution)
+    bar = [sp.expand(ci / P) for ci in part]
+    conds = theorem4_conditions(bar, 0, coords, velocities, constraints, forces, solution)
+    conds[len(constraints)] = sp.Add(*[
+        c * _lift_over_factor([sp.diff(ci, c) for ci in part], L, coords, velocities,
+                              solution)[1] for c in unk])
+    return conds
 
 
 def system_check_noether_field(system, u) -> NoetherCheck:

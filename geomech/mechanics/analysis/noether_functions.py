@@ -35,11 +35,9 @@ from geomech.mechanics.analysis.common import (
     all_zero,
     as_field,
     check_system,
-    constraint_matrix,
     is_zero,
-    prolong,
-    restrict,
 )
+from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
 
 __all__ = ["FunctionAnsatz", "NoetherFieldSystem", "noether_field_system",
            "ode_solution_dimension"]
@@ -159,16 +157,12 @@ def _unknown_functions(tpl: VectorField, functions: Sequence) -> list:
 
 
 def _theorem4_conditions(system, u: VectorField) -> list:
-    r""":math:`Au`, :math:`\tilde u(L)|_{\mathcal M}` and :math:`(Q,u)|_{\mathcal M}`."""
+    r""":math:`Au`, :math:`\tilde u(L)|_{\mathcal M}` and :math:`(Q,u)|_{\mathcal M}`
+    (:func:`~geomech.mechanics.analysis.kozlov_kolesnikov.theorem4_conditions`)."""
     N = system.manifold
-    A = constraint_matrix(system)
-    conds = [sp.expand(sum(A[m_, i] * u.components[i] for i in range(N.dim)))
-             for m_ in range(A.rows)]
-    conds.append(restrict(system, prolong(u, system.lagrangian)))
-    Q = active_forces(system)
-    if Q is not None:
-        conds.append(restrict(system, sum(q * c for q, c in zip(Q, u.components))))
-    return conds
+    return theorem4_conditions(u.components, system.lagrangian, N.coords, N.velocities,
+                               system.constraints, active_forces(system),
+                               solution=dict(system.dependent_solution))
 
 
 def _coefficient_equations(conds: list, jets: dict, split_syms: list) -> list:
