@@ -31,9 +31,14 @@ study", each on a fresh system object with symbolic parameters (operation counts
 * ``reducing_multiplier``     -- without candidates, Chaplygin ball at zero area constant
   (target < 30 s; ``--numeric-multiplier`` uses the parameters of the O-CB-5 test).
 
-Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [--reports] [names...]``
-(``--analyses``: only the second table; ``--reports``: only the time and status of each
-analysis section of ``gm.report`` with its default limits).
+A third table (``--noether``) times the one Noether search (Theorem 4) through its entry
+points, in CPU seconds (``time.process_time``; the machine may be shared): the coordinate
+ansatz ``noether_fields(S, ansatz=[1])`` and the default family ``noether_fields(S)``, and the
+tangent generators ``find_noether_fields`` (``system_noether_integrals``).
+
+Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [--reports] [--noether]
+[names...]`` (``--analyses``: only the second table; ``--reports``: only the time and status
+of each analysis section of ``gm.report`` with its default limits).
 """
 
 from __future__ import annotations
@@ -260,8 +265,36 @@ def report_sections(name: str) -> list:
                            "Hamiltonian structure")]
 
 
+NOETHER = ["chaplygin_sleigh", "rolling_disk", "snakeboard", "chaplygin_ball", "rubber_ball"]
+
+
+def noether_search(name: str) -> list:
+    """Rows (system, entry point, CPU time, fields found) of the one Noether search."""
+    from geomech.mechanics.analysis.kozlov_kolesnikov import system_noether_integrals
+    from geomech.mechanics.analysis.noether import noether_fields
+
+    rows = []
+    for label, fn in (("noether_fields(S, ansatz=[1])", lambda S: noether_fields(S, [1])),
+                      ("find_noether_fields (generators)", system_noether_integrals),
+                      ("noether_fields(S) (default family)", noether_fields)):
+        S = gm.examples.get(name)
+        S.vector_field()
+        t0 = time.process_time()
+        res, _ = _timed(lambda: fn(S))
+        dt = time.process_time() - t0
+        rows.append([name, label, f"{dt:8.2f} s CPU",
+                     res if isinstance(res, str) else f"{len(res)} fields"])
+        print("  " + "  ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
+    return rows
+
+
 def main(argv) -> None:
     names = [a for a in argv if not a.startswith("-")]
+    if "--noether" in argv:
+        rows = [r for name in names or NOETHER for r in noether_search(name)]
+        table("The one Noether search (Theorem 4), CPU time per entry point",
+              ["system", "entry point", "time", "result"], rows)
+        return
     if "--reports" in argv:
         rows = [r for name in names or REPORTS for r in report_sections(name)]
         table("Report analysis sections with the default limits (30 s each)",

@@ -13,57 +13,47 @@ phase space :math:`\mathcal M\subset TN` has the coordinates :math:`q` and the
 
 Examples
 --------
+The vertical rolling disk (a classical example of Neimark & Fufaev (1972)):
+
 >>> import sympy as sp
 >>> import geomech as gm
 >>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi", parameters="m I a")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
->>> L = m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*(-xd*sp.sin(phi) + yd*sp.cos(phi))
->>> sleigh = NonholonomicSystem(N, L, [-xd*sp.sin(phi) + yd*sp.cos(phi)], name="sleigh")
->>> sleigh.dependent_velocities, sleigh.independent_velocities
-((xdot,), (ydot, phidot))
->>> sleigh.dependent_solution
-{xdot: ydot*cos(phi)/sin(phi)}
->>> sleigh.phase_space.coords
-(x, y, phi, ydot, phidot)
->>> sleigh.is_holonomic()
+>>> N = gm.Manifold("N", "x y theta phi", parameters="m R I J")
+>>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, R, I, J = N.parameters
+>>> disk = NonholonomicSystem(N, m/2*(xd**2 + yd**2) + I/2*thd**2 + J/2*phd**2,
+...                           [xd - R*sp.cos(ph)*thd, yd - R*sp.sin(ph)*thd], name="disk")
+>>> disk.dependent_velocities, disk.independent_velocities
+((xdot, ydot), (thetadot, phidot))
+>>> disk.dependent_solution
+{xdot: R*thetadot*cos(phi), ydot: R*thetadot*sin(phi)}
+>>> disk.phase_space.coords
+(x, y, theta, phi, thetadot, phidot)
+>>> disk.is_holonomic()
 False
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 
 import sympy as sp
 
-from geomech.core.fields import VectorField
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 
+from .constraints import (
+    check_independent_rows,
+    constraint_row,
+    finite_expression,
+    forces_tuple,
+    natural_frame_of,
+    split_velocities,
+)
 from .equations.common import compact
 
 __all__ = ["NonholonomicSystem"]
-
-def _natural_frame(N: Manifold, frame, r: int) -> dict | None:
-    """Check the shape of a natural frame: ``r`` vector fields on ``N`` (and their names)."""
-    if frame is None:
-        return None
-    if not isinstance(frame, Mapping) or "frame" not in frame:
-        raise TypeError("natural_frame must be a mapping {'frame': vector fields, 'names': ...}")
-    fields = frame["frame"]
-    if isinstance(fields, (str, VectorField)) or not isinstance(fields, Iterable):
-        raise TypeError("natural_frame['frame'] must be a sequence of vector fields")
-    fields = tuple(fields)
-    if any(not isinstance(X, VectorField) or X.manifold is not N for X in fields):
-        raise TypeError(f"natural_frame['frame'] must hold vector fields on {N.name}")
-    if len(fields) != r:
-        raise ValueError(f"natural_frame has {len(fields)} fields; the constraints leave {r} "
-                         "independent velocities")
-    return {**frame, "frame": fields}
-
 
 class NonholonomicSystem:
     r"""A Lagrangian system with constraints linear (or affine) in the velocities.
@@ -130,7 +120,7 @@ class NonholonomicSystem:
         self.name = name or "system"
         self.description = description
         N = manifold
-        self.lagrangian: sp.Expr = _finite(N.sympify(lagrangian), "the Lagrangian")
+        self.lagrangian: sp.Expr = finite_expression(N.sympify(lagrangian), "the Lagrangian")
         n = N.dim
 
         # -- constraints -----------------------------------------------------------------
@@ -142,7 +132,7 @@ class NonholonomicSystem:
                             f"{type(constraints).__name__}")
         rows, affine, exprs = [], [], []
         for idx, c in enumerate(constraints, 1):
-            a, b, f = _constraint_row(N, c, idx)
+            a, b, f = constraint_row(N, c, idx)
             rows.append(a)
             affine.append(b)
             exprs.append(f)
@@ -151,14 +141,14 @@ class NonholonomicSystem:
         self.constraint_matrix = sp.Matrix(k, n, lambda i, j: rows[i][j]) if k else \
             sp.zeros(0, n)
         self.constraint_affine: tuple[sp.Expr, ...] = tuple(affine)
-        self._check_independent_constraints()
+        check_independent_rows(self.constraint_matrix)
         if k >= n:
             raise ValueError(
                 f"{k} independent constraints on the {n}-dimensional {N.name}: no velocity "
                 f"left free (the system cannot move); at most {n - 1} constraints are allowed")
 
         # -- forces ----------------------------------------------------------------------
-        self.forces = None if forces is None else _forces_tuple(N, forces)
+        self.forces = None if forces is None else forces_tuple(N, forces)
 
         # -- non-degeneracy --------------------------------------------------------------
         H = self.hessian
@@ -170,7 +160,7 @@ class NonholonomicSystem:
 
         # -- split of the velocities -----------------------------------------------------
         self._choose_split(independent)
-        self._natural_frame = _natural_frame(N, natural_frame, n - k)
+        self._natural_frame = natural_frame_of(N, natural_frame, n - k)
         if numeric_defaults is not None and not (isinstance(numeric_defaults, tuple)
                                                  and len(numeric_defaults) == 2):
             raise TypeError("numeric_defaults must be a pair (parameter values, initial state)")
@@ -197,92 +187,15 @@ class NonholonomicSystem:
         """Where the system was read from (a model file), or ``None``."""
         return self._source
 
-    # ------------------------------------------------------------------------------------
-    def _check_independent_constraints(self) -> None:
-        A = self.constraint_matrix
-        k = A.shape[0]
-        if k == 0:
-            return
-        pol = default_policy()
-        if pol.rank(A) == k:
-            return
-        for i in range(1, k + 1):
-            if pol.rank(A[:i, :]) < i:
-                others = ", ".join(str(j) for j in range(1, i))
-                raise ValueError(
-                    f"dependent constraints: constraint {i} is a combination of constraint(s) "
-                    f"{others} (rank of the constraint matrix {pol.rank(A)} < {k})")
-
     def _choose_split(self, independent) -> None:
-        N, A, pol = self.manifold, self.constraint_matrix, default_policy()
-        n, k = N.dim, A.shape[0]
-        vel = N.velocities
-        if independent is not None:
-            ind = []
-            if isinstance(independent, str):
-                independent = independent.replace(",", " ").split()
-            elif isinstance(independent, sp.Symbol):
-                independent = [independent]
-            elif isinstance(independent, Mapping) or not isinstance(independent, Iterable):
-                raise TypeError(f"independent must be velocity names or symbols, got "
-                                f"{type(independent).__name__}")
-            for s in independent:
-                ind.append(self._velocity_of(s))
-            if len(set(ind)) != len(ind):
-                raise ValueError(f"repeated velocities in independent={list(independent)}")
-            if len(ind) != n - k:
-                raise ValueError(f"{len(ind)} independent velocities given, but {n} velocities "
-                                 f"and {k} constraints leave {n - k}")
-            dep_idx = [i for i, v in enumerate(vel) if v not in ind]
-            det = A[:, dep_idx].det(method="berkowitz") if k else sp.S.One
-            if pol.is_zero(det):
-                raise ValueError(
-                    f"independent={[str(v) for v in ind]} is a singular choice: the constraints "
-                    f"cannot be solved for {[str(vel[i]) for i in dep_idx]} (the minor vanishes)")
-            ind_idx = [vel.index(v) for v in ind]
-        else:
-            best = None
-            for combo in itertools.combinations(range(n), k):
-                det = pol.normalize(A[:, list(combo)].det(method="berkowitz")) if k else \
-                    sp.S.One
-                if det == 0 or pol.is_zero(det):
-                    continue
-                score = (0 if det.is_number else 1,
-                         min(sp.count_ops(det), sp.count_ops(-det)), combo)
-                if best is None or score < best[0]:
-                    best = (score, combo)
-            if best is None:  # pragma: no cover - excluded by the rank check
-                raise ValueError("dependent constraints: no non-singular minor")
-            dep_idx = list(best[1])
-            ind_idx = [i for i in range(n) if i not in dep_idx]
+        ind_idx, dep_idx, sol = split_velocities(self.manifold, self.constraint_matrix,
+                                                 self.constraint_affine, independent)
+        vel = self.manifold.velocities
         self.independent_indices = tuple(ind_idx)
         self.dependent_indices = tuple(dep_idx)
         self.independent_velocities = tuple(vel[i] for i in ind_idx)
         self.dependent_velocities = tuple(vel[i] for i in dep_idx)
-        # solve A_dep v_dep + A_ind v_ind + b = 0
-        if k:
-            Ad = A[:, dep_idx]
-            rhs = -(A[:, ind_idx] * sp.Matrix(self.independent_velocities)
-                    + sp.Matrix(self.constraint_affine))
-            det = Ad.det(method="berkowitz")
-            sol = (Ad.adjugate(method="berkowitz") * rhs / det) if k > 1 else rhs / Ad[0, 0]
-            self.dependent_solution = {v: compact(e) for v, e in
-                                       zip(self.dependent_velocities, sol)}
-        else:
-            self.dependent_solution = {}
-
-    def _velocity_of(self, s) -> sp.Symbol:
-        N = self.manifold
-        if isinstance(s, str):
-            for c, v in zip(N.coords, N.velocities):
-                if s in (c.name, v.name):
-                    return v
-            raise ValueError(f"{s!r} is neither a coordinate nor a velocity of {N.name}")
-        if s in N.velocities:
-            return s
-        if s in N.coords:
-            return N.velocities[N.coords.index(s)]
-        raise ValueError(f"{s} is neither a coordinate nor a velocity of {N.name}")
+        self.dependent_solution = sol
 
     # -- basic derived data ---------------------------------------------------------------
     @cached_property
@@ -342,23 +255,47 @@ class NonholonomicSystem:
         return tuple(self.manifold.one_form(list(A[i, :])) for i in range(A.shape[0]))
 
     @cached_property
+    def _velocity_split(self) -> tuple[dict, dict]:
+        sol, u = self.dependent_solution, self.independent_velocities
+        vel = self.manifold.velocities
+        rows = {r: tuple(compact(sp.diff(sol[vel[r]], ua)) for ua in u)
+                for r in self.dependent_indices}
+        free = {r: compact(sol[vel[r]].xreplace({ua: 0 for ua in u}))
+                for r in self.dependent_indices}
+        return rows, free
+
+    def velocity_split(self) -> tuple[dict, dict]:
+        r"""The split of the velocities by the constraints (Voronets (1901); Neimark &
+        Fufaev (1972)): on :math:`\mathcal M`
+
+        .. math:: \dot q_r = \sum_\alpha b_{r\alpha}(q)\,\dot q_\alpha + b_r(q)
+
+        for every dependent index :math:`r`, :math:`\alpha` running over the independent
+        velocities.  Returns ``({r: (b_r1, ..., b_r,n-k)}, {r: b_r})`` keyed by the dependent
+        indices (the one implementation: :meth:`adapted_frame`, :meth:`affine_velocity` and
+        the Voronets / Chaplygin equations read it).
+
+        >>> N = Manifold("N", "x y z"); xd, yd, zd = N.velocities; y = N.coords[1]
+        >>> NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd - 1]).velocity_split()
+        ({2: (y, 0)}, {2: 1})
+        """
+        rows, free = self._velocity_split
+        return dict(rows), dict(free)
+
+    @cached_property
     def _split_frame(self):
         N = self.manifold
         n = N.dim
-        sol = self.dependent_solution
+        rows, free = self._velocity_split
         tangent = []
-        for i in self.independent_indices:
-            v = N.velocities[i]
+        for a, i in enumerate(self.independent_indices):
             comps = [sp.S.Zero] * n
             comps[i] = sp.S.One
-            for j in self.dependent_indices:
-                comps[j] = compact(sp.diff(sol[N.velocities[j]], v))
+            for r in self.dependent_indices:
+                comps[r] = rows[r][a]
             tangent.append(N.vector_field(comps))
         transversal = [N.vector_field({N.coords[j]: 1}) for j in self.dependent_indices]
-        affine = [sp.S.Zero] * n
-        for j in self.dependent_indices:
-            affine[j] = compact(sol[N.velocities[j]].xreplace(
-                {v: 0 for v in self.independent_velocities}))
+        affine = [free.get(j, sp.S.Zero) for j in range(n)]
         return tuple(tangent), tuple(transversal), N.vector_field(affine)
 
     def adapted_frame(self):
@@ -585,72 +522,3 @@ class NonholonomicSystem:
         if self.dependent_solution:
             out += [f"  {v} = {sp.sstr(e)}" for v, e in self.dependent_solution.items()]
         return "\n".join(out)
-
-
-# -- validation helpers of the constructor --------------------------------------------------
-_NONSMOOTH = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.DiracDelta, sp.Max, sp.Min,
-              sp.floor, sp.ceiling)
-
-
-def _finite(e: sp.Expr, what: str) -> sp.Expr:
-    """``e`` unchanged, or ``ValueError`` if it contains an infinity or NaN."""
-    if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        raise ValueError(f"{what} is not finite: {sp.sstr(e)}")
-    return e
-
-
-def _constraint_row(N: Manifold, c, idx: int) -> tuple[list, sp.Expr, sp.Expr]:
-    r"""``(a, b, f)`` of constraint ``idx``: :math:`f = \sum_i a_i(q)\dot q_i + b(q)`.
-
-    ``ValueError`` when ``f`` is not linear in the velocities (the coefficients
-    :math:`a_i = \partial f/\partial\dot q_i` must be free of velocities) or has none."""
-    vel, pol = N.velocities, default_policy()
-    if isinstance(c, DifferentialForm):
-        if c.manifold is not N or c.degree != 1:
-            raise ValueError(f"constraint {idx} must be a 1-form on {N.name}")
-        a = list(c.as_list())
-        f, b = sp.Add(*[ai * v for ai, v in zip(a, vel)]), sp.S.Zero
-    else:
-        if isinstance(c, sp.Equality):
-            f = N.sympify(c.lhs) - N.sympify(c.rhs)
-        else:
-            f = N.sympify(c)
-        f = _finite(f, f"constraint {idx}")
-        a = [pol.normalize(sp.diff(f, v)) for v in vel]
-        b = pol.normalize(f.xreplace({v: 0 for v in vel}))
-        nonsmooth = any(g.has(*vel) for g in f.atoms(*_NONSMOOTH))
-        if nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
-                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
-            raise ValueError(f"constraint {idx} is not linear in the velocities: "
-                             f"{sp.sstr(f)}")
-    if all(pol.is_zero(ai) for ai in a):
-        raise ValueError(
-            f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a holonomic "
-            "constraint by its differential or use coordinates on the constraint surface")
-    return a, b, f
-
-
-def _forces_tuple(N: Manifold, forces) -> tuple[sp.Expr, ...]:
-    """Generalized forces as one expression per coordinate, from a sequence or a mapping
-    ``{coordinate, its name or its index: Q}``."""
-    n = N.dim
-    if isinstance(forces, Mapping):
-        fl = [sp.S.Zero] * n
-        for key, val in forces.items():
-            if isinstance(key, bool) or not isinstance(key, (int, str, sp.Symbol)):
-                raise TypeError(f"forces are keyed by coordinates, their names or indices, "
-                                f"got {key!r}")
-            if isinstance(key, int) and not 0 <= key < n:
-                raise ValueError(f"force index {key} out of range: {N.name} has {n} "
-                                 f"coordinates (indices 0..{n - 1})")
-            i = key if isinstance(key, int) else N.index(key)
-            fl[i] = _finite(N.sympify(val), f"the force on {N.coords[i]}")
-        return tuple(fl)
-    if isinstance(forces, (str, sp.Basic)) or not isinstance(forces, Iterable):
-        raise TypeError(f"forces must be a list of {n} expressions or a mapping "
-                        f"{{coordinate: force}}, got {type(forces).__name__}")
-    fl = [_finite(N.sympify(f), f"force {i + 1}") for i, f in enumerate(forces)]
-    if len(fl) != n:
-        raise ValueError(f"forces need {n} components (one per coordinate of "
-                         f"{N.name}), got {len(fl)}")
-    return tuple(fl)

@@ -176,3 +176,25 @@ def test_suslov_problem_body_rates_normalise_to_constants():
         assert rate == 0
     # and omega_1 is not trivially constant along a perturbed (unconstrained) direction
     assert gm.default_policy().normalize(v(S.restricted(w[0] * th))) != 0
+
+
+@pytest.mark.parametrize("affine", [0, 1])
+def test_velocity_split_reassembles_the_constraints(affine):
+    """qdot_r = sum_a b_ra qdot_a + b_r solves every constraint identically, and the adapted
+    frame (built from the same split) spans the kernel of the constraint matrix."""
+    N = gm.Manifold("N", "x y z w")
+    x, y, z, w = N.coords
+    xd, yd, zd, wd = N.velocities
+    cons = [zd - y * xd - affine * sin(x), wd - x * yd]
+    S = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2 + wd**2) / 2, cons)
+    rows, free = S.velocity_split()
+    assert set(rows) == set(free) == set(S.dependent_indices)
+    ind = S.independent_velocities
+    rep = {N.velocities[r]: sum(b * v for b, v in zip(rows[r], ind)) + free[r] for r in rows}
+    assert all(default_policy().is_zero(f.xreplace(rep)) for f in cons)
+    A = S.constraint_matrix
+    for tau in S.adapted_frame()[0]:
+        assert all(default_policy().is_zero(e) for e in A * sp.Matrix(tau.components))
+    qd0 = sp.Matrix(S.affine_velocity().components)
+    b = sp.Matrix(S.constraint_affine)
+    assert all(default_policy().is_zero(e) for e in A * qd0 + b)

@@ -4,20 +4,20 @@ r"""Noether fields and linear first integrals of nonholonomic systems (Borisov &
 * **Theorem 4 (Kozlov and Kolesnikov (1978)).** If :math:`u\in\Gamma(\mathcal D)`,
   :math:`(Q,u)=0` and :math:`\tilde u(L)|_{\mathcal M}=0`, then
   :math:`F=\sum_i u_i\,\partial L/\partial\dot q_i` is a first integral
-  (:func:`check_noether_field`).
+  (:func:`check_noether_field`; on raw data
+  :func:`geomech.mechanics.analysis.kozlov_kolesnikov.check_noether_field`, the one test).
+* **The search** in an ansatz family, :func:`noether_fields` and :func:`linear_integrals`
+  (and, on raw data with tangent generators,
+  :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.find_noether_fields`): one
+  implementation, :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.noether_template_fields`.
 * **Theorem 5.** For a natural system :math:`L=\tfrac12(\dot q,B\dot q)-U`, a linear integral
   :math:`F=(u^{(0)},B\dot q)` comes from the Noether field :math:`u=\Pi_B u^{(0)}`
   (:func:`noether_field_from_integral`).
-* **Function ansatz** (as for the Routh sphere, §5.2). Noether fields in a template with
-  unknown *functions* (:class:`FunctionAnsatz`) solve a linear ODE/PDE system
-  (:func:`noether_field_system`).
+* **Function ansatz** (as for the Routh sphere, §5.2): a linear ODE/PDE system
+  (:mod:`geomech.mechanics.analysis.noether_functions`, reached through
+  :func:`noether_fields` with a :class:`FunctionAnsatz`).
 
-The search in a constant-coefficient ansatz,
-:func:`~geomech.mechanics.analysis.symmetry.noether_fields`, and
-:func:`~geomech.mechanics.analysis.symmetry.linear_integrals` solve the
-determining equations with the exact linear solver of
-:mod:`geomech.mechanics.analysis.symmetry` and are importable from there (as are all the
-names of this module).
+All names also import from :mod:`geomech.mechanics.analysis.symmetry`.
 
 >>> import sympy as sp, geomech as gm
 >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
@@ -29,16 +29,13 @@ phidot
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import sympy as sp
-from sympy.core.function import AppliedUndef
 
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy, half_angle_symbol
+from geomech.mechanics.analysis.ansatz import Ansatz, FunctionAnsatz, coerce_ansatz
 from geomech.mechanics.analysis.common import (
     active_forces,
     all_zero,
@@ -51,10 +48,18 @@ from geomech.mechanics.analysis.common import (
     restrict,
 )
 from geomech.mechanics.analysis.integrals import system_is_first_integral
+from geomech.mechanics.analysis.kozlov_kolesnikov import (
+    check_noether_field as theorem4,
+)
+from geomech.mechanics.analysis.kozlov_kolesnikov import noether_template_fields
+from geomech.mechanics.analysis.noether_functions import (
+    NoetherFieldSystem,
+    noether_field_system,
+)
 
-__all__ = ["NoetherCheck", "FunctionAnsatz", "NoetherFieldSystem", "LinearIntegral",
+__all__ = ["NoetherCheck", "Ansatz", "FunctionAnsatz", "NoetherFieldSystem", "LinearIntegral",
            "check_noether_field", "noether_field_from_integral", "noether_field_system",
-           "is_first_integral"]
+           "noether_fields", "linear_integrals", "is_first_integral"]
 
 
 @dataclass
@@ -97,7 +102,8 @@ class NoetherCheck:
 def check_noether_field(system, u) -> NoetherCheck:
     r"""Theorem 4 (Kozlov–Kolesnikov): is ``u`` a Noether field, and its integral.
 
-    System-level front end of :func:`geomech.mechanics.analysis.integrals.check_noether_field` (the
+    System-level front end of
+    :func:`geomech.mechanics.analysis.kozlov_kolesnikov.check_noether_field` (the
     one implementation of the test); adds the failing constraint rows, the restricted
     integral and whether :math:`\tilde u` also preserves the constraints.
 
@@ -119,13 +125,12 @@ def check_noether_field(system, u) -> NoetherCheck:
     >>> c.is_noether, c.integral, c.is_symmetry
     (True, 2*J*phdot, False)
     """
-    from geomech.mechanics.analysis.integrals import check_noether_field as _theorem4
     from geomech.mechanics.equations.common import compact
 
     check_system(system)
     u = as_field(system, u)
     N = system.manifold
-    base = _theorem4(u.components, system.lagrangian, N.coords, N.velocities,
+    base = theorem4(u.components, system.lagrangian, N.coords, N.velocities,
                      system.constraints, active_forces(system),
                      solution=dict(system.dependent_solution))
     failing = []
@@ -196,267 +201,6 @@ def noether_field_from_integral(system, F) -> VectorField:
     return N.vector_field([compact_form(e, max_ops=60) for e in u])
 
 
-# =============================================================================================
-# Noether fields in a function ansatz and linear integrals
-# =============================================================================================
-@dataclass
-class FunctionAnsatz:
-    r"""A field template with unknown *functions* (as for the Routh sphere, Borisov & Mamaev
-    (2015), §5.2).
-
-    Parameters
-    ----------
-    template : VectorField or sequence
-        Components on the configuration space containing undefined functions, e.g. the
-        horizontal lift of :math:`u_0=(0,F(\theta),G(\theta))` for the Routh sphere.
-    functions : sequence of sympy Function classes or applied functions
-        The unknowns.
-    """
-
-    template: Any
-    functions: Sequence
-
-
-@dataclass
-class NoetherFieldSystem:
-    r"""The linear ODE/PDE system for Noether fields of a :class:`FunctionAnsatz`.
-
-    Attributes
-    ----------
-    equations : list of sympy expressions
-        Independent linear equations in the unknown functions and their derivatives
-        (each ``= 0``).
-    unknowns : list
-        The applied unknown functions.
-    dimension : int or None
-        Dimension over the constants of the solution space of a first-order linear ODE system
-        in one variable: algebraic equations are solved and substituted (with their
-        derivatives) until the leading matrix is invertible, see
-        :func:`_ode_solution_dimension`; ``None`` when underdetermined or not decidable.
-    solutions : list of VectorField or None
-        Fields found by ``sympy.dsolve`` (when ``solve=True`` succeeded).
-    """
-
-    equations: list
-    unknowns: list
-    dimension: int | None
-    template: VectorField
-    system: Any = field(repr=False, default=None)
-    solutions: list | None = None
-
-    def satisfied_by(self, values: Mapping) -> bool:
-        """Whether ``{unknown: expression}`` solves every equation (exact)."""
-        rep = {}
-        for f, v in values.items():
-            f = f if isinstance(f, AppliedUndef) else self._applied(f)
-            rep[f] = v
-        out = []
-        for e in self.equations:
-            ee = e
-            for f, v in rep.items():
-                ee = ee.subs(f, v)
-            out.append(ee.doit())
-        return all_zero(out)
-
-    def field_for(self, values: Mapping) -> VectorField:
-        """The template with the unknown functions replaced by ``values``."""
-        rep = {(f if isinstance(f, AppliedUndef) else self._applied(f)): v
-               for f, v in values.items()}
-        comps = []
-        for c in self.template.components:
-            for f, v in rep.items():
-                c = c.subs(f, v)
-            comps.append(c.doit())
-        return self.template.manifold.vector_field(comps)
-
-    def _applied(self, func):
-        for u in self.unknowns:
-            if u.func == func:
-                return u
-        raise ValueError(f"{func} is not an unknown of this system")
-
-
-def noether_field_system(system, ans: FunctionAnsatz, solve: bool = False) -> NoetherFieldSystem:
-    r"""The determining equations of Noether fields in a :class:`FunctionAnsatz` (as for the
-    Routh sphere, Borisov & Mamaev (2015), §5.2): the conditions of Theorem 4,
-
-    .. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0,
-
-    split into identities in the velocities and the coordinates the unknown functions do not
-    depend on; the independent coefficient equations are linear ODEs/PDEs in the functions
-    (solved by ``sympy.dsolve`` when ``solve=True``).
-
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
-    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
-    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
-    >>> F = sp.Function("F")
-    >>> res = noether_field_system(S, FunctionAnsatz([0, 0, F(phi)], [F]))
-    >>> res.equations, res.dimension
-    ([Derivative(F(phi), phi)], 1)
-    """
-    check_system(system)
-    tpl = as_field(system, ans.template)
-    funcs = _unknown_functions(tpl, ans.functions)
-    args = set().union(*(set(f.args) for f in funcs))
-    conds = _theorem4_conditions(system, tpl)
-    derivs = sorted({d for c in conds for d in as_expr(c).atoms(sp.Derivative)},
-                    key=sp.default_sort_key)
-    jets = {a: sp.Dummy(f"J{i}") for i, a in enumerate([*derivs, *funcs])}
-    N = system.manifold
-    split_syms = [s for s in (*N.coords, *system.phase_space.coords) if s not in args]
-    eqs = _coefficient_equations(conds, jets, list(dict.fromkeys(split_syms)))
-    dimension = None
-    if eqs:
-        back = {v: k for k, v in jets.items()}
-        eqs = [e.xreplace(back) for e in _independent_equations(eqs, list(jets.values()))]
-        if len(args) == 1 and all(d.derivative_count == 1 for d in derivs):
-            dimension = _ode_solution_dimension(eqs, funcs, next(iter(args)))
-    solutions = _dsolve_fields(N, tpl, eqs, funcs) if solve and eqs else None
-    return NoetherFieldSystem(eqs, funcs, dimension, tpl, system, solutions)
-
-
-def _unknown_functions(tpl: VectorField, functions: Sequence) -> list:
-    """The applied unknown functions of the template (``F`` -> the ``F(...)`` occurring)."""
-    funcs = []
-    for f in functions:
-        if isinstance(f, AppliedUndef):
-            funcs.append(f)
-            continue
-        apps = [a for c in tpl.components for a in c.atoms(AppliedUndef) if a.func == f]
-        if not apps:
-            raise ValueError(f"unknown function {f} does not occur in the template")
-        funcs.append(apps[0])
-    return funcs
-
-
-def _theorem4_conditions(system, u: VectorField) -> list:
-    r""":math:`Au`, :math:`\tilde u(L)|_{\mathcal M}` and :math:`(Q,u)|_{\mathcal M}`."""
-    N = system.manifold
-    A = constraint_matrix(system)
-    conds = [sp.expand(sum(A[m_, i] * u.components[i] for i in range(N.dim)))
-             for m_ in range(A.rows)]
-    conds.append(restrict(system, prolong(u, system.lagrangian)))
-    Q = active_forces(system)
-    if Q is not None:
-        conds.append(restrict(system, sum(q * c for q, c in zip(Q, u.components))))
-    return conds
-
-
-def _coefficient_equations(conds: list, jets: dict, split_syms: list) -> list:
-    """Coefficients of the numerators of ``conds`` (jets replaced by symbols) as polynomials
-    in ``split_syms`` (angles by their half-angle tangents): each must vanish."""
-    eqs = []
-    hcache: dict = {}
-    for c in conds:
-        c = as_expr(c).subs(jets)
-        if c == 0:
-            continue
-        num = sp.expand(sp.numer(sp.together(c)))
-        trig_split = [s for s in split_syms if num.has(sp.sin(s)) or num.has(sp.cos(s))]
-        if trig_split:
-            num = sp.expand(sp.numer(sp.together(_half_angle_only(num, trig_split, hcache))))
-        gens = [s for s in (*split_syms, *hcache.values()) if num.has(s)]
-        coeffs = sp.Poly(num, *gens).coeffs() if gens else [num]
-        eqs += [sp.expand(k) for k in coeffs if k != 0]
-    return eqs
-
-
-def _independent_equations(eqs: list, jet_syms: list) -> list:
-    """A maximal independent subset of the linear equations ``eqs`` in ``jet_syms`` (over
-    the functions of the remaining variables; ranks by the zero policy)."""
-    Mx, _ = sp.linear_eq_to_matrix(eqs, jet_syms)
-    Mx = Mx.applyfunc(sp.cancel)
-    pol = default_policy()
-    keep, cur, rk = [], sp.zeros(0, len(jet_syms)), 0
-    for i in range(Mx.rows):
-        trial = Mx.row(i) if cur.rows == 0 else sp.Matrix.vstack(cur, Mx.row(i))
-        r = pol.rank(trial)
-        if r > rk:
-            keep.append(i)
-            cur, rk = trial, r
-    return [sum(sp.trigsimp(sp.factor(Mx[i, j])) * jet_syms[j] for j in range(len(jet_syms)))
-            for i in keep]
-
-
-def _dsolve_fields(N, tpl: VectorField, eqs: list, funcs: list) -> list | None:
-    """Fields from ``sympy.dsolve`` of the determining equations, one per integration
-    constant (``None`` when sympy cannot solve them)."""
-    try:
-        sol = sp.dsolve(eqs, funcs)
-        sol = sol if isinstance(sol, list) else [sol]
-        vals = {s.lhs: s.rhs for s in sol}
-        consts = sorted(set().union(*(v.free_symbols for v in vals.values()))
-                        - set(N.coords) - set(N.parameters), key=str)
-        out = []
-        for c in (c for c in consts if c.name.startswith("C")):
-            rep = {k: 1 if k == c else 0 for k in consts if k.name.startswith("C")}
-            out.append(N.vector_field([
-                sp.simplify(comp.subs({f: v.subs(rep) for f, v in vals.items()}).doit())
-                for comp in tpl.components]))
-    except (NotImplementedError, ValueError, TypeError):
-        return None
-    return out
-
-
-def _ode_solution_dimension(eqs, funcs, var) -> int | None:
-    r"""Dimension over the constants of the solutions of a linear first-order ODE system.
-
-    The system :math:`A_1y'+A_0y=0` (one independent variable) is row-reduced; algebraic rows
-    :math:`Gy=0` are solved for some unknowns, which are substituted together with their
-    derivatives, and the reduction repeats.  When no algebraic row is left the dimension is
-    the number of remaining unknowns if :math:`A_1` is invertible; ``None`` when the system is
-    underdetermined (infinite-dimensional) or a step is not decidable.
-    """
-    n = len(funcs)
-    ys = [sp.Dummy(f"y{i}") for i in range(n)]
-    ds = [sp.Dummy(f"d{i}") for i in range(n)]
-    rep = {sp.Derivative(f, var): d for f, d in zip(funcs, ds)}
-    rep.update({f: y for f, y in zip(funcs, ys)})
-    lin = [sp.expand(e.xreplace(rep)) for e in eqs]
-    A, _ = sp.linear_eq_to_matrix(lin, [*ds, *ys])
-    A1, A0 = A[:, :n], A[:, n:]
-    for _ in range(n + 1):
-        k = A1.shape[1]
-        if k == 0:
-            return 0
-        M = sp.Matrix.hstack(A1, A0)
-        R, piv = M.rref(iszerofunc=is_zero, simplify=False)
-        R = R.applyfunc(sp.cancel)
-        diff_rows = [i for i in range(R.rows) if any(not is_zero(R[i, j]) for j in range(k))]
-        alg_rows = [i for i in range(R.rows) if i not in diff_rows
-                    and any(not is_zero(R[i, j]) for j in range(k, 2 * k))]
-        if not alg_rows:
-            return k if len(diff_rows) == k else None
-        G = R.extract(alg_rows, list(range(k, 2 * k)))
-        Gr, gp = G.rref(iszerofunc=is_zero, simplify=False)
-        Gr = Gr.applyfunc(sp.cancel)
-        free = [j for j in range(k) if j not in gp]
-        if not free:
-            return 0
-        H = Gr.extract(list(range(len(gp))), free)              # y_p = -H y_f
-        Hd = H.applyfunc(lambda e: sp.diff(e, var))
-        A1p, A1f = A1.extract(list(range(A1.rows)), list(gp)), A1.extract(
-            list(range(A1.rows)), free)
-        A0p, A0f = A0.extract(list(range(A0.rows)), list(gp)), A0.extract(
-            list(range(A0.rows)), free)
-        A1 = (A1f - A1p * H).applyfunc(sp.cancel)
-        A0 = (A0f - A1p * Hd - A0p * H).applyfunc(sp.cancel)
-    return None
-
-
-def _half_angle_only(expr, syms, cache):
-    """Half-angle rewriting of the angles ``syms`` only (the core's auxiliary symbols
-    :func:`~geomech.core.zero.half_angle_symbol`, so that it agrees with
-    :func:`~geomech.core.zero.rational_rewrite`)."""
-    rep = {}
-    for s in syms:
-        t = cache.setdefault(s, half_angle_symbol(s))
-        rep[sp.sin(s)] = 2 * t / (1 + t**2)
-        rep[sp.cos(s)] = (1 - t**2) / (1 + t**2)
-    return sp.expand_trig(expr).subs(rep)
-
-
 @dataclass
 class LinearIntegral:
     r"""A linear first integral with its Noether field.
@@ -492,3 +236,75 @@ def is_first_integral(system, F) -> bool:
     return system_is_first_integral(system, F)
 
 
+def noether_fields(system, ansatz=None, solve: bool = False):
+    r"""Noether fields (Theorem 4) in an ansatz family: a basis over the constants.
+
+    With a constant-coefficient :class:`Ansatz` (default:
+    :func:`~geomech.mechanics.analysis.ansatz.default_ansatz`) the conditions
+
+    .. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0
+
+    are linear in the constants and solved exactly (the one search,
+    :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.noether_template_fields`; each field
+    passes Theorem 4); the result is a list of :class:`VectorField`.  With a
+    :class:`FunctionAnsatz` (unknown functions, as for the Routh sphere of §5.2) the same
+    conditions give a linear ODE/PDE system, returned as a :class:`NoetherFieldSystem`
+    (solved by ``sympy.dsolve`` when ``solve=True``).
+
+    Examples
+    --------
+    The skateboard (Borisov & Mamaev (2015), §6.3): the rotation of the wheels is the only
+    constant Noether field.
+
+    >>> import geomech as gm
+    >>> [u.components for u in noether_fields(gm.examples.skateboard(), ansatz=[1])]
+    [(0, 0, 0, 1)]
+    """
+    check_system(system)
+    if isinstance(ansatz, FunctionAnsatz):
+        return noether_field_system(system, ansatz, solve)
+    N = system.manifold
+    comps, unknowns = coerce_ansatz(system, ansatz).template(N)
+    found = noether_template_fields(comps, unknowns, system.lagrangian, N.coords,
+                                    N.velocities, system.constraints, active_forces(system),
+                                    solution=dict(system.dependent_solution),
+                                    parameters=N.parameters)
+    return [N.vector_field(u) for u in found]
+
+
+def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
+    r"""Linear integrals :math:`F=\langle\partial L/\partial\dot q,u\rangle` of Noether fields.
+
+    The Noether fields are searched with :func:`noether_fields` in ``ansatz`` (or taken from
+    ``fields``); each integral is verified exactly as a first integral of
+    ``system.vector_field()``; a failed verification raises ``RuntimeError``.
+
+    Examples
+    --------
+    The sleigh with its centre of mass on the blade (Borisov & Mamaev (2015), §3.3, ``a = 0``):
+    the angular momentum :math:`I\dot\varphi` is a Noether integral.
+
+    >>> import geomech as gm
+    >>> [F.on_phase_space for F in linear_integrals(gm.examples.chaplygin_sleigh(a=0),
+    ...                                             ansatz=[1])]
+    [I*phidot]
+    """
+    check_system(system)
+    if fields is None:
+        fields = noether_fields(system, ansatz=ansatz)
+        if isinstance(fields, NoetherFieldSystem):
+            if fields.solutions is None:
+                raise ValueError("the function ansatz was not solved; pass solve=True to "
+                                 "noether_fields or give the fields explicitly")
+            fields = fields.solutions
+    out = []
+    for u in fields:
+        chk = check_noether_field(system, u)
+        if not chk.is_noether:
+            raise ValueError(f"{u} is not a Noether field (tangent={chk.tangent}, "
+                             f"lagrangian={chk.lagrangian_ok}, forces={chk.forces_ok})")
+        ok = is_first_integral(system, chk.integral_on_M)
+        if not ok:
+            raise RuntimeError(f"the Noether integral {chk.integral} is not conserved")
+        out.append(LinearIntegral(chk.integral, chk.integral_on_M, u, chk.is_symmetry, ok))
+    return out

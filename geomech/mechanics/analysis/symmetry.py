@@ -33,12 +33,9 @@ All identities are decided by the zero policy of :mod:`geomech.core.zero`.
 
 Examples
 --------
->>> import sympy as sp, geomech as gm
->>> N = gm.Manifold("N", "x y phi", parameters="m I a")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
->>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
->>> L = m*(xd**2 + yd**2)/2 + I*phid**2/2 + m*a*phid*f
->>> sleigh = gm.NonholonomicSystem(N, lagrangian=L, constraints=[f])
+>>> import geomech as gm
+>>> sleigh = gm.examples.chaplygin_sleigh()        # Borisov & Mamaev (2015), §3.3
+>>> N = sleigh.manifold; x, y, phi = N.coords
 >>> u_rot = N.vector_field([-y, x, 1])
 >>> check_symmetry(sleigh, u_rot).is_symmetry
 True
@@ -49,20 +46,23 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
 
-from geomech.core.algebra import CoefficientRows as _CoefficientRows
-from geomech.core.algebra import solve_homogeneous as _solve_linear_homogeneous  # old name
+from geomech.core.algebra import solve_homogeneous
 from geomech.core.fields import VectorField
-from geomech.core.manifold import Manifold
-from geomech.core.parse import as_expr
 from geomech.core.zero import (
     default_policy,
-    rational_rewrite,
+)
+from geomech.mechanics.analysis.ansatz import (  # the families and their linear equations
+    Ansatz,
+    FunctionAnsatz,
+    coerce_ansatz,
+    fields_from_solutions,
+    linear_identity_rows,
 )
 from geomech.mechanics.analysis.common import (  # the system contract, the tangent lift
     active_forces,
@@ -75,16 +75,15 @@ from geomech.mechanics.analysis.common import (  # the system contract, the tang
     prolong_to_phase_space,
     restrict,
 )
-from geomech.mechanics.analysis.integrals import ring_linear_rows
-from geomech.mechanics.analysis.noether import (  # Theorems 4 and 5, function ansatz
-    FunctionAnsatz,
+from geomech.mechanics.analysis.noether import (  # Theorems 4 and 5: importable from here
     LinearIntegral,
     NoetherCheck,
     NoetherFieldSystem,
     check_noether_field,
     is_first_integral,
+    linear_integrals,
     noether_field_from_integral,
-    noether_field_system,
+    noether_fields,
 )
 
 __all__ = [
@@ -263,166 +262,6 @@ def _bracket(X: VectorField, Y: VectorField) -> VectorField:
 
 
 # =============================================================================================
-# ansatz families and exact linear determining equations
-# =============================================================================================
-def _angle_coords(system) -> tuple:
-    """Coordinates that occur inside trigonometric functions of the data (angles)."""
-    N = system.manifold
-    exprs = [system.lagrangian, *system.constraints, *(active_forces(system) or ())]
-    ang = set()
-    for e in exprs:
-        for t in as_expr(e).atoms(sp.sin, sp.cos, sp.tan, sp.cot):
-            ang |= t.free_symbols & set(N.coords)
-    return tuple(c for c in N.coords if c in ang)
-
-
-@dataclass(frozen=True)
-class Ansatz:
-    r"""A finite-dimensional family of fields :math:`u_i=\sum_k c_{ik}\varphi_{ik}(q)`.
-
-    The unknowns :math:`c_{ik}` are constants; determining equations that are identities in
-    :math:`(q,\dot q)` are linear in them and solved exactly.
-
-    Parameters
-    ----------
-    basis : dict
-        ``{coordinate: tuple of functions}``; components not listed are zero.
-
-    Examples
-    --------
-    >>> import geomech as gm
-    >>> N = gm.Manifold("N", "x phi")
-    >>> A = Ansatz.polynomial(N, degree=1, angles=[N.coords[1]], trig_degree=1)
-    >>> A.basis[N.coords[0]]
-    (1, cos(phi), sin(phi), x, x*cos(phi), x*sin(phi))
-    """
-
-    basis: dict
-
-    @classmethod
-    def polynomial(cls, manifold: Manifold, degree: int = 1, angles: Sequence = (),
-                   trig_degree: int = 1, components: Sequence | None = None) -> Ansatz:
-        r"""Polynomials of degree ``≤ degree`` in the non-angle coordinates times
-        trigonometric polynomials of degree ``≤ trig_degree`` in the angles.
-        """
-        if degree < 0 or trig_degree < 0:
-            raise ValueError("ansatz degrees must be non-negative")
-        angles = tuple(angles)
-        bad = [a for a in angles if a not in manifold.coords]
-        if bad:
-            raise ValueError(f"{bad} are not coordinates of {manifold.name}")
-        lin = [c for c in manifold.coords if c not in angles]
-        polys = [sp.Integer(1)]
-        for d in range(1, degree + 1):
-            polys += [sp.Mul(*m) for m in itertools.combinations_with_replacement(lin, d)]
-        trig = [sp.Integer(1)]
-        for a in angles:
-            new = []
-            for t in trig:
-                for k in range(1, trig_degree + 1):
-                    new += [t * sp.cos(k * a), t * sp.sin(k * a)]
-            trig += new
-        funcs = tuple(dict.fromkeys(p * t for p in polys for t in trig))
-        comps = manifold.coords if components is None else tuple(components)
-        return cls({c: funcs for c in comps})
-
-    @classmethod
-    def from_functions(cls, manifold: Manifold, functions: Sequence,
-                       components: Sequence | None = None) -> Ansatz:
-        """The same list of basis functions for every (listed) component."""
-        funcs = tuple(manifold.sympify(f) for f in functions)
-        comps = manifold.coords if components is None else tuple(components)
-        return cls({c: funcs for c in comps})
-
-    def template(self, manifold: Manifold):
-        """The generic member: components with fresh unknown constants, and the unknowns."""
-        unknowns = []
-        comps = []
-        for i, c in enumerate(manifold.coords):
-            terms = []
-            for k, phi in enumerate(self.basis.get(c, ())):
-                s = sp.Dummy(f"c_{i}_{k}")
-                unknowns.append(s)
-                terms.append(s * phi)
-            comps.append(sp.Add(*terms))         # one Add, not a quadratic chain of sums
-        return comps, unknowns
-
-    @property
-    def size(self) -> int:
-        return sum(len(v) for v in self.basis.values())
-
-
-def _default_ansatz(system, degree: int = 1) -> Ansatz:
-    return Ansatz.polynomial(system.manifold, degree=degree, angles=_angle_coords(system),
-                             trig_degree=1)
-
-
-def _coerce_ansatz(system, ansatz) -> Ansatz:
-    if ansatz is None:
-        return _default_ansatz(system)
-    if isinstance(ansatz, Ansatz):
-        return ansatz
-    if isinstance(ansatz, int):
-        return _default_ansatz(system, degree=ansatz)
-    if isinstance(ansatz, Mapping):
-        N = system.manifold
-        return Ansatz({(N.coords[N.index(k)] if not isinstance(k, int) else N.coords[k]):
-                       tuple(N.sympify(f) for f in v) for k, v in ansatz.items()})
-    if isinstance(ansatz, Sequence) and not isinstance(ansatz, str):
-        return Ansatz.from_functions(system.manifold, ansatz)
-    raise TypeError(f"ansatz must be an Ansatz, a degree, a list of functions or a dict, "
-                    f"got {type(ansatz).__name__}")
-
-
-def _linear_identity_rows(exprs, unknowns, keep=()) -> list:
-    r"""Linear equations in ``unknowns`` expressing that every ``expr`` vanishes identically.
-
-    Each expression (linear in the unknowns) is brought to a rational form (undefined
-    functions as independent jets, trigonometric functions of symbols rationalised by the
-    half-angle substitution, common denominator) and its numerator is split into monomials
-    in all symbols except the unknowns and ``keep`` (parameters); the coefficient of each
-    monomial must vanish.  Non-polynomial atoms (``sqrt``, ``log``) are treated as further
-    independent generators, which can only add equations (solutions are verified after).
-    """
-    fast = ring_linear_rows(exprs, unknowns, keep)
-    if fast is not None:
-        return _CoefficientRows(fast)
-    uset = set(unknowns)
-    keep = set(keep)
-    rows = []
-    for e in exprs:
-        e = as_expr(e)
-        if e == 0:
-            continue
-        r = rational_rewrite(e)
-        num = sp.numer(sp.together(r))
-        num = sp.expand(num)
-        if num == 0:
-            continue
-        gens = sorted((num.free_symbols - uset - keep), key=sp.default_sort_key)
-        other = [a for a in num.atoms(sp.Function, sp.Pow)
-                 if not a.free_symbols & uset and a.free_symbols - keep
-                 and not (isinstance(a, sp.Pow) and a.exp.is_Integer)]
-        try:
-            P = sp.Poly(num, *gens, *other) if (gens or other) else None
-        except sp.PolynomialError:
-            P = None
-        coeffs = P.coeffs() if P is not None else [num]
-        for c in coeffs:
-            c = sp.expand(c)
-            if c != 0:
-                rows.append(c)
-    return rows
-
-
-def _fields_from_solutions(N: Manifold, comps, sols) -> list[VectorField]:
-    out = []
-    for s in sols:
-        out.append(N.vector_field([sp.expand(c.xreplace(s)) for c in comps]))
-    return out
-
-
-# =============================================================================================
 # point symmetries
 # =============================================================================================
 def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[VectorField]:
@@ -464,17 +303,16 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     """
     check_system(system)
     N = system.manifold
-    A = _coerce_ansatz(system, ansatz)
-    comps, unknowns = A.template(N)
+    comps, unknowns = coerce_ansatz(system, ansatz).template(N)
     u = N.vector_field(comps)
     exprs = [prolong(u, system.lagrangian)]
     exprs += [restrict(system, prolong(u, f)) for f in system.constraints]
     Q = active_forces(system)
     if Q is not None:
         exprs += _lie_derivative_of_force(u, Q)
-    rows = _linear_identity_rows(exprs, unknowns, keep=N.parameters)
-    sols = _solve_linear_homogeneous(rows, unknowns)
-    fields = _fields_from_solutions(N, comps, sols)
+    sols = solve_homogeneous(linear_identity_rows(exprs, unknowns, keep=N.parameters),
+                             unknowns)
+    fields = fields_from_solutions(N, comps, sols)
     fields = [f for f in fields if not f.is_zero()]
     if verify:
         for f in fields:
@@ -599,10 +437,8 @@ def classify_action(system, fields) -> ActionClassification:
 
     Examples
     --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
-    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
-    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
+    >>> import geomech as gm
+    >>> S = gm.examples.chaplygin_sleigh(); N = S.manifold
     >>> c = classify_action(S, [N.vector_field([1, 0, 0])])
     >>> c.case, c.singular_locus
     ('C-1', [sin(phi)])
@@ -643,96 +479,3 @@ def classify_action(system, fields) -> ActionClassification:
     case = "C-1" if rho == r else "C-2"
     return ActionClassification(case, rho, r - rho, orbit_dim, K, kernel_fields, coeffs,
                                 locus, moms)
-
-
-# =============================================================================================
-# Noether fields in a constant-coefficient ansatz and linear integrals (Theorem 4, the
-# checks: geomech.mechanics.analysis.noether); here because they solve the determining
-# equations with _solve_linear_homogeneous
-# =============================================================================================
-def noether_fields(system, ansatz=None, solve: bool = False):
-    r"""Noether fields (Theorem 4) in an ansatz family: a basis over the constants.
-
-    With a constant-coefficient :class:`Ansatz` (default: as in
-    :func:`find_point_symmetries`) the conditions
-
-    .. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0
-
-    are linear in the constants and solved exactly; the result is a list of
-    :class:`VectorField`.  With a :class:`FunctionAnsatz` (unknown functions, as for the Routh
-    sphere of §5.2) the same conditions give a linear ODE/PDE system, returned as a
-    :class:`NoetherFieldSystem` (solved by ``sympy.dsolve`` when ``solve=True``).
-
-    Examples
-    --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y th ph", parameters="m I J r")
-    >>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, I, J, r = N.parameters
-    >>> cons = [sp.sin(ph)*xd - r*thd*sp.cos(ph)*sp.cos(th),
-    ...         sp.sin(ph)*yd - r*thd*sp.cos(ph)*sp.sin(th)]
-    >>> S = gm.NonholonomicSystem(N, lagrangian=m*(xd**2+yd**2)/2 + I*thd**2/2 + J*phd**2,
-    ...                           constraints=cons)
-    >>> [u.components for u in noether_fields(S, ansatz=[1])]
-    [(0, 0, 0, 1)]
-    """
-    check_system(system)
-    if isinstance(ansatz, FunctionAnsatz):
-        return noether_field_system(system, ansatz, solve)
-    N = system.manifold
-    A_ = _coerce_ansatz(system, ansatz)
-    comps, unknowns = A_.template(N)
-    u = N.vector_field(comps)
-    A = constraint_matrix(system)
-    exprs = [sp.expand(sum(A[m_, i] * comps[i] for i in range(N.dim))) for m_ in range(A.rows)]
-    exprs.append(restrict(system, prolong(u, system.lagrangian)))
-    Q = active_forces(system)
-    if Q is not None:
-        exprs.append(restrict(system, sum(q * c for q, c in zip(Q, comps))))
-    rows = _linear_identity_rows(exprs, unknowns, keep=N.parameters)
-    sols = _solve_linear_homogeneous(rows, unknowns)
-    fields = [f for f in _fields_from_solutions(N, comps, sols) if not f.is_zero()]
-    for f in fields:
-        if not check_noether_field(system, f).is_noether:
-            raise RuntimeError(f"internal error: {f} solves the Noether equations but fails "
-                               "Theorem 4")
-    return fields
-
-
-def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
-    r"""Linear integrals :math:`F=\langle\partial L/\partial\dot q,u\rangle` of Noether fields.
-
-    The Noether fields are searched with :func:`noether_fields` in ``ansatz`` (or taken from
-    ``fields``); each integral is verified exactly as a first integral of
-    ``system.vector_field()``; a failed verification raises ``RuntimeError``.
-
-    Examples
-    --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y th ph", parameters="m I J r")
-    >>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, I, J, r = N.parameters
-    >>> cons = [sp.sin(ph)*xd - r*thd*sp.cos(ph)*sp.cos(th),
-    ...         sp.sin(ph)*yd - r*thd*sp.cos(ph)*sp.sin(th)]
-    >>> S = gm.NonholonomicSystem(N, lagrangian=m*(xd**2+yd**2)/2 + I*thd**2/2 + J*phd**2,
-    ...                           constraints=cons)
-    >>> [F.expression for F in linear_integrals(S, ansatz=[1])]
-    [2*J*phdot]
-    """
-    check_system(system)
-    if fields is None:
-        fields = noether_fields(system, ansatz=ansatz)
-        if isinstance(fields, NoetherFieldSystem):
-            if fields.solutions is None:
-                raise ValueError("the function ansatz was not solved; pass solve=True to "
-                                 "noether_fields or give the fields explicitly")
-            fields = fields.solutions
-    out = []
-    for u in fields:
-        chk = check_noether_field(system, u)
-        if not chk.is_noether:
-            raise ValueError(f"{u} is not a Noether field (tangent={chk.tangent}, "
-                             f"lagrangian={chk.lagrangian_ok}, forces={chk.forces_ok})")
-        ok = is_first_integral(system, chk.integral_on_M)
-        if not ok:
-            raise RuntimeError(f"the Noether integral {chk.integral} is not conserved")
-        out.append(LinearIntegral(chk.integral, chk.integral_on_M, u, chk.is_symmetry, ok))
-    return out

@@ -66,14 +66,7 @@ __all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates",
 
 
 def _split_data(system):
-    N = system.manifold
-    vel = N.velocities
-    u = system.independent_velocities
-    sol = system.dependent_solution
-    dep = system.dependent_indices
-    brows = {r: [compact(sp.diff(sol[vel[r]], ua)) for ua in u] for r in dep}
-    bfree = {r: compact(sol[vel[r]].xreplace({ua: 0 for ua in u})) for r in dep}
-    return brows, bfree
+    return system.velocity_split()
 
 
 def _forces_star(system):

@@ -1,9 +1,10 @@
 r"""The value types of equations of motion, shared by every form.
 
 :class:`EquationsOfMotion` (a form's equations, its explicit phase-space vector field, its
-multipliers) and :class:`ImplicitEquations` (mass-matrix form :math:`M(x)z = F(x)`), with the
-helpers the forms build them with (:func:`phase_rhs_from_quasi`, :class:`ReducedDynamics`).
-The forms themselves live in :mod:`geomech.mechanics.equations` and the modules it loads;
+multipliers) and :class:`ImplicitEquations` (mass-matrix form :math:`M(x)z = F(x)`).
+The passage from a form's own velocities to the phase space (:func:`phase_rhs_from_quasi`,
+:class:`ReducedDynamics`) is in :mod:`geomech.mechanics.equations.phase`.  The forms
+themselves live in :mod:`geomech.mechanics.equations` and the modules it loads;
 the registry of forms is :mod:`geomech.mechanics.equations.registry`.  This module imports no form.
 """
 
@@ -24,6 +25,11 @@ from geomech.mechanics.equations.common import (
     solve_linear,
 )
 from geomech.mechanics.equations.common import tidy as _tidy
+from geomech.mechanics.equations.phase import (  # importable from here
+    ReducedDynamics,
+    own_velocities_on_phase,
+    phase_rhs_from_quasi,
+)
 
 __all__ = ["EquationsOfMotion", "ImplicitEquations", "ReducedDynamics",
            "phase_rhs_from_quasi", "form_class"]
@@ -697,7 +703,7 @@ def _implicit_from_equations(eq: EquationsOfMotion) -> ImplicitEquations:
     F = sp.Matrix([-e.xreplace(zero) for e in rows])
     K = sp.Matrix(N.dim, r, lambda i, a: sp.diff(form[N.coords[i]], own[a]))
     k0 = [form[c].xreplace(dict.fromkeys(own, sp.S.Zero)) for c in N.coords]
-    s_of_u = _own_velocities_on_phase(system, K, k0, own)
+    s_of_u = own_velocities_on_phase(system, K, k0, own)
     rates = phase_rhs_from_quasi(system, K, k0, own, list(zs))
     if s_of_u:
         M, F = M.xreplace(s_of_u), F.xreplace(s_of_u)
@@ -733,7 +739,7 @@ def make_implicit(eq: EquationsOfMotion, records: list) -> EquationsOfMotion:
     if len(own) == len(z):
         K = sp.Matrix(N.dim, len(own), lambda i, a: sp.diff(raw_form[N.coords[i]], own[a]))
         k0 = [raw_form[c].xreplace(dict.fromkeys(own, sp.S.Zero)) for c in N.coords]
-        s_of_u = _own_velocities_on_phase(system, K, k0, own)
+        s_of_u = own_velocities_on_phase(system, K, k0, own)
     else:
         s_of_u = {}
     M, F = rec.matrix, rec.rhs
@@ -823,21 +829,6 @@ def _dummy_names(z):
     return [sp.Symbol(f"zdot_{i + 1}", real=True) for i in range(len(z))]
 
 
-def _own_velocities_on_phase(system, K: sp.Matrix, k0: Sequence, s: Sequence) -> dict:
-    r"""``{s_b: expression in (q, u)}`` from :math:`u = K_{\rm ind}s + k_{0,\rm ind}`
-    (``{}`` when the form's velocities are the independent velocities themselves)."""
-    ind = system.independent_indices
-    u = system.independent_velocities
-    r = len(s)
-    Kind = sp.Matrix(r, r, lambda a, b: K[ind[a], b])
-    if Kind == sp.eye(r) and all(k0[i] == 0 for i in ind):
-        return {} if tuple(s) == tuple(u) else dict(zip(s, u))
-    rhs_s = sp.Matrix([u[a] - k0[ind[a]] for a in range(r)])
-    sol = solve_linear(Kind, rhs_s, what="change from the form's velocities to the "
-                                          "independent velocities")
-    return dict(zip(s, sol))
-
-
 def numerically_zero(e: sp.Expr, points: int) -> bool:
     pol = default_policy()
     from geomech.core.zero import _jet_replacement
@@ -859,76 +850,3 @@ def numerically_zero(e: sp.Expr, points: int) -> bool:
         if seen >= points:
             break
     return True
-
-
-# ---------------------------------------------------------------------------------------
-def phase_rhs_from_quasi(system, K: sp.Matrix, k0: Sequence, s: Sequence[sp.Symbol],
-                         sdot: Sequence[sp.Expr]) -> dict:
-    r"""Phase-space right-hand sides from equations in own velocities ``s``.
-
-    The form gives :math:`\dot q = K(q)s + k_0(q)` and :math:`\dot s = F(q,s)`.  On the phase
-    space :math:`(q, u)`, :math:`u=\dot q_{\rm ind}`, one has :math:`s = K_{\rm ind}^{-1}
-    (u - k_{0,\rm ind})` and
-
-    .. math:: \dot u_j = \sum_i \partial_{q_i}(Ks+k_0)_j\,\dot q_i + \sum_\beta K_{j\beta}
-              F_\beta .
-    """
-    N = system.manifold
-    ind = system.independent_indices
-    u = system.independent_velocities
-    r = len(s)
-    qdot = [compact(sp.Add(*[K[i, b] * s[b] for b in range(r)]) + k0[i]) for i in range(N.dim)]
-    s_of_u = _own_velocities_on_phase(system, K, k0, s)
-    out = {}
-    for c, v in zip(N.coords, N.velocities):
-        out[c] = system.dependent_solution.get(v, v)
-    for j, i in enumerate(ind):
-        e = sp.Add(*[sp.diff(qdot[i], N.coords[m]) * qdot[m] for m in range(N.dim)
-                     if qdot[i].has(N.coords[m])])
-        e += sp.Add(*[K[i, b] * sdot[b] for b in range(r)])
-        out[u[j]] = compact(e.xreplace(s_of_u))
-    return out
-
-
-class ReducedDynamics:
-    r"""Second-order equations restricted to the constraint distribution.
-
-    With :math:`\ddot q = T\dot u + p`, :math:`T` the adapted frame (identity rows at the
-    independent indices) and :math:`p` the particular solution of
-    :math:`a_{\rm dep}\,p_{\rm dep} = -\dot c` (derivative of the constraints), the
-    equations :math:`H\ddot q = F + a^{\mathsf T}\lambda` become
-
-    .. math:: (T^{\mathsf T}HT)\,\dot u = T^{\mathsf T}(F - Hp),\qquad
-              a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}.
-
-    Attributes: ``T``, ``pvec``, ``udot`` and the restricted ``H``, ``force``, ``cdot``,
-    ``mass`` (:math:`T^{\mathsf T}HT`), ``rhs``.
-    """
-
-    def __init__(self, system, H, force, cdot, A, what: str, norm=compact):
-        R = system.restricted
-        n, k = H.rows, A.rows
-        self.system, self.A = system, A
-        self.H = H.applyfunc(lambda e: compact(R(e)))
-        self.force = sp.Matrix([norm(R(f)) for f in force])
-        self.cdot = [norm(R(e)) for e in cdot]
-        tangent = system.adapted_frame()[0]
-        self.T = sp.Matrix(n, n - k, lambda i, a: tangent[a].components[i])
-        self.pvec = sp.zeros(n, 1)
-        if k:
-            dep = system.dependent_indices
-            e_dep = solve_linear(A[:, list(dep)], -sp.Matrix(self.cdot), what="constraint minor")
-            for m, j in enumerate(dep):
-                self.pvec[j] = e_dep[m]
-        self.mass = (self.T.T * self.H * self.T).applyfunc(compact)
-        self.rhs = (self.T.T * (self.force - self.H * self.pvec)).applyfunc(norm)
-        self.udot = solve_linear(self.mass, self.rhs, what=what)
-
-    def multipliers(self, qdd) -> list:
-        r"""Multipliers: :math:`a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}`."""
-        if not self.A.rows:
-            return []
-        dep = list(self.system.dependent_indices)
-        resid = self.H * qdd - self.force
-        return list(solve_linear(self.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
-                                 what="constraint minor"))

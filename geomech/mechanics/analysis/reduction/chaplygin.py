@@ -162,10 +162,9 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
     Examples
     --------
     >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi", parameters="m I a")
-    >>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
-    >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
-    >>> S = gm.NonholonomicSystem(N, m*(xd**2+yd**2)/2 + I*phid**2/2 + m*a*phid*f, [f])
+    >>> S = gm.examples.chaplygin_sleigh(independent=("ydot", "phidot"))
+    >>> N = S.manifold; x, y, phi = N.coords; xd, yd, phid = N.velocities
+    >>> m, I, a = N.parameters
     >>> red = chaplygin_reduction(S, [x])
     >>> sp.simplify(red.lagrangian - (m*yd**2/sp.sin(phi)**2 + I*phid**2)/2)
     0

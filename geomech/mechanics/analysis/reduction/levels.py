@@ -254,10 +254,9 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
     Examples
     --------
     >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi", parameters="m I a")
-    >>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
-    >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
-    >>> S = gm.NonholonomicSystem(N, m*(xd**2+yd**2)/2 + I*phid**2/2 + m*a*phid*f, [f])
+    >>> S = gm.examples.chaplygin_sleigh(independent=("ydot", "phidot"))
+    >>> N = S.manifold; x, y, phi = N.coords; xd, yd, phid = N.velocities
+    >>> m, I, a = N.parameters
     >>> red = reduce_by_symmetry(S, [N.vector_field([1, 0, 0]), N.vector_field([0, 1, 0])])
     >>> red.manifold.coords
     (phi, ydot, phidot)

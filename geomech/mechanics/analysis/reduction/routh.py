@@ -99,60 +99,65 @@ def routh_reduction(system, coordinate, momentum=None, check: bool = True) -> Ro
     N = system.manifold
     qn = N.coords[N.index(coordinate)] if not isinstance(coordinate, int) else \
         N.coords[coordinate]
-    i = N.coords.index(qn)
-    vn = N.velocities[i]
-    L = system.lagrangian
     if check:
-        u = N.vector_field({qn: 1})
-        nc = check_noether_field(system, u)
-        if not nc.is_noether:
-            raise ValueError(f"d/d{qn} is not a Noether field (Kozlov & Kolesnikov 1978; "
-                             f"Borisov & Mamaev 2015, Theorem 4): {_noether_failure(nc, qn)}")
-        if not is_zero(sp.diff(L, qn)):
-            raise ValueError(f"the Lagrangian depends on {qn}: it is not cyclic")
-        for j, f in enumerate(system.constraints):
-            if f.has(qn) and not is_zero(sp.diff(f, qn)):
-                raise ValueError(f"constraint {j + 1} depends on {qn}: not cyclic")
-            if not is_zero(sp.diff(f, vn)):
-                raise ValueError(f"constraint {j + 1} involves {vn}")
-        Q = active_forces(system)
-        if Q is not None:
-            if not is_zero(Q[i]):
-                raise ValueError(f"the generalized force along {qn} does not vanish: the "
-                                 "momentum is not conserved")
-            if any(Qj.has(qn) and not is_zero(sp.diff(Qj, qn)) for Qj in Q):
-                raise ValueError(f"the forces depend on {qn}: not cyclic")
+        _check_cyclic(system, qn)
     p = momentum if momentum is not None else sp.Symbol("p", real=True)
     p = sp.Symbol(p, real=True) if isinstance(p, str) else p
+    vn = N.velocities[N.coords.index(qn)]
+    X, R = _routhian(system.lagrangian, vn, p)
+    coords = [c for c in N.coords if c != qn]
+    Nr = Manifold(f"{N.name}_routh", coords, parameters=(*N.parameters, p),
+                  assumptions=N.assumptions, velocities=[v for v in N.velocities if v != vn])
+    Q = active_forces(system)
+    forces = None if Q is None else [normal_form(Q[N.coords.index(c)].xreplace({vn: X}))
+                                     for c in coords]
+    # a system of the same class as the given one (no import of the system module)
+    reduced = type(system)(Nr, R, list(system.constraints), forces=forces,
+                           name=f"{getattr(system, 'name', 'system')}_routh")
+    return RouthReduction(qn, p, R, X, reduced)
+
+
+def _check_cyclic(system, qn) -> None:
+    """``ValueError`` unless ``d/dqn`` is a Noether field and a symmetry: ``qn`` cyclic in
+    the Lagrangian, the constraints and the forces, and absent from the constraints."""
+    N = system.manifold
+    i = N.coords.index(qn)
+    vn, L = N.velocities[i], system.lagrangian
+    nc = check_noether_field(system, N.vector_field({qn: 1}))
+    if not nc.is_noether:
+        raise ValueError(f"d/d{qn} is not a Noether field (Kozlov & Kolesnikov 1978; "
+                         f"Borisov & Mamaev 2015, Theorem 4): {_noether_failure(nc, qn)}")
+    if not is_zero(sp.diff(L, qn)):
+        raise ValueError(f"the Lagrangian depends on {qn}: it is not cyclic")
+    for j, f in enumerate(system.constraints):
+        if f.has(qn) and not is_zero(sp.diff(f, qn)):
+            raise ValueError(f"constraint {j + 1} depends on {qn}: not cyclic")
+        if not is_zero(sp.diff(f, vn)):
+            raise ValueError(f"constraint {j + 1} involves {vn}")
+    Q = active_forces(system)
+    if Q is not None:
+        if not is_zero(Q[i]):
+            raise ValueError(f"the generalized force along {qn} does not vanish: the "
+                             "momentum is not conserved")
+        if any(Qj.has(qn) and not is_zero(sp.diff(Qj, qn)) for Qj in Q):
+            raise ValueError(f"the forces depend on {qn}: not cyclic")
+
+
+def _routhian(L, vn, p) -> tuple[sp.Expr, sp.Expr]:
+    r"""``(X, R)``: :math:`\dot q_n = X` on :math:`\partial L/\partial\dot q_n = p` and the
+    Routhian :math:`R = (L - p\dot q_n)|_{\dot q_n = X}` (closed form when :math:`L` is
+    quadratic in :math:`\dot q_n`: :math:`X = (p - B)/A`, :math:`R = C - (p - B)^2/(2A)`)."""
     pn = sp.diff(L, vn)
     A2 = sp.diff(pn, vn)
     if is_zero(A2):
         raise ValueError(f"d2L/d{vn}2 = 0: cannot solve the momentum for {vn}")
     if not A2.has(vn):
-        # L = A vn^2/2 + B vn + C  ->  X = (p - B)/A,  R = C - (p - B)^2/(2A)
         Bc = sp.expand(pn.xreplace({vn: 0}))
         Cc = sp.expand(L.xreplace({vn: 0}))
         A2 = sp.factor(A2)
-        X = sp.factor(p - Bc) / A2
-        R = Cc - sp.factor(p - Bc)**2 / (2 * A2)
-    else:
-        sols = sp.solve(sp.Eq(pn, p), vn, dict=True)
-        if not sols:
-            raise ValueError(f"cannot solve dL/d{vn} = p for {vn}")
-        X = normal_form(sols[0][vn])
-        R = sp.expand((L - p * vn).xreplace({vn: X}))
-    # a system of the same class as the given one (no import of the system module)
-    new_system = type(system)
-
-    coords = [c for c in N.coords if c != qn]
-    vels = [v for v in N.velocities if v != vn]
-    Nr = Manifold(f"{N.name}_routh", coords, parameters=(*N.parameters, p),
-                  assumptions=N.assumptions, velocities=vels)
-    Q = active_forces(system)
-    forces = None if Q is None else [normal_form(Q[N.coords.index(c)].xreplace({vn: X}))
-                                     for c in coords]
-    reduced = new_system(Nr, R, list(system.constraints), forces=forces,
-                                 name=f"{getattr(system, 'name', 'system')}_routh")
-    return RouthReduction(qn, p, R, X, reduced)
-
-
+        return sp.factor(p - Bc) / A2, Cc - sp.factor(p - Bc)**2 / (2 * A2)
+    sols = sp.solve(sp.Eq(pn, p), vn, dict=True)
+    if not sols:
+        raise ValueError(f"cannot solve dL/d{vn} = p for {vn}")
+    X = normal_form(sols[0][vn])
+    return X, sp.expand((L - p * vn).xreplace({vn: X}))

@@ -1,0 +1,279 @@
+r"""Noether fields in a template with unknown *functions* (:class:`FunctionAnsatz`, as for
+the Routh sphere, Borisov & Mamaev (2015), §5.2): the conditions of Theorem 4 (Kozlov and
+Kolesnikov (1978)),
+
+.. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0,
+
+split into identities in the velocities and the coordinates the unknowns do not depend on,
+form a linear ODE/PDE system (:func:`noether_field_system`); for one independent variable
+the dimension of its solution space is computed (:func:`ode_solution_dimension`).
+
+>>> import sympy as sp, geomech as gm
+>>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
+>>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
+...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
+>>> G = sp.Function("G")
+>>> noether_field_system(S, FunctionAnsatz([0, 0, G(phi)], [G])).dimension
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
+from geomech.core.zero import default_policy, half_angle_symbol
+from geomech.mechanics.analysis.ansatz import FunctionAnsatz
+from geomech.mechanics.analysis.common import (
+    active_forces,
+    all_zero,
+    as_field,
+    check_system,
+    is_zero,
+)
+from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
+
+__all__ = ["FunctionAnsatz", "NoetherFieldSystem", "noether_field_system",
+           "ode_solution_dimension"]
+
+
+@dataclass
+class NoetherFieldSystem:
+    r"""The linear ODE/PDE system for Noether fields of a :class:`FunctionAnsatz`.
+
+    Attributes
+    ----------
+    equations : list of sympy expressions
+        Independent linear equations in the unknown functions and their derivatives
+        (each ``= 0``).
+    unknowns : list
+        The applied unknown functions.
+    dimension : int or None
+        Dimension over the constants of the solution space of a first-order linear ODE system
+        in one variable: algebraic equations are solved and substituted (with their
+        derivatives) until the leading matrix is invertible, see
+        :func:`ode_solution_dimension`; ``None`` when underdetermined or not decidable.
+    solutions : list of VectorField or None
+        Fields found by ``sympy.dsolve`` (when ``solve=True`` succeeded).
+    """
+
+    equations: list
+    unknowns: list
+    dimension: int | None
+    template: VectorField
+    system: Any = field(repr=False, default=None)
+    solutions: list | None = None
+
+    def satisfied_by(self, values: Mapping) -> bool:
+        """Whether ``{unknown: expression}`` solves every equation (exact)."""
+        rep = {}
+        for f, v in values.items():
+            f = f if isinstance(f, AppliedUndef) else self._applied(f)
+            rep[f] = v
+        out = []
+        for e in self.equations:
+            ee = e
+            for f, v in rep.items():
+                ee = ee.subs(f, v)
+            out.append(ee.doit())
+        return all_zero(out)
+
+    def field_for(self, values: Mapping) -> VectorField:
+        """The template with the unknown functions replaced by ``values``."""
+        rep = {(f if isinstance(f, AppliedUndef) else self._applied(f)): v
+               for f, v in values.items()}
+        comps = []
+        for c in self.template.components:
+            for f, v in rep.items():
+                c = c.subs(f, v)
+            comps.append(c.doit())
+        return self.template.manifold.vector_field(comps)
+
+    def _applied(self, func):
+        for u in self.unknowns:
+            if u.func == func:
+                return u
+        raise ValueError(f"{func} is not an unknown of this system")
+
+
+def noether_field_system(system, ans: FunctionAnsatz, solve: bool = False) -> NoetherFieldSystem:
+    r"""The determining equations of Noether fields in a :class:`FunctionAnsatz` (as for the
+    Routh sphere, Borisov & Mamaev (2015), §5.2): the conditions of Theorem 4,
+
+    .. math:: Au\equiv 0,\qquad (Q,u)|_{\mathcal M}=0,\qquad \tilde u(L)|_{\mathcal M}\equiv0,
+
+    split into identities in the velocities and the coordinates the unknown functions do not
+    depend on; the independent coefficient equations are linear ODEs/PDEs in the functions
+    (solved by ``sympy.dsolve`` when ``solve=True``).
+
+    >>> import sympy as sp, geomech as gm
+    >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
+    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
+    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
+    >>> F = sp.Function("F")
+    >>> res = noether_field_system(S, FunctionAnsatz([0, 0, F(phi)], [F]))
+    >>> res.equations, res.dimension
+    ([Derivative(F(phi), phi)], 1)
+    """
+    check_system(system)
+    tpl = as_field(system, ans.template)
+    funcs = _unknown_functions(tpl, ans.functions)
+    args = set().union(*(set(f.args) for f in funcs))
+    conds = _theorem4_conditions(system, tpl)
+    derivs = sorted({d for c in conds for d in as_expr(c).atoms(sp.Derivative)},
+                    key=sp.default_sort_key)
+    jets = {a: sp.Dummy(f"J{i}") for i, a in enumerate([*derivs, *funcs])}
+    N = system.manifold
+    split_syms = [s for s in (*N.coords, *system.phase_space.coords) if s not in args]
+    eqs = _coefficient_equations(conds, jets, list(dict.fromkeys(split_syms)))
+    dimension = None
+    if eqs:
+        back = {v: k for k, v in jets.items()}
+        eqs = [e.xreplace(back) for e in _independent_equations(eqs, list(jets.values()))]
+        if len(args) == 1 and all(d.derivative_count == 1 for d in derivs):
+            dimension = ode_solution_dimension(eqs, funcs, next(iter(args)))
+    solutions = _dsolve_fields(N, tpl, eqs, funcs) if solve and eqs else None
+    return NoetherFieldSystem(eqs, funcs, dimension, tpl, system, solutions)
+
+
+def _unknown_functions(tpl: VectorField, functions: Sequence) -> list:
+    """The applied unknown functions of the template (``F`` -> the ``F(...)`` occurring)."""
+    funcs = []
+    for f in functions:
+        if isinstance(f, AppliedUndef):
+            funcs.append(f)
+            continue
+        apps = [a for c in tpl.components for a in c.atoms(AppliedUndef) if a.func == f]
+        if not apps:
+            raise ValueError(f"unknown function {f} does not occur in the template")
+        funcs.append(apps[0])
+    return funcs
+
+
+def _theorem4_conditions(system, u: VectorField) -> list:
+    r""":math:`Au`, :math:`\tilde u(L)|_{\mathcal M}` and :math:`(Q,u)|_{\mathcal M}`
+    (:func:`~geomech.mechanics.analysis.kozlov_kolesnikov.theorem4_conditions`)."""
+    N = system.manifold
+    return theorem4_conditions(u.components, system.lagrangian, N.coords, N.velocities,
+                               system.constraints, active_forces(system),
+                               solution=dict(system.dependent_solution))
+
+
+def _coefficient_equations(conds: list, jets: dict, split_syms: list) -> list:
+    """Coefficients of the numerators of ``conds`` (jets replaced by symbols) as polynomials
+    in ``split_syms`` (angles by their half-angle tangents): each must vanish."""
+    eqs = []
+    hcache: dict = {}
+    for c in conds:
+        c = as_expr(c).subs(jets)
+        if c == 0:
+            continue
+        num = sp.expand(sp.numer(sp.together(c)))
+        trig_split = [s for s in split_syms if num.has(sp.sin(s)) or num.has(sp.cos(s))]
+        if trig_split:
+            num = sp.expand(sp.numer(sp.together(_half_angle_only(num, trig_split, hcache))))
+        gens = [s for s in (*split_syms, *hcache.values()) if num.has(s)]
+        coeffs = sp.Poly(num, *gens).coeffs() if gens else [num]
+        eqs += [sp.expand(k) for k in coeffs if k != 0]
+    return eqs
+
+
+def _independent_equations(eqs: list, jet_syms: list) -> list:
+    """A maximal independent subset of the linear equations ``eqs`` in ``jet_syms`` (over
+    the functions of the remaining variables; ranks by the zero policy)."""
+    Mx, _ = sp.linear_eq_to_matrix(eqs, jet_syms)
+    Mx = Mx.applyfunc(sp.cancel)
+    pol = default_policy()
+    keep, cur, rk = [], sp.zeros(0, len(jet_syms)), 0
+    for i in range(Mx.rows):
+        trial = Mx.row(i) if cur.rows == 0 else sp.Matrix.vstack(cur, Mx.row(i))
+        r = pol.rank(trial)
+        if r > rk:
+            keep.append(i)
+            cur, rk = trial, r
+    return [sum(sp.trigsimp(sp.factor(Mx[i, j])) * jet_syms[j] for j in range(len(jet_syms)))
+            for i in keep]
+
+
+def _dsolve_fields(N, tpl: VectorField, eqs: list, funcs: list) -> list | None:
+    """Fields from ``sympy.dsolve`` of the determining equations, one per integration
+    constant (``None`` when sympy cannot solve them)."""
+    try:
+        sol = sp.dsolve(eqs, funcs)
+        sol = sol if isinstance(sol, list) else [sol]
+        vals = {s.lhs: s.rhs for s in sol}
+        consts = sorted(set().union(*(v.free_symbols for v in vals.values()))
+                        - set(N.coords) - set(N.parameters), key=str)
+        out = []
+        for c in (c for c in consts if c.name.startswith("C")):
+            rep = {k: 1 if k == c else 0 for k in consts if k.name.startswith("C")}
+            out.append(N.vector_field([
+                sp.simplify(comp.subs({f: v.subs(rep) for f, v in vals.items()}).doit())
+                for comp in tpl.components]))
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    return out
+
+
+def ode_solution_dimension(eqs, funcs, var) -> int | None:
+    r"""Dimension over the constants of the solutions of a linear first-order ODE system.
+
+    The system :math:`A_1y'+A_0y=0` (one independent variable) is row-reduced; algebraic rows
+    :math:`Gy=0` are solved for some unknowns, which are substituted together with their
+    derivatives, and the reduction repeats.  When no algebraic row is left the dimension is
+    the number of remaining unknowns if :math:`A_1` is invertible; ``None`` when the system is
+    underdetermined (infinite-dimensional) or a step is not decidable.
+    """
+    n = len(funcs)
+    ys = [sp.Dummy(f"y{i}") for i in range(n)]
+    ds = [sp.Dummy(f"d{i}") for i in range(n)]
+    rep = {sp.Derivative(f, var): d for f, d in zip(funcs, ds)}
+    rep.update({f: y for f, y in zip(funcs, ys)})
+    lin = [sp.expand(e.xreplace(rep)) for e in eqs]
+    A, _ = sp.linear_eq_to_matrix(lin, [*ds, *ys])
+    A1, A0 = A[:, :n], A[:, n:]
+    for _ in range(n + 1):
+        k = A1.shape[1]
+        if k == 0:
+            return 0
+        M = sp.Matrix.hstack(A1, A0)
+        R, piv = M.rref(iszerofunc=is_zero, simplify=False)
+        R = R.applyfunc(sp.cancel)
+        diff_rows = [i for i in range(R.rows) if any(not is_zero(R[i, j]) for j in range(k))]
+        alg_rows = [i for i in range(R.rows) if i not in diff_rows
+                    and any(not is_zero(R[i, j]) for j in range(k, 2 * k))]
+        if not alg_rows:
+            return k if len(diff_rows) == k else None
+        G = R.extract(alg_rows, list(range(k, 2 * k)))
+        Gr, gp = G.rref(iszerofunc=is_zero, simplify=False)
+        Gr = Gr.applyfunc(sp.cancel)
+        free = [j for j in range(k) if j not in gp]
+        if not free:
+            return 0
+        H = Gr.extract(list(range(len(gp))), free)              # y_p = -H y_f
+        Hd = H.applyfunc(lambda e: sp.diff(e, var))
+        A1p, A1f = A1.extract(list(range(A1.rows)), list(gp)), A1.extract(
+            list(range(A1.rows)), free)
+        A0p, A0f = A0.extract(list(range(A0.rows)), list(gp)), A0.extract(
+            list(range(A0.rows)), free)
+        A1 = (A1f - A1p * H).applyfunc(sp.cancel)
+        A0 = (A0f - A1p * Hd - A0p * H).applyfunc(sp.cancel)
+    return None
+
+
+def _half_angle_only(expr, syms, cache):
+    """Half-angle rewriting of the angles ``syms`` only (the core's auxiliary symbols
+    :func:`~geomech.core.zero.half_angle_symbol`, so that it agrees with
+    :func:`~geomech.core.zero.rational_rewrite`)."""
+    rep = {}
+    for s in syms:
+        t = cache.setdefault(s, half_angle_symbol(s))
+        rep[sp.sin(s)] = 2 * t / (1 + t**2)
+        rep[sp.cos(s)] = (1 - t**2) / (1 + t**2)
+    return sp.expand_trig(expr).subs(rep)

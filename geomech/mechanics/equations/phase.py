@@ -1,0 +1,113 @@
+r"""From the variables of a form to the common phase space :math:`\mathcal M = \{(q,\dot
+q_{\rm ind})\}` of a nonholonomic system.
+
+A form written in its own velocities :math:`s` with :math:`\dot q = K(q)s + k_0(q)`
+(Hamel / Borisov–Mamaev quasi-velocities, Tzenoff) has the phase-space right-hand sides of
+:func:`phase_rhs_from_quasi`; second-order equations :math:`H\ddot q = F + a^{\mathsf T}\lambda`
+restricted to the constraint distribution are :class:`ReducedDynamics` (Neimark & Fufaev
+(1972)).  Used by the forms of :mod:`geomech.mechanics.equations`; the names also import
+from :mod:`geomech.mechanics.equations.motion`.
+
+>>> import geomech as gm
+>>> S = gm.examples.chaplygin_sleigh()
+>>> K = sp.Matrix([[1, 0], [sp.tan(S.manifold.coords[2]), 0], [0, 1]])
+>>> own_velocities_on_phase(S, K, [0, 0, 0], S.independent_velocities)
+{}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy as sp
+
+from geomech.mechanics.equations.common import compact, solve_linear
+
+__all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics"]
+
+
+def own_velocities_on_phase(system, K: sp.Matrix, k0: Sequence, s: Sequence) -> dict:
+    r"""``{s_b: expression in (q, u)}`` from :math:`u = K_{\rm ind}s + k_{0,\rm ind}`
+    (``{}`` when the form's velocities are the independent velocities themselves)."""
+    ind = system.independent_indices
+    u = system.independent_velocities
+    r = len(s)
+    Kind = sp.Matrix(r, r, lambda a, b: K[ind[a], b])
+    if Kind == sp.eye(r) and all(k0[i] == 0 for i in ind):
+        return {} if tuple(s) == tuple(u) else dict(zip(s, u))
+    rhs_s = sp.Matrix([u[a] - k0[ind[a]] for a in range(r)])
+    sol = solve_linear(Kind, rhs_s, what="change from the form's velocities to the "
+                                          "independent velocities")
+    return dict(zip(s, sol))
+
+
+def phase_rhs_from_quasi(system, K: sp.Matrix, k0: Sequence, s: Sequence[sp.Symbol],
+                         sdot: Sequence[sp.Expr]) -> dict:
+    r"""Phase-space right-hand sides from equations in own velocities ``s``.
+
+    The form gives :math:`\dot q = K(q)s + k_0(q)` and :math:`\dot s = F(q,s)`.  On the phase
+    space :math:`(q, u)`, :math:`u=\dot q_{\rm ind}`, one has :math:`s = K_{\rm ind}^{-1}
+    (u - k_{0,\rm ind})` and
+
+    .. math:: \dot u_j = \sum_i \partial_{q_i}(Ks+k_0)_j\,\dot q_i + \sum_\beta K_{j\beta}
+              F_\beta .
+    """
+    N = system.manifold
+    ind = system.independent_indices
+    u = system.independent_velocities
+    r = len(s)
+    qdot = [compact(sp.Add(*[K[i, b] * s[b] for b in range(r)]) + k0[i]) for i in range(N.dim)]
+    s_of_u = own_velocities_on_phase(system, K, k0, s)
+    out = {}
+    for c, v in zip(N.coords, N.velocities):
+        out[c] = system.dependent_solution.get(v, v)
+    for j, i in enumerate(ind):
+        e = sp.Add(*[sp.diff(qdot[i], N.coords[m]) * qdot[m] for m in range(N.dim)
+                     if qdot[i].has(N.coords[m])])
+        e += sp.Add(*[K[i, b] * sdot[b] for b in range(r)])
+        out[u[j]] = compact(e.xreplace(s_of_u))
+    return out
+
+
+class ReducedDynamics:
+    r"""Second-order equations restricted to the constraint distribution.
+
+    With :math:`\ddot q = T\dot u + p`, :math:`T` the adapted frame (identity rows at the
+    independent indices) and :math:`p` the particular solution of
+    :math:`a_{\rm dep}\,p_{\rm dep} = -\dot c` (derivative of the constraints), the
+    equations :math:`H\ddot q = F + a^{\mathsf T}\lambda` become
+
+    .. math:: (T^{\mathsf T}HT)\,\dot u = T^{\mathsf T}(F - Hp),\qquad
+              a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}.
+
+    Attributes: ``T``, ``pvec``, ``udot`` and the restricted ``H``, ``force``, ``cdot``,
+    ``mass`` (:math:`T^{\mathsf T}HT`), ``rhs``.
+    """
+
+    def __init__(self, system, H, force, cdot, A, what: str, norm=compact):
+        R = system.restricted
+        n, k = H.rows, A.rows
+        self.system, self.A = system, A
+        self.H = H.applyfunc(lambda e: compact(R(e)))
+        self.force = sp.Matrix([norm(R(f)) for f in force])
+        self.cdot = [norm(R(e)) for e in cdot]
+        tangent = system.adapted_frame()[0]
+        self.T = sp.Matrix(n, n - k, lambda i, a: tangent[a].components[i])
+        self.pvec = sp.zeros(n, 1)
+        if k:
+            dep = system.dependent_indices
+            e_dep = solve_linear(A[:, list(dep)], -sp.Matrix(self.cdot), what="constraint minor")
+            for m, j in enumerate(dep):
+                self.pvec[j] = e_dep[m]
+        self.mass = (self.T.T * self.H * self.T).applyfunc(compact)
+        self.rhs = (self.T.T * (self.force - self.H * self.pvec)).applyfunc(norm)
+        self.udot = solve_linear(self.mass, self.rhs, what=what)
+
+    def multipliers(self, qdd) -> list:
+        r"""Multipliers: :math:`a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}`."""
+        if not self.A.rows:
+            return []
+        dep = list(self.system.dependent_indices)
+        resid = self.H * qdd - self.force
+        return list(solve_linear(self.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
+                                 what="constraint minor"))
