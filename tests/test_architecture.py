@@ -127,8 +127,6 @@ PRIVATE_IMPORTS_IN_FLIGHT: set[tuple[str, str, str]] = {
       for n in ("_Algebra", "_Unsupported")},
     ("geomech.mechanics.equations.motion", "geomech.mechanics.equations.common",
      "_no_deferral"),
-    # core/zero.py (owned elsewhere)
-    ("geomech.mechanics.equations.motion", "geomech.core.zero", "_jet_replacement"),
 }
 
 
@@ -235,11 +233,7 @@ def test_the_long_function_check_counts_code_not_docstrings():
 #: modules outside core that still build their own ring / field / DomainMatrix, with the reason
 #: (each is owned by another work item; the engine's constructors are
 #: geomech.core.algebra.polynomial_ring / fraction_field and its linear algebra)
-RING_ALLOW: dict[str, str] = {
-    "geomech.mechanics.models.rigid_body_so_n": "so(n) kernel ring (the rigid-body speed item)",
-    "geomech.mechanics.equations.motion": "exact solve of the mass matrix at a rational point "
-                                          "(implicit equations, numeric evaluation)",
-}
+RING_ALLOW: dict[str, str] = {}
 _RING_NAMES = {"PolyRing", "FracField", "DomainMatrix", "ring", "field", "xring", "xfield",
                "vring", "vfield", "sring", "sfield"}
 

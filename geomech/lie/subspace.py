@@ -22,7 +22,7 @@ from typing import Any
 
 import sympy as sp
 
-from geomech.core.algebra import solve_over_functions
+from geomech.core.algebra import function_rref, solve_over_functions
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -46,8 +46,8 @@ def normalized(e) -> sp.Expr:
 def rref_basis(vectors: Sequence[Sequence], dim: int) -> tuple[tuple[sp.Expr, ...], ...]:
     """Reduced row echelon basis of the span of ``vectors`` (canonical, normalised).
 
-    A minimal adapter: :mod:`geomech.core.algebra` has rank and null space but no reduced
-    echelon form yet, so this is sympy's ``rref`` with the zero policy deciding the pivots.
+    The reduced echelon form over the functions is :func:`geomech.core.algebra.function_rref`
+    (pivots decided by the zero policy).
 
     >>> rref_basis([[2, 4], [1, 2]], 2)
     ((1, 2),)
@@ -56,7 +56,7 @@ def rref_basis(vectors: Sequence[Sequence], dim: int) -> tuple[tuple[sp.Expr, ..
     rows = [list(v) for v in vectors if any(not pol.is_zero(x) for x in v)]
     if not rows:
         return ()
-    red, pivots = sp.Matrix(rows).rref(iszerofunc=pol.is_zero, simplify=False)
+    red, pivots = function_rref(rows)
     return tuple(tuple(normalized(red[i, j]) for j in range(dim)) for i in range(len(pivots)))
 
 

@@ -15,10 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra import rational_solve
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, jet_replacement
 from geomech.mechanics.equations.common import (
     acceleration_symbols,
     compact,
@@ -471,16 +472,12 @@ class ImplicitEquations:
         m = len(self.unknowns)
         exact = dps is None and all(v.is_Rational for v in (*vals, *drift, *P))
         if exact:
-            from sympy.polys.matrices import DomainMatrix
-
-            Q = sp.QQ.from_sympy
-            A = DomainMatrix([[Q(vals[i * m + j]) for j in range(m)] for i in range(m)],
-                             (m, m), sp.QQ)
-            b = DomainMatrix([[Q(vals[m * m + i])] for i in range(m)], (m, 1), sp.QQ)
-            if m and A.rank() < m:
-                raise ValueError(f"the {self.method} mass matrix is singular at the point")
-            z = sp.Matrix([sp.QQ.to_sympy(r[0]) for r in A.lu_solve(b).to_list()]) if m \
-                else sp.zeros(0, 1)
+            try:
+                z = sp.Matrix(m, 1, rational_solve(
+                    [[vals[i * m + j] for j in range(m)] for i in range(m)], vals[m * m:]))
+            except ValueError:
+                raise ValueError(f"the {self.method} mass matrix is singular at the "
+                                 "point") from None
             rates = sp.Matrix(drift) + P * z
             return dict(zip(self.coords, rates))
         import mpmath
@@ -831,9 +828,7 @@ def _dummy_names(z):
 
 def numerically_zero(e: sp.Expr, points: int) -> bool:
     pol = default_policy()
-    from geomech.core.zero import _jet_replacement
-
-    e, _ = _jet_replacement(as_expr(e))
+    e, _ = jet_replacement(as_expr(e))
     syms = sorted(e.free_symbols, key=sp.default_sort_key)
     seen = 0
     for _ in range(4 * points):

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.algebra import polynomial_ring
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -190,13 +191,10 @@ def _quotients(nums: Sequence[sp.Expr], dens: Sequence[sp.Expr]) -> list[sp.Expr
     gives the expanded polynomial.  ``None`` when a coefficient is neither (the caller
     normalises).
     """
-    from sympy.polys.domains import QQ
-    from sympy.polys.rings import ring
-
     gens = set()
     for e in (*nums, *dens):
         gens |= e.free_symbols
-    R, *_ = ring(sorted(gens, key=sp.default_sort_key) or [sp.Dummy()], QQ)
+    R = polynomial_ring(sorted(gens, key=sp.default_sort_key) or [sp.Dummy()])
     out = []
     for P, c in zip(nums, dens):
         c = sp.expand(c)
