@@ -52,7 +52,7 @@ def integral_items(integrals) -> list[tuple[str, object]]:
 
 
 def constraint_monitor(constraints, system, field: VectorField):
-    """Expressions for |f_mu| and its scale, as functions of the phase-space state."""
+    r"""Expressions for :math:`|f_\mu|` and its scale, as functions of the phase-space state."""
     N = getattr(system, "manifold", None)
     if N is None:
         return None
