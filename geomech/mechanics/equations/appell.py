@@ -1,0 +1,110 @@
+r"""The Gibbs–Appell equations :math:`\partial S^*/\partial\dot s_\beta = \Pi_\beta`
+(Appell (1900); Neimark & Fufaev (1972), Ch. III; Borisov & Mamaev (2015), §3).
+
+With :math:`L = T - U`, :math:`U=-L|_{\dot q=0}`, the acceleration energy (up to terms free of
+:math:`\ddot q`) is :math:`S=\tfrac12\ddot q^{\mathsf T}H\ddot q+\ddot q^{\mathsf T}\beta_T`,
+:math:`\beta_{T,i}=\sum_j\partial^2T/\partial\dot q_i\partial q_j\,\dot q_j-\partial T/\partial
+q_i` (Appell's lemma :math:`\partial S/\partial\ddot q = E(T)`).  On the constraint manifold
+:math:`\dot q = K(q)s + k_0(q)`, :math:`\ddot q = K\dot s + \partial_q(Ks+k_0)\dot q`.
+
+>>> import sympy as sp
+>>> import geomech as gm
+>>> from geomech.mechanics.system import NonholonomicSystem
+>>> N = gm.Manifold("N", "x y phi")
+>>> x, y, phi = N.coords; xd, yd, phid = N.velocities
+>>> S = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2, [-xd*sp.sin(phi) + yd*sp.cos(phi)])
+>>> appell_equations(S).agrees_with(S.equations("lagrange_dalembert"))
+True
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from geomech.mechanics.equations.common import acceleration_symbols, compact, solve_linear
+from geomech.mechanics.equations.forms import AppellEquations
+from geomech.mechanics.equations.hamel import quasi_velocity_names, resolve_frame
+from geomech.mechanics.equations.motion import EquationsOfMotion, phase_rhs_from_quasi
+from geomech.mechanics.equations.registry import register_method
+
+__all__ = ["appell_equations", "acceleration_energy"]
+
+
+def _appell_velocities(system, frame, transversal, names) -> tuple:
+    """``(K, k0, s)``: :math:`\\dot q = Ks + k_0` in the velocities ``s`` of ``frame``
+    (default: the independent velocities)."""
+    N = system.manifold
+    n, k = N.dim, system.n_constraints
+    r = n - k
+    if frame is None and transversal is None and names is None:
+        tangent, _ = system.adapted_frame()
+        K = sp.Matrix(n, r, lambda i, a: tangent[a].components[i])
+        return K, list(system.affine_velocity().components), system.independent_velocities
+    tangent, trans, E, Einv, w0, det = resolve_frame(system, frame, transversal)
+    k0 = [compact(sp.Add(*[E[i, r + m] * w0[m] for m in range(k)])) for i in range(n)]
+    return E[:, :r], k0, quasi_velocity_names(names, r, "eta")
+
+
+def acceleration_energy(system) -> tuple:
+    r"""``(S, U)``: Appell's acceleration energy :math:`S = \tfrac12\ddot q^{\mathsf T}H\ddot q
+    + \ddot q^{\mathsf T}\beta_T` (up to :math:`\ddot q`-free terms) in the acceleration
+    symbols, and the potential :math:`U = -L|_{\dot q = 0}`."""
+    N = system.manifold
+    n = N.dim
+    q, vel = N.coords, N.velocities
+    L = system.lagrangian
+    U = -L.xreplace({v: 0 for v in vel})
+    T = L + U
+    H = system.hessian
+    pT = [sp.diff(T, v) for v in vel]
+    betaT = [sp.Add(*[sp.diff(pT[i], q[j]) * vel[j] for j in range(n) if pT[i].has(q[j])])
+             - sp.diff(T, q[i]) for i in range(n)]
+    acc = acceleration_symbols(vel)
+    S = (sp.Rational(1, 2) * sp.Add(*[H[i, j] * acc[i] * acc[j] for i in range(n)
+                                      for j in range(n) if H[i, j] != 0])
+         + sp.Add(*[acc[i] * betaT[i] for i in range(n)]))
+    return S, U
+
+
+@register_method("appell")
+def appell_equations(system, frame=None, transversal=None, names=None,
+                     **options) -> EquationsOfMotion:
+    r"""Gibbs–Appell equations :math:`\partial S^*/\partial\dot s_\beta = \Pi_\beta`.
+
+    :math:`S^*` is :func:`acceleration_energy` with :math:`\dot q = K(q)s + k_0(q)`,
+    :math:`\ddot q = K\dot s + \partial_q(Ks+k_0)\dot q` substituted and
+    :math:`\Pi_\beta = \sum_iK_{i\beta}(Q_i-\partial U/\partial q_i)`.  The velocities
+    :math:`s` are those of ``frame`` (default: the independent velocities).
+    """
+    if options:
+        raise TypeError(f"appell got unknown options {sorted(options)}")
+    N = system.manifold
+    n = N.dim
+    q, vel = N.coords, N.velocities
+    K, k0, s = _appell_velocities(system, frame, transversal, names)
+    r = len(s)
+    S, U = acceleration_energy(system)
+    acc = acceleration_symbols(vel)
+    sd = acceleration_symbols(s)
+    qdot = [compact(sp.Add(*[K[i, a] * s[a] for a in range(r)]) + k0[i]) for i in range(n)]
+    qdd = [sp.Add(*[K[i, a] * sd[a] for a in range(r)])
+           + sp.Add(*[sp.diff(qdot[i], q[j]) * qdot[j] for j in range(n) if qdot[i].has(q[j])])
+           for i in range(n)]
+    Sstar = S.xreplace({**dict(zip(vel, qdot)), **dict(zip(acc, qdd))})
+    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+    force = [Q[i] - sp.diff(U, q[i]) for i in range(n)]
+    Pi = [compact(sp.Add(*[K[i, a] * force[i] for i in range(n)]).xreplace(
+        dict(zip(vel, qdot)))) for a in range(r)]
+    grad = [sp.expand(sp.diff(Sstar, x)) for x in sd]
+    Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(grad[a], sd[b])))
+    free = [compact(g.xreplace({x: 0 for x in sd})) for g in grad]
+    sdot = solve_linear(Mass, sp.Matrix([Pi[a] - free[a] for a in range(r)]),
+                        what="Appell mass matrix d2S*/dsdot2")
+    equations = [sp.Eq(sp.Add(*[Mass[a, b] * sd[b] for b in range(r)]) + free[a], Pi[a])
+                 for a in range(r)]
+    phase = phase_rhs_from_quasi(system, K, k0, s, list(sdot))
+    form_rhs = {**dict(zip(q, qdot)), **dict(zip(s, sdot))}
+    return AppellEquations(system, "appell", equations, phase, multipliers=None,
+                           variables={}, form_rhs=form_rhs,
+                           data={"acceleration_energy": S, "quasi_velocities": tuple(s),
+                                 "mass_matrix": Mass})
