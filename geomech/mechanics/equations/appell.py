@@ -66,6 +66,37 @@ def acceleration_energy(system) -> tuple:
     return S, U
 
 
+def _appell_gradient(system, K, k0, s) -> tuple:
+    r"""``(Mass, free, Pi, qdot)`` of :math:`\partial S^*/\partial\dot s = \text{Mass}\,\dot s
+    + \text{free} = \Pi`, by the chain rule :math:`\partial S^*/\partial\dot s_\beta =
+    \sum_iK_{i\beta}\,(\partial S/\partial\ddot q_i)^*` and Appell's lemma
+    :math:`\partial S/\partial\ddot q = H\ddot q + \beta_T` (no expansion of :math:`S^*`)."""
+    N = system.manifold
+    n, r = N.dim, len(s)
+    q, vel = N.coords, N.velocities
+    L = system.lagrangian
+    U = -L.xreplace({v: 0 for v in vel})
+    T = L + U
+    qdot = [compact(sp.Add(*[K[i, a] * s[a] for a in range(r)]) + k0[i]) for i in range(n)]
+    on = dict(zip(vel, qdot))
+    H = system.hessian.xreplace(on)
+    pT = [sp.diff(T, v) for v in vel]
+    betaT = [(sp.Add(*[sp.diff(pT[i], q[j]) * vel[j] for j in range(n) if pT[i].has(q[j])])
+              - sp.diff(T, q[i])).xreplace(on) for i in range(n)]
+    acc = [sp.Add(*[sp.diff(qdot[i], q[j]) * qdot[j] for j in range(n) if qdot[i].has(q[j])])
+           for i in range(n)]                         # qdd at sdot = 0
+    HK = H * K
+    Mass = sp.Matrix(r, r, lambda a, b: compact(sp.Add(*[K[i, a] * HK[i, b]
+                                                          for i in range(n)])))
+    force0 = [sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + betaT[i] for i in range(n)]
+    free = [compact(sp.Add(*[K[i, a] * force0[i] for i in range(n)])) for a in range(r)]
+    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+    force = [Q[i] - sp.diff(U, q[i]) for i in range(n)]
+    Pi = [compact(sp.Add(*[K[i, a] * force[i] for i in range(n)]).xreplace(on))
+          for a in range(r)]
+    return Mass, free, Pi, qdot
+
+
 @register_method("appell")
 def appell_equations(system, frame=None, transversal=None, names=None,
                      **options) -> EquationsOfMotion:
@@ -73,38 +104,25 @@ def appell_equations(system, frame=None, transversal=None, names=None,
 
     :math:`S^*` is :func:`acceleration_energy` with :math:`\dot q = K(q)s + k_0(q)`,
     :math:`\ddot q = K\dot s + \partial_q(Ks+k_0)\dot q` substituted and
-    :math:`\Pi_\beta = \sum_iK_{i\beta}(Q_i-\partial U/\partial q_i)`.  The velocities
+    :math:`\Pi_\beta = \sum_iK_{i\beta}(Q_i-\partial U/\partial q_i)`; its gradient is taken
+    by the chain rule (:math:`\partial\ddot q/\partial\dot s = K`).  The velocities
     :math:`s` are those of ``frame`` (default: the independent velocities).
     """
     if options:
         raise TypeError(f"appell got unknown options {sorted(options)}")
-    N = system.manifold
-    n = N.dim
-    q, vel = N.coords, N.velocities
+    q = system.manifold.coords
     K, k0, s = _appell_velocities(system, frame, transversal, names)
     r = len(s)
-    S, U = acceleration_energy(system)
-    acc = acceleration_symbols(vel)
     sd = acceleration_symbols(s)
-    qdot = [compact(sp.Add(*[K[i, a] * s[a] for a in range(r)]) + k0[i]) for i in range(n)]
-    qdd = [sp.Add(*[K[i, a] * sd[a] for a in range(r)])
-           + sp.Add(*[sp.diff(qdot[i], q[j]) * qdot[j] for j in range(n) if qdot[i].has(q[j])])
-           for i in range(n)]
-    Sstar = S.xreplace({**dict(zip(vel, qdot)), **dict(zip(acc, qdd))})
-    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
-    force = [Q[i] - sp.diff(U, q[i]) for i in range(n)]
-    Pi = [compact(sp.Add(*[K[i, a] * force[i] for i in range(n)]).xreplace(
-        dict(zip(vel, qdot)))) for a in range(r)]
-    grad = [sp.expand(sp.diff(Sstar, x)) for x in sd]
-    Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(grad[a], sd[b])))
-    free = [compact(g.xreplace({x: 0 for x in sd})) for g in grad]
+    Mass, free, Pi, qdot = _appell_gradient(system, K, k0, s)
     sdot = solve_linear(Mass, sp.Matrix([Pi[a] - free[a] for a in range(r)]),
                         what="Appell mass matrix d2S*/dsdot2")
     equations = [sp.Eq(sp.Add(*[Mass[a, b] * sd[b] for b in range(r)]) + free[a], Pi[a])
                  for a in range(r)]
     phase = phase_rhs_from_quasi(system, K, k0, s, list(sdot))
     form_rhs = {**dict(zip(q, qdot)), **dict(zip(s, sdot))}
-    return AppellEquations(system, "appell", equations, phase, multipliers=None,
-                           variables={}, form_rhs=form_rhs,
-                           data={"acceleration_energy": S, "quasi_velocities": tuple(s),
-                                 "mass_matrix": Mass})
+    eq = AppellEquations(system, "appell", equations, phase, multipliers=None, variables={},
+                         form_rhs=form_rhs,
+                         data={"quasi_velocities": tuple(s), "mass_matrix": Mass})
+    eq._lazy_data["acceleration_energy"] = lambda: acceleration_energy(system)[0]
+    return eq

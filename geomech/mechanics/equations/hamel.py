@@ -40,6 +40,11 @@ from geomech.core.algebra import RingCalculus, UnsupportedExpression, policy_alg
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import bracket_via_graph, compact, solve_linear
+from geomech.mechanics.equations.heavy import (
+    RadicalCalculus,
+    coframe_structure_functions,
+    has_radicals,
+)
 
 __all__ = ["resolve_frame", "frame_inverse", "quasi_velocity_names", "frame_coefficients",
            "HamelTerms", "hamel_terms", "structure_functions"]
@@ -239,13 +244,18 @@ class HamelTerms(NamedTuple):
 def _lagrangian_derivatives(Lt, xi, q, w, w0, affine: bool):
     """``(rc, Pn, P, dLq)``: :math:`\\partial\\tilde L/\\partial\\xi` and
     :math:`\\partial\\tilde L/\\partial q` at :math:`w = w_0`, in the ring of
-    :class:`RingCalculus` (``rc``, ``Pn`` its fractions) when possible, else by sympy."""
+    :class:`RingCalculus` or, with square roots, of
+    :class:`~geomech.mechanics.equations.heavy.RadicalCalculus` (``rc``, ``Pn`` its
+    fractions) when possible, else by sympy."""
     if not affine:
-        try:
-            rc = RingCalculus([Lt])
-            Ln = rc.frac(Lt)
-        except UnsupportedExpression:
-            rc = None
+        rc = None
+        for calculus in (RingCalculus, RadicalCalculus):
+            try:
+                rc = calculus([Lt])
+                Ln = rc.frac(Lt)
+                break
+            except UnsupportedExpression:
+                rc = None
         if rc is not None:      # w0 = 0: restrict by setting w = 0
             Pn = [rc.at_zero(rc.diff(Ln, s), w) for s in xi]
             dLq = [rc.expr(rc.at_zero(rc.diff(Ln, qi), w)) for qi in q]
@@ -258,7 +268,22 @@ def _lagrangian_derivatives(Lt, xi, q, w, w0, affine: bool):
 
 def structure_functions(tangent, frame_fields, Einv, r: int, others) -> dict:
     r"""``{(alpha, b): [c^1..c^n]}``: :math:`[v_\alpha, e_b] = c^a_{\alpha b}e_a` from the
-    bracket graph (antisymmetry reused among the tangent fields)."""
+    bracket graph (antisymmetry reused among the tangent fields); for frames with square
+    roots (rolling ellipsoid) from the coframe by Cartan's formula
+    (:func:`~geomech.mechanics.equations.heavy.coframe_structure_functions`), which needs no
+    normalisation of bracket expressions."""
+    if has_radicals([*Einv, *(c for X in frame_fields for c in X.components)]):
+        pairs = [(al, b) for al in range(r) for b in others if b > al or b >= r]
+        try:
+            out = coframe_structure_functions(frame_fields, Einv,
+                                              frame_fields[0].manifold.coords, pairs)
+        except UnsupportedExpression:
+            out = None
+        if out is not None:
+            for al in range(r):
+                for b in range(al):
+                    out[(al, b)] = [-c for c in out[(b, al)]]
+            return out
     structure: dict = {}
     for al in range(r):
         for b in others:

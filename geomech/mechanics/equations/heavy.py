@@ -1,0 +1,165 @@
+r"""Heavy bodies: exact derivatives with square roots, and structure functions from a coframe.
+
+The rolling ellipsoid (Borisov & Mamaev (2015), §4.3) has the support function
+:math:`\sqrt{(\gamma, B\gamma)}` in its constraints and Lagrangian; generic rational
+normalisation of expressions built from it swells.  This module keeps such radicals as ring
+generators :math:`\rho` with :math:`\rho^2 = b` (:class:`~geomech.core.algebra.RationalAlgebra`)
+and differentiates in that ring,
+
+.. math:: \partial_x\rho = \frac{\partial_x b}{2\rho} = \frac{\rho\,\partial_x b}{2b},
+
+(:class:`RadicalCalculus`).  The structure functions of an adapted frame
+:math:`(e_a)` with coframe :math:`(\theta^a)` (rows of :math:`E^{-1}`) follow from Cartan's
+formula :math:`\theta^a([X, Y]) = -d\theta^a(X, Y)` for constant :math:`\theta^a(e_b)`
+(Kobayashi & Nomizu (1963), Prop. I.3.11):
+
+.. math:: c^a_{\alpha b} = -\sum_{i<j}\big(\partial_i\theta^a_j - \partial_j\theta^a_i\big)
+          \big(v_\alpha^ie_b^j - v_\alpha^je_b^i\big)
+
+(:func:`coframe_structure_functions`), with no bracket expression to normalise.
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x", real=True)
+>>> rc = RadicalCalculus([sp.sqrt(1 + x**2)])
+>>> rc.expr(rc.diff(rc.frac(sp.sqrt(1 + x**2)), x))
+x/sqrt(x**2 + 1)
+>>> has_radicals([x, sp.sqrt(1 + x**2)])
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import sympy as sp
+
+from geomech.core.algebra import UnsupportedExpression, compact, policy_algebra
+
+__all__ = ["RadicalCalculus", "has_radicals", "coframe_structure_functions"]
+
+
+def has_radicals(exprs: Iterable) -> bool:
+    """Whether any of ``exprs`` contains a power with a non-integer rational exponent (a
+    square root, e.g. of a support function).
+
+    >>> t = sp.Symbol("t")
+    >>> has_radicals([sp.sin(t), 1/t]), has_radicals([t**sp.Rational(3, 2)])
+    (False, True)
+    """
+    return any(p.exp.is_Rational and not p.exp.is_Integer
+               for e in exprs if isinstance(e, sp.Basic) for p in e.atoms(sp.Pow))
+
+
+class RadicalCalculus:
+    r"""Derivatives of fractions in the ring of a
+    :class:`~geomech.core.algebra.RationalAlgebra` with square-root generators
+    :math:`\rho_k`, :math:`\rho_k^2 = b_k`: trigonometric generators by
+    :math:`\partial_s\sin s = \cos s`, roots by :math:`\partial_x\rho = \rho\,\partial_xb/(2b)`
+    (the radicands must be free of roots), fractions by the quotient rule.  Raises
+    :class:`~geomech.core.algebra.UnsupportedExpression` for free functions or nested roots.
+
+    >>> t = sp.Symbol("t", real=True)
+    >>> e = 1/sp.sqrt(2 + sp.cos(t))
+    >>> rc = RadicalCalculus([e])
+    >>> rc.expr(rc.diff(rc.frac(e), t))
+    sqrt(cos(t) + 2)*sin(t)/(2*cos(t)**2 + 8*cos(t) + 8)
+    """
+
+    def __init__(self, exprs):
+        self.alg = policy_algebra(list(exprs))
+        if self.alg.opaque:             # free functions: their derivatives are not in the ring
+            raise UnsupportedExpression("free functions")
+        self.R = self.alg.ring
+        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
+        G = self.R.gens
+        self.roots = [(G[i], b) for i, b in self.alg.sqrt_rel]
+        for _, b in self.roots:
+            if any(b.degree(g) > 0 for g, _ in self.roots):
+                raise UnsupportedExpression("nested square roots")
+
+    def frac(self, e) -> tuple:
+        """``(n, d)``: ``e`` as a fraction of ring elements."""
+        return self.alg.frac(e)
+
+    def _d_plain(self, p, x):
+        """Derivative through the symbol and trigonometric generators (roots fixed)."""
+        R, idx = self.R, self.idx
+        out = R.zero
+        if x in idx:
+            out += p.diff(R.gens[idx[x]])
+        a = self.alg.base.get(x)
+        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
+            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
+            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
+        return out
+
+    def _d(self, p, x) -> tuple:
+        """``(n, d)``: the derivative of the ring element ``p`` as a fraction."""
+        n, d = self._d_plain(p, x), self.R.one
+        for rho, b in self.roots:
+            dp = p.diff(rho)
+            if not dp:
+                continue
+            db = self._d_plain(b, x)
+            if not db:
+                continue
+            # n/d + dp * rho * db / (2 b)
+            n, d = n * 2 * b + d * dp * rho * db, d * 2 * b
+        return self.alg.reduce(n), d
+
+    def diff(self, nd: tuple, x) -> tuple:
+        """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
+        n, d = nd
+        dn, en = self._d(n, x)
+        if d.is_ground:
+            return dn, en * d
+        dd, ed = self._d(d, x)
+        # (dn/en * d - n * dd/ed) / d^2
+        return self.alg.reduce(dn * ed * d - n * dd * en), en * ed * d * d
+
+    def at_zero(self, nd: tuple, syms) -> tuple:
+        """The fraction with the generators ``syms`` set to zero."""
+        n, d = nd
+        for s in syms:
+            if s in self.idx:
+                g = self.R.gens[self.idx[s]]
+                n, d = n.subs(g, 0), d.subs(g, 0)
+        return n, d
+
+    def expr(self, nd: tuple) -> sp.Expr:
+        """The reduced, cancelled sympy form of the fraction."""
+        return self.alg.quotient(*nd)
+
+
+def coframe_structure_functions(frame: Sequence, Einv: sp.Matrix, coords: Sequence,
+                                pairs: Iterable[tuple[int, int]]) -> dict:
+    r"""``{(alpha, b): [c^1..c^n]}`` with :math:`[e_\alpha, e_b] = c^a_{\alpha b}e_a` for the
+    frame ``frame`` (its coframe the rows of ``Einv``), by Cartan's formula (module
+    docstring), derivatives in :class:`RadicalCalculus`.
+
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> M = sp.Matrix([[1, 0], [y, 1]])                      # e_1 = d_x + y d_y, e_2 = d_y
+    >>> X = [type("F", (), {"components": tuple(M[:, j])})() for j in range(2)]
+    >>> coframe_structure_functions(X, M.inv(), (x, y), [(0, 1)])[(0, 1)]
+    [0, -1]
+    """
+    n = len(coords)
+    comps = [list(X.components) for X in frame]
+    rc = RadicalCalculus([*Einv, *(c for cs in comps for c in cs)])
+    fr = [[rc.frac(Einv[a, j]) for j in range(n)] for a in range(n)]
+    live = [i for i, q in enumerate(coords)
+            if any(Einv[a, j].has(q) for a in range(n) for j in range(n))]
+    dtheta = []                         # dtheta[a][(i, j)] = d_i theta_j - d_j theta_i
+    for a in range(n):
+        part = {(i, j): rc.expr(rc.diff(fr[a][j], coords[i])) for i in live for j in range(n)
+                if Einv[a, j].has(coords[i])}
+        dtheta.append({(i, j): part.get((i, j), 0) - part.get((j, i), 0)
+                       for i in range(n) for j in range(i + 1, n)
+                       if (i, j) in part or (j, i) in part})
+    out = {}
+    for al, b in pairs:
+        X, Y = comps[al], comps[b]
+        out[(al, b)] = [compact(-sp.Add(*[w * (X[i] * Y[j] - X[j] * Y[i])
+                                          for (i, j), w in dtheta[a].items()]))
+                        for a in range(n)]
+    return out
