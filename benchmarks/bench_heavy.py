@@ -1,0 +1,98 @@
+"""Heavy bodies: every form of the equations of motion of the rolling ellipsoid and of the
+convex body on a plane, symbolic parameters (issue 13, item 5 "Heavy bodies").
+
+One row per (body, form): ``S.equations(form)`` for every registered form (the vakonomic form
+too), ``S.compact_equations(frame="natural")`` (body angular velocity) and, for Prop. 7,
+``S.pseudo_hamiltonian()`` and ``.satisfies_jacobi()``.  Columns: CPU seconds
+(``time.process_time`` in a child process: the machine is shared, wall clock is inflated;
+the child is stopped after the cap) and :func:`geomech.core.opcount.count_ops` of the result
+(the explicit right-hand sides ``eq.rhs`` on the phase space; for the compact equations the
+abbreviated form).  Target: < 60 s per form, < 30 s for Prop. 7.
+
+Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2]``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+import time
+
+try:
+    from benchmarks._common import table
+except ImportError:
+    from _common import table
+
+BODIES = ("ellipsoid", "convex_body_on_plane")
+
+
+def _arg(flag: str, default: str) -> str:
+    return sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv else default
+
+
+def _rhs_ops(eq) -> int:
+    from geomech.core.opcount import count_ops
+
+    return sum(count_ops(e) for e in eq.rhs.values())
+
+
+def _run(name: str, what: str):
+    """``(CPU seconds, operation count, note)`` of one row (in the child process)."""
+    import geomech as gm
+
+    S = gm.examples.get(name)
+    t0 = time.process_time()
+    if what == "compact (natural)":
+        ce = S.compact_equations(frame="natural")
+        return time.process_time() - t0, ce.count_ops(), ce.solver
+    if what == "pseudo_hamiltonian + jacobi":
+        ph = S.pseudo_hamiltonian()
+        ok = ph.satisfies_jacobi()
+        return time.process_time() - t0, None, f"jacobi={ok}"
+    eq = S.equations(what)
+    ops = _rhs_ops(eq)
+    return time.process_time() - t0, ops, ""
+
+
+def _child(q, name, what):
+    try:
+        q.put(_run(name, what))
+    except Exception as exc:  # noqa: BLE001 - reported in the table
+        q.put((None, None, f"{type(exc).__name__}: {str(exc)[:60]}"))
+
+
+def capped(name: str, what: str, cap: float):
+    """The row in a child process; ``(None, None, "> cap")`` when the wall time exceeds a
+    generous multiple of the CPU cap (the machine is shared)."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(q, name, what))
+    p.start()
+    p.join(cap * 4)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None, None, f"> {cap:g} s (stopped)"
+    return q.get() if not q.empty() else (None, None, "crashed")
+
+
+def main() -> None:
+    from geomech.mechanics.equations import registered_methods
+
+    cap = float(_arg("--cap", "120"))
+    bodies = [a for a in sys.argv[1:] if a in BODIES] or list(BODIES)
+    forms = _arg("--forms", ",".join(registered_methods())).split(",")
+    rows_what = [*forms, "compact (natural)", "pseudo_hamiltonian + jacobi"]
+    rows = []
+    for name in bodies:
+        for what in rows_what:
+            cpu, ops, note = capped(name, what, cap)
+            rows.append([name, what, "-" if cpu is None else f"{cpu:.1f}",
+                         "-" if ops is None else str(ops), note])
+            print(*rows[-1], sep=" | ", flush=True)
+    table("Heavy bodies, symbolic parameters (CPU s, count_ops of the result)",
+          ["body", "form", "CPU s", "count_ops", "note"], rows)
+
+
+if __name__ == "__main__":
+    main()
