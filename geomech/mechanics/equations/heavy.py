@@ -134,17 +134,17 @@ class RadicalCalculus:
 def coframe_structure_functions(frame: Sequence, Einv: sp.Matrix, coords: Sequence,
                                 pairs: Iterable[tuple[int, int]]) -> dict:
     r"""``{(alpha, b): [c^1..c^n]}`` with :math:`[e_\alpha, e_b] = c^a_{\alpha b}e_a` for the
-    frame ``frame`` (its coframe the rows of ``Einv``), by Cartan's formula (module
-    docstring), derivatives in :class:`RadicalCalculus`.
+    frame ``frame`` (vector fields or component sequences; its coframe the rows of
+    ``Einv``), by Cartan's formula (module docstring), derivatives in
+    :class:`RadicalCalculus`.
 
     >>> x, y = sp.symbols("x y", real=True)
     >>> M = sp.Matrix([[1, 0], [y, 1]])                      # e_1 = d_x + y d_y, e_2 = d_y
-    >>> X = [type("F", (), {"components": tuple(M[:, j])})() for j in range(2)]
-    >>> coframe_structure_functions(X, M.inv(), (x, y), [(0, 1)])[(0, 1)]
+    >>> coframe_structure_functions([M[:, 0], M[:, 1]], M.inv(), (x, y), [(0, 1)])[(0, 1)]
     [0, -1]
     """
     n = len(coords)
-    comps = [list(X.components) for X in frame]
+    comps = [list(getattr(X, "components", X)) for X in frame]
     rc = RadicalCalculus([*Einv, *(c for cs in comps for c in cs)])
     fr = [[rc.frac(Einv[a, j]) for j in range(n)] for a in range(n)]
     live = [i for i, q in enumerate(coords)
