@@ -41,7 +41,7 @@ from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import bracket_via_graph, compact, solve_linear
 from geomech.mechanics.equations.heavy import (
-    RadicalCalculus,
+    FactoredCalculus,
     coframe_structure_functions,
     has_radicals,
 )
@@ -245,11 +245,11 @@ def _lagrangian_derivatives(Lt, xi, q, w, w0, affine: bool):
     """``(rc, Pn, P, dLq)``: :math:`\\partial\\tilde L/\\partial\\xi` and
     :math:`\\partial\\tilde L/\\partial q` at :math:`w = w_0`, in the ring of
     :class:`RingCalculus` or, with square roots, of
-    :class:`~geomech.mechanics.equations.heavy.RadicalCalculus` (``rc``, ``Pn`` its
+    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (``rc``, ``Pn`` its
     fractions) when possible, else by sympy."""
     if not affine:
         rc = None
-        for calculus in (RingCalculus, RadicalCalculus):
+        for calculus in (RingCalculus, FactoredCalculus):
             try:
                 rc = calculus([Lt])
                 Ln = rc.frac(Lt)

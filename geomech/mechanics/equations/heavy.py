@@ -35,7 +35,7 @@ import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression, compact, policy_algebra
 
-__all__ = ["RadicalCalculus", "has_radicals", "coframe_structure_functions"]
+__all__ = ["RadicalCalculus", "FactoredCalculus", "has_radicals", "coframe_structure_functions"]
 
 
 def has_radicals(exprs: Iterable) -> bool:
@@ -62,7 +62,7 @@ class RadicalCalculus:
     >>> e = 1/sp.sqrt(2 + sp.cos(t))
     >>> rc = RadicalCalculus([e])
     >>> rc.expr(rc.diff(rc.frac(e), t))
-    sqrt(cos(t) + 2)*sin(t)/(2*cos(t)**2 + 8*cos(t) + 8)
+    sin(t)/(2*(cos(t) + 2)**(3/2))
     """
 
     def __init__(self, exprs):
@@ -107,15 +107,35 @@ class RadicalCalculus:
             n, d = n * 2 * b + d * dp * rho * db, d * 2 * b
         return self.alg.reduce(n), d
 
+    def cancel(self, nd: tuple) -> tuple:
+        """The fraction reduced modulo the relations and cancelled by the gcd."""
+        n, d = self.alg.reduce(nd[0]), nd[1]
+        if not n:
+            return n, self.R.one
+        if d.is_ground:
+            return n, d
+        return n.cancel(d)
+
+    def add(self, x: tuple, y: tuple) -> tuple:
+        """The sum of two fractions (over the lcm of the denominators), cancelled."""
+        if not y[0]:
+            return x
+        if not x[0]:
+            return y
+        if x[1] == y[1]:
+            return self.cancel((x[0] + y[0], x[1]))
+        m = x[1].lcm(y[1])
+        return self.cancel((x[0] * m.exquo(x[1]) + y[0] * m.exquo(y[1]), m))
+
     def diff(self, nd: tuple, x) -> tuple:
         """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
         n, d = nd
         dn, en = self._d(n, x)
         if d.is_ground:
-            return dn, en * d
+            return self.cancel((dn, en * d))
         dd, ed = self._d(d, x)
         # (dn/en * d - n * dd/ed) / d^2
-        return self.alg.reduce(dn * ed * d - n * dd * en), en * ed * d * d
+        return self.cancel((dn * ed * d - n * dd * en, en * ed * d * d))
 
     def at_zero(self, nd: tuple, syms) -> tuple:
         """The fraction with the generators ``syms`` set to zero."""
@@ -129,6 +149,128 @@ class RadicalCalculus:
     def expr(self, nd: tuple) -> sp.Expr:
         """The reduced, cancelled sympy form of the fraction."""
         return self.alg.quotient(*nd)
+
+
+class FactoredCalculus(RadicalCalculus):
+    r""":class:`RadicalCalculus` with denominators kept as products of known factors
+    :math:`\prod_i f_i^{e_i}` (the factors of the denominators of the given expressions and
+    the radicands): sums and derivatives need no polynomial gcd,
+
+    .. math:: \partial_x\frac{n}{\prod f_i^{e_i}} = \frac{\partial_xn\,\prod_{S}f_j
+              - n\sum_{i\in S}e_i\,\partial_xf_i\prod_{S\setminus i}f_j}
+              {\prod f_i^{e_i}\prod_{S}f_j},
+
+    and the fraction is cancelled once, when written out (:meth:`expr`).  A fraction is
+    ``(n, e)``: the numerator and the exponents of the factors.
+
+    >>> t = sp.Symbol("t", real=True)
+    >>> e = t/sp.sqrt(2 + sp.cos(t))
+    >>> fc = FactoredCalculus([e])
+    >>> from geomech.core.zero import default_policy
+    >>> default_policy().is_zero(fc.expr(fc.diff(fc.diff(fc.frac(e), t), t)) - sp.diff(e, t, 2))
+    True
+    """
+
+    def __init__(self, exprs):
+        exprs = list(exprs)
+        super().__init__(exprs)
+        factors: list = [b for _, b in self.roots]
+        rhos = {rho for rho, _ in self.roots}
+        for e in exprs:
+            _, d = self.alg.frac(e)
+            if not d.is_ground:
+                for f, _ in d.factor_list()[1]:
+                    if f in rhos or -f in rhos:
+                        continue        # 1/rho = rho/b: the radicand is a factor already
+                    if any(f.degree(rho) > 0 for rho in rhos):
+                        raise UnsupportedExpression("a square root inside a denominator")
+                    if f not in factors and -f not in factors:
+                        factors.append(f)
+        self.factors = factors
+        self._root_factor = {rho: factors.index(b) for rho, b in self.roots}
+
+    def frac(self, e) -> tuple:
+        """``(n, e)``: ``e`` as a numerator over a product of the known factors."""
+        n, d = self.alg.frac(e)
+        exps = [0] * len(self.factors)
+        c, fl = d.factor_list()
+        for f, k in fl:
+            rho = next((r for r, _ in self.roots if f == r or f == -r), None)
+            if rho is not None:         # n / rho^k = n rho^k / b^k
+                n = n * rho**k * (-1 if f != rho and k % 2 else 1)
+                exps[self._root_factor[rho]] += k
+                continue
+            i = self._index(f)
+            if i is None:
+                raise UnsupportedExpression("a denominator outside the known factors")
+            if f not in self.factors:
+                c = -c if k % 2 else c
+            exps[i] += k
+        return self.alg.reduce(n * self.R.ground_new(1 / self.R.domain.convert(c))), \
+            tuple(exps)
+
+    def _index(self, f):
+        for i, g in enumerate(self.factors):
+            if f == g or f == -g:
+                return i
+        return None
+
+    def _den(self, exps) -> object:
+        out = self.R.one
+        for f, k in zip(self.factors, exps):
+            if k:
+                out *= f**k
+        return out
+
+    def add(self, x: tuple, y: tuple) -> tuple:
+        """Sum over the product of the larger exponents (no gcd)."""
+        if not y[0]:
+            return x
+        if not x[0]:
+            return y
+        e = tuple(max(a, b) for a, b in zip(x[1], y[1]))
+        nx = x[0] * self._den([a - b for a, b in zip(e, x[1])])
+        ny = y[0] * self._den([a - b for a, b in zip(e, y[1])])
+        return self.alg.reduce(nx + ny), e
+
+    def diff(self, nd: tuple, x) -> tuple:
+        """Derivative of ``(n, e)`` with respect to the symbol ``x`` (formula above)."""
+        n, e = nd
+        terms = []                     # (numerator, index of the extra factor or None)
+        plain = self._d_plain(n, x)
+        if plain:
+            terms.append((plain, None))
+        for rho, b in self.roots:      # d rho = rho * db / (2 b)
+            dp = n.diff(rho)
+            db = self._d_plain(b, x) if dp else None
+            if db:
+                terms.append((dp * rho * db * self.R.domain.convert(sp.QQ(1, 2)),
+                              self._root_factor[rho]))
+        for i, k in enumerate(e):      # d f^-k = -k f' / f * f^-k
+            if k:
+                df = self._d_plain(self.factors[i], x)
+                if df:
+                    terms.append((-k * n * df, i))
+        extra = sorted({i for _, i in terms if i is not None})
+        out = self.R.zero
+        for t, i in terms:
+            out += t * self._den([1 if j in extra and j != i else 0
+                                  for j in range(len(self.factors))])
+        exps = tuple(k + (1 if j in extra else 0) for j, k in enumerate(e))
+        return self.alg.reduce(out), exps
+
+    def at_zero(self, nd: tuple, syms) -> tuple:
+        """The fraction with the generators ``syms`` set to zero (the factors must be free
+        of them)."""
+        n, e = nd
+        for s in syms:
+            if s in self.idx:
+                n = n.subs(self.R.gens[self.idx[s]], 0)
+        return n, e
+
+    def expr(self, nd: tuple) -> sp.Expr:
+        """The reduced, cancelled sympy form."""
+        return self.alg.quotient(nd[0], self._den(nd[1]))
 
 
 def coframe_structure_functions(frame: Sequence, Einv: sp.Matrix, coords: Sequence,

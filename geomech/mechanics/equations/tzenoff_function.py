@@ -54,9 +54,11 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression, policy_algebra
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import compact
+from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 from geomech.mechanics.equations.jets import JetSpace, derivative_symbols, total_derivative
 
 __all__ = [
@@ -80,6 +82,11 @@ def collect_monomials(expr: sp.Expr, gens: Sequence[sp.Symbol], normalize=None) 
     >>> collect_monomials(x*(sp.sin(a)**2 + sp.cos(a)**2) + x*y*a - x*y*(a - 1), [x, y])
     x*y + x
     """
+    if normalize is None and has_radicals([expr]):
+        try:
+            return _collect_in_ring(expr, gens)
+        except UnsupportedExpression:
+            pass
     normalize = compact if normalize is None else normalize
     gens = set(gens)
     coeffs: dict = {}
@@ -93,6 +100,29 @@ def collect_monomials(expr: sp.Expr, gens: Sequence[sp.Symbol], normalize=None) 
     for key, c in coeffs.items():
         out += normalize(c) * key
     return out
+
+
+def _collect_in_ring(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> sp.Expr:
+    """:func:`collect_monomials` for expressions with square roots: one common denominator
+    in the ring of :class:`~geomech.core.algebra.RationalAlgebra` (no expansion of the
+    coefficients), the numerator split by the monomials in ``gens``, each coefficient
+    reduced and cancelled."""
+    alg = policy_algebra([expr])
+    R = alg.ring
+    n, d = alg.fraction(expr, gcd=False)
+    idx = [R.symbols.index(g) for g in gens if g in R.symbols]
+    if any(d.degree(R.gens[i]) > 0 for i in idx):
+        raise UnsupportedExpression("the generators occur in the denominator")
+    groups: dict = {}
+    for m, c in alg.reduce(n).items():
+        key = tuple(m[i] for i in idx)
+        rest = list(m)
+        for i in idx:
+            rest[i] = 0
+        groups.setdefault(key, {})[tuple(rest)] = c
+    syms = [R.symbols[i] for i in idx]
+    return sp.Add(*[alg.quotient(R.from_dict(c), d) * sp.Mul(*[g**k for g, k in zip(syms, key)])
+                    for key, c in groups.items()])
 
 
 def _check_jets(jets: JetSpace, order: int) -> None:
@@ -154,11 +184,14 @@ def _quadratic_part(expr: sp.Expr, xs: Sequence[sp.Symbol]) -> sp.Expr:
     :math:`h = \nabla^2 e`."""
     zero = dict.fromkeys(xs, 0)
     grads = [sp.diff(expr, x) for x in xs]
+    # coefficients with square roots (rolling ellipsoid) are normalised in the ring: sympy's
+    # expansion of them swells
+    norm = compact if has_radicals([expr]) else sp.expand
     out = sp.S.Zero
     for i, (x, gi) in enumerate(zip(xs, grads)):
-        out += sp.expand(gi.xreplace(zero)) * x
+        out += norm(gi.xreplace(zero)) * x
         for j in range(i, len(xs)):
-            hij = sp.expand(sp.diff(gi, xs[j]))
+            hij = norm(sp.diff(gi, xs[j]))
             if hij != 0:
                 out += (hij / 2 if i == j else hij) * x * xs[j]
     return out
@@ -256,6 +289,44 @@ class QuasiVelocityK:
         return solve_linear_accelerations(self.equations, self.omegadot, policy)
 
 
+def _ring_R_gradient(T: sp.Expr, jets: JetSpace):
+    r"""``(g, h)`` with :math:`\partial R/\partial\ddot q_i = g_i + \sum_jh_{ij}\ddot q_j`
+    for Tzenoff's truncated :math:`R = [\tfrac12\ddot T - \tfrac32\ddot T_0]_{\dddot q := 0}`,
+    from that definition in the ring of
+    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (square roots allowed):
+    :math:`D = \dot q\cdot\partial_q + \ddot q\cdot\partial_{\dot q}` twice (the
+    :math:`\dddot q` term dropped) and :math:`\partial\ddot T_0/\partial\ddot q_i =
+    \partial T/\partial q_i`.  ``None`` when ``T`` is outside the ring (free functions,
+    explicit time)."""
+    q, v, a = jets.coords, jets.velocities, jets.accelerations
+    if jets.t is not None and T.has(jets.t):
+        return None
+    try:
+        rc = FactoredCalculus([T, *q, *v, *a])
+        Tn = rc.frac(T)
+    except UnsupportedExpression:
+        return None
+    gen = {s: rc.R.gens[rc.idx[s]] for s in (*v, *a)}
+
+    def D(f):
+        out = (rc.R.zero, rc.R.one)
+        for x, rate in (*zip(q, v), *zip(v, a)):
+            n, d = rc.diff(f, x)
+            out = rc.add(out, (n * gen[rate], d))
+        return out
+
+    D2T = D(D(Tn))
+    half = rc.R.domain.convert(sp.QQ(1, 2))
+    grads = []
+    for qi, ai in zip(q, a):
+        n1, d1 = rc.diff(D2T, ai)
+        n2, d2 = rc.diff(Tn, qi)
+        grads.append(rc.add((n1 * half, d1), (n2 * (-3 * half), d2)))
+    g = [rc.expr(rc.at_zero(gr, a)) for gr in grads]
+    h = [[rc.expr(rc.diff(gr, aj)) for aj in a] for gr in grads]
+    return g, h
+
+
 def _check_frame_arguments(jets: JetSpace, b, b0, omega) -> tuple:
     """``(b, b0, omega)`` of :func:`tzenoff_quasi_velocity_K` checked and completed."""
     _check_jets(jets, 3)
@@ -298,6 +369,26 @@ def _quadratic_K(eqs: list, omegadot: tuple) -> sp.Expr:
             if h != 0:
                 K1 += (h / 2 if gamma == beta else h) * wd * omegadot[gamma]
     return K1
+
+
+def _ring_K_equations(T, jets: JetSpace, b, forces, rep: dict, omega, omegadot):
+    r""":math:`\partial K_1/\partial\dot\omega_\beta = \sum_i b_{i\beta}(g_i + \sum_j
+    h_{ij}\ddot q_j - Q_i)` with :math:`g, h` of :func:`_ring_R_gradient` (the chain rule
+    :math:`\partial\ddot q/\partial\dot\omega = b`), normalised coefficient by coefficient
+    in :math:`(\omega, \dot\omega)`; ``None`` outside the ring."""
+    gh = _ring_R_gradient(as_expr(T), jets)
+    if gh is None:
+        return None
+    g, h = gh
+    n = len(jets.coords)
+    Q = [as_expr(f) for f in forces] if forces is not None else [sp.S.Zero] * n
+    acc = [rep[x] for x in jets.accelerations]
+    dK = [(g[i] - Q[i]).xreplace(rep) + sp.Add(*[h[i][j].xreplace(rep) * acc[j]
+                                                for j in range(n) if h[i][j] != 0])
+          for i in range(n)]
+    return [collect_monomials(sp.Add(*[b[i, beta] * dK[i] for i in range(n)
+                                       if b[i, beta] != 0]), (*omega, *omegadot))
+            for beta in range(b.cols)]
 
 
 def tzenoff_quasi_velocity_K(T, jets: JetSpace, b, b0=None, omega: Sequence | None = None,
@@ -345,8 +436,12 @@ def tzenoff_quasi_velocity_K(T, jets: JetSpace, b, b0=None, omega: Sequence | No
     rates = {**dict(zip(jets.coords, velocity)), **dict(zip(omega, omegadot)),
              **dict(zip(omegadot, omegaddot))}
     acc = [total_derivative(v, rates, jets.t) for v in velocity]
-    K = tzenoff_K(T, jets, forces, truncate=truncate)
     rep = {**dict(zip(jets.velocities, velocity)), **dict(zip(jets.accelerations, acc))}
+    if truncate and has_radicals([as_expr(T)]):
+        eqs = _ring_K_equations(T, jets, b, forces, rep, omega, omegadot)
+        if eqs is not None:
+            return QuasiVelocityK(_quadratic_K(eqs, omegadot), omega, omegadot, velocity, eqs)
+    K = tzenoff_K(T, jets, forces, truncate=truncate)
     if not truncate:
         jerk = [total_derivative(a, rates, jets.t) for a in acc]
         rep.update(zip(jets.jerks, jerk))

@@ -113,6 +113,29 @@ def test_coframe_structure_functions_agree_with_brackets():
         assert all(pol.is_zero(c[(a, b)][k] - direct[k]) for k in range(3)), (a, b)
 
 
+def test_tzenoff_K_with_square_roots_is_lagrange():
+    """Tzenoff's K-function in quasi-velocities for a kinetic energy with square roots (ring
+    route): dK_1/d(omegadot) = b^T (d/dt dT/dqdot - dT/dq) on qdot = b omega."""
+    from geomech.mechanics.equations.jets import JetSpace
+    from geomech.mechanics.equations.tzenoff_function import tzenoff_quasi_velocity_K
+
+    x, y, w = sp.symbols("x y w", real=True)
+    J = JetSpace((x, y), order=3)
+    xd, yd = J.velocities
+    T = (sp.sqrt(1 + x**2) * xd**2 / 2 + yd**2 / 2 + x * xd * yd / sp.sqrt(2 + y**2)
+         - x * y)
+    b = sp.Matrix([[1], [sp.sqrt(1 + y**2)]])
+    res = tzenoff_quasi_velocity_K(T, J, b, omega=[w])
+    wd = res.omegadot[0]
+    vel = b * w
+    acc = [sum(sp.diff(vel[i], c) * vel[k] for k, c in enumerate((x, y))) + b[i] * wd
+           for i in range(2)]
+    rep = {**dict(zip(J.velocities, vel)), **dict(zip(J.accelerations, acc))}
+    lagrange = [J.D(sp.diff(T, v)) - sp.diff(T, c) for v, c in zip(J.velocities, J.coords)]
+    lhs = sum(b[i] * lagrange[i].xreplace(rep) for i in range(2))
+    assert default_policy().is_zero(res.equations[0] - lhs)
+
+
 def test_natural_frame_of_the_ellipsoid():
     """The fields of omega = e_i: tangent to the constraints, and (5.7) gives e_i."""
     S = _system("ellipsoid")
