@@ -7,7 +7,8 @@ too), ``S.compact_equations(frame="natural")`` (body angular velocity) and, for 
 (``time.process_time`` in a child process: the machine is shared, wall clock is inflated;
 the child is stopped by ``RLIMIT_CPU`` after the cap) and
 :func:`geomech.core.opcount.count_ops` of the result (the explicit right-hand sides
-``eq.rhs`` on the phase space; for the compact equations the abbreviated form).  Target: < 60 s per form, < 30 s for Prop. 7.
+``eq.rhs`` on the phase space; for the compact equations the abbreviated form).
+Target: < 60 s per form, < 30 s for Prop. 7.
 
 Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]``.
 """
