@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import UnsupportedExpression, compact, policy_algebra
+from geomech.core.algebra import RingCalculus, UnsupportedExpression, compact, policy_algebra
 
 __all__ = ["RadicalCalculus", "FactoredCalculus", "has_radicals", "coframe_structure_functions"]
 
@@ -50,12 +50,13 @@ def has_radicals(exprs: Iterable) -> bool:
                for e in exprs if isinstance(e, sp.Basic) for p in e.atoms(sp.Pow))
 
 
-class RadicalCalculus:
+class RadicalCalculus(RingCalculus):
     r"""Derivatives of fractions in the ring of a
     :class:`~geomech.core.algebra.RationalAlgebra` with square-root generators
     :math:`\rho_k`, :math:`\rho_k^2 = b_k`: trigonometric generators by
-    :math:`\partial_s\sin s = \cos s`, roots by :math:`\partial_x\rho = \rho\,\partial_xb/(2b)`
-    (the radicands must be free of roots), fractions by the quotient rule.  Raises
+    :math:`\partial_s\sin s = \cos s` (as :class:`~geomech.core.algebra.RingCalculus`),
+    roots by :math:`\partial_x\rho = \rho\,\partial_xb/(2b)` (the radicands must be free of
+    roots), fractions by the quotient rule.  Raises
     :class:`~geomech.core.algebra.UnsupportedExpression` for free functions or nested roots.
 
     >>> t = sp.Symbol("t", real=True)
@@ -65,7 +66,7 @@ class RadicalCalculus:
     sin(t)/(2*(cos(t) + 2)**(3/2))
     """
 
-    def __init__(self, exprs):
+    def __init__(self, exprs):          # the ring may have roots (RingCalculus refuses them)
         self.alg = policy_algebra(list(exprs))
         if self.alg.opaque:             # free functions: their derivatives are not in the ring
             raise UnsupportedExpression("free functions")
@@ -77,23 +78,11 @@ class RadicalCalculus:
             if any(b.degree(g) > 0 for g, _ in self.roots):
                 raise UnsupportedExpression("nested square roots")
 
-    def frac(self, e) -> tuple:
-        """``(n, d)``: ``e`` as a fraction of ring elements."""
-        return self.alg.frac(e)
-
     def _d_plain(self, p, x):
         """Derivative through the symbol and trigonometric generators (roots fixed)."""
-        R, idx = self.R, self.idx
-        out = R.zero
-        if x in idx:
-            out += p.diff(R.gens[idx[x]])
-        a = self.alg.base.get(x)
-        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
-            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
-            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
-        return out
+        return RingCalculus._d(self, p, x)
 
-    def _d(self, p, x) -> tuple:
+    def _d_frac(self, p, x) -> tuple:
         """``(n, d)``: the derivative of the ring element ``p`` as a fraction."""
         n, d = self._d_plain(p, x), self.R.one
         for rho, b in self.roots:
@@ -130,25 +119,12 @@ class RadicalCalculus:
     def diff(self, nd: tuple, x) -> tuple:
         """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
         n, d = nd
-        dn, en = self._d(n, x)
+        dn, en = self._d_frac(n, x)
         if d.is_ground:
             return self.cancel((dn, en * d))
-        dd, ed = self._d(d, x)
+        dd, ed = self._d_frac(d, x)
         # (dn/en * d - n * dd/ed) / d^2
         return self.cancel((dn * ed * d - n * dd * en, en * ed * d * d))
-
-    def at_zero(self, nd: tuple, syms) -> tuple:
-        """The fraction with the generators ``syms`` set to zero."""
-        n, d = nd
-        for s in syms:
-            if s in self.idx:
-                g = self.R.gens[self.idx[s]]
-                n, d = n.subs(g, 0), d.subs(g, 0)
-        return n, d
-
-    def expr(self, nd: tuple) -> sp.Expr:
-        """The reduced, cancelled sympy form of the fraction."""
-        return self.alg.quotient(*nd)
 
 
 class FactoredCalculus(RadicalCalculus):

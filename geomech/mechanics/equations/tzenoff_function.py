@@ -294,8 +294,10 @@ def _ring_R_gradient(T: sp.Expr, jets: JetSpace):
     for Tzenoff's truncated :math:`R = [\tfrac12\ddot T - \tfrac32\ddot T_0]_{\dddot q := 0}`,
     from that definition in the ring of
     :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (square roots allowed):
-    :math:`D = \dot q\cdot\partial_q + \ddot q\cdot\partial_{\dot q}` twice (the
-    :math:`\dddot q` term dropped) and :math:`\partial\ddot T_0/\partial\ddot q_i =
+    with :math:`D = \dot q\cdot\partial_q + \ddot q\cdot\partial_{\dot q}` and the
+    commutation :math:`[\partial_{\ddot q_i}, D] = \partial_{\dot q_i}`,
+    :math:`\partial_{\ddot q_i}\ddot T = D(\partial_{\dot q_i}T) + \partial_{\dot q_i}(DT)`
+    (the :math:`\dddot q` term dropped), and :math:`\partial\ddot T_0/\partial\ddot q_i =
     \partial T/\partial q_i`.  ``None`` when ``T`` is outside the ring (free functions,
     explicit time)."""
     q, v, a = jets.coords, jets.velocities, jets.accelerations
@@ -315,11 +317,13 @@ def _ring_R_gradient(T: sp.Expr, jets: JetSpace):
             out = rc.add(out, (n * gen[rate], d))
         return out
 
-    D2T = D(D(Tn))
+    # d/d qddot_i of D^2 T (qdddot dropped) by the commutation [d/d qddot, D] = d/d qdot:
+    # D(dT/d qdot_i) + d(DT)/d qdot_i; and d T0''/d qddot_i = dT/dq_i
+    DT = D(Tn)
     half = rc.R.domain.convert(sp.QQ(1, 2))
     grads = []
-    for qi, ai in zip(q, a):
-        n1, d1 = rc.diff(D2T, ai)
+    for qi, vi in zip(q, v):
+        n1, d1 = rc.add(D(rc.diff(Tn, vi)), rc.diff(DT, vi))
         n2, d2 = rc.diff(Tn, qi)
         grads.append(rc.add((n1 * half, d1), (n2 * (-3 * half), d2)))
     g = [rc.expr(rc.at_zero(gr, a)) for gr in grads]
