@@ -5,9 +5,8 @@ Borisov–Mamaev equations, Borisov & Mamaev (2015, Russian Math. Surveys), (5))
 :func:`~geomech.mechanics.equations.structured.structured_solve`.
 
 >>> import geomech as gm
->>> ce = compact_equations(gm.examples.chaplygin_sleigh(), frame="natural")
->>> ce.solver
-'constant'
+>>> compact_equations(gm.examples.chaplygin_ball(), frame="natural").solver
+'low_rank'
 """
 
 from __future__ import annotations
@@ -214,15 +213,10 @@ def compact_equations(system, frame=None, transversal=None, names=None,
 
     Examples
     --------
-    >>> import sympy as sp
+    Chaplygin's sleigh in its natural quasi-velocities (speed of the blade, angular velocity):
+
     >>> import geomech as gm
-    >>> from geomech.mechanics.system import NonholonomicSystem
-    >>> N = gm.Manifold("N", "x y phi", parameters="m I a")
-    >>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
-    >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
-    >>> S = NonholonomicSystem(N, m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*f, [f])
-    >>> tau1 = N.vector_field([sp.cos(phi), sp.sin(phi), 0]); tau2 = N.vector_field([0, 0, 1])
-    >>> ce = compact_equations(S, frame=[tau1, tau2], names="v omega")
+    >>> ce = compact_equations(gm.examples.chaplygin_sleigh(), frame="natural")
     >>> ce.dynamics
     {v: a*omega**2, omega: -a*m*omega*v/I}
     >>> ce.kinematics
