@@ -10,7 +10,12 @@ the child is stopped by ``RLIMIT_CPU`` after the cap) and
 ``eq.rhs`` on the phase space; for the compact equations the abbreviated form).
 Target: < 60 s per form, < 30 s for Prop. 7.
 
-Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]``.
+Rows ``<form> (implicit)`` (option ``--implicit``) derive the form with its mass-matrix solve
+deferred (``S.equations(form, explicit=False)``, the form the numerics use) and count the
+operations of :math:`Mz = F`.
+
+Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]
+[--implicit]``.
 """
 
 from __future__ import annotations
@@ -50,6 +55,9 @@ def _run(name: str, what: str):
         ph = S.pseudo_hamiltonian()
         ok = ph.satisfies_jacobi()
         return time.process_time() - t0, None, f"jacobi={ok}"
+    if what.endswith(" (implicit)"):        # derivation with the mass-matrix solve deferred
+        imp = S.equations(what.split()[0], explicit=False).mass_matrix_form()
+        return time.process_time() - t0, imp.count_ops(), "M z = F"
     eq = S.equations(what)
     ops = _rhs_ops(eq)
     return time.process_time() - t0, ops, ""
@@ -85,6 +93,8 @@ def main() -> None:
     cap = float(_arg("--cap", "120"))
     bodies = [a for a in sys.argv[1:] if a in BODIES] or list(BODIES)
     forms = _arg("--forms", ",".join(registered_methods())).split(",")
+    if "--implicit" in sys.argv:
+        forms = [f"{f} (implicit)" for f in forms]
     extra = _arg("--extra", "compact (natural),pseudo_hamiltonian + jacobi")
     rows_what = [*forms, *[e for e in extra.split(",") if e]]
     rows = []
