@@ -7,12 +7,8 @@ With :math:`L = T - U`, :math:`U=-L|_{\dot q=0}`, the acceleration energy (up to
 q_i` (Appell's lemma :math:`\partial S/\partial\ddot q = E(T)`).  On the constraint manifold
 :math:`\dot q = K(q)s + k_0(q)`, :math:`\ddot q = K\dot s + \partial_q(Ks+k_0)\dot q`.
 
->>> import sympy as sp
 >>> import geomech as gm
->>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities
->>> S = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2, [-xd*sp.sin(phi) + yd*sp.cos(phi)])
+>>> S = gm.examples.chaplygin_sleigh()
 >>> appell_equations(S).agrees_with(S.equations("lagrange_dalembert"))
 True
 """
