@@ -378,21 +378,30 @@ def _quadratic_K(eqs: list, omegadot: tuple) -> sp.Expr:
 def _ring_K_equations(T, jets: JetSpace, b, forces, rep: dict, omega, omegadot):
     r""":math:`\partial K_1/\partial\dot\omega_\beta = \sum_i b_{i\beta}(g_i + \sum_j
     h_{ij}\ddot q_j - Q_i)` with :math:`g, h` of :func:`_ring_R_gradient` (the chain rule
-    :math:`\partial\ddot q/\partial\dot\omega = b`), normalised coefficient by coefficient
-    in :math:`(\omega, \dot\omega)`; ``None`` outside the ring."""
+    :math:`\partial\ddot q/\partial\dot\omega = b`): the mass :math:`b^{\mathsf T}hb` and
+    the :math:`\dot\omega`-free part, each normalised in the ring; ``None`` outside it."""
     gh = _ring_R_gradient(as_expr(T), jets)
     if gh is None:
         return None
     g, h = gh
     n = len(jets.coords)
     Q = [as_expr(f) for f in forces] if forces is not None else [sp.S.Zero] * n
-    acc = [rep[x] for x in jets.accelerations]
-    dK = [(g[i] - Q[i]).xreplace(rep) + sp.Add(*[h[i][j].xreplace(rep) * acc[j]
-                                                for j in range(n) if h[i][j] != 0])
-          for i in range(n)]
-    return [collect_monomials(sp.Add(*[b[i, beta] * dK[i] for i in range(n)
-                                       if b[i, beta] != 0]), (*omega, *omegadot))
-            for beta in range(b.cols)]
+    acc0 = [rep[x].xreplace(dict.fromkeys(omegadot, 0)) for x in jets.accelerations]
+    hr = [[h[i][j].xreplace(rep) for j in range(n)] for i in range(n)]
+    hb = [[sp.Add(*[hr[i][j] * b[j, c] for j in range(n) if b[j, c] != 0])
+           for c in range(b.cols)] for i in range(n)]
+    free = [(g[i] - Q[i]).xreplace(rep) + sp.Add(*[hr[i][j] * acc0[j] for j in range(n)
+                                                   if h[i][j] != 0]) for i in range(n)]
+    # qddot = b omegadot + qddot|_{omegadot=0}: mass b^T h b and the free part, each
+    # normalised as a whole in the ring
+    out = []
+    for beta in range(b.cols):
+        rows = [i for i in range(n) if b[i, beta] != 0]
+        mass = [compact(sp.Add(*[b[i, beta] * hb[i][c] for i in rows]))
+                for c in range(b.cols)]
+        out.append(sp.Add(*[m * wd for m, wd in zip(mass, omegadot)])
+                   + compact(sp.Add(*[b[i, beta] * free[i] for i in rows])))
+    return out
 
 
 def tzenoff_quasi_velocity_K(T, jets: JetSpace, b, b0=None, omega: Sequence | None = None,
