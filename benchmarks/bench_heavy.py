@@ -92,7 +92,7 @@ def main() -> None:
 
     cap = float(_arg("--cap", "120"))
     bodies = [a for a in sys.argv[1:] if a in BODIES] or list(BODIES)
-    forms = _arg("--forms", ",".join(registered_methods())).split(",")
+    forms = [f for f in _arg("--forms", ",".join(registered_methods())).split(",") if f]
     if "--implicit" in sys.argv:
         forms = [f"{f} (implicit)" for f in forms]
     extra = _arg("--extra", "compact (natural),pseudo_hamiltonian + jacobi")
