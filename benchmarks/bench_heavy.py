@@ -14,6 +14,22 @@ Rows ``<form> (implicit)`` (option ``--implicit``) derive the form with its mass
 deferred (``S.equations(form, explicit=False)``, the form the numerics use) and count the
 operations of :math:`Mz = F`.
 
+Measured 2026-11-26 (ellipsoid, symbolic parameters; the default ``convex_body_on_plane`` is the
+same body; CPU s including ~3 s to build the system; 2 shared cores under load)::
+
+    form (mass-matrix form, explicit=False)   CPU s   count_ops of M z = F
+    lagrange_dalembert                          2.7   131721
+    voronets                                    2.0    18884
+    chaplygin                                   3.1    17834
+    quasi_velocities                            4.7    18981
+    appell                                      8.1    12929
+    tzenoff                                    18.2    13813   (78.7 s, 418004 before the
+                                                                 mass/free split of the ring route)
+    compact (natural frame, body omega)        17.0    34786   (abbreviated, solver cofactors)
+    explicit rhs: quasi_velocities, appell,
+      tzenoff (and lagrange_dalembert)         > 60 (stopped; > 120 for lagrange_dalembert)
+    pseudo_hamiltonian + satisfies_jacobi      > 150 (stopped)
+
 Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]
 [--implicit]``.
 """
