@@ -30,6 +30,11 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
       tzenoff (and lagrange_dalembert)         > 60 (stopped; > 120 for lagrange_dalembert)
     pseudo_hamiltonian + satisfies_jacobi      > 150 (stopped)
 
+``python -m geomech report ellipsoid``: exit 0, no failed section, 186.6 s CPU (3:43 wall);
+symmetries, first integrals, invariant measure and Hamiltonian structure "not computed" (their
+30 s limits: 132 s of the total), Energy 4.3 s (was > 60 s), compact equations 16.8 s,
+constraint geometry 34.1 s, simulation 21.7 s.
+
 Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]
 [--implicit]``.
 """
