@@ -18,14 +18,10 @@ from geomech.core.budget import check, time_limit
 from geomech.report import Report, Section, build_report
 from geomech.reporting.render import _latex_name, _md_escape, _wrap
 from geomech.reporting.render import formula_latex as _latex
-from geomech.reporting.sections import (
-    _energy_section,
-    _hamiltonian_section,
-    _measure_section,
-    _numeric_defaults,
-    _simulation_section,
-    _status_of_run,
-)
+from geomech.reporting.sections import _energy_section, _hamiltonian_section, _measure_section
+from geomech.reporting.simulation import numeric_defaults as _numeric_defaults
+from geomech.reporting.simulation import simulation_section as _simulation_section
+from geomech.reporting.simulation import status_of_run as _status_of_run
 
 
 def _diff_drive(affine: bool = False):

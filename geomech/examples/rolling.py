@@ -426,6 +426,48 @@ def _gamma_symbols():
     return sp.symbols("gamma1 gamma2 gamma3", real=True)
 
 
+def _convex_frame(N, rg: sp.Matrix, G) -> dict:
+    r"""Natural quasi-velocities of a convex body on a plane: the body angular velocity
+    :math:`\omega` (5.7).  The field of :math:`\omega = e_i` moves the angles by the inverse of
+    (5.7) and the contact point by :math:`\dot x = (\alpha, \dot{\mathbf r})`,
+    :math:`\dot y = (\beta, \dot{\mathbf r})` with :math:`\dot{\mathbf r} =
+    \mathbf r'(\gamma)\,(\gamma\times e_i)` (Poisson's equation :math:`\dot\gamma =
+    \gamma\times\omega`; Borisov & Mamaev (2015), (4.13)); the Poisson vector :math:`\gamma`
+    is the natural configuration function."""
+    th, ph, ps = _angles(N)[:3]
+    s, c = sp.sin, sp.cos
+    Q = euler_matrix(th, ph, ps)
+    gam = Q[:, 2]
+    J = rg.jacobian(sp.Matrix(G)).xreplace(dict(zip(G, gam)))
+    names = [cc.name for cc in N.coords]
+    angle_rates = ((c(ph), -c(th) * s(ph) / s(th), s(ph) / s(th)),
+                   (-s(ph), -c(th) * c(ph) / s(th), c(ph) / s(th)),
+                   (0, 1, 0))
+    frame = []
+    for i, (thd, phd, psd) in enumerate(angle_rates):
+        rdot = J * gam.cross(sp.eye(3)[:, i])
+        comp = {"x": _dot(Q[:, 0], rdot), "y": _dot(Q[:, 1], rdot),
+                "theta": thd, "phi": phd, "psi": psd}
+        frame.append(N.vector_field([comp[nm] for nm in names]))
+    return {"frame": tuple(frame), "names": ("omega1", "omega2", "omega3"),
+            "vector_name": "g", "functions": tuple(gam)}
+
+
+def _convex_inertia(p: dict, inertia, extra: dict) -> tuple:
+    """``(I, parameters)``: the central inertia tensor (``diag(I1, I2, I3)`` or the given
+    symmetric 3x3 ``inertia``) and the parameters of the system."""
+    if inertia is None:
+        return _inertia(p["I1"], p["I2"], p["I3"]), {**p, **extra}
+    Imat = as_matrix(inertia, context="inertia")
+    if Imat.shape != (3, 3):
+        raise ValueError(f"inertia must be a 3x3 matrix, got shape {Imat.shape}")
+    if not (Imat - Imat.T).is_zero_matrix:
+        raise ValueError("inertia tensor must be symmetric")
+    allp = {k: v for k, v in p.items() if k in ("m", "g")}
+    allp.update(extra)
+    return Imat, allp
+
+
 @register
 def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
                          I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None,
@@ -449,7 +491,8 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
 
     (:math:`\alpha, \beta` the first two columns of :math:`Q`) -- the horizontal part of the
     no-slip condition :math:`v + \omega\times\mathbf r = 0`; its vertical part holds
-    identically because :math:`\dot{\mathbf r}\perp\gamma`.
+    identically because :math:`\dot{\mathbf r}\perp\gamma`.  The natural quasi-velocities
+    (``natural_frame``) are the body angular velocities :math:`\omega`.
 
     Parameters
     ----------
@@ -479,23 +522,12 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
         r = _ellipsoid_r(b["b1"], b["b2"], b["b3"])
     if not callable(r):
         raise TypeError("r must be a callable gamma -> (r1, r2, r3)")
-    q = _coords("x y theta phi psi")
     G = _gamma_symbols()
-    rg = r(sp.Matrix(G))
-    rg = sp.Matrix(list(rg))
+    rg = sp.Matrix(list(r(sp.Matrix(G))))
     if rg.shape != (3, 1):
         raise ValueError(f"r(gamma) must have 3 components, got {rg.shape}")
-    if inertia is None:
-        Imat = _inertia(p["I1"], p["I2"], p["I3"])
-        allp = {**p, **extra}
-    else:
-        Imat = as_matrix(inertia, context="inertia")
-        if Imat.shape != (3, 3):
-            raise ValueError(f"inertia must be a 3x3 matrix, got shape {Imat.shape}")
-        if not (Imat - Imat.T).is_zero_matrix:
-            raise ValueError("inertia tensor must be symmetric")
-        allp = {k: v for k, v in p.items() if k in ("m", "g")}
-        allp.update(extra)
+    Imat, allp = _convex_inertia(p, inertia, extra)
+    q = _coords("x y theta phi psi")
     Q = euler_matrix(q[2], q[3], q[4])
     gam = Q[:, 2]
     rq = rg.xreplace(dict(zip(G, gam)))
@@ -510,7 +542,8 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
     cons = [xd - _dot(Q[:, 0], rdot), yd - _dot(Q[:, 1], rdot)]
     return _system(N, L, cons, name=_name, independent=independent,
                    description="Convex body rolling without slipping on a horizontal plane "
-                               "(Borisov-Mamaev 2015, §4.3)")
+                               "(Borisov-Mamaev 2015, §4.3)",
+                   natural_frame=_convex_frame(N, rg, G))
 
 
 def _ellipsoid_r(b1, b2, b3):

@@ -20,6 +20,7 @@ import sympy as sp
 
 from geomech.core.budget import BudgetExceeded, check, time_limit
 from geomech.reporting.model import Section
+from geomech.reporting.simulation import has_forces, power, simulation_section
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
            "first_sentence"]
@@ -122,17 +123,10 @@ def _configuration_section(sys_) -> Section:
     return s
 
 
-def _has_forces(sys_) -> bool:
-    from geomech.core.zero import default_policy
-
-    forces = getattr(sys_, "forces", None)
-    return forces is not None and any(not default_policy().is_zero(f) for f in forces)
-
-
 def _lagrangian_section(sys_) -> Section:
     s = Section("Lagrangian and constraints")
     s.add("L =", sys_.lagrangian)
-    if _has_forces(sys_):
+    if has_forces(sys_):
         for c, Q in zip(sys_.manifold.coords, sys_.forces):
             if Q != 0:
                 s.add(f"generalized force on {c}:", sp.Eq(sp.Symbol(f"Q_{c}"), Q,
@@ -226,16 +220,28 @@ def _compact_section(sys_) -> Section:
     return s
 
 
-def _power(sys_) -> sp.Expr:
-    r"""Power of the generalized forces :math:`P = \sum_i Q_i\dot q_i` on the phase space."""
-    vel = sys_.velocity_on_phase_space()
-    return sys_.restricted(sp.Add(*[Q * v for Q, v in zip(sys_.forces, vel)]))
+_EXACT_ENERGY_OPS = 5000   # mass-matrix forms larger than this get the numerical check only
 
 
-def _exact_energy_rate(sys_, E, seconds: float):
+def _energy_form(sys_) -> tuple:
+    """``(mass-matrix form, form name, operations)`` for the energy check: that of
+    Lagrange-d'Alembert, or of Voronets when it is smaller (the same flow; the rolling
+    ellipsoid: 131721 against 18884 operations)."""
+    imp = sys_.equations(explicit=False).mass_matrix_form()
+    ops = imp.count_ops()
+    if ops > _OPS_LIMIT:
+        alt = sys_.equations("voronets", explicit=False).mass_matrix_form()
+        alt_ops = alt.count_ops()
+        if alt_ops < ops:
+            return alt, "Voronets", alt_ops
+    return imp, "Lagrange-d'Alembert", ops
+
+
+def _exact_energy_rate(sys_, E, seconds: float, imp=None):
     """:math:`dE/dt` along the flow, from the mass-matrix form (no inversion of M)."""
     def rate():
-        imp = sys_.equations(explicit=False).mass_matrix_form()
+        nonlocal imp
+        imp = imp if imp is not None else sys_.equations(explicit=False).mass_matrix_form()
         try:   # dE/dt = grad E . g + u^T F with M^T u = P^T grad E
             return imp.time_derivative(E, cofactor=sys_.independent_velocities)
         except ValueError:
@@ -250,28 +256,31 @@ def _energy_section(sys_, exact_budget: float = 20.0) -> Section:
     so)."""
     from geomech.core.zero import default_policy
 
-    forced = _has_forces(sys_)
+    forced = has_forces(sys_)
     s = Section("Energy and power balance" if forced else "Energy")
     E = sys_.energy()
     s.add("E =", E)
-    P = _power(sys_) if forced else sp.S.Zero
+    P = power(sys_) if forced else sp.S.Zero
     if forced:
         s.add("power of the forces P = sum_i Q_i qdot_i =", P)
     verdict, vE = None, None
-    if exact_budget > 0:
+    imp, form, ops = _energy_form(sys_)
+    heavy = ops > _EXACT_ENERGY_OPS
+    if exact_budget > 0 and not heavy:
         try:
-            vE = _exact_energy_rate(sys_, E, exact_budget)
+            vE = _exact_energy_rate(sys_, E, exact_budget, imp)
             verdict = default_policy().zero_test(vE - P)
         except BudgetExceeded:
             pass
     claim = "dE/dt = P (power balance)" if forced else "dE/dt = 0 along the flow"
     if verdict is None:
-        worst = _energy_residual(sys_, E, P)
+        worst = _energy_residual(sys_, E, P, imp=imp, sets=1 if heavy else 4)
         if worst < 1e-8:
+            why = (f"was not run (the {form} mass-matrix form has {ops} operations)" if heavy
+                   else f"did not finish within {exact_budget:g} s" if exact_budget > 0
+                   else "was not run")
             s.add(f"{claim}: verified numerically only, at random states and parameters "
-                  f"(largest relative residual {worst:.1e}); the exact check "
-                  + (f"did not finish within {exact_budget:g} s" if exact_budget > 0
-                     else "was not run"))
+                  f"(largest relative residual {worst:.1e}); the exact check {why}")
         else:
             what = ("dE/dt differs from P (affine constraints)" if forced else
                     "the energy is NOT conserved (non-conservative forces or affine "
@@ -287,25 +296,26 @@ def _energy_section(sys_, exact_budget: float = 20.0) -> Section:
     return s
 
 
-def _energy_residual(sys_, E, P=sp.S.Zero, points: int = 20, seed: int = 1) -> float:
+def _energy_residual(sys_, E, P=sp.S.Zero, points: int = 20, seed: int = 1, imp=None,
+                     sets: int = 4) -> float:
     r"""Largest :math:`|\nabla E\cdot f - P| / (\sum_i|\partial_i E\,f^i| + |P|)` over
-    random states, with :math:`f` the compiled mass-matrix form of the equations (no
-    symbolic inversion)."""
+    random states, with :math:`f` the compiled mass-matrix form ``imp`` (default that of the
+    system's equations; no symbolic inversion), for ``sets`` random parameter sets."""
     import numpy as np
 
     from geomech.numeric import compile_functions, compile_vector_field
 
     Ps = sys_.phase_space
     rng = np.random.default_rng(seed)
-    eq = sys_.equations(explicit=False)
+    imp = imp if imp is not None else sys_.equations(explicit=False).mass_matrix_form()
     dE = [sp.diff(E, c) for c in Ps.coords] + [P]
     worst, done = 0.0, 0
-    for _ in range(4):                       # a few random parameter sets, one compile each
+    for _ in range(sets):                    # a few random parameter sets, one compile each
         check()
         params = {p: float(rng.uniform(0.5, 1.5)) for p in sys_.manifold.parameters}
-        f = compile_vector_field(eq.mass_matrix_form(), parameters=params)
+        f = compile_vector_field(imp, parameters=params)
         grad = compile_functions(dE, Ps.coords, params, what="energy gradient")
-        for _ in range(3 * points // 4):
+        for _ in range(3 * points // sets):
             y = rng.uniform(-1.0, 1.0, len(Ps.coords))
             with np.errstate(all="ignore"):
                 g = np.asarray(grad(y), float)
@@ -326,105 +336,6 @@ def _sections_from_object(obj) -> list[Section]:
             sec.add(line)
         out.append(sec)
     return out
-
-
-def _generic_value(k: int) -> float:
-    """The ``k``-th generic default value: in [0.8, 1.4], pairwise distinct (golden-ratio
-    sequence), so that no accidental symmetry (equal moments of inertia ...) is created."""
-    return round(0.8 + 0.6 * (((k + 1) * 0.6180339887498949) % 1.0), 3)
-
-
-def _numeric_defaults(obj, overrides: Mapping | None = None):
-    """Parameter values and an initial state for the demonstration run, and where the
-    parameter values come from (a sentence for the report)."""
-    defaults = getattr(obj, "numeric_defaults", None)
-    if callable(defaults):
-        defaults = defaults()
-    P = obj.phase_space
-    chart = getattr(obj, "manifold", P)
-    if defaults:
-        params, x0 = dict(defaults[0]), dict(defaults[1])
-        origin = "default values of the system"
-    else:
-        params = {p: _generic_value(k) for k, p in enumerate(chart.parameters)}
-        x0 = {c: round(0.15 * (k + 1), 2) for k, c in enumerate(P.coords)}
-        origin = ("generic default values (pairwise distinct, so no accidental symmetry; "
-                  "set them with --param NAME=VALUE)")
-    if overrides:
-        names = {str(k): k for k in params}
-        for k, v in overrides.items():
-            params[names.get(str(k), k)] = float(v)
-        origin += "; " + ", ".join(f"{k}={float(v):g}" for k, v in overrides.items()) + \
-            " given"
-    return params, x0, origin
-
-
-def _power_balance_error(sys_, res, params, t_end: float) -> float:
-    r"""Relative error :math:`\max_t|E(t) - E(0) - \int_0^t P| / \max_t|E|` of the power
-    balance along the computed trajectory (dense output, Simpson's rule on 2001 points)."""
-    import numpy as np
-    from scipy.integrate import cumulative_simpson
-
-    from geomech.numeric import compile_functions
-
-    coords = sys_.phase_space.coords
-    fn = compile_functions([sys_.energy(), _power(sys_)], coords, params,
-                           what="energy and power")
-    sol = getattr(res.solution, "sol", None)
-    if callable(sol):
-        tt = np.linspace(0.0, t_end, 2001)
-        Y = sol(tt)
-    else:                                   # no dense output: the solver's own steps
-        tt, Y = np.asarray(res.t, float), np.asarray(res.states, float).T
-    E, P = (np.asarray(v, float) * np.ones_like(tt) for v in fn(Y))
-    W = cumulative_simpson(P, x=tt, initial=0.0)
-    return float(np.max(np.abs(E - E[0] - W)) / max(np.max(np.abs(E)), 1e-12))
-
-
-def _singularity_text(item) -> str:
-    """``(t, d, d(t))`` of :class:`~geomech.numeric.SimulationResult` as a phrase."""
-    if isinstance(item, tuple) and len(item) == 3:
-        t, d, value = item
-        if value == 0:
-            return f"{sp.sstr(d)} = 0 at t = {float(t):.4g}"
-        return f"{sp.sstr(d)} nearly 0 ({float(value):.1e}) at t = {float(t):.4g}"
-    return str(item)
-
-
-def _status_of_run(res) -> str:
-    """``"ok"``, the solver's message, or the chart singularities crossed."""
-    sing = getattr(res, "singularities", None)
-    if sing:
-        items = [sing] if isinstance(sing, str) else list(sing)
-        what = "; ".join(_singularity_text(x) for x in items[:3])
-        more = f" and {len(items) - 3} more" if len(items) > 3 else ""
-        return (f"the trajectory crossed a chart singularity: {what}{more}; values past it "
-                "are not reliable")
-    return "ok" if res.success else f"solver stopped: {res.message}"
-
-
-def _simulation_section(obj, t_end: float, overrides: Mapping | None = None) -> Section:
-    from geomech.mechanics.system import NonholonomicSystem
-    from geomech.numeric import simulate
-
-    s = Section("Simulation")
-    params, x0, origin = _numeric_defaults(obj, overrides)
-    is_system = isinstance(obj, NonholonomicSystem)
-    forced = is_system and _has_forces(obj)
-    res = simulate(obj, x0, (0.0, t_end), parameters=params, implicit=is_system,
-                   dense_output=forced)
-    s.add(f"parameters: {', '.join(f'{k}={v:g}' for k, v in params.items()) or 'none'}"
-          + (f" ({origin})" if params else ""))
-    s.add("initial state: " + ", ".join(f"{k}={v:g}" for k, v in x0.items()))
-    s.add(f"integrated on [0, {t_end:g}] with {res.nfev} evaluations ({_status_of_run(res)})")
-    for k, v in res.drift.items():
-        if forced and k == "energy":
-            err = _power_balance_error(obj, res, params, t_end)
-            s.add(f"power balance E(t) - E(0) = integral of P: relative error {err:.2e} "
-                  "(the energy changes by the work of the forces; this is not a drift)")
-        else:
-            s.add(f"relative drift of {k}: {v:.2e}")
-    return s
 
 
 def _symmetry_section(sys_) -> Section:
@@ -498,9 +409,9 @@ def _hamiltonian_section(sys_) -> Section:
     from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
 
     s = Section("Hamiltonian structure")
-    if _has_forces(sys_) or getattr(sys_, "is_affine", False):
+    if has_forces(sys_) or getattr(sys_, "is_affine", False):
         s.status = "does not apply"
-        why = "non-potential forces" if _has_forces(sys_) else "affine constraints"
+        why = "non-potential forces" if has_forces(sys_) else "affine constraints"
         return s.add(f"does not apply: the system has {why}; the pseudo-Hamiltonian form "
                      "x' = J grad H needs potential forces and homogeneous constraints")
     form = system_pseudo_hamiltonian(sys_)
@@ -545,7 +456,7 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
         if analyses:
             steps += [Step(label, lambda fn=fn: fn(obj), "analysis") for label, fn in ANALYSES]
     if simulate and hasattr(obj, "phase_space"):
-        steps.append(Step("simulation", lambda: _simulation_section(obj, t_end, parameters)))
+        steps.append(Step("simulation", lambda: simulation_section(obj, t_end, parameters)))
     elif simulate:
         steps.append(Step("simulation", lambda: Section("Simulation").add(
             "not run: this object has no numeric phase space (its equations contain "

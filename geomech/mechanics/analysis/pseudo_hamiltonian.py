@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -36,6 +37,8 @@ from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 from geomech.mechanics.equations.common import compact, solve_linear
+from geomech.mechanics.equations.hamel import frame_inverse
+from geomech.mechanics.equations.heavy import coframe_structure_functions, has_radicals
 
 __all__ = ["PseudoHamiltonianForm", "pseudo_hamiltonian_form", "frame_structure_functions",
            "chaplygin_gyroscopic_matrix", "reduced_pseudo_hamiltonian",
@@ -78,18 +81,36 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
     fields = [VectorField(manifold, t) for t in tau]
     c = [[[sp.S.Zero] * m for _ in range(m)] for _ in range(m)]
     d = [[[sp.S.Zero] * len(transversal) for _ in range(m)] for _ in range(m)]
+    cartan = _cartan_structure(E, coords, m) if has_radicals(E) else None
     for s in range(m):
         for r in range(s + 1, m):
-            br = sp.Matrix(G.bracket(fields[s], fields[r]).components)
-            if all(b == 0 for b in br):
-                continue
-            # E co = [tau_s, tau_r]: exact ring solve (no inverse of E, no cancel)
-            co = solve_linear(E, br, what="frame matrix")
+            if cartan is not None:      # frames with square roots (rolling ellipsoid)
+                co = cartan[(s, r)]
+            else:
+                br = sp.Matrix(G.bracket(fields[s], fields[r]).components)
+                if all(b == 0 for b in br):
+                    continue
+                # E co = [tau_s, tau_r]: exact ring solve (no inverse of E, no cancel)
+                co = solve_linear(E, br, what="frame matrix")
             for t in range(m):
                 c[s][r][t], c[r][s][t] = co[t], -co[t]
             for mu in range(len(transversal)):
                 d[s][r][mu], d[r][s][mu] = co[m + mu], -co[m + mu]
     return c, d
+
+
+def _cartan_structure(E: sp.Matrix, coords, m: int) -> dict | None:
+    """Structure functions of a frame with square roots from its coframe (Cartan's formula,
+    :func:`~geomech.mechanics.equations.heavy.coframe_structure_functions`), or ``None``."""
+    Einv, _ = frame_inverse(E)
+    if Einv is None:
+        return None
+    pairs = [(s, r) for s in range(m) for r in range(s + 1, m)]
+    try:
+        return coframe_structure_functions([list(E[:, j]) for j in range(E.cols)], Einv,
+                                           coords, pairs)
+    except UnsupportedExpression:
+        return None
 
 
 def _legendre(Lstar, omegas, momenta):

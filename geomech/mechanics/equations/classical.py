@@ -280,10 +280,7 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
     H = system.hessian
     beta, c = _ld_terms(system)
-    # H qdd + beta = Q + a^T lambda, and the constraints
-    equations = [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
-                       Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
-                 for i in range(n)] + [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
+    equations = _ld_equations(system, H, beta, Q, acc, lam)
 
     # restrict everything to the phase space (for the implicit form, explicit=False, the
     # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
@@ -307,6 +304,16 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     eq._lazy_data["accelerations"] = lambda: dict(zip(acc, (T * udot + pvec).applyfunc(compact)))
     eq._implicit = lambda: _ld_implicit(system, red, acc)
     return eq
+
+
+def _ld_equations(system, H, beta, Q, acc, lam) -> list:
+    r""":math:`H\ddot q + \beta = Q + a^{\mathsf T}\lambda` and the constraints, as
+    unevaluated equations."""
+    n, k = system.manifold.dim, system.n_constraints
+    A = system.constraint_matrix
+    return [sp.Eq(sp.Add(*[H[i, j] * acc[j] for j in range(n)]) + beta[i],
+                  Q[i] + sp.Add(*[lam[m] * A[m, i] for m in range(k)]), evaluate=False)
+            for i in range(n)] + [sp.Eq(f, 0, evaluate=False) for f in system.constraints]
 
 
 def _ld_terms(system) -> tuple[list, list]:

@@ -134,12 +134,22 @@ def deferring() -> bool:
 
 
 @contextlib.contextmanager
-def _no_deferral() -> Iterator[None]:
+def no_deferral() -> Iterator[None]:
+    """Inside this block mass-matrix solves are done at once, even within
+    :func:`deferred_solves` (used where an explicit solution is needed now).
+
+    >>> with deferred_solves(), no_deferral():
+    ...     deferring()
+    False
+    """
     token = _DEFERRED.set(None)
     try:
         yield
     finally:
         _DEFERRED.reset(token)
+
+
+_no_deferral = no_deferral             # the old private name, kept for one release
 
 
 def _defer(M: sp.Matrix, rhs: sp.Matrix, what: str):

@@ -437,9 +437,9 @@ class ImplicitEquations:
         r"""``{z_j: expression}``: the exact solution of :math:`Mz = F` (may be slow for big
         mass matrices -- that is what the implicit form avoids)."""
         if self._solution is None:
-            from geomech.mechanics.equations.common import _no_deferral
+            from geomech.mechanics.equations.common import no_deferral
 
-            with _no_deferral():
+            with no_deferral():
                 self._solution = solve_linear(self.mass_matrix, self.forcing,
                                               what=f"{self.method} mass matrix")
         return dict(zip(self.unknowns, self._solution))
@@ -769,9 +769,9 @@ class _DeferredSolution:
     def __call__(self, on_phase: bool) -> dict:
         cache, rec = self.cache, self.rec
         if "form" not in cache:
-            from geomech.mechanics.equations.common import _no_deferral
+            from geomech.mechanics.equations.common import no_deferral
 
-            with _no_deferral():
+            with no_deferral():
                 cache["form"] = solve_linear(rec.matrix, rec.rhs.applyfunc(compact),
                                              what=rec.what)
         if on_phase not in cache:

@@ -48,8 +48,9 @@ NOT_SYSTEMS = {
 
 INDEPENDENT = ["voronets", "quasi_velocities", "appell", "tzenoff", "chaplygin"]
 
-#: symbolic derivation of their implicit forms takes tens of seconds per form: in the default
-#: suite they come with numeric parameters (NUMERIC), symbolically only in slow tests
+#: symbolic derivation of their forms takes tens of seconds per form: in the default suite
+#: they come with numeric parameters (NUMERIC), symbolically only in slow tests (here and in
+#: test_heavy_bodies.py)
 HEAVY = {"ellipsoid", "convex_body_on_plane"}
 
 #: (system, form) pairs whose implicit derivation takes more than a few seconds symbolically
@@ -241,11 +242,12 @@ def test_convex_body_unbalanced_ball_all_forms(method, record_property):
     _check_pair("convex_body_on_plane", method, record_property, numeric=True)
 
 
-#: forms whose derivation for the ellipsoid (even with numeric parameters) exceeds 400 s on
-#: the 2-core test machine -- quasi_velocities, appell (resolve_frame / expansion of S* in
-#: forms_quasi) and tzenoff (K-function): not run here; the ellipsoid is covered by
-#: Lagrange-d'Alembert (reduced and bordered), Voronets and Chaplygin
-ELLIPSOID_TOO_SLOW = ("quasi_velocities", "appell", "tzenoff")
+# The explicit quasi_velocities, appell and tzenoff forms of the ellipsoid and of the convex
+# body with symbolic parameters (square roots of the support function; structure functions
+# from the coframe, Appell's gradient by the chain rule, Tzenoff's K-gradient in the ring) are
+# compared with Lagrange-d'Alembert in tests/mechanics/equations/test_heavy_bodies.py (slow,
+# CPU times in benchmarks/bench_heavy.py); here the ellipsoid with numeric parameters is
+# compared through its implicit forms for Chaplygin's form.
 
 
 @pytest.mark.slow

@@ -352,7 +352,7 @@ def test_bad_input():
 
 # -- the structured solver on its own --------------------------------------------------------
 def _solve_check(M, f, q, eta, expect):
-    from geomech.mechanics.equations.quasi import _structured_solve
+    from geomech.mechanics.equations.structured import structured_solve as _structured_solve
 
     etadot, abbrev, solver = _structured_solve(M, list(f), q, eta, "g")
     assert solver == expect
