@@ -17,7 +17,7 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.examples import boards, particles, rolling, sleighs
+from geomech.examples import boards, particles, rolling, rolling_bodies, sleighs
 from geomech.examples.rolling import body_angular_velocity, euler_matrix, space_angular_velocity
 
 Z = default_policy()
@@ -215,6 +215,30 @@ def test_euler_kinematics():
     assert all(zero(e) for e in (ws - Q.T * w))
 
 
+def test_split_rolling_modules_keep_the_old_paths():
+    """The catalogue functions of rolling_bodies and the kinematics of kinematics are the
+    same objects under geomech.examples.rolling, and all are registered; the kinematics'
+    frame agrees with the angular velocity: omega = (Q' Q^T)^vee in body axes."""
+    from geomech.examples import kinematics
+
+    for name in rolling_bodies.__all__:
+        assert getattr(rolling, name) is getattr(rolling_bodies, name)
+        assert name in gm.examples.list()
+        assert getattr(gm.examples, name) is getattr(rolling_bodies, name)
+    for name in rolling.__all__:
+        assert name in gm.examples.list()
+    for name in ("euler_matrix", "body_angular_velocity", "space_angular_velocity"):
+        assert getattr(rolling, name) is getattr(kinematics, name)
+    N = gm.Manifold("N", "x y theta phi psi")
+    th, ph, ps, thd, phd, psd = kinematics.euler_angles(N)
+    Q = kinematics.euler_matrix(th, ph, ps)
+    Qdot = sum((Q.diff(c) * v for c, v in zip((th, ph, ps), (thd, phd, psd))), sp.zeros(3))
+    W = Qdot * Q.T                      # alpha' = alpha x w for the columns: W = -[w]_x
+    w = kinematics.body_angular_velocity(th, ph, ps, thd, phd, psd)
+    assert all(zero(e) for e in (sp.Matrix([W[1, 2], W[2, 0], W[0, 1]]) - w))
+    assert zero(kinematics.dot(w, w) - (w.T * w)[0])
+
+
 def _contact_velocity_plane(S, R):
     """Fixed-frame velocity of the contact point of a ball of radius R centred at (x, y)."""
     th, ph, ps, thd, phd, psd, xd, yd = syms(S, "theta phi psi thetadot phidot psidot xdot ydot")
@@ -369,7 +393,7 @@ def test_ellipsoid_with_equal_axes_is_the_ball():
 def test_convex_body_contact_condition():
     # the vertical part of v + w x r = 0 holds identically: (gamma, rdot) = 0 (B3)
     b1, b2, b3 = sp.symbols("b1 b2 b3", positive=True)
-    r = rolling._ellipsoid_r(b1, b2, b3)
+    r = rolling_bodies._ellipsoid_r(b1, b2, b3)
     th, ph, ps = sp.symbols("theta phi psi", real=True)
     gamma = euler_matrix(th, ph, ps)[:, 2]
     rq = sp.Matrix(r(gamma))

@@ -363,10 +363,11 @@ def _rates_of(other, point: Mapping) -> dict:
 
 
 def numerically_zero(e: sp.Expr, points: int) -> bool:
-    r"""Whether ``e`` vanishes at ``points`` random exact points of the zero policy (30-digit
-    evaluation, :math:`|e| \le 10^{-25}`): a filter -- ``False`` is certain, ``True`` only
-    probable (Schwartz, 1980, *J. ACM* 27, Lemma 1; Zippel, 1979).  Points where ``e`` is
-    undefined are skipped.
+    r"""Whether ``e`` vanishes at ``points`` random exact points of the zero policy.
+
+    Each point is evaluated to 40 digits and counts as zero when :math:`|e| \le 10^{-25}`;
+    points where ``e`` is undefined are skipped.  A filter: ``False`` is certain, ``True``
+    only probable (for polynomials: Schwartz (1980), J. ACM 27; Zippel (1979)).
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)

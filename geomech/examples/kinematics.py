@@ -1,0 +1,87 @@
+r"""Rigid-body kinematics in ZXZ Euler angles, shared by the rolling bodies of the catalogue.
+
+Orientation is described by ZXZ Euler angles as in Borisov & Mamaev (2015), §5 and
+Tzenoff (1953): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
+:math:`\theta` nutation, :math:`\varphi` proper rotation, :math:`\psi` precession); the body
+angular velocity is (5.7) (:func:`body_angular_velocity`), the space one :math:`Q^T\omega`
+(:func:`space_angular_velocity`).  The functions are importable from
+:mod:`geomech.examples.rolling` as before.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = ["euler_matrix", "body_angular_velocity", "space_angular_velocity", "euler_angles",
+           "EULER_RATES", "dot"]
+
+
+# -- rigid-body kinematics (Borisov & Mamaev (2015), §5) ---------------------------------------
+def euler_matrix(theta, phi, psi) -> sp.Matrix:
+    r"""The matrix :math:`Q` of (5.5): body components :math:`= Q\cdot` fixed components.
+
+    >>> th, ph, ps = sp.symbols("theta phi psi")
+    >>> euler_matrix(th, ph, ps)[:, 2].T
+    Matrix([[sin(phi)*sin(theta), sin(theta)*cos(phi), cos(theta)]])
+    """
+    c, s = sp.cos, sp.sin
+    return sp.Matrix([
+        [c(phi) * c(psi) - c(theta) * s(psi) * s(phi), c(phi) * s(psi) + c(theta) * c(psi) * s(phi),
+         s(phi) * s(theta)],
+        [-s(phi) * c(psi) - c(theta) * s(psi) * c(phi),
+         -s(phi) * s(psi) + c(theta) * c(psi) * c(phi), c(phi) * s(theta)],
+        [s(theta) * s(psi), -s(theta) * c(psi), c(theta)]])
+
+
+def body_angular_velocity(theta, phi, psi, thetadot, phidot, psidot) -> sp.Matrix:
+    r"""Body angular velocity (5.7) in Euler angles.
+
+    >>> th, ph, ps, a, b, c = sp.symbols("theta phi psi a b c")
+    >>> body_angular_velocity(th, ph, ps, a, b, c)[2]
+    b + c*cos(theta)
+    """
+    c, s = sp.cos, sp.sin
+    return sp.Matrix([psidot * s(theta) * s(phi) + thetadot * c(phi),
+                      psidot * s(theta) * c(phi) - thetadot * s(phi),
+                      psidot * c(theta) + phidot])
+
+
+def space_angular_velocity(theta, phi, psi, thetadot, phidot, psidot) -> sp.Matrix:
+    r"""Angular velocity in fixed axes, :math:`Q^T\omega` (Borisov & Mamaev (2015),
+    (4.30)).
+
+    >>> th, ph, ps, a, b, c = sp.symbols("theta phi psi a b c")
+    >>> space_angular_velocity(th, ph, ps, a, b, c)[2]
+    b*cos(theta) + c
+    """
+    c, s = sp.cos, sp.sin
+    return sp.Matrix([thetadot * c(psi) + phidot * s(theta) * s(psi),
+                      thetadot * s(psi) - phidot * s(theta) * c(psi),
+                      psidot + phidot * c(theta)])
+
+
+def euler_angles(N) -> tuple:
+    r""":math:`(\theta, \varphi, \psi)` and their velocities, read by name from a chart with
+    the coordinates ``theta``, ``phi``, ``psi``.
+
+    >>> import geomech as gm
+    >>> euler_angles(gm.Manifold("N", "x y theta phi psi"))
+    (theta, phi, psi, thetadot, phidot, psidot)
+    """
+    by = dict(zip((c.name for c in N.coords), zip(N.coords, N.velocities)))
+    (th, thd), (ph, phd), (ps, psd) = by["theta"], by["phi"], by["psi"]
+    return th, ph, ps, thd, phd, psd
+
+
+#: Default independent velocities of bodies rolling on a plane (x, y dependent).
+EULER_RATES = ("thetadot", "phidot", "psidot")
+
+
+def dot(u, v) -> sp.Expr:
+    r"""The Euclidean product :math:`\sum_i u_i v_i` of two sequences (lists or matrices).
+
+    >>> a, b = sp.symbols("a b")
+    >>> dot([a, b], sp.Matrix([b, a]))
+    2*a*b
+    """
+    return sum((ui * vi for ui, vi in zip(u, v)), sp.S.Zero)
