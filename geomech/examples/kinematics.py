@@ -10,10 +10,14 @@ angular velocity is (5.7) (:func:`body_angular_velocity`), the space one :math:`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import sympy as sp
 
+from .common import configuration_manifold, coordinates
+
 __all__ = ["euler_matrix", "body_angular_velocity", "space_angular_velocity", "euler_angles",
-           "EULER_RATES", "dot"]
+           "EULER_RATES", "dot", "body_over_plane"]
 
 
 # -- rigid-body kinematics (Borisov & Mamaev (2015), §5) ---------------------------------------
@@ -85,3 +89,20 @@ def dot(u, v) -> sp.Expr:
     2*a*b
     """
     return sum((ui * vi for ui, vi in zip(u, v)), sp.S.Zero)
+
+
+def body_over_plane(params: Mapping[str, sp.Expr]) -> tuple:
+    r"""The chart :math:`(x, y, \theta, \varphi, \psi)` of a rigid body over the plane (the
+    parameters ``params``) with its kinematics: the matrix :math:`Q` (5.5) and the body
+    angular velocity :math:`\omega` (5.7) of Borisov & Mamaev (2015).
+
+    Returns ``(N, (x_dot, y_dot), (theta, phi, psi, theta_dot, phi_dot, psi_dot), Q, omega)``.
+
+    >>> N, vxy, angles, Q, w = body_over_plane({})
+    >>> sp.simplify(Q.T * w - space_angular_velocity(*angles)) == sp.zeros(3, 1)
+    True
+    """
+    N = configuration_manifold("R2xSO3", coordinates("x y theta phi psi"), params)
+    angles = euler_angles(N)
+    Q = euler_matrix(*angles[:3])
+    return N, tuple(N.velocities[:2]), angles, Q, body_angular_velocity(*angles)

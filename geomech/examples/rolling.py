@@ -43,9 +43,10 @@ from .common import user_expression as _user_expr
 from .kinematics import (
     EULER_RATES,
     body_angular_velocity,
+    body_over_plane,
     dot,
     euler_angles,
-    euler_matrix,
+    euler_matrix,  # noqa: F401  (importable from here, as before)
     space_angular_velocity,
 )
 from .rolling_bodies import (
@@ -204,12 +205,7 @@ def routh_sphere(m: ParamValue = None, R: ParamValue = None, a: ParamValue = Non
     (x, y, theta, phi, psi)
     """
     p = _params(m=m, R=R, a=a, I1=I1, I3=I3, g=g)
-    q = _coords("x y theta phi psi")
-    N = _manifold("R2xSO3", q, p)
-    xd, yd = N.velocities[:2]
-    th, ph, ps, thd, phd, psd = euler_angles(N)
-    Q = euler_matrix(th, ph, ps)
-    w = body_angular_velocity(th, ph, ps, thd, phd, psd)
+    N, (xd, yd), (th, ph, ps, thd, phd, psd), Q, w = body_over_plane(p)
     v = Q * sp.Matrix([xd, yd, 0]) + w.cross(sp.Matrix([0, 0, p["a"]]))
     L = (p["m"] * dot(v, v) / 2 + dot(w, sp.diag(p["I1"], p["I1"], p["I3"]) * w) / 2
          - p["m"] * p["g"] * p["a"] * sp.cos(th))

@@ -27,6 +27,7 @@ from .common import parameters as _params
 from .kinematics import (
     EULER_RATES,
     body_angular_velocity,
+    body_over_plane,
     dot,
     euler_angles,
     euler_matrix,
@@ -169,12 +170,7 @@ def sharp_edge_body(m: ParamValue = None, R: ParamValue = None, b: ParamValue = 
     (xdot*sin(psi) - ydot*cos(psi),)
     """
     p = _params(m=m, R=R, b=b, I1=I1, I3=I3, g=g)
-    q = _coords("x y theta phi psi")
-    N = _manifold("R2xSO3", q, p)
-    xd, yd = N.velocities[:2]
-    th, ph, ps, thd, phd, psd = euler_angles(N)
-    Q = euler_matrix(th, ph, ps)
-    w = body_angular_velocity(th, ph, ps, thd, phd, psd)
+    N, (xd, yd), (th, ph, ps, thd, phd, psd), Q, w = body_over_plane(p)
     R_ = p["R"]
     r = sp.Matrix([-R_ * sp.sin(ph), -R_ * sp.cos(ph), -p["b"]])
     rdot = r.diff(ph) * phd
