@@ -137,6 +137,11 @@ class AlmostPoissonStructure:
         n = len(X)
         ring = self._ring_jacobiator()
         if ring is not None:
+            if not values:
+                hit = self._specialised_witness()
+                if hit is not None:
+                    yield hit, None
+                    return
             for i, j, k in itertools.combinations(range(n), 3):
                 nd = ring.component(i, j, k)
                 if not ring.is_zero(nd):
@@ -170,6 +175,27 @@ class AlmostPoissonStructure:
             return _RingJacobiator(self.matrix, self.manifold.coords)
         except UnsupportedExpression:
             return None
+
+    def _specialised_witness(self) -> tuple | None:
+        r"""A component proved non-zero with the parameters at a random rational point, or
+        ``None``.  The parameters are constants: specialising them commutes with
+        :math:`\partial_l` and with the ring operations, so a certainly non-zero specialised
+        component is a non-zero component (a zero one proves nothing: the caller goes on
+        with the general computation)."""
+        X = self.manifold.coords
+        params = sorted(self.matrix.free_symbols - set(X), key=sp.default_sort_key)
+        if not params:
+            return None
+        pt = default_policy().random_point(params)
+        try:
+            ring = _RingJacobiator(self.matrix.xreplace(pt), X)
+            for i, j, k in itertools.combinations(range(len(X)), 3):
+                nd = ring.component(i, j, k)
+                if nd[0] and ring.fc.certainly_nonzero(nd[0]):
+                    return X[i], X[j], X[k]
+        except (UnsupportedExpression, ZeroDivisionError):
+            return None
+        return None
 
     def jacobiator(self) -> dict:
         """Non-vanishing Jacobiator components ``{(x_i, x_j, x_k): value}`` for ``i<j<k``.
