@@ -135,13 +135,13 @@ class AlmostPoissonStructure:
         ``values=False`` yields ``None`` for their values (the test needs none)."""
         X = self.manifold.coords
         n = len(X)
+        if not values and has_radicals(self.matrix):
+            hit = self._specialised_witness()
+            if hit is not None:
+                yield hit, None
+                return
         ring = self._ring_jacobiator()
         if ring is not None:
-            if not values:
-                hit = self._specialised_witness()
-                if hit is not None:
-                    yield hit, None
-                    return
             for i, j, k in itertools.combinations(range(n), 3):
                 nd = ring.component(i, j, k)
                 if not ring.is_zero(nd):
