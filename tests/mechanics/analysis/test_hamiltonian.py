@@ -401,3 +401,26 @@ def test_certainly_nonzero_by_the_norm():
     assert rc.certainly_nonzero(rho - 1)
     assert not rc.certainly_nonzero(rho**2 - 2 - rc.frac(sp.cos(t))[0])
     assert not rc.certainly_nonzero(rc.R.zero)
+
+
+@pytest.mark.slow
+def test_ellipsoid_jacobiator_nonzero_numerically():
+    """Rolling ellipsoid (Borisov & Mamaev (2015), §4.3), symbolic parameters: Prop. 7's ``J``
+    fails the Jacobi identity (non-holonomic), and a component is non-zero when evaluated
+    independently (sympy derivatives of the entries, floats at a random point)."""
+    import random
+
+    import geomech as gm
+
+    form = system_pseudo_hamiltonian(gm.examples.ellipsoid())
+    assert not form.satisfies_jacobi()
+    P = form.structure
+    X, J = P.manifold.coords, P.matrix
+    rng = random.Random(3)
+    syms = sorted(J.free_symbols, key=sp.default_sort_key)
+    pt = {q: sp.Rational(rng.randint(5, 40), rng.randint(3, 17)) for q in syms}
+    i, j, k = 0, 5, 6                                   # (x, first two momenta)
+    val = sum((J[i, m] * sp.diff(J[j, k], X[m]) + J[j, m] * sp.diff(J[k, i], X[m])
+               + J[k, m] * sp.diff(J[i, j], X[m])).xreplace(pt).evalf(30)
+              for m in range(len(X)))
+    assert abs(float(val)) > 1e-8
