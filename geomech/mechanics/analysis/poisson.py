@@ -208,7 +208,9 @@ class AlmostPoissonStructure:
 
     def satisfies_jacobi(self) -> bool:
         """Whether the Jacobi identity holds identically (``J`` is Poisson); stops at the
-        first non-vanishing component."""
+        first non-vanishing component.  With square roots in ``J`` a component proved
+        non-zero at random rational values of the constants answers first
+        (:meth:`_specialised_witness`; exact, not probabilistic)."""
         if "_jac" in self.__dict__:
             return not self._jac
         return next(self._jacobiator_items(cheap_first=True, values=False), None) is None

@@ -308,7 +308,7 @@ def test_bad_input():
         pseudo_hamiltonian_form([x, y], [xd, yd], xd**2 / 2, [[1, 0]], [])
 
 
-_HEAVY_BODIES = ("convex_body_on_plane", "ellipsoid")   # Prop. 7: > 150 s CPU each (bench_heavy)
+_HEAVY_BODIES = ("convex_body_on_plane", "ellipsoid")   # Prop. 7: ~10-13 s CPU each (bench_heavy)
 
 
 def _catalogue_systems():
