@@ -28,7 +28,9 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
     compact (natural frame, body omega)        17.0    34786   (abbreviated, solver cofactors)
     explicit rhs: quasi_velocities, appell,
       tzenoff (and lagrange_dalembert)         > 60 (stopped; > 120 for lagrange_dalembert)
-    pseudo_hamiltonian + satisfies_jacobi      > 150 (stopped)
+    pseudo_hamiltonian + satisfies_jacobi       9.4   -       (> 150 before: L* and p_mu in
+                                                                 the ring, ring Jacobiator with
+                                                                 a specialised-constants witness)
 
 ``python -m geomech report ellipsoid``: exit 0, no failed section, 186.6 s CPU (3:43 wall);
 symmetries, first integrals, invariant measure and Hamiltonian structure "not computed" (their

@@ -28,6 +28,7 @@ import itertools
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
@@ -36,6 +37,7 @@ from geomech.mechanics.analysis.integrals import (
     fast_is_zero,
 )
 from geomech.mechanics.equations.common import compact
+from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 
 __all__ = ["AlmostPoissonStructure", "PoissonBivector"]
 
@@ -118,7 +120,7 @@ class AlmostPoissonStructure:
             cache[key] = sp.diff(self.matrix[b, c], self.manifold.coords[m])
         return cache[key]
 
-    def _jacobiator_items(self, cheap_first: bool = False):
+    def _jacobiator_items(self, cheap_first: bool = False, values: bool = True):
         r"""Lazily: ``((x_i, x_j, x_k), sum)`` for the components that do not vanish (exact
         ring zero test of the unsimplified sum, the zero policy when undecided).
 
@@ -128,9 +130,23 @@ class AlmostPoissonStructure:
         that are (trigonometric) polynomials come from the bracket graph of the chart.  For
         the other columns the sum is formed term by term: the graph normalises whole
         brackets of rational functions, which measured ~10x slower for this test.
-        ``cheap_first`` visits the pairs of polynomial columns first (for an early stop)."""
+        ``cheap_first`` visits the pairs of polynomial columns first (for an early stop).
+        Matrices with square roots are summed in the ring (:class:`_RingJacobiator`);
+        ``values=False`` yields ``None`` for their values (the test needs none)."""
         X = self.manifold.coords
         n = len(X)
+        if not values and has_radicals(self.matrix):
+            hit = self._specialised_witness()
+            if hit is not None:
+                yield hit, None
+                return
+        ring = self._ring_jacobiator()
+        if ring is not None:
+            for i, j, k in itertools.combinations(range(n), 3):
+                nd = ring.component(i, j, k)
+                if not ring.is_zero(nd):
+                    yield (X[i], X[j], X[k]), ring.fc.expr(nd) if values else None
+            return
         G = BracketGraph.of(self.manifold)
         cols = [VectorField(self.manifold, list(self.matrix.col(i))) for i in range(n)]
         pairs = list(itertools.combinations(range(n - 1), 2))
@@ -150,6 +166,37 @@ class AlmostPoissonStructure:
                 if e != 0 and not fast_is_zero(e):
                     yield (X[i], X[j], X[k]), e
 
+    def _ring_jacobiator(self) -> _RingJacobiator | None:
+        """The ring Jacobiator for matrices with square roots (``None`` otherwise, or when
+        the entries leave the ring)."""
+        if not has_radicals(self.matrix):
+            return None
+        try:
+            return _RingJacobiator(self.matrix, self.manifold.coords)
+        except UnsupportedExpression:
+            return None
+
+    def _specialised_witness(self) -> tuple | None:
+        r"""A component proved non-zero with the parameters at a random rational point, or
+        ``None``.  The parameters are constants: specialising them commutes with
+        :math:`\partial_l` and with the ring operations, so a certainly non-zero specialised
+        component is a non-zero component (a zero one proves nothing: the caller goes on
+        with the general computation)."""
+        X = self.manifold.coords
+        params = sorted(self.matrix.free_symbols - set(X), key=sp.default_sort_key)
+        if not params:
+            return None
+        pt = default_policy().random_point(params)
+        try:
+            ring = _RingJacobiator(self.matrix.xreplace(pt), X)
+            for i, j, k in itertools.combinations(range(len(X)), 3):
+                nd = ring.component(i, j, k)
+                if nd[0] and ring.fc.certainly_nonzero(nd[0]):
+                    return X[i], X[j], X[k]
+        except (UnsupportedExpression, ZeroDivisionError):
+            return None
+        return None
+
     def jacobiator(self) -> dict:
         """Non-vanishing Jacobiator components ``{(x_i, x_j, x_k): value}`` for ``i<j<k``.
 
@@ -161,10 +208,12 @@ class AlmostPoissonStructure:
 
     def satisfies_jacobi(self) -> bool:
         """Whether the Jacobi identity holds identically (``J`` is Poisson); stops at the
-        first non-vanishing component."""
+        first non-vanishing component.  With square roots in ``J`` a component proved
+        non-zero at random rational values of the constants answers first
+        (:meth:`_specialised_witness`; exact, not probabilistic)."""
         if "_jac" in self.__dict__:
             return not self._jac
-        return next(self._jacobiator_items(cheap_first=True), None) is None
+        return next(self._jacobiator_items(cheap_first=True, values=False), None) is None
 
     is_poisson = satisfies_jacobi
 
@@ -179,6 +228,51 @@ class AlmostPoissonStructure:
     def is_casimir(self, C) -> bool:
         """Whether ``J∇C ≡ 0``."""
         return self.hamiltonian_vector_field(C).is_zero()
+
+
+class _RingJacobiator:
+    r"""The Jacobiator of a matrix with square roots, summed in the ring of
+    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (entries as numerators over
+    products of known factors, derivatives in the ring, skew by construction:
+    :math:`J^{ji} = -J^{ij}`); a component is zero iff its reduced numerator is, non-zero
+    when the norm of the quadratic extensions does not vanish
+    (:meth:`~geomech.mechanics.equations.heavy.RadicalCalculus.certainly_nonzero`), the zero
+    policy otherwise."""
+
+    def __init__(self, J: sp.Matrix, X):
+        n = len(X)
+        upper = {(i, j): J[i, j] for i in range(n) for j in range(i + 1, n) if J[i, j] != 0}
+        self.fc = FactoredCalculus(list(upper.values()))
+        self.X, self.fr, self.live, self._d = X, {}, {}, {}
+        for (i, j), e in upper.items():
+            f = self.fc.frac(e)
+            self.fr[(i, j)], self.fr[(j, i)] = f, (-f[0], f[1])
+            free = e.free_symbols
+            self.live[(i, j)] = self.live[(j, i)] = {m for m, x in enumerate(X) if x in free}
+
+    def _partial(self, b: int, c: int, m: int) -> tuple:
+        key = (b, c, m)
+        if key not in self._d:
+            self._d[key] = self.fc.diff(self.fr[(b, c)], self.X[m])
+        return self._d[key]
+
+    def component(self, i: int, j: int, k: int) -> tuple:
+        r""":math:`\mathrm{Jac}^{ijk}` as a fraction ``(n, e)`` of the calculus."""
+        fc = self.fc
+        acc = (fc.R.zero, tuple(0 for _ in fc.factors))
+        for m in range(len(self.X)):
+            for a, (b, c) in (((i, m), (j, k)), ((j, m), (k, i)), ((k, m), (i, j))):
+                if a in self.fr and m in self.live.get((b, c), ()):
+                    acc = fc.add(acc, fc.mul(self.fr[a], self._partial(b, c, m)))
+        return acc
+
+    def is_zero(self, nd: tuple) -> bool:
+        """Exact in the ring; the zero policy only when the norm does not decide."""
+        if not nd[0]:
+            return True
+        if self.fc.certainly_nonzero(nd[0]):
+            return False
+        return fast_is_zero(self.fc.expr(nd))
 
 
 PoissonBivector = AlmostPoissonStructure

@@ -38,7 +38,11 @@ from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 from geomech.mechanics.equations.common import compact, solve_linear
 from geomech.mechanics.equations.hamel import frame_inverse
-from geomech.mechanics.equations.heavy import coframe_structure_functions, has_radicals
+from geomech.mechanics.equations.heavy import (
+    FactoredCalculus,
+    coframe_structure_functions,
+    has_radicals,
+)
 
 __all__ = ["PseudoHamiltonianForm", "pseudo_hamiltonian_form", "frame_structure_functions",
            "chaplygin_gyroscopic_matrix", "reduced_pseudo_hamiltonian",
@@ -255,9 +259,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
             + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
     Ltil = L.xreplace(dict(zip(velocities, qdot)))
-    zero_w = {w: 0 for w in ws}
-    Lstar = compact(sp.expand(Ltil.xreplace(zero_w)))
-    p_mu = [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws]
+    Lstar, p_mu = _restricted_lagrangian(Ltil, ws)
     omega_of, K = _legendre(Lstar, omegas, momenta)
     M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
     H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
@@ -268,6 +270,26 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
                                  omega_of, M_of, tuple(map(tuple, tau)),
                                  tuple(map(tuple, trans)), c, d, tuple(p_M))
+
+
+def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
+    r""":math:`L^* = \tilde L|_{w=0}` and :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}`.
+
+    With square roots (rolling ellipsoid) both are computed in the ring of
+    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (no ``expand`` of the
+    substituted Lagrangian, which dominated the construction); otherwise, or when the
+    Lagrangian leaves that ring, by expansion and :func:`compact`."""
+    zero_w = {w: 0 for w in ws}
+    if has_radicals([Ltil]):
+        try:
+            fc = FactoredCalculus([Ltil])
+            f = fc.frac(Ltil)
+            return (fc.expr(fc.at_zero(f, ws)),
+                    [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws])
+        except UnsupportedExpression:
+            pass
+    return (compact(sp.expand(Ltil.xreplace(zero_w))),
+            [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws])
 
 
 def _momentum_symbols(momenta, m: int) -> list:
