@@ -26,8 +26,13 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
     tzenoff                                    18.2    13813   (78.7 s, 418004 before the
                                                                  mass/free split of the ring route)
     compact (natural frame, body omega)        17.0    34786   (abbreviated, solver cofactors)
-    explicit rhs: quasi_velocities, appell,
-      tzenoff (and lagrange_dalembert)         > 60 (stopped; > 120 for lagrange_dalembert)
+    explicit rhs (S.equations(form).rhs, before: > 60 s, stopped; > 120 s for
+    lagrange_dalembert), with the mass-matrix solve M^{-1} b, b kept unexpanded
+    (common.inverse_solve), CPU s in a fresh process incl. building the system:
+      quasi_velocities                         24.4   527491
+      appell                                   35.6  1252298
+      tzenoff                                  39.3   527491
+      lagrange_dalembert                       21.3    61821
     pseudo_hamiltonian + satisfies_jacobi      > 150 (stopped)
 
 ``python -m geomech report ellipsoid``: exit 0, no failed section, 186.6 s CPU (3:43 wall);
