@@ -68,7 +68,8 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
 
 
 
-_TIDY_NODE_LIMIT = 40000  # tidy leaves larger expressions as they are
+_TIDY_NODE_LIMIT = 25000  # tidy leaves larger expressions as they are (presentation only:
+#                           the ring tidy of the heavy bodies' rates costs 2-5 s each)
 _TIDY_GCD_LIMIT = 600   # tidy: total terms of the coefficients above which no gcd is taken
 
 
