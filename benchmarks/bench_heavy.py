@@ -35,7 +35,7 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
       tzenoff                           24.7 / 34.4*  527491
       lagrange_dalembert                 7.5 / 17.3*   61821
       voronets                           3.8 / 16.2*   70800
-      chaplygin                          3.6 /  3.3   110826
+      chaplygin                          3.6 /  3.3*  110826
     (* measured before the tidy limit 40000 -> 25000; it took quasi_velocities 23.4 -> 12.5)
     pseudo_hamiltonian + satisfies_jacobi      > 150 (stopped)
 
