@@ -26,8 +26,17 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
     tzenoff                                    18.2    13813   (78.7 s, 418004 before the
                                                                  mass/free split of the ring route)
     compact (natural frame, body omega)        17.0    34786   (abbreviated, solver cofactors)
-    explicit rhs: quasi_velocities, appell,
-      tzenoff (and lagrange_dalembert)         > 60 (stopped; > 120 for lagrange_dalembert)
+    explicit rhs (S.equations(form).rhs; before: > 60 s, stopped; > 120 s for
+    lagrange_dalembert), mass-matrix solve M^{-1} b with b kept unexpanded
+    (common.inverse_solve) and no presentation tidy above 25000 nodes; CPU s,
+    count_ops of eq.rhs (exact, not cancelled), ellipsoid / convex_body_on_plane:
+      quasi_velocities                  13.6 / 24.8*  527491
+      appell                            20.1 / 31.5* 1252298
+      tzenoff                           24.7 / 34.4*  527491
+      lagrange_dalembert                 7.5 / 17.3*   61821
+      voronets                           3.8 / 16.2*   70800
+      chaplygin                          3.6 /  3.3*  110826
+    (* measured before the tidy limit 40000 -> 25000; it took quasi_velocities 23.4 -> 12.5)
     pseudo_hamiltonian + satisfies_jacobi       9.4   -       (> 150 before: L* and p_mu in
                                                                  the ring, ring Jacobiator with
                                                                  a specialised-constants witness)

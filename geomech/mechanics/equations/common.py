@@ -32,7 +32,8 @@ from geomech.core.parse import as_expr
 from geomech.core.polykernel import poly_gcd
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
-           "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring"]
+           "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
+           "inverse_solve", "large_rhs", "ABBREVIATE_OPS"]
 
 
 def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
@@ -67,7 +68,8 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
 
 
 
-_TIDY_NODE_LIMIT = 40000  # tidy leaves larger expressions as they are
+_TIDY_NODE_LIMIT = 25000  # tidy leaves larger expressions as they are (presentation only:
+#                           the ring tidy of the heavy bodies' rates costs 2-5 s each)
 _TIDY_GCD_LIMIT = 600   # tidy: total terms of the coefficients above which no gcd is taken
 
 
@@ -183,7 +185,50 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     deferred = _defer(M, rhs, what)
     if deferred is not None:
         return deferred
+    if "mass matrix" in what and M.shape[0] > 1 and large_rhs(rhs):
+        return inverse_solve(M, rhs, what)
     return _solve_linear(M, rhs, what, cancel_limit)
+
+
+#: right-hand sides of mass-matrix systems above this operation count are solved by
+#: :func:`inverse_solve` (no common denominator, no cancellation of the large numerators)
+ABBREVIATE_OPS = 2000
+
+
+def large_rhs(rhs: sp.Matrix) -> bool:
+    """Whether the right-hand side of a mass-matrix system exceeds :data:`ABBREVIATE_OPS`
+    operations (then :func:`inverse_solve` is used).
+
+    >>> large_rhs(sp.Matrix([1, 2]))
+    False
+    """
+    return sum(count_ops(e) for e in rhs) > ABBREVIATE_OPS
+
+
+def inverse_solve(M: sp.Matrix, rhs: sp.Matrix, what: str = "system") -> sp.Matrix:
+    r"""Solve ``M x = rhs`` as :math:`x = M^{-1}\,b` with the right-hand side kept as it is.
+
+    The columns of :math:`M^{-1} = \operatorname{adj}(M)/\det M` are solved exactly and
+    cancelled (:func:`geomech.core.algebra.solve_linear`; ``M`` is small), the large entries
+    :math:`b_j` are named sub-expressions that are neither expanded nor brought to a common
+    denominator: :math:`x_i = \sum_j (M^{-1})_{ij}\, b_j` (Cramer's rule, Golub & Van
+    Loan (2013), §2.1).  The result is exact; it is not cancelled, so the expression swell
+    of a common denominator :math:`\det M` times the denominators of :math:`b` is avoided.
+
+    >>> import sympy as sp
+    >>> x, t = sp.symbols("x t")
+    >>> inverse_solve(sp.Matrix([[2, 1], [1, 1]]), sp.Matrix([sp.sin(t), x]))
+    Matrix([
+    [     -x + sin(t)],
+    [2*x - sin(t)]])
+
+    Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
+    """
+    n = M.shape[0]
+    cols = [_solve_linear(M, sp.Matrix([1 if i == j else 0 for i in range(n)]), what)
+            for j in range(n)]
+    return sp.Matrix([sp.Add(*[cols[j][i] * rhs[j] for j in range(n) if rhs[j] != 0])
+                      for i in range(n)])
 
 
 def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ...]:

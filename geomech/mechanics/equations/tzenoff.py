@@ -23,7 +23,12 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import compact, solve_linear
+from geomech.mechanics.equations.common import (
+    compact,
+    inverse_solve,
+    large_rhs,
+    solve_linear,
+)
 from geomech.mechanics.equations.forms import TzenoffEquations
 from geomech.mechanics.equations.jets import JetSpace
 from geomech.mechanics.equations.motion import (
@@ -62,8 +67,11 @@ def _solve_mass_matrix(M: sp.Matrix, rhs: sp.Matrix, gens: Sequence[sp.Symbol]) 
     numerators normalised coefficient-wise as polynomials in the quasi-velocities ``gens``
     (much cheaper than a global cancel for trigonometric mass matrices)."""
     k = M.rows
+    what = "Tzenoff mass matrix b^T (d2L/dqdot2) b"
     if k == 1 or all(M[i, j] == 0 for i in range(k) for j in range(k) if i != j):
-        return solve_linear(M, rhs, what="Tzenoff mass matrix b^T (d2L/dqdot2) b")
+        return solve_linear(M, rhs, what=what)
+    if large_rhs(rhs):                  # heavy bodies: M^{-1} r, r kept as it is
+        return inverse_solve(M, rhs, what)
     det = compact(M.det(method="berkowitz"))
     if default_policy().is_zero(det):
         raise ValueError("the Tzenoff mass matrix b^T (d2L/dqdot2) b is singular: det = 0 "
