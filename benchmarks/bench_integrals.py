@@ -22,7 +22,6 @@ Run: ``python benchmarks/bench_integrals.py [--quick] [names...]``.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import sys
 import time
 
@@ -31,9 +30,9 @@ import sympy as sp
 import geomech as gm
 
 try:
-    from benchmarks._common import table
+    from benchmarks._common import cpu_in_child, table
 except ImportError:
-    from _common import table
+    from _common import cpu_in_child, table
 
 CAP = 30.0 if "--quick" in sys.argv else 120.0
 
@@ -96,27 +95,11 @@ def legacy(name: str) -> None:
     P._assemble(S, ce, eta, basis, [terms[j] for j in cols], coeffs, "", verify=True)
 
 
-def _child(q, name):
-    sp.core.cache.clear_cache()          # a cold start, as for the new method
-    t0 = time.process_time()
-    legacy(name)
-    q.put(time.process_time() - t0)
-
-
 def legacy_cpu(name: str) -> float | None:
-    """CPU seconds of :func:`legacy` in a child process, ``None`` above :data:`CAP` (the
-    child is given ``4 * CAP`` seconds of wall time on the shared machine)."""
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(q, name))
-    p.start()
-    p.join(4 * CAP)
-    if p.is_alive():
-        p.terminate()
-        p.join()
-        return None
-    t = q.get() if not q.empty() else None
-    return t if t is not None and t <= CAP else None
+    """CPU seconds of :func:`legacy` in a child process (cold caches), ``None`` above
+    :data:`CAP` (the child is given ``4 * CAP`` seconds of wall time on the shared machine)."""
+    out = cpu_in_child(lambda: legacy(name), CAP)
+    return None if out is None else out[0]
 
 
 def main(names) -> None:
