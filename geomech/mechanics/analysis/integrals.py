@@ -50,6 +50,7 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
+from geomech.mechanics.analysis.field_integrals import polynomial_field_integrals
 
 __all__ = [
     "is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
@@ -214,8 +215,12 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
 
     with ``x = variables``, ``b_k`` the functions of the ``ansatz`` family (default ``[1]``)
     and unknown constants :math:`c_{\alpha k}` (they may depend on the manifold's
-    parameters).  ``v(F) ≡ 0`` is linear in the ``c``; it is solved exactly by
-    :func:`solve_constant_linear` and every returned integral satisfies
+    parameters).  ``v(F) ≡ 0`` is linear in the ``c``.  With the ansatz ``[1]`` and a field
+    polynomial in the coordinates over :math:`\mathbb Q(\text{parameters})` the equations are
+    read off sparse polynomials and solved block by block over :math:`\mathbb Q[\text{
+    parameters}]` (:func:`~geomech.mechanics.analysis.field_integrals.
+    polynomial_field_integrals`, each integral proved by polynomial arithmetic); otherwise by
+    :func:`solve_constant_linear`, and every returned integral satisfies
     :func:`is_first_integral`.
 
     Parameters
@@ -254,6 +259,11 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
     M = v.manifold
     variables, ansatz = _search_arguments(M, variables, ansatz)
+    if ansatz == [1]:           # a polynomial field: exact rows over QQ[parameters]
+        fast = polynomial_field_integrals(v, degree, variables, homogeneous=homogeneous)
+        if fast is not None:
+            one = include_constants and (degree == 0 or not homogeneous)
+            return [sp.S.One] * one + fast
     monos = _monomials(variables, degree, homogeneous)
     terms = [b * mo for mo in monos for b in ansatz]
     cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
