@@ -252,7 +252,7 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
     >>> m, I, a = M.parameters
     >>> V = M.vector_field([a*w**2, -m*a*w*v1/I])
     >>> polynomial_integrals(V, 2)
-    [I*omega**2/m + v1**2]
+    [I*omega**2 + m*v1**2]
     """
     check_field(v)
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:

@@ -97,8 +97,11 @@ def test_b2_polynomial_integrals_reduced_sleigh():
     m, I, a = R.parameters
     V = R.vector_field([a * w**2, -m * a * w * v1 / I])
     found = polynomial_integrals(V, 2)
-    assert len(found) == 1
-    assert Z(found[0] - (v1**2 + I * w**2 / m))
+    assert len(found) == 1 and is_first_integral(V, found[0])
+    # proportional to the energy: the 2x2 minors of the coefficient vectors vanish
+    E = m * v1**2 + I * w**2
+    assert Z(sp.diff(found[0], v1, 2) * sp.diff(E, w, 2) - sp.diff(found[0], w, 2)
+             * sp.diff(E, v1, 2))
     # a = 0: v1 and omega are conserved, so every polynomial of degree <= 2 is
     assert len(polynomial_integrals(V.subs(a, 0), 2)) == 5
     # degree 4: only functions of the energy (E and E^2)
