@@ -42,15 +42,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from fractions import Fraction
 
 import sympy as sp
 
 from geomech.core.algebra.matrices import (
     clear_denominators,
     domain_nullspace,
-    domain_rref,
-    first_independent_rows,
     rational_rank,
     rational_rref_pivots,
     verified_subspace,
@@ -58,6 +55,11 @@ from geomech.core.algebra.matrices import (
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.zero import ZeroPolicy, rational_rewrite
+from geomech.mechanics.analysis.field_integrals import (
+    graded_basis,
+    independent_rows_at,
+    value_at,
+)
 from geomech.mechanics.analysis.integrals import (
     fast_is_zero,
     polynomial_integrals,
@@ -322,48 +324,16 @@ def _exact_rows(ce, eta, basis, terms, cols, params):
         return None, None
 
 
-def _value(x, dom, point: tuple) -> Fraction:
-    """Exact value of a domain element at the parameter ``point``."""
-    if not point:
-        return Fraction(int(x.numerator), int(x.denominator))
-    v = x(*point) if x else dom.dom.zero
-    return Fraction(int(v.numerator), int(v.denominator))
-
-
 # ---------------------------------------------------------------------------------------
 # step 3: pivot pattern at a random point, exact reduction of the square system
 # ---------------------------------------------------------------------------------------
-def _independent_at(rows: list, dom, point: tuple) -> list[int]:
-    """Indices of a maximal set of rows independent at the parameter ``point``, sparsest
-    and lowest-degree rows first (rows evaluated only as far as needed)."""
-    def weight(i):
-        return (sum(1 for x in rows[i] if x), sum(len(x) if point else 1
-                                                  for x in rows[i] if x))
-
-    order = sorted(range(len(rows)), key=weight)
-    ncols = len(rows[0]) if rows else 0
-
-    def values():
-        for i in order:
-            check()
-            yield [_value(x, dom, point) for x in rows[i]]
-
-    return [order[k] for k in first_independent_rows(values(), ncols)]
-
-
 def _graded_basis(vecs: list[list], terms, cols, K) -> list[list]:
-    """Reduced echelon basis of the span with the unknowns ordered by decreasing degree in
-    the velocities: integrals of lower degree come out as separate basis vectors."""
-    order = sorted(range(len(cols)), key=lambda j: (-sum(terms[cols[j]][0]), j))
-    R = domain_rref([[v[j] for j in order] for v in vecs], len(cols), K)[0]
-    out = []
-    for r in reversed(R):                   # lowest degree first
-        if any(r):
-            vec = [K.zero] * len(cols)
-            for pos, j in enumerate(order):
-                vec[j] = r[pos]
-            out.append(vec)
-    return out
+    """:func:`graded_basis` with the degrees of the unknowns ``terms[cols]``."""
+    return graded_basis(vecs, [sum(terms[j][0]) for j in cols], K)
+
+
+_value = value_at                       # the old private names (tests)
+_independent_at = independent_rows_at
 
 
 # ---------------------------------------------------------------------------------------
@@ -379,7 +349,7 @@ def _exact_span(ce, eta, basis, terms, cols, params, point: dict):
     if rows is None:
         return None, None
     at = tuple(sp.QQ(int(point[p].p), int(point[p].q)) for p in params)
-    sel = _independent_at(rows, dom, at)
+    sel = independent_rows_at(rows, dom, at)
     vecs = domain_nullspace([rows[i] for i in sel], len(cols), dom)
     if not vecs:
         return [], dom

@@ -420,22 +420,66 @@ class RigidBodySoN:
     def manakov_integrals(self) -> dict:
         r"""Manakov's integrals: coefficients of :math:`\mu^m` in
         :math:`\operatorname{tr}(\mathcal M + \mu\Lambda^2)^{p}` (torque-free), nonconstant,
-        for :math:`p = 2..n` (not from Shamolin (2017); Lax pair
-        :math:`\dot L = [L, A]`, :math:`L = \mathcal M + \mu\Lambda^2`,
-        :math:`A = \Omega + \mu\Lambda`)."""
-        mu = sp.Dummy("mu")
-        L = self.momentum + mu * self.Lambda ** 2
+        for :math:`p = 2..n` (Manakov (1976), Lax pair :math:`\dot L = [L, A]`,
+        :math:`L = \mathcal M + \mu\Lambda^2`, :math:`A = \Omega + \mu\Lambda`; not from
+        Shamolin (2017)).
+
+        The powers are taken in a sparse polynomial ring with the momenta :math:`\mu_k` and
+        :math:`d_i = \lambda_i^2` as generators; :math:`\mu_k = c_k\omega_k` and
+        :math:`d_i = \lambda_i^2` are substituted in the coefficients only.
+        """
+        n = self.n
+        lam = sp.Dummy("mu")
+        d = [sp.Dummy(f"d{i}") for i in range(n)]
+        R = polynomial_ring([lam, *self._mu, *d])
+        A = hat(self._mu, self.ordering)
+        L = [[R.from_expr(A[i, j]) + (R.from_expr(lam * d[i]) if i == j else R.zero)
+              for j in range(n)] for i in range(n)]
+        vals = [c * w for (c, _), w in zip(self._terms, self.omega)]
+        vals += [li**2 for li in self.lambdas]
+        S = polynomial_ring(sorted(set().union(*(x.free_symbols for x in vals)),
+                                   key=sp.default_sort_key))
+        vals = [S.from_expr(x) for x in vals]
         out = {}
-        P = sp.eye(self.n)
-        for p in range(1, self.n + 1):
-            P = (P * L).applyfunc(sp.expand)
-            if p < 2:
-                continue
-            poly = sp.Poly(P.trace(), mu)
-            for (m,), c in zip(poly.monoms(), poly.coeffs()):
-                if c.has(*self.omega):
-                    out[f"tr(M+mu*Lambda^2)^{p} [mu^{m}]"] = sp.expand(c)
+        P = L
+        for p in range(2, n + 1):
+            P = [[sum((P[i][k] * L[k][j] for k in range(n)), R.zero) for j in range(n)]
+                 for i in range(n)]
+            by_power: dict = {}
+            for mon, c in sum((P[i][i] for i in range(n)), R.zero).items():
+                by_power.setdefault(mon[0], {})[(0, *mon[1:])] = c
+            for m in sorted(by_power, reverse=True):
+                K = by_power[m]
+                if any(any(e[1:1 + len(self._mu)]) for e in K):
+                    out[f"tr(M+mu*Lambda^2)^{p} [mu^{m}]"] = _compose(K, vals, S).as_expr()
         return out
+
+    def polynomial_integrals(self, degree: int = 2, homogeneous: bool = False):
+        r"""A basis of the first integrals of :meth:`vector_field` polynomial of degree
+        :math:`\le` ``degree`` in :math:`\omega` (``homogeneous``: of degree exactly
+        ``degree``), coefficients polynomial in the inertia, for generic inertia.
+
+        Exact linear algebra over :math:`\mathbb Q[I_1..I_n]`, each integral proved
+        (:func:`~geomech.mechanics.analysis.field_integrals.polynomial_field_integrals`).  For
+        :math:`n = 4` and degree 2: the Casimirs :math:`\operatorname{tr}\mathcal M^2`,
+        :math:`\operatorname{Pf}\mathcal M`, the energy and Manakov's second quadratic
+        integral (Manakov (1976), "Note on the integration of Euler's equations of the
+        dynamics of an n-dimensional rigid body", Funct. Anal. Appl. 10).  Returns an
+        :class:`~geomech.mechanics.analysis.polynomial_integrals.IntegralList`.
+
+        >>> len(rigid_body_so_n(4).polynomial_integrals(2))
+        4
+        """
+        from geomech.mechanics.analysis.field_integrals import polynomial_field_integrals
+        from geomech.mechanics.analysis.polynomial_integrals import IntegralList
+
+        if isinstance(degree, bool) or not isinstance(degree, int) or degree < 0:
+            raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+        Fs = polynomial_field_integrals(self.vector_field(), degree, homogeneous=homogeneous)
+        kind = "homogeneous polynomials" if homogeneous else "polynomials"
+        family = (f"{kind} of degree {'' if homogeneous else '<= '}{degree} in "
+                  f"({', '.join(map(str, self.omega))})")
+        return IntegralList(Fs, Fs, {}, family)
 
     def derivative(self, F) -> sp.Expr:
         r"""The derivative :math:`v(F) = \sum_k \partial_k F\,(M_k - Q_k)/c_k` along the flow.
@@ -508,6 +552,26 @@ class RigidBodySoN:
     def __repr__(self) -> str:
         return (f"RigidBodySoN(n={self.n}, inertia={tuple(self.inertia)}, "
                 f"ordering={self.ordering!r})")
+
+
+def _compose(terms: dict, vals: list, S):
+    """``sum(c * prod(vals[k - 1]**e[k]))`` over ``terms`` (exponent tuples whose entry 0 is
+    ignored) in the ring ``S``, powers cached."""
+    cache: dict = {}
+
+    def power(k, e):
+        if (k, e) not in cache:
+            cache[(k, e)] = vals[k - 1] ** e
+        return cache[(k, e)]
+
+    out = S.zero
+    for mon, c in terms.items():
+        t = S(c)
+        for k, e in enumerate(mon):
+            if k and e:
+                t *= power(k, e)
+        out += t
+    return out
 
 
 def _pfaffian(A: sp.Matrix) -> sp.Expr:

@@ -421,3 +421,20 @@ def test_fast_field_does_no_cancel(monkeypatch):
     monkeypatch.setattr(sp, "cancel", lambda *a, **k: calls.append(1) or real(*a, **k))
     rb.vector_field()
     assert calls == []
+
+
+@pytest.mark.parametrize(("n", "inertia"), [(4, (1, 2, 5, 9)), (3, None), (5, (1, 2, 4, 7, 9))])
+def test_manakov_integrals_equal_direct_matrix_powers(n, inertia):
+    """The ring computation agrees with the coefficients of tr(M + mu Lambda^2)^p taken from
+    plain sympy matrix powers (Manakov 1976), and each is a first integral."""
+    rb = rigid_body_so_n(n, inertia, torque=0)
+    mu = sp.Symbol("mu")
+    L = rb.momentum + mu * rb.Lambda**2
+    ints = rb.manakov_integrals()
+    for p in range(2, n + 1):
+        tr = sp.Poly(sp.expand((L**p).trace()), mu)
+        for m in range(p + 1):
+            key = f"tr(M+mu*Lambda^2)^{p} [mu^{m}]"
+            c = sp.expand(tr.coeff_monomial(mu**m))
+            assert Z(ints[key] - c) if key in ints else not c.has(*rb.omega)
+    assert all(rb.derivative(F) == 0 for F in ints.values())
