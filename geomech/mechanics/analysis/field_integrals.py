@@ -168,28 +168,42 @@ def field_rows(v: VectorField, monomials: Sequence[tuple], variables: Sequence,
     if fr is None:
         return None, None
     R, kept, nums, dens = fr
-    L = R.one
-    for d in dens:
-        L = L.lcm(d)
-    w = [n * L.exquo(d) for n, d in zip(nums, dens)]
+    dlist = list(dict.fromkeys(dens))              # the distinct denominators D
+    which = [dlist.index(d) for d in dens]
     np_, nv = len(kept), len(variables)
     pos = [R.gens.index(R.from_expr(x)) for x in variables]
-    eqs: dict = {}
+    eqs: dict = {}                                 # beta -> j -> D -> {param exponent: c}
     for j, alpha in enumerate(monomials):
-        acc = R.zero
         for i, a in enumerate(alpha):
-            if a:
-                e = [0] * R.ngens
-                for k in range(nv):
-                    e[pos[k]] = alpha[k] - (k == i)
-                acc += R({tuple(e): a}) * w[i]
-        for mon, c in acc.items():
-            eqs.setdefault(mon[np_:], {}).setdefault(j, {})[mon[:np_]] = c
+            if not a:
+                continue
+            e = [0] * R.ngens
+            for k in range(nv):
+                e[pos[k]] = alpha[k] - (k == i)
+            for mon, c in (R({tuple(e): a}) * nums[i]).items():
+                acc = eqs.setdefault(mon[np_:], {}).setdefault(j, {}).setdefault(which[i], {})
+                acc[mon[:np_]] = acc.get(mon[:np_], 0) + c
     dom = sp.QQ[tuple(kept)] if kept else sp.QQ
-    conv = (lambda d: dom.ring.from_dict(d)) if kept else (lambda d: d[()])
-    n = len(monomials)
-    return [[conv(row[j]) if j in row else dom.zero for j in range(n)]
-            for row in eqs.values()], dom
+    return [_cleared_row(row, dlist, R, np_, dom, len(monomials)) for row in eqs.values()], dom
+
+
+def _cleared_row(row: dict, dlist: list, R, np_: int, dom, n: int) -> list:
+    r"""One equation :math:`\sum_j \sum_D (P_{jD}/D)\,c_j = 0` times the lcm :math:`l` of
+    its denominators: entries :math:`\sum_D P_{jD}\,l/D` in ``dom``."""
+    used = sorted({d for parts in row.values() for d in parts})
+    lcm = R.one
+    for d in used:
+        lcm = lcm.lcm(dlist[d])
+    factor = {d: lcm.exquo(dlist[d]) for d in used}
+    out = [dom.zero] * n
+    for j, parts in row.items():
+        acc = R.zero
+        for d, poly in parts.items():
+            acc += R({m + (0,) * (R.ngens - np_): c for m, c in poly.items() if c}) * factor[d]
+        if acc:
+            out[j] = (dom.ring.from_dict({m[:np_]: c for m, c in acc.items()}) if np_
+                      else dom(acc.LC))
+    return out
 
 
 def unknown_blocks(rows: list, ncols: int) -> list[list[int]]:
