@@ -168,8 +168,9 @@ def field_rows(v: VectorField, monomials: Sequence[tuple], variables: Sequence,
     if fr is None:
         return None, None
     R, kept, nums, dens = fr
-    dlist = list(dict.fromkeys(dens))              # the distinct denominators D
+    dlist = list(dict.fromkeys(dens))              # the distinct denominators D ...
     which = [dlist.index(d) for d in dens]
+    dlist = [(u, dict(f)) for u, f in (d.factor_list() for d in dlist)]  # D = u prod f**k
     np_, nv = len(kept), len(variables)
     pos = [R.gens.index(R.from_expr(x)) for x in variables]
     eqs: dict = {}                                 # beta -> j -> D -> {param exponent: c}
@@ -189,12 +190,19 @@ def field_rows(v: VectorField, monomials: Sequence[tuple], variables: Sequence,
 
 def _cleared_row(row: dict, dlist: list, R, np_: int, dom, n: int) -> list:
     r"""One equation :math:`\sum_j \sum_D (P_{jD}/D)\,c_j = 0` times the lcm :math:`l` of
-    its denominators: entries :math:`\sum_D P_{jD}\,l/D` in ``dom``."""
+    its denominators: entries :math:`\sum_D P_{jD}\,l/D` in ``dom`` (``dlist[D]`` is the
+    factorisation ``(u, {f: k})`` of :math:`D = u\prod f^k`: no gcd is computed)."""
     used = sorted({d for parts in row.values() for d in parts})
-    lcm = R.one
+    top: dict = {}                        # lcm = prod p**top[p] over the irreducible p
     for d in used:
-        lcm = lcm.lcm(dlist[d])
-    factor = {d: lcm.exquo(dlist[d]) for d in used}
+        for f, k in dlist[d][1].items():
+            top[f] = max(top.get(f, 0), k)
+    factor = {}
+    for d in used:
+        mult = R(1 / dlist[d][0])
+        for f, k in top.items():
+            mult *= f ** (k - dlist[d][1].get(f, 0))
+        factor[d] = mult
     out = [dom.zero] * n
     for j, parts in row.items():
         acc = R.zero
@@ -249,6 +257,14 @@ def _block_span(rows: list, cols: list[int], degrees: list[int], dom, point: tup
     return verified_subspace(sub, [clear_denominators(x, dom) for x in vecs], dom)
 
 
+def _factored(c, dom) -> sp.Expr:
+    """The coefficient ``c`` (of ``QQ`` or ``QQ[p]``) as a product of its factors."""
+    if dom == sp.QQ:
+        return dom.to_sympy(c)
+    unit, facs = c.factor_list()
+    return sp.Mul(dom.dom.to_sympy(unit), *[f.as_expr()**k for f, k in facs])
+
+
 def _monomials(nvars: int, degree: int, homogeneous: bool) -> list[tuple]:
     out = []
     for d in ([degree] if homogeneous and degree else range(1, degree + 1)):
@@ -295,8 +311,8 @@ def polynomial_field_integrals(v: VectorField, degree: int, variables: Sequence 
     for cols in unknown_blocks(rows, len(monos)):
         check()
         for vec in _block_span(rows, cols, degrees, dom, point):
-            F = sp.Add(*[sp.factor(dom.to_sympy(c)) * sp.Mul(*[x**a for x, a in
-                                                              zip(variables, monos[j])])
+            F = sp.Add(*[_factored(c, dom) * sp.Mul(*[x**a for x, a in
+                                                     zip(variables, monos[j])])
                          for c, j in zip(vec, cols) if c])
             found.append((max(degrees[j] for c, j in zip(vec, cols) if c), F))
     return [F for _, F in sorted(found, key=lambda t: t[0])]

@@ -140,3 +140,20 @@ def test_non_polynomial_fields_are_left_to_the_general_search():
 def test_bad_degree():
     with pytest.raises(ValueError, match="degree"):
         gm.rigid_body_so_n(3).polynomial_integrals(-1)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.fractions(min_value=-5, max_value=5).filter(bool),
+       st.fractions(min_value=-5, max_value=5).filter(bool), st.integers(1, 4))
+def test_denominators_with_different_units(r1, r2, s):
+    """x' = r1 y/(s k + s), y' = -r2 x/(k + 2): each equation is cleared by its own lcm;
+    r2 x^2/(k + 2) + r1 y^2/(s k + s) is conserved and spans the quadratic integrals."""
+    M = Manifold("M", "x y", parameters="k")
+    x, y = M.coords
+    k = M.parameters[0]
+    a, b = sp.Rational(r1.numerator, r1.denominator), sp.Rational(r2.numerator, r2.denominator)
+    v = M.vector_field([a * y / (s * k + s), -b * x / (k + 2)])
+    Fs = polynomial_field_integrals(v, 2)
+    assert all(sp.cancel(v(F)) == 0 for F in Fs)
+    assert _in_span(Fs, sp.cancel((b * x**2 / (k + 2) + a * y**2 / (s * k + s)) * (k + 1)
+                                  * (k + 2)), (x, y))
