@@ -142,7 +142,7 @@ def _fractions(v: VectorField, variables, params: list):
     try:
         nums = [R.from_expr(n) for n, _ in fr]
         dens = [R.from_expr(d) for _, d in fr]
-    except (sp.CoercionFailed, ValueError, TypeError):      # pragma: no cover - guarded
+    except (sp.CoercionFailed, ValueError, TypeError):      # e.g. pi, sqrt(2)
         return None
     np_ = len(kept)
     if any(any(any(m[np_:]) for m in d.monoms()) for d in dens):

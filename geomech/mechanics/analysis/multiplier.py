@@ -40,6 +40,7 @@ from types import SimpleNamespace
 
 import sympy as sp
 
+from geomech.core.algebra import polynomial_ring
 from geomech.core.budget import check
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -196,11 +197,63 @@ def multiplier_factors(A: sp.Matrix, sigma: Sequence[sp.Expr], z) -> list[sp.Exp
     """
     out: list = []
     for e in (A.det(method="berkowitz"), *sigma):
-        for f in irreducible_factors(e, z):
-            if f not in out and sp.expand(-f) not in out:
-                out.append(f)
-        check()
+        for part in sp.fraction(sp.together(as_expr(e))):
+            for f in _part_factors(sp.expand(part), out, z):
+                if f not in out and sp.expand(-f) not in out:
+                    out.append(f)
+            check()
     return sorted(out, key=lambda f: (sp.count_ops(f), sp.default_sort_key(f)))
+
+
+def _part_factors(P: sp.Expr, known: list, z) -> list[sp.Expr]:
+    r"""Irreducible factors of the polynomial ``P`` reduced by :math:`\sin^2 = 1 - \cos^2`
+    (as in :func:`irreducible_factors`, sines and cosines as independent generators): the
+    ``known`` irreducible factors that divide it (exact division in a sparse ring; the
+    cofactor has lower degree in each sine, so it stays reduced) and the factors of the
+    cofactor -- the large known factors are not factored again."""
+    if not P.has(*z):
+        return []
+    cands = list(known)
+    gens: set = set()
+    for e in (P, *cands):
+        gens |= e.atoms(sp.Function) | e.free_symbols
+    gens |= {sp.cos(a.args[0]) for a in gens if isinstance(a, sp.sin)}
+    if any(not isinstance(g, (sp.Symbol, sp.sin, sp.cos)) for g in gens):
+        return irreducible_factors(P, z)
+    R = polynomial_ring(sorted(gens, key=sp.default_sort_key))
+    try:
+        Pr = _sin_reduced(R.from_expr(P), R)
+        fr = [R.from_expr(f) for f in cands]
+    except (sp.CoercionFailed, ValueError, TypeError):
+        return irreducible_factors(P, z)
+    found = []
+    for f, g in zip(cands, fr):
+        while any(any(m) for m in Pr.monoms()):
+            q, r = Pr.div(g)
+            if r:
+                break
+            if f not in found:
+                found.append(f)
+            Pr = q
+    rest = Pr.as_expr()
+    return found + (irreducible_factors(rest, z) if rest.has(*z) else [])
+
+
+def _sin_reduced(P, R):
+    r"""``P`` (in the ring ``R``) with :math:`\sin^{2k+e}a = \sin^e a\,(1-\cos^2a)^k`:
+    the remainder modulo :math:`\sin^2a + \cos^2a - 1` in :math:`\sin a`."""
+    for i, g in enumerate(R.symbols):
+        if not isinstance(g, sp.sin):
+            continue
+        one_minus = R.one - R.gens[R.symbols.index(sp.cos(g.args[0]))] ** 2
+        out = R.zero
+        for mon, c in P.items():
+            k, e = divmod(mon[i], 2)
+            m = list(mon)
+            m[i] = e
+            out += R({tuple(m): c}) * one_minus ** k
+        P = out
+    return P
 
 
 def _system_family_multiplier(system, z, A, sigma):
