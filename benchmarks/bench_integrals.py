@@ -9,10 +9,10 @@ One row per system, symbolic parameters unless stated:
 * ``suslov`` -- Suslov's problem, general inertia (built as in the tests);
 * ``so(4)`` -- ``polynomial_integrals(v, 2, homogeneous=True)`` of the Euler-Arnold field with
   Manakov inertia (1, 2, 3, 5);
-* ``so(4) symbolic``, ``so(3) symbolic`` -- ``rigid_body_so_n(n).polynomial_integrals(2)``
+* ``so(n) symbolic`` (n = 3..6) -- ``rigid_body_so_n(n).polynomial_integrals(2)``
   with symbolic inertia ``I1..In`` (expected: 4 = tr M^2, Pf M, the energy and Manakov's
-  quadratic integral (Manakov 1976); 2 = the energy and |M|^2).  Reference: the previous
-  method (the determining equations expanded as expressions and solved by
+  quadratic integral (Manakov 1976); 2 = the energy and |M|^2).  Reference (n = 3, 4): the
+  previous method (the determining equations expanded as expressions and solved by
   ``solve_constant_linear``).
 
 Columns: CPU seconds (``time.process_time``, in this process: the machine is shared, wall
@@ -22,10 +22,11 @@ of the natural forms.  For the two natural-frame searches the reference is the p
 rref and each integral verified along the flow by the zero policy (run in a child process
 under a CPU cap), and the ratio.
 
-Measured (2026-11-26, shared 2-core machine, CPU seconds): ``so(4) symbolic`` 0.19 s, 4
-integrals, count_ops 86 (previous method > 120 s: killed at RLIMIT_CPU 120; > 157x);
-``so(3) symbolic`` 0.10 s, 2 integrals, count_ops 18 (previous 0.32 s); ``so(4) Manakov``
-(numeric inertia) 0.02 s, count_ops 32.
+Measured (2026-11-26, shared 2-core machine, CPU seconds): ``so(4) symbolic`` 0.13 s, 4
+integrals, count_ops 86 (previous method > 120 s: killed at RLIMIT_CPU 120; > 900x);
+``so(3) symbolic`` 0.10 s, 2 integrals, count_ops 18 (previous 0.33 s); ``so(5) symbolic``
+0.34 s, 4 integrals, count_ops 172; ``so(6) symbolic`` 1.2 s, 5 integrals, count_ops 345;
+``so(4) Manakov`` (numeric inertia) 0.02 s, count_ops 32.
 
 Run: ``python benchmarks/bench_integrals.py [--quick] [names...]``.
 """
@@ -102,6 +103,8 @@ CASES = {
     "so(4) Manakov": so4,
     "so(4) symbolic": lambda: so_n_symbolic(4),
     "so(3) symbolic": lambda: so_n_symbolic(3),
+    "so(5) symbolic": lambda: so_n_symbolic(5),
+    "so(6) symbolic": lambda: so_n_symbolic(6),
 }
 
 #: the previous method of each row that has one, run in a child under :data:`CAP`
