@@ -45,12 +45,12 @@ def _particle(integrable: bool):
 
 
 def _radical_particle():
-    """A particle with the radical constraint zdot = sqrt(1 + x^2) xdot + y ydot."""
+    """A particle with the radical constraint zdot = sqrt(1 + x^2) xdot + y ydot and friction."""
     N = gm.Manifold("N", "x y z", parameters="k")
     x, y, z = N.coords
     xd, yd, zd = N.velocities
     k = N.parameters[0]
-    L = (xd**2 + yd**2 + zd**2) / 2 + k * xd * zd / sp.sqrt(1 + y**2) - z
+    L = (xd**2 + yd**2 + zd**2) / 2 - z
     return NonholonomicSystem(N, L, [zd - sp.sqrt(1 + x**2) * xd - y * yd],
                               forces=[-k * xd, 0, 0], independent=["x", "y"], name="radical")
 
