@@ -73,12 +73,13 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, compact
+from geomech.mechanics.equations.common import acceleration_symbols, inverse_solve
 from geomech.mechanics.equations.heavy import has_radicals
 from geomech.mechanics.equations.motion import EquationsOfMotion, ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.vakonomic_hamilton import (  # raw data; importable from here
     VakonomicHamiltonian,
+    compact_small,
     curvature_terms,
     momentum_symbols,
     multiplier_symbols,
@@ -281,6 +282,19 @@ class VakonomicEquations(EquationsOfMotion):
                 f"({', '.join(str(c) for c in self.space.coords)}))")
 
 
+def _multiplier_rates(system, red: ReducedDynamics, qdd: sp.Matrix) -> list:
+    r""":math:`\dot\lambda = a_{\rm dep}^{-T}(G\ddot q - F)_{\rm dep}` (the rows of
+    :math:`E(L) - Q = \sum\dot\lambda_sa_s + \ldots` at the dependent indices), with the
+    large residuals of heavy bodies kept unexpanded (:func:`inverse_solve`)."""
+    dep = list(system.dependent_indices)
+    if not dep:
+        return []
+    resid = red.H * qdd - red.force
+    sol = inverse_solve(red.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
+                        what="constraint minor")
+    return [compact_small(e) for e in sol]
+
+
 def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquations:
     S = system
     N = S.manifold
@@ -308,10 +322,10 @@ def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquation
     equations += [sp.Eq(f, 0) for f in S.constraints]
 
     red = ReducedDynamics(S, G, [Q[i] - beta[i] + extra[i] for i in range(n)], cdot, A,
-                          "reduced mass matrix T^T G T")
+                          "reduced mass matrix T^T G T", compact_small)
     ind = S.independent_indices
-    qdd = (red.T * red.udot + red.pvec).applyfunc(compact)
-    lam_rates = red.multipliers(qdd)
+    qdd = (red.T * red.udot + red.pvec).applyfunc(compact_small)
+    lam_rates = _multiplier_rates(S, red, qdd)
     rhs = {}
     for c, v in zip(q, vel):
         rhs[c] = S.dependent_solution.get(v, v)

@@ -38,7 +38,7 @@ from geomech.mechanics.equations.common import (
 from geomech.mechanics.equations.heavy import FactoredCalculus
 
 __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "curvature_terms",
-           "multiplier_symbols", "momentum_symbols"]
+           "multiplier_symbols", "momentum_symbols", "compact_small"]
 
 
 def multiplier_symbols(m: int, names=None) -> tuple[sp.Symbol, ...]:
@@ -139,7 +139,8 @@ class VakonomicHamiltonian:
             out = dict(self._rates)
             for i, p in enumerate(self.momenta):
                 if forces is not None and forces[i] != 0:
-                    out[p] = _finish(out[p] + as_expr(forces[i]).xreplace(self._velocity_subs()))
+                    f = as_expr(forces[i]).xreplace(self._velocity_subs())
+                    out[p] = compact_small(out[p] + f)
             return out
         out = {q: compact(sp.diff(self.H, p)) for q, p in zip(self.coords, self.momenta)}
         for i, (q, p) in enumerate(zip(self.coords, self.momenta)):
@@ -257,9 +258,15 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
     return out
 
 
-def _finish(e: sp.Expr) -> sp.Expr:
-    r"""``compact(e)`` for small expressions; large ones (the heavy bodies' rates, with
-    :math:`z = M^{-1}\pi` inside) are kept as they are: normalising them is the swell."""
+def compact_small(e: sp.Expr) -> sp.Expr:
+    r"""``compact(e)`` for expressions of at most ``common.ABBREVIATE_OPS`` operations; larger
+    ones (the heavy bodies' rates, with :math:`z = M^{-1}\pi` inside) are kept as they are:
+    normalising them is the swell.
+
+    >>> t = sp.Symbol("t")
+    >>> compact_small(sp.sin(t)**2 + sp.cos(t)**2)
+    1
+    """
     return compact(e) if count_ops(e) <= ABBREVIATE_OPS else e
 
 
@@ -347,7 +354,7 @@ def _momentum_rates(parts, coords, T, w, z, lam_val, d) -> list:
             cT = dA * T
             c0 = compact((dA * w)[0, 0] + d(b[s], qk))
             e -= lam_val[s] * (sp.Add(*[compact(cT[a]) * z[a] for a in range(r)]) + c0)
-        out.append(_finish(e))
+        out.append(compact_small(e))
     return out
 
 
@@ -370,9 +377,10 @@ def _reduced_route(quad, coords, A, b, dep, p, lam, parameters) -> VakonomicHami
     GT = G * T
     rows = [sp.Add(*[compact(GT[d, a]) * z[a] for a in range(r)]) + compact(Gw[d] + g[d])
             - pv[d] for d in dep]
-    lam_val = [_finish(e) for e in inverse_solve(minor_t, sp.Matrix(rows), "constraint minor")]
+    lam_val = [compact_small(e)
+               for e in inverse_solve(minor_t, sp.Matrix(rows), "constraint minor")]
     d = _Derivatives([*G, *g, L0, *A, *b])
-    rates = dict(zip(coords, [_finish(e) for e in qdot]))
+    rates = dict(zip(coords, [compact_small(e) for e in qdot]))
     rates.update(zip(p, _momentum_rates((G, g, L0, A, b), coords, T, w, z, lam_val, d)))
     H = (sp.Add(*[pi[a] * z[a] for a in range(r)]) / 2 + ((pv - g).T * w)[0, 0]
          - compact((w.T * Gw)[0, 0]) / 2 - L0)
@@ -382,7 +390,7 @@ def _reduced_route(quad, coords, A, b, dep, p, lam, parameters) -> VakonomicHami
         cols = [solve_linear(G, A[s, :].T, what="kinetic matrix") for s in range(m)]
         return (A * sp.Matrix.hstack(*cols)).applyfunc(compact)
 
-    return VakonomicHamiltonian(coords, p, _finish(H), [rates[c] for c in coords],
+    return VakonomicHamiltonian(coords, p, compact_small(H), [rates[c] for c in coords],
                                 dict(zip(lam, lam_val)), chart, gram, rates=rates)
 
 
