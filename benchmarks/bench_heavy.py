@@ -87,6 +87,9 @@ def _run(name: str, what: str):
         ph = S.pseudo_hamiltonian()
         ok = ph.satisfies_jacobi()
         return time.process_time() - t0, None, f"jacobi={ok}"
+    if what == "vakonomic (lagrangian)":    # the multiplier-rule variant on M x R^m
+        eq = S.equations("vakonomic", form="lagrangian")
+        return time.process_time() - t0, _rhs_ops(eq), "rhs on M x R^2"
     if what == "vakonomic (implicit)":      # no mass-matrix form: the state has lambda
         eq = S.equations("vakonomic", explicit=False)
         return time.process_time() - t0, _rhs_ops(eq), f"rhs on T*N, {eq.data['route']}"

@@ -73,7 +73,11 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, inverse_solve
+from geomech.mechanics.equations.common import (
+    acceleration_symbols,
+    inverse_solve,
+    no_deferral,
+)
 from geomech.mechanics.equations.heavy import has_radicals
 from geomech.mechanics.equations.motion import EquationsOfMotion, ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
@@ -425,7 +429,8 @@ def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
     if form == "lagrangian":
         if momenta is not None or route != "auto":
             raise ValueError("momenta= and route= are only used by the hamiltonian form")
-        return _lagrangian_form(system, lambdas)
+        with no_deferral():     # no mass-matrix form (the state has lambda): solve now
+            return _lagrangian_form(system, lambdas)
     if form == "hamiltonian":
         return _hamiltonian_form(system, lambdas, momenta, route)
     raise ValueError(f"form must be 'hamiltonian' or 'lagrangian', got {form!r}")

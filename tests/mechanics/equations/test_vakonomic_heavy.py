@@ -221,3 +221,57 @@ def test_heavy_vakonomic_implicit_variant_is_the_same(name):
     p = imp.data["momenta"]
     for q, pq in zip(S.manifold.coords, p):
         assert _in_q_sqrt((imp.rhs[q] - sp.diff(H, pq)).xreplace(pt)) == 0
+
+
+def test_lagrangian_variant_with_explicit_false_keeps_the_multiplier_rates():
+    """The multiplier-rule variant has no mass-matrix form: explicit=False derives it as
+    explicit=False does for the hamiltonian variant (nothing deferred), with the rates of
+    lambda in eq.rhs."""
+    for S in (_skate(), _radical_particle()):
+        imp = S.equations("vakonomic", form="lagrangian", explicit=False)
+        eq = S.equations("vakonomic", form="lagrangian")
+        assert set(imp.rhs) == set(imp.space.coords) == set(eq.rhs)
+        assert all(Z.is_zero(imp.rhs[c] - eq.rhs[c]) for c in eq.space.coords)
+
+
+@pytest.mark.slow
+def test_ellipsoid_multiplier_rule_agrees_with_kozlov_hamiltonian(ellipsoid_vak):
+    r"""Two independent derivations on the ellipsoid at exact points
+    :math:`(q, \dot q_{\rm ind}, \lambda)`: the multiplier rule
+    :math:`E(L) - Q = \dot\lambda_sa_s + \lambda_sC_s` (form="lagrangian") and Kozlov's
+    Hamiltonian (reduced route) are one flow under :math:`p = \partial L/\partial\dot q -
+    A^{T}\lambda`: :math:`\dot q = H_p` and :math:`\frac{d}{dt}p = \dot p(q, p)`.  At
+    :math:`\lambda = 0` the accelerations are the Lagrange–d'Alembert ones (the multiplier
+    rule is then Lagrange–d'Alembert with :math:`\mu = \dot\lambda`)."""
+    S, ham = ellipsoid_vak
+    lag = S.equations("vakonomic", form="lagrangian")
+    lda = S.equations("lagrange_dalembert")
+    N = S.manifold
+    coords, vel, A = N.coords, N.velocities, S.constraint_matrix
+    grad = [sp.diff(S.lagrangian, v) for v in vel]
+    G = S.hessian
+    acc = lag.data["accelerations"]
+    base = _points(S, ham)[0]
+    u = S.independent_velocities
+    for lam0 in ((0, 0), (sp.Rational(1, 2), -3)):
+        pt = {**{c: base[c] for c in (*coords, *N.parameters)},
+              **dict(zip(u, (1, -2, sp.Rational(3, 4)))), **dict(zip(lag.lambdas, lam0))}
+        qd = [_in_q_sqrt(S.dependent_solution.get(v, v).xreplace(pt)) for v in vel]
+        at = {**pt, **dict(zip(vel, qd))}
+        qdd = [_in_q_sqrt(e.xreplace(pt)) for e in acc.values()]
+        lamdot = [_in_q_sqrt(lag.rhs[lam].xreplace(pt)) for lam in lag.lambdas]
+        p = [_in_q_sqrt(grad[i].xreplace(at) - sum(A[s, i].xreplace(pt) * lam0[s]
+                                                   for s in range(2))) for i in range(5)]
+        hpt = {**{c: pt[c] for c in (*coords, *N.parameters)},
+               **dict(zip(ham.data["momenta"], p))}
+        for i in range(5):
+            assert _in_q_sqrt(ham.rhs[coords[i]].xreplace(hpt) - qd[i]) == 0
+            dp = (sum(sp.diff(grad[i], coords[j]).xreplace(at) * qd[j] for j in range(5))
+                  + sum(G[i, j].xreplace(at) * qdd[j] for j in range(5))
+                  - sum(lamdot[s] * A[s, i].xreplace(pt) + lam0[s] * sum(
+                      sp.diff(A[s, i], coords[j]).xreplace(pt) * qd[j] for j in range(5))
+                        for s in range(2)))
+            assert _in_q_sqrt(ham.rhs[ham.data["momenta"][i]].xreplace(hpt) - dp) == 0
+        if lam0 == (0, 0):
+            for v in u:
+                assert _in_q_sqrt((lag.rhs[v] - lda.rhs[v]).xreplace(pt)) == 0
