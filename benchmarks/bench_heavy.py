@@ -41,6 +41,15 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
                                                                  the ring, ring Jacobiator with
                                                                  a specialised-constants witness)
 
+Vakonomic rows (Kozlov's equations; no mass-matrix form, so ``--implicit`` measures
+``S.equations("vakonomic", explicit=False)`` and counts the rates on T*N), ellipsoid /
+convex_body_on_plane, CPU s, count_ops of the rates::
+
+    vakonomic (hamiltonian, reduced route)   18.0 / 19.1    531180   (before: > 136 s, stopped
+                                                                      in the Cramer solve of G)
+    vakonomic (implicit)                     19.0 / 19.6    531180
+    vakonomic (lagrangian)                   10.8 / 11.6   1910714   (before: > 96 s, stopped)
+
 ``python -m geomech report ellipsoid``: exit 0, no failed section, 186.6 s CPU (3:43 wall);
 symmetries, first integrals, invariant measure and Hamiltonian structure "not computed" (their
 30 s limits: 132 s of the total), Energy 4.3 s (was > 60 s), compact equations 16.8 s,
