@@ -25,17 +25,6 @@ def _skate():
                               [xd * sp.sin(phi) - yd * sp.cos(phi)], independent=["x", "phi"])
 
 
-def _sleigh():
-    N = gm.Manifold("N", "x y phi", parameters="m s I")
-    xd, yd, phid = N.velocities
-    phi = N.coords[2]
-    m, s, I = N.parameters  # noqa: E741
-    L = m / 2 * ((xd - s * phid * sp.sin(phi))**2 + (yd + s * phid * sp.cos(phi))**2) \
-        + I / 2 * phid**2
-    return NonholonomicSystem(N, L, [-xd * sp.sin(phi) + yd * sp.cos(phi)],
-                              independent=["x", "phi"])
-
-
 def _particle(integrable: bool):
     N = gm.Manifold("N", "x y z")
     x, y, z = N.coords
@@ -65,7 +54,7 @@ def _affine():
                               name="affine")
 
 
-SMALL = [_skate, _sleigh, lambda: _particle(True), lambda: _particle(False), _affine,
+SMALL = [_skate, lambda: _particle(True), lambda: _particle(False), _affine,
          _radical_particle, gm.examples.chaplygin_sleigh, gm.examples.rolling_disk]
 
 
