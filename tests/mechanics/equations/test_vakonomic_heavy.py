@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 
 import geomech as gm
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.vakonomic import vakonomic_hamiltonian
 from geomech.mechanics.system import NonholonomicSystem
@@ -54,7 +55,18 @@ def _affine():
                               name="affine")
 
 
-SMALL = [_skate, lambda: _particle(True), lambda: _particle(False), _affine,
+def _gyroscopic_affine():
+    """Radical and affine constraint, a gyroscopic term g(q).qdot and friction."""
+    N = gm.Manifold("N", "x y z", parameters="k c")
+    x, y, z = N.coords
+    xd, yd, zd = N.velocities
+    k, c = N.parameters
+    L = (xd**2 + 2 * yd**2 + zd**2) / 2 + k * y * xd - c * x * zd - z
+    return NonholonomicSystem(N, L, [zd - sp.sqrt(1 + x**2) * xd - y * yd - c * x],
+                              forces=[-k * xd, 0, 0], independent=["x", "y"])
+
+
+SMALL = [_skate, _gyroscopic_affine, lambda: _particle(True), lambda: _particle(False), _affine,
          _radical_particle, gm.examples.chaplygin_sleigh, gm.examples.rolling_disk]
 
 
@@ -101,6 +113,7 @@ def test_low_level_reduced_route_is_hamiltonian():
 def _in_q_sqrt(v: sp.Expr) -> sp.Expr:
     r"""The constant ``v`` (built from rationals and square roots :math:`\sqrt k` of one
     square class) as :math:`a + b\sqrt k` exactly (``ValueError`` otherwise)."""
+    v = as_expr(v)
     roots = {p for p in v.atoms(sp.Pow) if not p.exp.is_Integer}
     if not roots:
         return sp.nsimplify(v) if v.is_Float else sp.Rational(v)
