@@ -108,7 +108,8 @@ class VakonomicHamiltonian:
         The chart of :math:`T^*N` (coordinates ``coords + momenta``).
     """
 
-    def __init__(self, coords, momenta, H, velocity, multipliers, manifold, gram, rates=None):
+    def __init__(self, coords, momenta, H, velocity, multipliers, manifold, gram, rates=None,
+                 kinetic=None):
         self.coords = tuple(coords)
         self.momenta = tuple(momenta)
         self.H = H
@@ -116,14 +117,17 @@ class VakonomicHamiltonian:
         self.multipliers = dict(multipliers)
         self.manifold = manifold
         self._gram = gram
+        self._kinetic = kinetic         # (G, A) for a gram computed on first access
         self._rates = dict(rates) if rates is not None else None
 
     @property
     def gram(self) -> sp.Matrix:
         r""":math:`\Gamma = AG^{-1}A^{T}` (computed on first access when the reduced route
-        built the Hamiltonian)."""
-        if callable(self._gram):
-            self._gram = self._gram()
+        built the Hamiltonian: ``gram=None``, ``kinetic=(G, A)``)."""
+        if self._gram is None and self._kinetic is not None:
+            G, A = self._kinetic
+            cols = [solve_linear(G, A[s, :].T, what="kinetic matrix") for s in range(A.rows)]
+            self._gram = (A * sp.Matrix.hstack(*cols)).applyfunc(compact)
         return self._gram
 
     def hessian_p(self) -> sp.Matrix:
@@ -362,7 +366,7 @@ def _reduced_route(quad, coords, A, b, dep, p, lam, parameters) -> VakonomicHami
     r"""Kozlov's Hamiltonian and its Hamilton equations by the reduced route (the
     ``dependent=`` option of :func:`vakonomic_hamiltonian`, formulas there)."""
     G, g, L0 = quad
-    n, m = len(coords), A.rows
+    n = len(coords)
     T, w = _tangent_basis(A, b, dep)
     r = T.cols
     M = _sandwich(T, G)
@@ -385,13 +389,9 @@ def _reduced_route(quad, coords, A, b, dep, p, lam, parameters) -> VakonomicHami
     H = (sp.Add(*[pi[a] * z[a] for a in range(r)]) / 2 + ((pv - g).T * w)[0, 0]
          - compact((w.T * Gw)[0, 0]) / 2 - L0)
     chart = Manifold("T*N", (*coords, *p), parameters=parameters)
-
-    def gram():
-        cols = [solve_linear(G, A[s, :].T, what="kinetic matrix") for s in range(m)]
-        return (A * sp.Matrix.hstack(*cols)).applyfunc(compact)
-
     return VakonomicHamiltonian(coords, p, compact_small(H), [rates[c] for c in coords],
-                                dict(zip(lam, lam_val)), chart, gram, rates=rates)
+                                dict(zip(lam, lam_val)), chart, None, rates=rates,
+                                kinetic=(G, A))
 
 
 def curvature_terms(A, b, coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol]):
