@@ -205,9 +205,9 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
         :math:`T^{T}\partial_kG\,T` are differentiated in the radical ring
         (:class:`~geomech.mechanics.equations.heavy.FactoredCalculus`) and :math:`z` kept
         unexpanded (:func:`~geomech.mechanics.equations.common.inverse_solve`).  The
-        identity :math:`G^{-1} - G^{-1}A^{T}\Gamma^{-1}AG^{-1} = T(T^{T}GT)^{-1}T^{T}` makes
-        both routes equal (Kozlov (1982), Section 3; Arnold, Kozlov & Neishtadt (2006),
-        §1.5).
+        identity :math:`G^{-1} - G^{-1}A^{T}\Gamma^{-1}AG^{-1} = T(T^{T}GT)^{-1}T^{T}` (both
+        sides are the symmetric :math:`X` with :math:`AX = 0` and :math:`XGT = T`) makes both
+        routes give Kozlov's equations (Kozlov (1982), Sections 3--4).
 
     Examples
     --------
@@ -222,6 +222,16 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
     [0],
     [0],
     [0]])
+
+    The reduced route (``dependent=``: the velocity ``ydot`` solved from the constraint)
+    gives the same Hamiltonian and rates:
+
+    >>> R = vakonomic_hamiltonian((xd**2 + yd**2 + phid**2)/2, (x, y, phi), (xd, yd, phid),
+    ...                           sp.Matrix([[sp.sin(phi), -sp.cos(phi), 0]]), dependent=[1])
+    >>> rk, rr = K.rhs(), R.rhs()
+    >>> policy = default_policy()
+    >>> policy.is_zero(R.H - K.H), all(policy.is_zero(rk[c] - rr[c]) for c in rk)
+    (True, True)
     """
     policy = default_policy()
     coords, velocities = tuple(coords), tuple(velocities)
