@@ -41,6 +41,15 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
                                                                  the ring, ring Jacobiator with
                                                                  a specialised-constants witness)
 
+Vakonomic rows (Kozlov's equations; no mass-matrix form, so ``--implicit`` measures
+``S.equations("vakonomic", explicit=False)`` and counts the rates on T*N), ellipsoid /
+convex_body_on_plane, CPU s, count_ops of the rates::
+
+    vakonomic (hamiltonian, reduced route)   18.0 / 19.1    531180   (before: > 136 s, stopped
+                                                                      in the Cramer solve of G)
+    vakonomic (implicit)                     19.0 / 19.6    531180
+    vakonomic (lagrangian)                   10.8 / 11.6   1910714   (before: > 96 s, stopped)
+
 ``python -m geomech report ellipsoid``: exit 0, no failed section, 186.6 s CPU (3:43 wall);
 symmetries, first integrals, invariant measure and Hamiltonian structure "not computed" (their
 30 s limits: 132 s of the total), Energy 4.3 s (was > 60 s), compact equations 16.8 s,
@@ -87,12 +96,18 @@ def _run(name: str, what: str):
         ph = S.pseudo_hamiltonian()
         ok = ph.satisfies_jacobi()
         return time.process_time() - t0, None, f"jacobi={ok}"
+    if what == "vakonomic (lagrangian)":    # the multiplier-rule variant on M x R^m
+        eq = S.equations("vakonomic", form="lagrangian")
+        return time.process_time() - t0, _rhs_ops(eq), "rhs on M x R^2"
+    if what == "vakonomic (implicit)":      # no mass-matrix form: the state has lambda
+        eq = S.equations("vakonomic", explicit=False)
+        return time.process_time() - t0, _rhs_ops(eq), f"rhs on T*N, {eq.data['route']}"
     if what.endswith(" (implicit)"):        # derivation with the mass-matrix solve deferred
         imp = S.equations(what.split()[0], explicit=False).mass_matrix_form()
         return time.process_time() - t0, imp.count_ops(), "M z = F"
     eq = S.equations(what)
     ops = _rhs_ops(eq)
-    return time.process_time() - t0, ops, ""
+    return time.process_time() - t0, ops, eq.data.get("route", "") if what == "vakonomic" else ""
 
 
 def _child(q, name, what, cap):

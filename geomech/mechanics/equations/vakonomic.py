@@ -73,11 +73,17 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, compact
+from geomech.mechanics.equations.common import (
+    acceleration_symbols,
+    inverse_solve,
+    no_deferral,
+)
+from geomech.mechanics.equations.heavy import has_radicals
 from geomech.mechanics.equations.motion import EquationsOfMotion, ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.vakonomic_hamilton import (  # raw data; importable from here
     VakonomicHamiltonian,
+    compact_small,
     curvature_terms,
     momentum_symbols,
     multiplier_symbols,
@@ -280,6 +286,19 @@ class VakonomicEquations(EquationsOfMotion):
                 f"({', '.join(str(c) for c in self.space.coords)}))")
 
 
+def _multiplier_rates(system, red: ReducedDynamics, qdd: sp.Matrix) -> list:
+    r""":math:`\dot\lambda = a_{\rm dep}^{-T}(G\ddot q - F)_{\rm dep}` (the rows of
+    :math:`E(L) - Q = \sum\dot\lambda_sa_s + \ldots` at the dependent indices), with the
+    large residuals of heavy bodies kept unexpanded (:func:`inverse_solve`)."""
+    dep = list(system.dependent_indices)
+    if not dep:
+        return []
+    resid = red.H * qdd - red.force
+    sol = inverse_solve(red.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
+                        what="constraint minor")
+    return [compact_small(e) for e in sol]
+
+
 def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquations:
     S = system
     N = S.manifold
@@ -307,10 +326,10 @@ def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquation
     equations += [sp.Eq(f, 0) for f in S.constraints]
 
     red = ReducedDynamics(S, G, [Q[i] - beta[i] + extra[i] for i in range(n)], cdot, A,
-                          "reduced mass matrix T^T G T")
+                          "reduced mass matrix T^T G T", compact_small)
     ind = S.independent_indices
-    qdd = (red.T * red.udot + red.pvec).applyfunc(compact)
-    lam_rates = red.multipliers(qdd)
+    qdd = (red.T * red.udot + red.pvec).applyfunc(compact_small)
+    lam_rates = _multiplier_rates(S, red, qdd)
     rhs = {}
     for c, v in zip(q, vel):
         rhs[c] = S.dependent_solution.get(v, v)
@@ -326,27 +345,42 @@ def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquation
                                     "multiplier_rates": dict(zip(lamdot, lam_rates))})
 
 
-def _hamiltonian_form(system, lambdas, momenta) -> VakonomicEquations:
+def _uses_reduced_route(system, route: str) -> bool:
+    """Whether the hamiltonian form takes the reduced route (``route="auto"``: for data with
+    square roots, e.g. the support function of a rolling body)."""
+    if route not in ("auto", "reduced", "inverse"):
+        raise ValueError(f"route must be 'auto', 'reduced' or 'inverse', got {route!r}")
+    if route != "auto":
+        return route == "reduced" and system.n_constraints > 0
+    return has_radicals([system.lagrangian, *system.constraint_matrix,
+                         *system.constraint_affine])
+
+
+def _hamiltonian_form(system, lambdas, momenta, route: str = "auto") -> VakonomicEquations:
     S = system
     N = S.manifold
+    dep = S.dependent_indices if _uses_reduced_route(S, route) else None
     K = vakonomic_hamiltonian(S.lagrangian, N.coords, N.velocities, S.constraint_matrix,
                               S.constraint_affine, momenta=momenta, multipliers=lambdas,
-                              parameters=N.parameters)
+                              parameters=N.parameters, dependent=dep)
     rhs = K.rhs(S.forces)
     t = sp.Symbol("t", real=True)
     equations = [sp.Eq(sp.Derivative(c, t), rhs[c]) for c in K.manifold.coords]
     to_phase = dict(zip(N.coords, N.coords))
     for i in S.independent_indices:
         to_phase[N.velocities[i]] = K.velocity[i]
+    data = {"momenta": K.momenta, "velocity": K.velocity, "kozlov": K,
+            "route": "reduced" if dep is not None else "inverse"}
+    if dep is None:             # the reduced route computes A G^-1 A^T on K.gram only
+        data["gram"] = K.gram
     return VakonomicEquations(S, "hamiltonian", equations, rhs, K.manifold, to_phase,
                               multipliers=K.multipliers, lambdas=lambdas, hamiltonian=K.H,
-                              data={"momenta": K.momenta, "velocity": K.velocity,
-                                    "gram": K.gram, "kozlov": K})
+                              data=data)
 
 
 @register_method("vakonomic")
 def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
-                   momenta=None) -> VakonomicEquations:
+                   momenta=None, route: str = "auto") -> VakonomicEquations:
     r"""Kozlov's vakonomic equations of a constrained system (registered as ``"vakonomic"``).
 
     Parameters
@@ -360,6 +394,14 @@ def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
         :math:`\lambda` as extra state variables.
     multipliers, momenta : names, optional
         Symbols for :math:`\lambda` (default ``lambda1 ..``) and :math:`p` (``p_<coord>``).
+    route : {"auto", "reduced", "inverse"}
+        How the hamiltonian form solves for :math:`\dot q(q,p)`: ``"inverse"`` through
+        :math:`G^{-1}` and :math:`\Gamma^{-1}`, ``"reduced"`` through the reduced kinetic
+        matrix :math:`T^{T}GT` of the constraint distribution and the envelope formula for
+        :math:`\partial H/\partial q` (the ``dependent=`` option of
+        :func:`vakonomic_hamiltonian`; no :math:`n\times n` inverse); ``"auto"``: reduced
+        when the Lagrangian or the constraints have square roots (rolling ellipsoid, convex
+        bodies), else inverse.  Both give the same equations.
 
     Returns
     -------
@@ -385,9 +427,10 @@ def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
     m = system.n_constraints
     lambdas = multiplier_symbols(m, multipliers)
     if form == "lagrangian":
-        if momenta is not None:
-            raise ValueError("momenta= is only used by the hamiltonian form")
-        return _lagrangian_form(system, lambdas)
+        if momenta is not None or route != "auto":
+            raise ValueError("momenta= and route= are only used by the hamiltonian form")
+        with no_deferral():     # no mass-matrix form (the state has lambda): solve now
+            return _lagrangian_form(system, lambdas)
     if form == "hamiltonian":
-        return _hamiltonian_form(system, lambdas, momenta)
+        return _hamiltonian_form(system, lambdas, momenta, route)
     raise ValueError(f"form must be 'hamiltonian' or 'lagrangian', got {form!r}")
