@@ -27,13 +27,15 @@ from geomech.core.algebra import RationalAlgebra, compact, factor_expr, trig_red
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
 from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
+from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import poly_cancel, poly_gcd
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
            "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
-           "inverse_solve", "large_rhs", "ABBREVIATE_OPS", "ring_normal_forms"]
+           "inverse_solve", "large_rhs", "ABBREVIATE_OPS", "ring_normal_forms",
+           "normal_field"]
 
 
 def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
@@ -275,6 +277,27 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
         else:
             out.append(alg.expr(n) / alg.expr(d))
     return out
+
+
+def normal_field(chart, comps: Sequence) -> VectorField:
+    r"""The vector field on ``chart`` with the components ``comps`` (exact expressions built
+    by the engine, never user text).  Large right-hand sides (over :data:`ABBREVIATE_OPS`
+    operations: the heavy bodies) are brought to their normal form in the sparse ring
+    (:func:`ring_normal_forms`) and not normalised again by ``sympy.cancel``
+    (:meth:`~geomech.core.fields.VectorField.from_normal_form`): for the rolling ellipsoid
+    seconds instead of minutes.  Others are normalised by the zero policy as any field.
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> normal_field(M, [x*(y + 1) - x*y, 0]) == M.vector_field([x, 0])
+    True
+    """
+    comps = list(comps)
+    if large_rhs(sp.Matrix(comps)):
+        normal = ring_normal_forms(comps)
+        if normal is not None:
+            return VectorField.from_normal_form(chart, normal)
+    return VectorField(chart, comps)
 
 
 def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ...]:

@@ -20,7 +20,7 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, large_rhs, ring_normal_forms
+from geomech.mechanics.equations.common import acceleration_symbols, normal_field
 from geomech.mechanics.equations.common import tidy as _tidy
 from geomech.mechanics.equations.deferred import make_implicit  # noqa: F401  (importable from here)
 from geomech.mechanics.equations.implicit import (  # importable from here
@@ -272,7 +272,7 @@ class EquationsOfMotion:
         of the form's own state variables (``form_rhs``)."""
         M = self.system.phase_space
         if on is None or on is M:
-            return _field(M, [self.rhs[c] for c in M.coords])
+            return normal_field(M, [self.rhs[c] for c in M.coords])
         if on == "form" or isinstance(on, Manifold):
             coords = tuple(self.form_rhs)
             if isinstance(on, Manifold):
@@ -283,7 +283,7 @@ class EquationsOfMotion:
             else:
                 chart = self.system.manifold.submanifold_chart(
                     f"{self.method}_{self.system.name}", coords)
-            return _field(chart, [self.form_rhs[c] for c in chart.coords])
+            return normal_field(chart, [self.form_rhs[c] for c in chart.coords])
         raise TypeError(f"on= must be None, 'form' or a Manifold, got {on!r}")
 
     def agrees_with(self, other, numeric: bool = False, points: int = 3) -> bool:
@@ -339,21 +339,6 @@ class EquationsOfMotion:
 
     def _repr_latex_(self) -> str:
         return "$" + self._latex() + "$"
-
-
-def _field(chart: Manifold, comps: list) -> VectorField:
-    r"""The field with components ``comps``.  Large right-hand sides (over
-    :data:`~geomech.mechanics.equations.common.ABBREVIATE_OPS` operations: the heavy bodies)
-    are brought to their normal form in the sparse ring
-    (:func:`~geomech.mechanics.equations.common.ring_normal_forms`, exact) and not normalised
-    again by ``sympy.cancel`` (:meth:`VectorField.from_normal_form`): for the rolling
-    ellipsoid this takes seconds instead of minutes.  Others are normalised by the zero policy
-    as any field."""
-    if large_rhs(sp.Matrix(comps)):
-        normal = ring_normal_forms(comps)
-        if normal is not None:
-            return VectorField.from_normal_form(chart, normal)
-    return VectorField(chart, comps)
 
 
 def _implicit_from_equations(eq: EquationsOfMotion) -> ImplicitEquations:
