@@ -124,3 +124,40 @@ def test_ellipsoid_vector_field_is_quick_and_exact():
         assert _exactly_zero(mine[c] - ref[c]), c
     assert _exactly_zero(_energy_rate(S, mine, pt))
     assert cpu < 30, cpu
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["quasi_velocities", "appell"])
+def test_ellipsoid_natural_frame_forms_on_the_phase_space(method):
+    """Hamel and Appell in the body angular velocity, passed to the phase space with the
+    solved accelerations kept: equal to the mass-matrix form of Lagrange-d'Alembert at a
+    random point (exactly in a quadratic field), energy conserved there."""
+    from tests.mechanics.equations.test_heavy_bodies import (
+        _at,
+        _energy_rate,
+        _exactly_zero,
+        _point,
+        _rates,
+    )
+
+    S = gm.examples.ellipsoid()
+    nat = S.natural_frame
+    rhs = S.equations(method, frame=nat["frame"], names=nat.get("names")).rhs
+    imp = S.equations("lagrange_dalembert", explicit=False).mass_matrix_form()
+    pt = _point(S, seed=17)
+    ref = _rates(imp, pt)
+    mine = {c: _at(rhs[c], pt) for c in imp.coords}
+    for c in imp.coords:
+        assert _exactly_zero(mine[c] - ref[c]), c
+    assert _exactly_zero(_energy_rate(S, mine, pt))
+
+
+def test_pickled_field_of_large_rhs_is_the_same_field(monkeypatch):
+    import pickle
+
+    _large(monkeypatch)
+    S = gm.examples.get("rolling_disk")
+    V = S.equations("lagrange_dalembert").vector_field()
+    W = pickle.loads(pickle.dumps(V))
+    assert W == V and W.manifold.coords == V.manifold.coords
+    assert default_policy().is_zero(W(S.energy()))
