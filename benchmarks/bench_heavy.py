@@ -39,7 +39,9 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
       appell                      7.0 /  8.8     59175      20.1,   1252298
       tzenoff                    17.2 / 17.7     61822      24.7,    527491
       quasi_velocities (natural)  5.6 (ellipsoid)  103129   15.3,    527491
-      appell (natural)           32.0 (ellipsoid)   69844   44.2,   1252298
+      appell (natural)           14.0 (ellipsoid)   69844   44.2,   1252298  (32.0 before the
+                                                             rows of Appell's free term were
+                                                             normalised one by one)
     (the expanded ring normal form n/d of Lagrange-d'Alembert's rates is 157301 + 216753 +
     153110 operations: the structured M^{-1} b is smaller; its count is dominated by the
     entries of b, ~12800 operations, repeated in each of the 3 rates)
