@@ -26,17 +26,31 @@ same body; CPU s including ~3 s to build the system; 2 shared cores under load):
     tzenoff                                    18.2    13813   (78.7 s, 418004 before the
                                                                  mass/free split of the ring route)
     compact (natural frame, body omega)        17.0    34786   (abbreviated, solver cofactors)
-    explicit rhs (S.equations(form).rhs; before: > 60 s, stopped; > 120 s for
-    lagrange_dalembert), mass-matrix solve M^{-1} b with b kept unexpanded
-    (common.inverse_solve) and no presentation tidy above 25000 nodes; CPU s,
-    count_ops of eq.rhs (exact, not cancelled), ellipsoid / convex_body_on_plane:
-      quasi_velocities                  13.6 / 24.8*  527491
-      appell                            20.1 / 31.5* 1252298
-      tzenoff                           24.7 / 34.4*  527491
-      lagrange_dalembert                 7.5 / 17.3*   61821
-      voronets                           3.8 / 16.2*   70800
-      chaplygin                          3.6 /  3.3*  110826
-    (* measured before the tidy limit 40000 -> 25000; it took quasi_velocities 23.4 -> 12.5)
+    explicit rhs (S.equations(form).rhs), mass-matrix solve M^{-1} b with b kept unexpanded
+    (common.inverse_solve), the solved accelerations passed to the phase space without a
+    second normalisation (phase.phase_rhs_from_quasi); CPU s, count_ops of eq.rhs (exact,
+    not cancelled), ellipsoid / convex_body_on_plane, measured 2026-11-26 (before: the same
+    rhs normalised as one cancelled fraction):
+      form                       CPU s         count_ops   before: CPU s, count_ops
+      lagrange_dalembert          8.0 /  8.3     61821       7.5,     61821
+      voronets                    4.3 /  4.2     70800       3.8,     70800
+      chaplygin                   3.6 /  4.1    110826       3.6,    110826
+      quasi_velocities            8.5 /  9.9     77334      13.6,    527491
+      appell                      7.0 /  8.8     59175      20.1,   1252298
+      tzenoff                    17.2 / 17.7     61822      24.7,    527491
+      quasi_velocities (natural)  5.6 (ellipsoid)  103129   15.3,    527491
+      appell (natural)           14.0 (ellipsoid)   69844   44.2,   1252298  (32.0 before the
+                                                             rows of Appell's free term were
+                                                             normalised one by one)
+    (the expanded ring normal form n/d of Lagrange-d'Alembert's rates is 157301 + 216753 +
+    153110 operations: the structured M^{-1} b is smaller; its count is dominated by the
+    entries of b, ~12800 operations, repeated in each of the 3 rates)
+    vector_field (S.vector_field(), ring normal form: common.ring_normal_forms, flint gcd,
+    VectorField.from_normal_form), CPU s incl. building the system, count_ops of the
+    components:
+      vector_field               13.7 / 15.1    255369       > 145 (stopped; sympy.cancel
+                                                             of each component in
+                                                             VectorField.__init__)
     pseudo_hamiltonian + satisfies_jacobi       9.4   -       (> 150 before: L* and p_mu in
                                                                  the ring, ring Jacobiator with
                                                                  a specialised-constants witness)
@@ -86,7 +100,9 @@ def _rhs_ops(eq) -> int:
 def _run(name: str, what: str):
     """``(CPU seconds, operation count, note)`` of one row (in the child process)."""
     import geomech as gm
+    from geomech.core.opcount import count_ops
 
+    t_get = time.process_time()
     S = gm.examples.get(name)
     t0 = time.process_time()
     if what == "compact (natural)":
@@ -102,6 +118,15 @@ def _run(name: str, what: str):
     if what == "vakonomic (implicit)":      # no mass-matrix form: the state has lambda
         eq = S.equations("vakonomic", explicit=False)
         return time.process_time() - t0, _rhs_ops(eq), f"rhs on T*N, {eq.data['route']}"
+    if what == "vector_field":               # S.vector_field(), with the system's build
+        t_build = time.process_time() - t_get
+        V = S.vector_field()
+        ops = sum(count_ops(e) for e in V.components)
+        return time.process_time() - t0 + t_build, ops, f"incl. {t_build:.1f} s build"
+    if what.endswith(" (natural)"):          # a form in the body angular velocity
+        nat = S.natural_frame
+        eq = S.equations(what.split()[0], frame=nat["frame"], names=nat.get("names"))
+        return time.process_time() - t0, _rhs_ops(eq), ""
     if what.endswith(" (implicit)"):        # derivation with the mass-matrix solve deferred
         imp = S.equations(what.split()[0], explicit=False).mass_matrix_form()
         return time.process_time() - t0, imp.count_ops(), "M z = F"

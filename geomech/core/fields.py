@@ -134,7 +134,8 @@ class VectorField:
         raise AttributeError("VectorField is immutable")
 
     def __reduce__(self):
-        return (VectorField, (self.manifold, self.components))
+        # the stored components are normalised already: restored without a second cancel
+        return (VectorField.from_normal_form, (self.manifold, self.components))
 
     @property
     def components(self) -> tuple[sp.Expr, ...]:

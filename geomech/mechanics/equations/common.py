@@ -23,17 +23,19 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra import RationalAlgebra, compact, factor_expr, trig_reduce
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
-from geomech.core.algebra import compact, factor_expr, trig_reduce
 from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
+from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import poly_gcd
+from geomech.core.polykernel import poly_cancel, poly_gcd
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
            "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
-           "inverse_solve", "large_rhs", "ABBREVIATE_OPS"]
+           "inverse_solve", "large_rhs", "ABBREVIATE_OPS", "ring_normal_forms",
+           "normal_field"]
 
 
 def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
@@ -229,6 +231,73 @@ def inverse_solve(M: sp.Matrix, rhs: sp.Matrix, what: str = "system") -> sp.Matr
             for j in range(n)]
     return sp.Matrix([sp.Add(*[cols[j][i] * rhs[j] for j in range(n) if rhs[j] != 0])
                       for i in range(n)])
+
+
+def ring_normal_forms(exprs: Sequence) -> list | None:
+    r"""Each expression as one cancelled fraction :math:`n/d` of expanded polynomials in
+    :math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt b]` reduced modulo
+    :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2=b` (degree < 2 in each ``cos`` and each
+    root), :math:`\gcd(n, d) = 1` with the generators taken as independent (as by
+    ``sympy.cancel``), the leading coefficient of :math:`d` positive: the normal form of
+    :meth:`geomech.core.zero.ZeroPolicy.normalize`, computed in the sparse ring of
+    :class:`~geomech.core.algebra.RationalAlgebra` (flint gcd) instead of by ``sympy.cancel``.
+
+    Used for the vector fields of large right-hand sides
+    (:meth:`~geomech.core.fields.VectorField.from_normal_form`); the value is the same
+    function (exact ring operations only).  ``None`` when an expression is outside the ring
+    (floats, free functions, nested roots).
+
+    >>> x, t = sp.symbols("x t", real=True)
+    >>> ring_normal_forms([(x**2 - 1)/(x - 1) + sp.cos(t)**2, 1/(2*sp.sqrt(x**2 + 1))])
+    [x - sin(t)**2 + 2, 1/(2*sqrt(x**2 + 1))]
+    """
+    exprs = [as_expr(e) for e in exprs]
+    try:
+        alg = RationalAlgebra(exprs)
+    except _Unsupported:
+        return None
+    if alg.opaque:          # free atoms: relations unknown, the policy normalises them
+        return None
+    out = []
+    for e in exprs:
+        if e.is_Atom:
+            out.append(e)
+            continue
+        try:
+            n, d = alg.fraction(e)
+        except _Unsupported:
+            return None
+        n, d = alg.reduce(n), alg.reduce(d)
+        if not d.is_ground:
+            n, d = poly_cancel(n, d)
+        if d.LC < 0:
+            n, d = -n, -d
+        if d.is_ground:
+            out.append(alg.expr(n.quo_ground(d.LC)))
+        else:
+            out.append(alg.expr(n) / alg.expr(d))
+    return out
+
+
+def normal_field(chart, comps: Sequence) -> VectorField:
+    r"""The vector field on ``chart`` with the components ``comps`` (exact expressions built
+    by the engine, never user text).  Large right-hand sides (over :data:`ABBREVIATE_OPS`
+    operations: the heavy bodies) are brought to their normal form in the sparse ring
+    (:func:`ring_normal_forms`) and not normalised again by ``sympy.cancel``
+    (:meth:`~geomech.core.fields.VectorField.from_normal_form`): for the rolling ellipsoid
+    seconds instead of minutes.  Others are normalised by the zero policy as any field.
+
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", "x y"); x, y = M.coords
+    >>> normal_field(M, [x*(y + 1) - x*y, 0]) == M.vector_field([x, 0])
+    True
+    """
+    comps = list(comps)
+    if large_rhs(sp.Matrix(comps)):
+        normal = ring_normal_forms(comps)
+        if normal is not None:
+            return VectorField.from_normal_form(chart, normal)
+    return VectorField(chart, comps)
 
 
 def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ...]:

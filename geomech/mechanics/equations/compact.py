@@ -18,7 +18,7 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
-from geomech.mechanics.equations.common import compact, tidy
+from geomech.mechanics.equations.common import compact, normal_field, tidy
 from geomech.mechanics.equations.hamel import HamelTerms, hamel_terms
 from geomech.mechanics.equations.motion import phase_rhs_from_quasi
 from geomech.mechanics.equations.structured import structured_solve
@@ -134,7 +134,7 @@ class CompactEquations:
         N = self.system.manifold
         chart = N.submanifold_chart(f"quasi_{self.system.name}", self.state)
         rhs = self.rhs
-        return VectorField(chart, [rhs[c] for c in chart.coords])
+        return normal_field(chart, [rhs[c] for c in chart.coords])
 
     def at(self, point: Mapping) -> dict:
         """``{state variable: value}`` of the right-hand side at ``point`` (a mapping of

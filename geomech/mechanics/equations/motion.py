@@ -20,7 +20,7 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols
+from geomech.mechanics.equations.common import acceleration_symbols, normal_field
 from geomech.mechanics.equations.common import tidy as _tidy
 from geomech.mechanics.equations.deferred import make_implicit  # noqa: F401  (importable from here)
 from geomech.mechanics.equations.implicit import (  # importable from here
@@ -272,7 +272,7 @@ class EquationsOfMotion:
         of the form's own state variables (``form_rhs``)."""
         M = self.system.phase_space
         if on is None or on is M:
-            return VectorField(M, [self.rhs[c] for c in M.coords])
+            return normal_field(M, [self.rhs[c] for c in M.coords])
         if on == "form" or isinstance(on, Manifold):
             coords = tuple(self.form_rhs)
             if isinstance(on, Manifold):
@@ -283,7 +283,7 @@ class EquationsOfMotion:
             else:
                 chart = self.system.manifold.submanifold_chart(
                     f"{self.method}_{self.system.name}", coords)
-            return VectorField(chart, [self.form_rhs[c] for c in chart.coords])
+            return normal_field(chart, [self.form_rhs[c] for c in chart.coords])
         raise TypeError(f"on= must be None, 'form' or a Manifold, got {on!r}")
 
     def agrees_with(self, other, numeric: bool = False, points: int = 3) -> bool:
