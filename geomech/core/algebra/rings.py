@@ -37,7 +37,7 @@ from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
-from geomech.core.algebra.divisibility import may_divide, sum_with_gcd, sum_without_gcd
+from geomech.core.algebra.divisibility import may_divide, sum_with_gcd
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
@@ -48,7 +48,7 @@ from geomech.core.polykernel import (  # == the PolyElement methods, through fli
 )
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus", "content_expr", "factor_expr", "angle_terms", "trig_polynomial",
+           "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr", "factor_expr", "angle_terms", "trig_polynomial",
            "base_angles"]
 
 
@@ -135,6 +135,57 @@ def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: 
             opaque.add(x)
 
 
+def _monomial_gcd(d, d2) -> tuple | None:
+    """The exponents of the monomial gcd of ``d`` and ``d2`` (``None`` when it is 1)."""
+    low = None
+    for p in (d, d2):
+        for m in p.itermonoms():
+            low = m if low is None else tuple(map(min, low, m))
+            if not any(low):
+                return None
+    return low if low is not None and any(low) else None
+
+
+def common_denominator(d, d2) -> tuple:
+    r"""``(D, f, f2)`` with :math:`D = f\,d = f_2\,d_2` a common multiple of ``d`` and
+    ``d2`` found without a polynomial gcd: ``d`` itself when :math:`d_2 \mid d`, otherwise
+    the product over the monomial part :math:`g` of :math:`\gcd(d, d_2)` (a minimum of
+    exponents), :math:`D = (d/g)(d_2/g)\,g`.  Powers :math:`\rho^k` of a root or of
+    :math:`\sin s` in denominators then do not multiply (:math:`\rho^3, \rho^5 \to \rho^5`).
+
+    >>> x, y = sp.symbols("x y")
+    >>> R = polynomial_ring([x, y])
+    >>> [p.as_expr() for p in common_denominator(R(x**3), R(x**2*y))]
+    [x**3*y, y, x]
+    """
+    R = d.ring
+    if d2.is_ground:
+        return d, R.one, d.quo_ground(d2.LC)
+    if d.is_ground:
+        return d2, d2.quo_ground(d.LC), R.one
+    q, r = d.div(d2)
+    if not r:
+        return d, R.one, q
+    g = _monomial_gcd(d, d2)
+    if g is None:
+        return d * d2, d2, d
+    dq = R.from_dict({tuple(a - b for a, b in zip(m, g)): c for m, c in d.items()})
+    d2q = R.from_dict({tuple(a - b for a, b in zip(m, g)): c for m, c in d2.items()})
+    return d * d2q, d2q, dq
+
+
+def sum_monomial_gcd(n, d, n2, d2) -> tuple:
+    r""":math:`n/d + n_2/d_2` over :func:`common_denominator` (no polynomial gcd).
+
+    >>> x, y = sp.symbols("x y")
+    >>> R = polynomial_ring([x, y])
+    >>> [p.as_expr() for p in sum_monomial_gcd(R(1), R(x**3), R(1), R(x**2*y))]
+    [x + y, x**3*y]
+    """
+    den, f, f2 = common_denominator(d, d2)
+    return n * f + n2 * f2, den
+
+
 class RationalAlgebra:
     r""":math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt{b}, \dots]` with the relations
     :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2 = b` (``b`` a polynomial of the ring).
@@ -151,6 +202,9 @@ class RationalAlgebra:
     ----------
     exprs : iterable of sympy expressions
         The expressions whose atoms generate the ring.
+    exclude : iterable of symbols, optional
+        Symbols that are not generators (the unknowns of linear equations, handled by
+        :mod:`geomech.core.algebra.linear_forms`).
     decide : callable, optional
         Zero test used by :meth:`is_zero` when the ring is not *faithful* (it has free
         atoms whose relations it does not know, e.g. ``sin(2*x)`` beside ``sin(x)``); the
@@ -174,7 +228,8 @@ class RationalAlgebra:
     True
     """
 
-    def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None):
+    def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None,
+                 exclude: Iterable[sp.Symbol] = ()):
         self.decide = decide
         syms: set = set()
         atoms: set = set()
@@ -182,6 +237,8 @@ class RationalAlgebra:
         opaque: set = set()
         for e in exprs:
             _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
+        syms -= set(exclude)        # e.g. the unknowns of linear equations: not generators
+        self._powers: dict = {}
         key = sp.default_sort_key
         base, self._angle_rep = base_angles(atoms)
         self.base = base                                   # symbol -> base angle s/m
@@ -291,7 +348,7 @@ class RationalAlgebra:
                 items.sort(key=lambda it: -len(it[0]))
             d, n = items[0]
             for d2, n2 in items[1:]:
-                n, d = (sum_with_gcd if gcd else sum_without_gcd)(n, d, n2, d2)
+                n, d = (sum_with_gcd if gcd else sum_monomial_gcd)(n, d, n2, d2)
             out = (n, d)
         elif e.is_Mul:
             n, d = R.one, R.one
@@ -338,8 +395,16 @@ class RationalAlgebra:
         out = R.zero
         for k, d in groups.items():
             part = R.from_dict(d)
-            out += part * rep**k if k else part
+            out += part * self._power(idx, rep, k) if k else part
         return out
+
+    def _power(self, idx: int, rep, k: int):
+        """``rep**k``, cached (the same relation is applied to many polynomials)."""
+        key = (idx, rep, k)
+        got = self._powers.get(key)
+        if got is None:
+            got = self._powers[key] = rep**k
+        return got
 
     def reduce(self, p, prefer: str = "sin"):
         r"""Normal form modulo the relations: degree < 2 in each square root and in each
