@@ -130,7 +130,8 @@ def _rational_domain_matrix(m: sp.Matrix):
 
 
 def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
-                     keep: Iterable[sp.Symbol] = ()) -> list[list[sp.Expr]] | None:
+                     keep: Iterable[sp.Symbol] = (), at: dict | None = None
+                     ) -> list[list[sp.Expr]] | None:
     r"""Linear equations (rows of coefficients) for ``expr(x; c) \equiv 0`` in all ``x``.
 
     Each expression is linear homogeneous in the ``unknowns`` ``c``; it is brought over one
@@ -140,20 +141,27 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     functions (for square roots of non-squares; otherwise extra equations can only remove
     solutions, which callers verify), so every coefficient gives a row
     :math:`\sum_j a_j(\text{keep})\,c_j = 0`.  Returns ``None`` for expressions outside the
-    ring (the caller then samples).
+    ring (the caller then samples).  ``at`` (``{symbol: rational}``) specialises symbols
+    first (parameters at a point, unknowns set to zero), in the ring, not in the
+    expressions (:class:`~geomech.core.algebra.rings.RationalAlgebra` ``values``).  The
+    unknowns are not generators of the ring: each expression is a vector of numerators,
+    one per unknown (:func:`~geomech.core.algebra.linear_forms.linear_fraction`).
 
     >>> x, a, b = sp.symbols("x a b")
     >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
     [[1, -1]]
     """
     unknowns = list(unknowns)
+    if at and any(c in at for c in unknowns):
+        raise ValueError("the unknowns cannot be specialised (set them to zero in `at` and "
+                         "leave them out of `unknowns`)")
     keep = set(keep)
     exprs = [as_expr(e) for e in exprs]
     exprs = [e for e in exprs if e != 0]
     if not exprs:
         return []
     try:
-        alg = RationalAlgebra(exprs, exclude=unknowns)
+        alg = RationalAlgebra(exprs, exclude=unknowns, values=at)
     except UnsupportedExpression:
         return None
     syms = list(alg.ring.symbols)

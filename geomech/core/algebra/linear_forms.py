@@ -135,8 +135,8 @@ def linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symb
     """
     conv = converter if converter is not None else _Converter(alg, unknowns)
     e = as_expr(e)
-    if not conv.depends(e):
-        if e == 0:
+    if not conv.depends(e):         # e.g. all its unknowns specialised to zero
+        if e == 0 or not conv.fraction(e)[0]:
             return {}, alg.ring.one
         raise NotLinear("the expression is free of the unknowns and not zero")
     vec, d = conv.linear(e)

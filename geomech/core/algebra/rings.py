@@ -48,8 +48,8 @@ from geomech.core.polykernel import (  # == the PolyElement methods, through fli
 )
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr", "factor_expr", "angle_terms", "trig_polynomial",
-           "base_angles"]
+           "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",
+           "factor_expr", "angle_terms", "trig_polynomial", "base_angles"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -205,6 +205,9 @@ class RationalAlgebra:
     exclude : iterable of symbols, optional
         Symbols that are not generators (the unknowns of linear equations, handled by
         :mod:`geomech.core.algebra.linear_forms`).
+    values : dict, optional
+        ``{symbol: rational}``: the algebra of the expressions *specialised* at these values
+        (parameters at a point, unknowns set to zero); the symbols are not generators.
     decide : callable, optional
         Zero test used by :meth:`is_zero` when the ring is not *faithful* (it has free
         atoms whose relations it does not know, e.g. ``sin(2*x)`` beside ``sin(x)``); the
@@ -229,15 +232,17 @@ class RationalAlgebra:
     """
 
     def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None,
-                 exclude: Iterable[sp.Symbol] = ()):
+                 exclude: Iterable[sp.Symbol] = (), values: dict | None = None):
         self.decide = decide
+        self._value_exprs = {k: sp.Rational(v) for k, v in (values or {}).items()}
+        self.values = {k: sp.QQ.from_sympy(v) for k, v in self._value_exprs.items()}
         syms: set = set()
         atoms: set = set()
         sqrt_pows: dict = {}
         opaque: set = set()
         for e in exprs:
             _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
-        syms -= set(exclude)        # e.g. the unknowns of linear equations: not generators
+        syms -= set(exclude) | set(self.values)     # not generators
         self._powers: dict = {}
         key = sp.default_sort_key
         base, self._angle_rep = base_angles(atoms)
@@ -269,6 +274,8 @@ class RationalAlgebra:
         sq_map, bases = {}, {}
         for pw, (b, k) in sqrt_pows.items():
             try:
+                if self.values:
+                    b = b.xreplace(self._value_exprs)
                 pb = base_ring.from_expr(b.xreplace(self._angle_rep) if self._angle_rep else b)
             except (ValueError, sp.PolynomialError, sp.CoercionFailed) as exc:
                 raise UnsupportedExpression(b) from exc
@@ -364,6 +371,8 @@ class RationalAlgebra:
                 if not d:
                     raise UnsupportedExpression("division by zero")
             out = (n**k, d**k)
+        elif e in self.values:
+            out = (R.ground_new(self.values[e]), R.one)
         else:
             try:
                 out = (R.from_expr(e), R.one) if not e.is_Number else \

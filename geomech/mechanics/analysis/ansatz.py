@@ -236,19 +236,11 @@ def solve_linear_identities(exprs, unknowns, keep=(), seed: int = 2015) -> list[
 def _two_stage(exprs: list, unknowns: list, kept: list, seed: int) -> list[dict] | None:
     """Stages 1 and 2 of :func:`solve_linear_identities`; ``None`` when they do not
     certify the answer (``k != m``, or no usable random point)."""
-    sampler = ZeroPolicy(seed=seed, warn=False)
-    for _ in range(3):
-        pt = sampler.random_point(kept)
-        at = [e.xreplace(pt) for e in exprs]
-        if any(e.has(sp.zoo, sp.nan, sp.oo) for e in at):
-            continue
-        rows = ring_linear_rows(at, unknowns)
-        if rows is None:
-            return None
-        sols0 = solve_homogeneous(CoefficientRows(rows), unknowns)
-        break
-    else:
+    pt = ZeroPolicy(seed=seed, warn=False).random_point(kept)
+    rows = ring_linear_rows(exprs, unknowns, at=pt)     # None: e.g. a pole at the point
+    if rows is None:
         return None
+    sols0 = solve_homogeneous(CoefficientRows(rows), unknowns)
     support = [c for c in unknowns if any(s.get(c, 0) != 0 for s in sols0)]
     if len(support) == len(unknowns):
         return None
@@ -256,8 +248,10 @@ def _two_stage(exprs: list, unknowns: list, kept: list, seed: int) -> list[dict]
         return []
     live = set(support)
     zero = {c: sp.S.Zero for c in unknowns if c not in live}
-    sub = [e.xreplace(zero) for e in exprs]
-    sols = solve_homogeneous(linear_identity_rows(sub, support, keep=kept), support)
+    rows = ring_linear_rows(exprs, support, keep=kept, at=zero)
+    if rows is None:
+        return None
+    sols = solve_homogeneous(CoefficientRows(rows), support)
     if len(sols) != len(sols0):
         return None
     return [{**zero, **s} for s in sols]
