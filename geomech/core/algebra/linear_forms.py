@@ -32,7 +32,8 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.rings import RationalAlgebra, common_denominator
+from geomech.core.algebra.divisibility import common_denominator
+from geomech.core.algebra.rings import RationalAlgebra
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 
@@ -103,7 +104,7 @@ class _Converter:
 
     def _sum(self, parts: list) -> tuple:
         """Sum of linear fractions over one common denominator
-        (:func:`~geomech.core.algebra.rings.common_denominator`, no gcd): each part is
+        (:func:`~geomech.core.algebra.divisibility.common_denominator`, no gcd): each part is
         multiplied by its cofactor once."""
         acc: dict = {}
         for vec, d in parts:

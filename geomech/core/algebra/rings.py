@@ -37,7 +37,12 @@ from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
-from geomech.core.algebra.divisibility import may_divide, sum_with_gcd
+from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
+    common_denominator,
+    may_divide,
+    sum_monomial_gcd,
+    sum_with_gcd,
+)
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
@@ -133,57 +138,6 @@ def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: 
             raise UnsupportedExpression(x)
         else:
             opaque.add(x)
-
-
-def _monomial_gcd(d, d2) -> tuple | None:
-    """The exponents of the monomial gcd of ``d`` and ``d2`` (``None`` when it is 1)."""
-    low = None
-    for p in (d, d2):
-        for m in p.itermonoms():
-            low = m if low is None else tuple(map(min, low, m))
-            if not any(low):
-                return None
-    return low if low is not None and any(low) else None
-
-
-def common_denominator(d, d2) -> tuple:
-    r"""``(D, f, f2)`` with :math:`D = f\,d = f_2\,d_2` a common multiple of ``d`` and
-    ``d2`` found without a polynomial gcd: ``d`` itself when :math:`d_2 \mid d`, otherwise
-    the product over the monomial part :math:`g` of :math:`\gcd(d, d_2)` (a minimum of
-    exponents), :math:`D = (d/g)(d_2/g)\,g`.  Powers :math:`\rho^k` of a root or of
-    :math:`\sin s` in denominators then do not multiply (:math:`\rho^3, \rho^5 \to \rho^5`).
-
-    >>> x, y = sp.symbols("x y")
-    >>> R = polynomial_ring([x, y])
-    >>> [p.as_expr() for p in common_denominator(R(x**3), R(x**2*y))]
-    [x**3*y, y, x]
-    """
-    R = d.ring
-    if d2.is_ground:
-        return d, R.one, d.quo_ground(d2.LC)
-    if d.is_ground:
-        return d2, d2.quo_ground(d.LC), R.one
-    q, r = d.div(d2)
-    if not r:
-        return d, R.one, q
-    g = _monomial_gcd(d, d2)
-    if g is None:
-        return d * d2, d2, d
-    dq = R.from_dict({tuple(a - b for a, b in zip(m, g)): c for m, c in d.items()})
-    d2q = R.from_dict({tuple(a - b for a, b in zip(m, g)): c for m, c in d2.items()})
-    return d * d2q, d2q, dq
-
-
-def sum_monomial_gcd(n, d, n2, d2) -> tuple:
-    r""":math:`n/d + n_2/d_2` over :func:`common_denominator` (no polynomial gcd).
-
-    >>> x, y = sp.symbols("x y")
-    >>> R = polynomial_ring([x, y])
-    >>> [p.as_expr() for p in sum_monomial_gcd(R(1), R(x**3), R(1), R(x**2*y))]
-    [x + y, x**3*y]
-    """
-    den, f, f2 = common_denominator(d, d2)
-    return n * f + n2 * f2, den
 
 
 class RationalAlgebra:

@@ -16,8 +16,9 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.algebra import CoefficientRows, RationalAlgebra, solve_homogeneous
+from geomech.core.algebra.divisibility import common_denominator
 from geomech.core.algebra.linear_forms import NotLinear, linear_fraction
-from geomech.core.algebra.rings import common_denominator, polynomial_ring
+from geomech.core.algebra.rings import polynomial_ring
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.ansatz import (
