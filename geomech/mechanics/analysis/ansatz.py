@@ -234,27 +234,29 @@ def solve_linear_identities(exprs, unknowns, keep=(), seed: int = 2015) -> list[
 
 
 def _two_stage(exprs: list, unknowns: list, kept: list, seed: int) -> list[dict] | None:
-    """Stages 1 and 2 of :func:`solve_linear_identities`; ``None`` when they do not
-    certify the answer (``k != m``, or no usable random point)."""
-    pt = ZeroPolicy(seed=seed, warn=False).random_point(kept)
-    rows = ring_linear_rows(exprs, unknowns, at=pt)     # None: e.g. a pole at the point
-    if rows is None:
-        return None
-    sols0 = solve_homogeneous(CoefficientRows(rows), unknowns)
-    support = [c for c in unknowns if any(s.get(c, 0) != 0 for s in sols0)]
-    if len(support) == len(unknowns):
-        return None
-    if not support:
-        return []
-    live = set(support)
-    zero = {c: sp.S.Zero for c in unknowns if c not in live}
-    rows = ring_linear_rows(exprs, support, keep=kept, at=zero)
-    if rows is None:
-        return None
-    sols = solve_homogeneous(CoefficientRows(rows), support)
-    if len(sols) != len(sols0):
-        return None
-    return [{**zero, **s} for s in sols]
+    """Stages 1 and 2 of :func:`solve_linear_identities` (a second random point when the
+    first one is unlucky, ``k < m``); ``None`` when they do not certify the answer."""
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    for _ in range(2):
+        pt = sampler.random_point(kept)
+        rows = ring_linear_rows(exprs, unknowns, at=pt)     # None: e.g. a pole at the point
+        if rows is None:
+            return None
+        sols0 = solve_homogeneous(CoefficientRows(rows), unknowns)
+        support = [c for c in unknowns if any(s.get(c, 0) != 0 for s in sols0)]
+        if len(support) == len(unknowns):
+            return None
+        if not support:
+            return []
+        live = set(support)
+        zero = {c: sp.S.Zero for c in unknowns if c not in live}
+        rows = ring_linear_rows(exprs, support, keep=kept, at=zero)
+        if rows is None:
+            return None
+        sols = solve_homogeneous(CoefficientRows(rows), support)
+        if len(sols) == len(sols0):
+            return [{**zero, **s} for s in sols]
+    return None
 
 
 def fields_from_solutions(N: Manifold, comps, sols) -> list[VectorField]:

@@ -122,6 +122,20 @@ def test_two_stage_solve_agrees_with_the_direct_solve(make):
     assert _span_equal(fast, direct, unknowns)
 
 
+def test_two_stage_solutions_depend_on_the_parameters():
+    """Solutions rational in the parameters survive the specialisation of stage 1."""
+    cs = sp.symbols("c0:10")
+    e = (cs[0] * k * (sp.sin(z) ** 2 + sp.cos(z) ** 2) / sp.sqrt(1 + k * x**2)
+         - cs[1] / sp.sqrt(1 + k * x**2)
+         + sum(c * (x**j + k * sp.sin(z) ** j) for j, c in enumerate(cs[2:], 1)))
+    e2 = cs[2] * (k - 1) * x - cs[3] * (k**2 - 1) * x + cs[4] * sp.sin(z) * x
+    fast = solve_linear_identities([e, e2], cs, keep=[k])
+    direct = solve_homogeneous(linear_identity_rows([e, e2], cs, keep=[k]), cs)
+    assert _span_equal(fast, direct, cs) and len(fast) == 1
+    (s,) = fast
+    assert default_policy().is_zero(s[cs[1]] - k * s[cs[0]])
+
+
 def test_radical_top_symmetries_are_the_planar_euclidean_ones():
     S = _radical_top()
     N = S.manifold
