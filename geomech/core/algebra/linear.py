@@ -178,6 +178,10 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
         except (UnsupportedExpression, ZeroDivisionError):
             return None
         for j, n in vec.items():
+            if not kidx:            # no parameters kept: the monomial is the key
+                for mon, coeff in n.items():
+                    rows.setdefault((k, mon), {})[j] = {(): coeff}
+                continue
             for mon, coeff in n.items():
                 key = (k, *(mon[i] for i in oidx))    # one identity per expression
                 entry = rows.setdefault(key, {}).setdefault(j, {})
@@ -189,17 +193,15 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
 
 def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
     """The rows ``{unknown index: {parameter monomial: coefficient}}`` as lists of sympy
-    expressions, made small in the ring first: duplicate rows are dropped, and an unknown
-    alone in a row is zero (generically in the parameters, as in
-    :func:`solve_homogeneous`), so it is removed from the other rows and its row becomes
-    the unit row; each distinct entry is converted once."""
-    distinct: dict = {}
+    expressions, made small in the ring first: an unknown alone in a row is zero
+    (generically in the parameters, as in :func:`solve_homogeneous`), so it is removed from
+    the other rows and its row becomes the unit row; duplicate rows are dropped and each
+    distinct entry is converted once."""
+    work = []
     for row in rows:
-        clean = {j: frozenset((km, c) for km, c in p.items() if c) for j, p in row.items()}
-        clean = {j: p for j, p in clean.items() if p}
-        if clean:
-            distinct.setdefault(frozenset(clean.items()), clean)
-    work = list(distinct.values())
+        live = {j: p for j, p in row.items() if any(p.values())}
+        if live:
+            work.append(live)
     zero: set = set()
     changed = True
     while changed:
@@ -220,8 +222,11 @@ def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
     for j in sorted(zero):
         out.append([sp.S.One if i == j else sp.S.Zero for i in range(n)])
     for r in work:
-        key = frozenset((j, p) for j, p in r.items() if j not in zero)
-        if not key or key in seen:
+        if sum(1 for j in r if j not in zero) < 2:
+            continue                # all-zero after the elimination (one entry: a unit row)
+        key = frozenset((j, frozenset((km, c) for km, c in p.items() if c))
+                        for j, p in r.items() if j not in zero)
+        if key in seen:
             continue
         seen.add(key)
         vec = [sp.S.Zero] * n

@@ -273,7 +273,11 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
               \tilde u(f_\mu)|_{\mathcal M}\equiv 0,\qquad
               \mathcal L_{\tilde u}\Big(\sum_i Q_i\,dq_i\Big)=0 .
 
-    They are split into monomials (trigonometric functions rationalised) and solved exactly.
+    They are split into monomials (trigonometric functions rationalised) and solved exactly,
+    with parameters in two exact stages
+    (:func:`~geomech.mechanics.analysis.ansatz.solve_linear_identities`: the unknowns that
+    occur at a random parameter value, then the symbolic system on those; certified by the
+    rank bound).
 
     Parameters
     ----------
