@@ -215,6 +215,7 @@ class RationalAlgebra:
         self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
         self.sqrt_rel = [(i, self.reduce(self.ring.from_expr(b), "sin"))
                          for i, (_, b) in enumerate(self._sqrt)]
+        self._nf = {}
 
     def _square_roots(self, sqrt_pows: dict, base_gens: tuple) -> tuple[list, dict]:
         """One generator per square root, keyed by the normal form of its radicand."""
@@ -244,6 +245,7 @@ class RationalAlgebra:
         idx = {g: i for i, g in enumerate(self.ring.symbols)}
         self.trig_idx = [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles]
         self.sqrt_rel = []
+        self._nf: dict = {}         # normal forms of monomials in the reduced generators
 
     @property
     def faithful(self) -> bool:
@@ -371,7 +373,47 @@ class RationalAlgebra:
 
     def reduce(self, p, prefer: str = "sin"):
         r"""Normal form modulo the relations: degree < 2 in each square root and in each
-        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``)."""
+        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``).
+
+        One pass over the terms: a monomial :math:`r\,m` with :math:`m` its part in the
+        reduced generators (roots and the ``cos``) has the normal form :math:`r\,NF(m)`,
+        already reduced since :math:`r` is free of them; :math:`NF(m)` is computed once per
+        exponent pattern (:meth:`_reduce_passes`) and cached."""
+        if not p:
+            return p
+        pos = self._reduced_positions(prefer)
+        if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
+            return p
+        cache = self._nf.setdefault(prefer, {})
+        R = self.ring
+        out: dict = {}
+        for m, c in p.items():
+            key = tuple(m[i] for i in pos)
+            if all(e < 2 for e in key):
+                out[m] = out[m] + c if m in out else c
+                continue
+            nf = cache.get(key)
+            if nf is None:
+                mono = [0] * R.ngens
+                for i, e in zip(pos, key):
+                    mono[i] = e
+                nf = cache[key] = list(self._reduce_passes(R.from_dict({tuple(mono): 1}),
+                                                           prefer).items())
+            base = list(m)
+            for i in pos:
+                base[i] = 0
+            for m2, c2 in nf:
+                mm = tuple(a + b for a, b in zip(base, m2))
+                out[mm] = out[mm] + c * c2 if mm in out else c * c2
+        return R.from_dict({m: c for m, c in out.items() if c})
+
+    def _reduced_positions(self, prefer: str) -> tuple:
+        """Indices of the generators of degree < 2 in the normal form."""
+        big = [(i_c if prefer == "sin" else i_s) for i_s, i_c in self.trig_idx]
+        return (*[idx for idx, _ in self.sqrt_rel], *big)
+
+    def _reduce_passes(self, p, prefer: str = "sin"):
+        """:meth:`reduce` by one pass per relation (square roots first)."""
         if not p:
             return p
         for idx, b in self.sqrt_rel:

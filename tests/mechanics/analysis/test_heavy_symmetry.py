@@ -47,6 +47,29 @@ def test_common_denominator_is_a_common_multiple(d, d2):
         assert D.is_monomial
 
 
+def _random_poly(alg, rng, terms=12, deg=4):
+    R = alg.ring
+    return R.from_dict({tuple(rng.randint(0, deg) for _ in range(R.ngens)):
+                        rng.randint(-9, 9) or 1 for _ in range(terms)})
+
+
+@pytest.mark.parametrize("prefer", ["sin", "cos"])
+def test_one_pass_reduction_is_the_normal_form(prefer):
+    """The cached one-pass normal form = one pass per relation; it is a ring map onto the
+    canonical representatives (NF(pq) = NF(NF(p) NF(q))) and has degree < 2 where it must."""
+    t = sp.Symbol("t")
+    alg = RationalAlgebra([sp.sqrt(k + sp.sin(t) ** 2) * x + sp.cos(z) * sp.sin(t)])
+    rng = random.Random(7)
+    pos = [i for i, _ in alg.sqrt_rel] + [(c if prefer == "sin" else s_)
+                                          for s_, c in alg.trig_idx]
+    for _ in range(5):
+        p, q = _random_poly(alg, rng), _random_poly(alg, rng)
+        red = alg.reduce(p, prefer)
+        assert red == alg._reduce_passes(p, prefer)
+        assert all(m[i] < 2 for m in red.itermonoms() for i in pos)
+        assert alg.reduce(p * q, prefer) == alg.reduce(red * alg.reduce(q, prefer), prefer)
+
+
 EXPRS = [
     lambda a, b: a * x / sp.sqrt(1 + x**2) + b / sp.sqrt(1 + x**2) ** 3,
     lambda a, b: (a * sp.sin(z) + b * k * sp.cos(z) ** 3) / sp.sqrt(k + sp.sin(z) ** 2)
