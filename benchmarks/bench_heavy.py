@@ -52,9 +52,9 @@ Rows ``symmetries (report section)`` and ``first integrals (report section)`` (o
 system.  Measured 2026-11-26 (ellipsoid / convex_body_on_plane, symbolic parameters; before:
 > 120 s CPU, stopped, "not computed" in the report)::
 
-    symmetries (report section)        7.4 / 8.8   3 fields: d/dx, d/dy, y d/dx - x d/dy - d/dpsi;
+    symmetries (report section)        5.6 / 5.4   3 fields: d/dx, d/dy, y d/dx - x d/dy - d/dpsi;
                                                    case C-2, m0 = 1 (405 unknowns)
-    first integrals (report section)   5.3 / 5.3   none linear in the velocities (default ansatz)
+    first integrals (report section)   3.3 / 3.4   none linear in the velocities (default ansatz)
 
 Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]
 [--implicit] [--sections]``.
