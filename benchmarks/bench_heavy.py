@@ -69,8 +69,18 @@ symmetries, first integrals, invariant measure and Hamiltonian structure "not co
 30 s limits: 132 s of the total), Energy 4.3 s (was > 60 s), compact equations 16.8 s,
 constraint geometry 34.1 s, simulation 21.7 s.
 
+Rows ``symmetries (report section)`` and ``first integrals (report section)`` (option
+``--sections``) time the report's analysis sections (``find_point_symmetries`` +
+``check_symmetry`` + ``classify_action``; ``linear_integrals``), CPU s after building the
+system.  Measured 2026-11-26 (ellipsoid / convex_body_on_plane, symbolic parameters; before:
+> 120 s CPU, stopped, "not computed" in the report)::
+
+    symmetries (report section)        5.6 / 5.4   3 fields: d/dx, d/dy, y d/dx - x d/dy - d/dpsi;
+                                                   case C-2, m0 = 1 (405 unknowns)
+    first integrals (report section)   3.3 / 3.4   none linear in the velocities (default ansatz)
+
 Run: ``python benchmarks/bench_heavy.py [--cap S] [bodies...] [--forms f1,f2] [--extra ""]
-[--implicit]``.
+[--implicit] [--sections]``.
 """
 
 from __future__ import annotations
@@ -97,6 +107,19 @@ def _rhs_ops(eq) -> int:
     return sum(count_ops(e) for e in eq.rhs.values())
 
 
+SECTIONS = {"symmetries (report section)": "symmetries",
+            "first integrals (report section)": "first integrals"}
+
+
+def _section(S, what: str):
+    """A report analysis section (issue 13 item 6: within its 30 s limit)."""
+    from geomech.reporting.sections import ANALYSES
+
+    t0 = time.process_time()
+    sec = dict(ANALYSES)[SECTIONS[what]](S)
+    return time.process_time() - t0, None, f"{sec.status}: {sec.lines[-1][0][:48]}"
+
+
 def _run(name: str, what: str):
     """``(CPU seconds, operation count, note)`` of one row (in the child process)."""
     import geomech as gm
@@ -104,6 +127,8 @@ def _run(name: str, what: str):
 
     t_get = time.process_time()
     S = gm.examples.get(name)
+    if what in SECTIONS:
+        return _section(S, what)
     t0 = time.process_time()
     if what == "compact (natural)":
         ce = S.compact_equations(frame="natural")
@@ -169,6 +194,8 @@ def main() -> None:
         forms = [f"{f} (implicit)" for f in forms]
     extra = _arg("--extra", "compact (natural),pseudo_hamiltonian + jacobi")
     rows_what = [*forms, *[e for e in extra.split(",") if e]]
+    if "--sections" in sys.argv:        # the report's symmetry and integral sections only
+        rows_what = list(SECTIONS)
     rows = []
     for name in bodies:
         for what in rows_what:

@@ -3,6 +3,8 @@ divisibility.
 
 * :func:`sum_with_gcd`, :func:`sum_without_gcd` -- :math:`n/d + n_2/d_2` over
   :math:`\operatorname{lcm}(d, d_2)`, or over :math:`d` when :math:`d_2 \mid d` (no gcd);
+* :func:`common_denominator`, :func:`sum_monomial_gcd` -- a common multiple without a
+  polynomial gcd (the monomial part of the gcd taken out);
 * :func:`may_divide` -- ``False`` only when :math:`f \nmid n` is proved: specialising all
   generators but one at random points modulo the prime :math:`2^{61}-1` is a ring map, so
   :math:`f \mid n` implies the divisibility of the univariate images (Zippel 1979,
@@ -22,7 +24,8 @@ import random
 
 from geomech.core.polykernel import poly_gcd  # == the PolyElement method, through flint
 
-__all__ = ["may_divide", "sum_with_gcd", "sum_without_gcd"]
+__all__ = ["may_divide", "sum_with_gcd", "sum_without_gcd", "common_denominator",
+           "sum_monomial_gcd"]
 
 
 _PRIME = 2**61 - 1
@@ -107,3 +110,58 @@ def sum_without_gcd(n, d, n2, d2) -> tuple:
     if not r:
         return n + n2 * q, d
     return n * d2 + n2 * d, d * d2
+
+
+def _monomial_gcd(d, d2) -> tuple | None:
+    """The exponents of the monomial gcd of ``d`` and ``d2`` (``None`` when it is 1)."""
+    low = None
+    for p in (d, d2):
+        for m in p.itermonoms():
+            low = m if low is None else tuple(map(min, low, m))
+            if not any(low):
+                return None
+    return low if low is not None and any(low) else None
+
+
+def common_denominator(d, d2) -> tuple:
+    r"""``(D, f, f2)`` with :math:`D = f\,d = f_2\,d_2` a common multiple of ``d`` and
+    ``d2`` found without a polynomial gcd: ``d`` itself when :math:`d_2 \mid d`, otherwise
+    the product over the monomial part :math:`g` of :math:`\gcd(d, d_2)` (a minimum of
+    exponents), :math:`D = (d/g)(d_2/g)\,g`.  Powers :math:`\rho^k` of a root or of
+    :math:`\sin s` in denominators then do not multiply (:math:`\rho^3, \rho^5 \to \rho^5`).
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> x, y = sp.symbols("x y")
+    >>> R = polynomial_ring([x, y])
+    >>> [p.as_expr() for p in common_denominator(R(x**3), R(x**2*y))]
+    [x**3*y, y, x]
+    """
+    R = d.ring
+    if d2.is_ground:
+        return d, R.one, d.quo_ground(d2.LC)
+    if d.is_ground:
+        return d2, d2.quo_ground(d.LC), R.one
+    q, r = d.div(d2)
+    if not r:
+        return d, R.one, q
+    g = _monomial_gcd(d, d2)
+    if g is None:
+        return d * d2, d2, d
+    dq = R.from_dict({tuple(a - b for a, b in zip(m, g)): c for m, c in d.items()})
+    d2q = R.from_dict({tuple(a - b for a, b in zip(m, g)): c for m, c in d2.items()})
+    return d * d2q, d2q, dq
+
+
+def sum_monomial_gcd(n, d, n2, d2) -> tuple:
+    r""":math:`n/d + n_2/d_2` over :func:`common_denominator` (no polynomial gcd).
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> x, y = sp.symbols("x y")
+    >>> R = polynomial_ring([x, y])
+    >>> [p.as_expr() for p in sum_monomial_gcd(R(1), R(x**3), R(1), R(x**2*y))]
+    [x + y, x**3*y]
+    """
+    den, f, f2 = common_denominator(d, d2)
+    return n * f + n2 * f2, den

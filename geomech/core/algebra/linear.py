@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
+from geomech.core.algebra import linear_forms
 from geomech.core.algebra.matrices import (
     fraction_free,
     independent_rows,
@@ -129,7 +130,8 @@ def _rational_domain_matrix(m: sp.Matrix):
 
 
 def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
-                     keep: Iterable[sp.Symbol] = ()) -> list[list[sp.Expr]] | None:
+                     keep: Iterable[sp.Symbol] = (), at: dict | None = None
+                     ) -> list[list[sp.Expr]] | None:
     r"""Linear equations (rows of coefficients) for ``expr(x; c) \equiv 0`` in all ``x``.
 
     Each expression is linear homogeneous in the ``unknowns`` ``c``; it is brought over one
@@ -139,75 +141,97 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     functions (for square roots of non-squares; otherwise extra equations can only remove
     solutions, which callers verify), so every coefficient gives a row
     :math:`\sum_j a_j(\text{keep})\,c_j = 0`.  Returns ``None`` for expressions outside the
-    ring (the caller then samples).
+    ring (the caller then samples).  ``at`` (``{symbol: rational}``) specialises symbols
+    first (parameters at a point, unknowns set to zero), in the ring, not in the
+    expressions (:class:`~geomech.core.algebra.rings.RationalAlgebra` ``values``).  The
+    unknowns are not generators of the ring: each expression is a vector of numerators,
+    one per unknown (:func:`~geomech.core.algebra.linear_forms.linear_fraction`).
 
     >>> x, a, b = sp.symbols("x a b")
     >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
     [[1, -1]]
     """
     unknowns = list(unknowns)
+    if at and any(c in at for c in unknowns):
+        raise ValueError("the unknowns cannot be specialised (set them to zero in `at` and "
+                         "leave them out of `unknowns`)")
     keep = set(keep)
     exprs = [as_expr(e) for e in exprs]
     exprs = [e for e in exprs if e != 0]
     if not exprs:
         return []
     try:
-        alg = RationalAlgebra(exprs)
+        alg = RationalAlgebra(exprs, exclude=unknowns, values=at)
     except UnsupportedExpression:
         return None
-    R = alg.ring
-    syms = list(R.symbols)
-    pos = {g: i for i, g in enumerate(syms)}
-    uidx = {pos[c]: j for j, c in enumerate(unknowns) if c in pos}
+    syms = list(alg.ring.symbols)
     kidx = [i for i, g in enumerate(syms) if g in keep]
-    oidx = [i for i in range(len(syms)) if i not in uidx and i not in kidx]
-    kgens = [syms[i] for i in kidx]
-    memo: dict = {}
+    oidx = [i for i, g in enumerate(syms) if g not in keep]
+    conv = linear_forms.converter(alg, unknowns)
     rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
     for k, e in enumerate(exprs):
         try:
-            n, d = alg.fraction(e, memo, gcd=False)
+            vec, _ = linear_forms.linear_fraction(alg, e, unknowns, conv)
+        except linear_forms.NotLinear as exc:
+            raise ValueError("the determining equations are not linear homogeneous in the "
+                             f"unknowns ({exc})") from exc
         except (UnsupportedExpression, ZeroDivisionError):
             return None
-        degs = d.degrees()           # one pass over the denominator, not one per unknown
-        if any(degs[i] > 0 for i in uidx):
-            raise ValueError("the determining equations are not linear in the unknowns "
-                             "(an unknown in a denominator)")
-        n = alg.reduce(n)
-        for mon, coeff in n.items():
-            us = [i for i in uidx if mon[i]]
-            if len(us) != 1 or mon[us[0]] != 1:
-                raise ValueError("the determining equations are not linear homogeneous in "
-                                 "the unknowns")
-            key = (k, *(mon[i] for i in oidx))    # one identity per expression
-            entry = rows.setdefault(key, {}).setdefault(uidx[us[0]], {})
-            kmon = tuple(mon[i] for i in kidx)
-            entry[kmon] = entry.get(kmon, 0) + coeff
-    return _rows_to_sympy(rows.values(), len(unknowns), R.domain, kgens)
+        for j, n in vec.items():
+            if not kidx:            # no parameters kept: the monomial is the key
+                for mon, coeff in n.items():
+                    rows.setdefault((k, mon), {})[j] = {(): coeff}
+                continue
+            for mon, coeff in n.items():
+                key = (k, *(mon[i] for i in oidx))    # one identity per expression
+                entry = rows.setdefault(key, {}).setdefault(j, {})
+                kmon = tuple(mon[i] for i in kidx)
+                entry[kmon] = entry.get(kmon, 0) + coeff
+    return _rows_to_sympy(rows.values(), len(unknowns), alg.ring.domain,
+                          [syms[i] for i in kidx])
 
 
 def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
-    """The distinct non-zero rows ``{unknown index: {parameter monomial: coefficient}}`` as
-    lists of sympy expressions; rows and entries are compared in the ring first (many rows of
-    the determining equations repeat), so each distinct entry is converted once."""
+    """The rows ``{unknown index: {parameter monomial: coefficient}}`` as lists of sympy
+    expressions, made small in the ring first: an unknown alone in a row is zero
+    (generically in the parameters, as in :func:`solve_homogeneous`), so it is removed from
+    the other rows and its row becomes the unit row; duplicate rows are dropped and each
+    distinct entry is converted once."""
+    work = []
+    for row in rows:
+        live = {j: p for j, p in row.items() if any(p.values())}
+        if live:
+            work.append(live)
+    zero: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for r in work:
+            live = [j for j in r if j not in zero]
+            if len(live) == 1:
+                zero.add(live[0])
+                changed = True
     out, seen, memo = [], set(), {}
 
-    def poly_expr(poly: dict) -> sp.Expr:
-        key = tuple(sorted((km, c) for km, c in poly.items() if c))
+    def poly_expr(key: frozenset) -> sp.Expr:
         if key not in memo:
             memo[key] = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km)
                                                              if e]) for km, c in key])
         return memo[key]
 
-    for row in rows:
-        entries = {j: poly_expr(p) for j, p in row.items()}
-        key = frozenset((j, e) for j, e in entries.items() if e != 0)
-        if not key or key in seen:
+    for j in sorted(zero):
+        out.append([sp.S.One if i == j else sp.S.Zero for i in range(n)])
+    for r in work:
+        if sum(1 for j in r if j not in zero) < 2:
+            continue                # all-zero after the elimination (one entry: a unit row)
+        key = frozenset((j, frozenset((km, c) for km, c in p.items() if c))
+                        for j, p in r.items() if j not in zero)
+        if key in seen:
             continue
         seen.add(key)
         vec = [sp.S.Zero] * n
-        for j, e in key:
-            vec[j] = e
+        for j, p in key:
+            vec[j] = poly_expr(p)
         out.append(vec)
     return out
 

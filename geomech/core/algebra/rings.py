@@ -37,7 +37,12 @@ from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
-from geomech.core.algebra.divisibility import may_divide, sum_with_gcd, sum_without_gcd
+from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
+    common_denominator,
+    may_divide,
+    sum_monomial_gcd,
+    sum_with_gcd,
+)
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
@@ -48,8 +53,8 @@ from geomech.core.polykernel import (  # == the PolyElement methods, through fli
 )
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus", "content_expr", "factor_expr", "angle_terms", "trig_polynomial",
-           "base_angles"]
+           "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",
+           "factor_expr", "angle_terms", "trig_polynomial", "base_angles"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -151,6 +156,12 @@ class RationalAlgebra:
     ----------
     exprs : iterable of sympy expressions
         The expressions whose atoms generate the ring.
+    exclude : iterable of symbols, optional
+        Symbols that are not generators (the unknowns of linear equations, handled by
+        :mod:`geomech.core.algebra.linear_forms`).
+    values : dict, optional
+        ``{symbol: rational}``: the algebra of the expressions *specialised* at these values
+        (parameters at a point, unknowns set to zero); the symbols are not generators.
     decide : callable, optional
         Zero test used by :meth:`is_zero` when the ring is not *faithful* (it has free
         atoms whose relations it does not know, e.g. ``sin(2*x)`` beside ``sin(x)``); the
@@ -174,14 +185,19 @@ class RationalAlgebra:
     True
     """
 
-    def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None):
+    def __init__(self, exprs, decide: Callable[[sp.Expr], bool] | None = None,
+                 exclude: Iterable[sp.Symbol] = (), values: dict | None = None):
         self.decide = decide
+        self._value_exprs = {k: sp.Rational(v) for k, v in (values or {}).items()}
+        self.values = {k: sp.QQ.from_sympy(v) for k, v in self._value_exprs.items()}
         syms: set = set()
         atoms: set = set()
         sqrt_pows: dict = {}
         opaque: set = set()
         for e in exprs:
             _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
+        syms -= set(exclude) | set(self.values)     # not generators
+        self._powers: dict = {}
         key = sp.default_sort_key
         base, self._angle_rep = base_angles(atoms)
         self.base = base                                   # symbol -> base angle s/m
@@ -199,6 +215,7 @@ class RationalAlgebra:
         self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
         self.sqrt_rel = [(i, self.reduce(self.ring.from_expr(b), "sin"))
                          for i, (_, b) in enumerate(self._sqrt)]
+        self._nf = {}
 
     def _square_roots(self, sqrt_pows: dict, base_gens: tuple) -> tuple[list, dict]:
         """One generator per square root, keyed by the normal form of its radicand."""
@@ -212,6 +229,8 @@ class RationalAlgebra:
         sq_map, bases = {}, {}
         for pw, (b, k) in sqrt_pows.items():
             try:
+                if self.values:
+                    b = b.xreplace(self._value_exprs)
                 pb = base_ring.from_expr(b.xreplace(self._angle_rep) if self._angle_rep else b)
             except (ValueError, sp.PolynomialError, sp.CoercionFailed) as exc:
                 raise UnsupportedExpression(b) from exc
@@ -226,6 +245,7 @@ class RationalAlgebra:
         idx = {g: i for i, g in enumerate(self.ring.symbols)}
         self.trig_idx = [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles]
         self.sqrt_rel = []
+        self._nf: dict = {}         # normal forms of monomials in the reduced generators
 
     @property
     def faithful(self) -> bool:
@@ -291,7 +311,7 @@ class RationalAlgebra:
                 items.sort(key=lambda it: -len(it[0]))
             d, n = items[0]
             for d2, n2 in items[1:]:
-                n, d = (sum_with_gcd if gcd else sum_without_gcd)(n, d, n2, d2)
+                n, d = (sum_with_gcd if gcd else sum_monomial_gcd)(n, d, n2, d2)
             out = (n, d)
         elif e.is_Mul:
             n, d = R.one, R.one
@@ -307,6 +327,8 @@ class RationalAlgebra:
                 if not d:
                     raise UnsupportedExpression("division by zero")
             out = (n**k, d**k)
+        elif e in self.values:
+            out = (R.ground_new(self.values[e]), R.one)
         else:
             try:
                 out = (R.from_expr(e), R.one) if not e.is_Number else \
@@ -338,12 +360,60 @@ class RationalAlgebra:
         out = R.zero
         for k, d in groups.items():
             part = R.from_dict(d)
-            out += part * rep**k if k else part
+            out += part * self._power(idx, rep, k) if k else part
         return out
+
+    def _power(self, idx: int, rep, k: int):
+        """``rep**k``, cached (the same relation is applied to many polynomials)."""
+        key = (idx, rep, k)
+        got = self._powers.get(key)
+        if got is None:
+            got = self._powers[key] = rep**k
+        return got
 
     def reduce(self, p, prefer: str = "sin"):
         r"""Normal form modulo the relations: degree < 2 in each square root and in each
-        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``)."""
+        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``).
+
+        One pass over the terms: a monomial :math:`r\,m` with :math:`m` its part in the
+        reduced generators (roots and the ``cos``) has the normal form :math:`r\,NF(m)`,
+        already reduced since :math:`r` is free of them; :math:`NF(m)` is computed once per
+        exponent pattern (:meth:`_reduce_passes`) and cached."""
+        if not p:
+            return p
+        pos = self._reduced_positions(prefer)
+        if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
+            return p
+        cache = self._nf.setdefault(prefer, {})
+        R = self.ring
+        out: dict = {}
+        for m, c in p.items():
+            key = tuple(m[i] for i in pos)
+            if all(e < 2 for e in key):
+                out[m] = out[m] + c if m in out else c
+                continue
+            nf = cache.get(key)
+            if nf is None:
+                mono = [0] * R.ngens
+                for i, e in zip(pos, key):
+                    mono[i] = e
+                nf = cache[key] = list(self._reduce_passes(R.from_dict({tuple(mono): 1}),
+                                                           prefer).items())
+            base = list(m)
+            for i in pos:
+                base[i] = 0
+            for m2, c2 in nf:
+                mm = tuple(a + b for a, b in zip(base, m2))
+                out[mm] = out[mm] + c * c2 if mm in out else c * c2
+        return R.from_dict({m: c for m, c in out.items() if c})
+
+    def _reduced_positions(self, prefer: str) -> tuple:
+        """Indices of the generators of degree < 2 in the normal form."""
+        big = [(i_c if prefer == "sin" else i_s) for i_s, i_c in self.trig_idx]
+        return (*[idx for idx, _ in self.sqrt_rel], *big)
+
+    def _reduce_passes(self, p, prefer: str = "sin"):
+        """:meth:`reduce` by one pass per relation (square roots first)."""
         if not p:
             return p
         for idx, b in self.sqrt_rel:

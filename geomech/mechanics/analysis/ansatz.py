@@ -27,15 +27,15 @@ from typing import Any
 
 import sympy as sp
 
-from geomech.core.algebra import CoefficientRows, ring_linear_rows
+from geomech.core.algebra import CoefficientRows, ring_linear_rows, solve_homogeneous
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import rational_rewrite
+from geomech.core.zero import ZeroPolicy, rational_rewrite
 from geomech.mechanics.analysis.common import active_forces
 
 __all__ = ["Ansatz", "FunctionAnsatz", "angle_coordinates", "default_ansatz", "coerce_ansatz",
-           "linear_identity_rows", "fields_from_solutions"]
+           "linear_identity_rows", "solve_linear_identities", "fields_from_solutions"]
 
 
 def angle_coordinates(system) -> tuple:
@@ -197,6 +197,66 @@ def linear_identity_rows(exprs, unknowns, keep=()) -> list:
             if c != 0:
                 rows.append(c)
     return rows
+
+
+def solve_linear_identities(exprs, unknowns, keep=(), seed: int = 2015) -> list[dict]:
+    r"""Basis (over :math:`\mathbb Q(\text{keep})`) of the constants :math:`c` with every
+    ``expr`` :math:`=\sum_j c_j e_j(x;p)\equiv 0`: :func:`linear_identity_rows` solved
+    exactly by :func:`~geomech.core.algebra.solve_homogeneous`, in two stages when the
+    parameters ``keep`` occur.
+
+    1. The parameters are set to a random rational point :math:`p_0` and the (fast,
+       rational) system is solved: nullity :math:`m` and support :math:`S` (the unknowns
+       that are non-zero in some solution).
+    2. The exact system in :math:`\mathbb Q(p)` is solved with the unknowns outside
+       :math:`S` set to zero: :math:`k` independent exact solutions.
+
+    The rows at :math:`p_0` are the specialisation of the generic rows (the same reduced
+    numerators, up to non-zero-divisor denominators), and a minor that vanishes
+    identically vanishes at :math:`p_0`, so the generic rank is at least the rank at
+    :math:`p_0`: the solution space has dimension :math:`\le m`.  When :math:`k = m` the
+    :math:`k` solutions are therefore a basis (exact; the random point only chooses
+    :math:`S`); otherwise the full system is solved.
+
+    >>> x, k, a, b = sp.symbols("x k a b")
+    >>> solve_linear_identities([a*k*sp.sin(x)**2 + a*k*sp.cos(x)**2 - b], [a, b], keep=[k])
+    [{a: 1, b: k}]
+    """
+    exprs = [as_expr(e) for e in exprs]
+    unknowns = list(unknowns)
+    kept = sorted({s for e in exprs for s in e.free_symbols} & set(keep),
+                  key=sp.default_sort_key)
+    if kept and len(unknowns) > 8:
+        got = _two_stage(exprs, unknowns, kept, seed)
+        if got is not None:
+            return got
+    return solve_homogeneous(linear_identity_rows(exprs, unknowns, keep=keep), unknowns)
+
+
+def _two_stage(exprs: list, unknowns: list, kept: list, seed: int) -> list[dict] | None:
+    """Stages 1 and 2 of :func:`solve_linear_identities` (a second random point when the
+    first one is unlucky, ``k < m``); ``None`` when they do not certify the answer."""
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    for _ in range(2):
+        pt = sampler.random_point(kept)
+        rows = ring_linear_rows(exprs, unknowns, at=pt)     # None: e.g. a pole at the point
+        if rows is None:
+            return None
+        sols0 = solve_homogeneous(CoefficientRows(rows), unknowns)
+        support = [c for c in unknowns if any(s.get(c, 0) != 0 for s in sols0)]
+        if len(support) == len(unknowns):
+            return None
+        if not support:
+            return []
+        live = set(support)
+        zero = {c: sp.S.Zero for c in unknowns if c not in live}
+        rows = ring_linear_rows(exprs, support, keep=kept, at=zero)
+        if rows is None:
+            return None
+        sols = solve_homogeneous(CoefficientRows(rows), support)
+        if len(sols) == len(sols0):
+            return [{**zero, **s} for s in sols]
+    return None
 
 
 def fields_from_solutions(N: Manifold, comps, sols) -> list[VectorField]:

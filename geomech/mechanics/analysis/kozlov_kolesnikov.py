@@ -14,7 +14,7 @@ then the momentum :math:`F=\sum_i u_i\,\partial L/\partial\dot q_i` (5.3) is a f
   :func:`geomech.mechanics.analysis.noether.check_noether_field` delegates to it);
 * :func:`noether_template_fields` -- the one search: in a template linear in unknown
   constants the three conditions are linear identities, split into exact linear equations
-  (:func:`~geomech.mechanics.analysis.ansatz.linear_identity_rows`) and solved by the
+  (:func:`~geomech.mechanics.analysis.ansatz.solve_linear_identities`) and solved by the
   engine; :func:`find_noether_fields` (tangent generators times functions) and
   :func:`geomech.mechanics.analysis.noether.noether_fields` (a coordinate ansatz) build
   their templates and call it.
@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from geomech.core.algebra import fast_is_zero, solve_homogeneous
+from geomech.core.algebra import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.action import velocity_lift
-from geomech.mechanics.analysis.ansatz import linear_identity_rows
+from geomech.mechanics.analysis.ansatz import solve_linear_identities
 from geomech.mechanics.analysis.integrals import has_irrational_power
 from geomech.mechanics.constraints import preferred_minor, solve_dependent
 
@@ -270,12 +270,12 @@ def noether_template_fields(comps: Sequence, unknowns: Sequence[sp.Symbol], L,
     The conditions :math:`\sum_i a_{\mu i}u_i\equiv0` (skipped when the template is
     ``tangent`` by construction), :math:`(Q,u)|_{\mathcal M}\equiv0` and
     :math:`\tilde u(L)|_{\mathcal M}\equiv0` are linear in the unknowns; they are split
-    into exact linear equations (:func:`~geomech.mechanics.analysis.ansatz.linear_identity_rows`:
-    the engine's ring, else monomials) and solved exactly
-    (:func:`~geomech.core.algebra.solve_homogeneous`).  Terms with an irrational factor
-    :math:`P` (e.g. :math:`1/\sqrt{G}`) are solved in classes of equal :math:`P`, with
-    :math:`\tilde u(L)=P\,X` computed factor by factor; a combination that the class split
-    admits wrongly is dropped.  Every returned field passes :func:`check_noether_field`.
+    into exact linear equations and solved exactly
+    (:func:`~geomech.mechanics.analysis.ansatz.solve_linear_identities`).  Terms with an
+    irrational factor :math:`P` (e.g. :math:`1/\sqrt{G}`) are solved in classes of equal
+    :math:`P`, with :math:`\tilde u(L)=P\,X` computed factor by factor; a combination that
+    the class split admits wrongly is dropped.  Every returned field passes
+    :func:`check_noether_field`.
 
     >>> x, y, phi, xd, yd, phid, a, b = sp.symbols("x y phi xdot ydot phidot a b")
     >>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
@@ -290,7 +290,7 @@ def noether_template_fields(comps: Sequence, unknowns: Sequence[sp.Symbol], L,
     for P, unk in classes.items():
         exprs = _noether_conditions(comps, unknowns, unk, P, L, coords, velocities,
                                     () if tangent else constraints, forces, solution)
-        for s in solve_homogeneous(linear_identity_rows(exprs, unk, keep=parameters), unk):
+        for s in solve_linear_identities(exprs, unk, keep=parameters):
             sols.append({**dict.fromkeys(unknowns, 0), **s})
     out = []
     for s in sols:
@@ -319,7 +319,8 @@ def _irrational_classes(comps: Sequence, unknowns: Sequence[sp.Symbol]) -> dict:
 
 def theorem4_conditions(u: Sequence, L, coords: Sequence[sp.Symbol],
                         velocities: Sequence[sp.Symbol], constraints: Sequence = (),
-                        forces: Sequence | None = None, solution: dict | None = None) -> list:
+                        forces: Sequence | None = None, solution: dict | None = None,
+                        expand: bool = True) -> list:
     r"""The expressions that vanish identically iff ``u`` is a Noether field (Theorem 4):
     :math:`\sum_i a_{\mu i}u_i` (one per constraint), :math:`\tilde u(L)|_{\mathcal M}` and,
     with forces, :math:`(Q,u)|_{\mathcal M}`; linear in ``u`` (templates with unknown
@@ -333,8 +334,10 @@ def theorem4_conditions(u: Sequence, L, coords: Sequence[sp.Symbol],
     """
     u = [as_expr(c) for c in u]
     sol = solution or {}
-    exprs = [sp.expand(sp.Add(*[sp.diff(as_expr(f), qd) * ci for qd, ci in zip(velocities, u)
-                                if ci != 0])) for f in constraints]
+    exprs = [sp.Add(*[sp.diff(as_expr(f), qd) * ci for qd, ci in zip(velocities, u)
+                      if ci != 0]) for f in constraints]
+    if expand:          # templates: the ring splits them unexpanded (expansion is the cost)
+        exprs = [sp.expand(e) for e in exprs]
     exprs.append(_restrict(complete_lift(u, coords, velocities)(L), sol))
     if forces is not None:
         exprs.append(_restrict(sp.Add(*[as_expr(Q) * ci for Q, ci in zip(forces, u)]), sol))
@@ -349,9 +352,11 @@ def _noether_conditions(comps, unknowns, unk, P, L, coords, velocities, constrai
     rep = {c: 0 for c in set(unknowns) - set(unk)}
     part = [as_expr(ci).xreplace(rep) for ci in comps]
     if P == 1:
-        return theorem4_conditions(part, L, coords, velocities, constraints, forces, solution)
+        return theorem4_conditions(part, L, coords, velocities, constraints, forces, solution,
+                                   expand=False)
     bar = [sp.expand(ci / P) for ci in part]
-    conds = theorem4_conditions(bar, 0, coords, velocities, constraints, forces, solution)
+    conds = theorem4_conditions(bar, 0, coords, velocities, constraints, forces, solution,
+                                expand=False)
     conds[len(constraints)] = sp.Add(*[
         c * _lift_over_factor([sp.diff(ci, c) for ci in part], L, coords, velocities,
                               solution)[1] for c in unk])

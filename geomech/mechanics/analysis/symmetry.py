@@ -52,7 +52,6 @@ from typing import Any
 
 import sympy as sp
 
-from geomech.core.algebra import solve_homogeneous
 from geomech.core.fields import VectorField
 from geomech.core.zero import (
     default_policy,
@@ -62,7 +61,7 @@ from geomech.mechanics.analysis.ansatz import (  # the families and their linear
     FunctionAnsatz,
     coerce_ansatz,
     fields_from_solutions,
-    linear_identity_rows,
+    solve_linear_identities,
 )
 from geomech.mechanics.analysis.common import (  # the system contract, the tangent lift
     active_forces,
@@ -274,7 +273,11 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
               \tilde u(f_\mu)|_{\mathcal M}\equiv 0,\qquad
               \mathcal L_{\tilde u}\Big(\sum_i Q_i\,dq_i\Big)=0 .
 
-    They are split into monomials (trigonometric functions rationalised) and solved exactly.
+    They are split into monomials (trigonometric functions rationalised) and solved exactly,
+    with parameters in two exact stages
+    (:func:`~geomech.mechanics.analysis.ansatz.solve_linear_identities`: the unknowns that
+    occur at a random parameter value, then the symbolic system on those; certified by the
+    rank bound).
 
     Parameters
     ----------
@@ -310,8 +313,7 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     Q = active_forces(system)
     if Q is not None:
         exprs += _lie_derivative_of_force(u, Q)
-    sols = solve_homogeneous(linear_identity_rows(exprs, unknowns, keep=N.parameters),
-                             unknowns)
+    sols = solve_linear_identities(exprs, unknowns, keep=N.parameters)
     fields = fields_from_solutions(N, comps, sols)
     fields = [f for f in fields if not f.is_zero()]
     if verify:
