@@ -42,6 +42,7 @@ from geomech.core.budget import check
 from geomech.mechanics.equations.heavy import RadicalCalculus
 
 __all__ = ["RingFraction", "mass_matrix_divergence", "flow_mass_matrix_form", "ring_points",
+           "mass_matrix_determinant",
            "root_is_irrational", "MASS_MATRIX_FORMS"]
 
 #: the forms whose mass-matrix form is tried, in order (smallest forcing first)
@@ -54,7 +55,7 @@ class RingFraction:
     square roots.
 
     >>> t = sp.Symbol("t", real=True)
-    >>> rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])
+    >>> rc = RadicalCalculus([1/sp.sqrt(2 + sp.cos(t))])
     >>> f = RingFraction.of(rc, 1/sp.sqrt(2 + sp.cos(t)))
     >>> f.expr()
     1/sqrt(cos(t) + 2)
@@ -69,6 +70,7 @@ class RingFraction:
                 conj = den.coeff_wrt(rho, 0) - den.coeff_wrt(rho, 1) * rho
                 num, den = alg.reduce(num * conj), alg.reduce(den * conj)
         self.num, self.den = num, den
+        self._expr: sp.Expr | None = None
 
     @classmethod
     def of(cls, calc: RadicalCalculus, e) -> RingFraction:
@@ -95,8 +97,10 @@ class RingFraction:
         return not self.num
 
     def expr(self) -> sp.Expr:
-        """The reduced, cancelled sympy expression."""
-        return self.calc.alg.quotient(self.num, self.den)
+        """The reduced, cancelled sympy expression (computed once)."""
+        if self._expr is None:
+            self._expr = self.calc.alg.quotient(self.num, self.den)
+        return self._expr
 
     def split_at(self, point: dict, keep: Sequence = ()) -> tuple:
         r"""``(E_0, E_1)`` at ``point`` for :math:`E = E_0 + E_1\rho` (one root at most;
@@ -219,8 +223,9 @@ def mass_matrix_divergence(system, extra: Sequence = ()) -> RingFraction:
 
 
 def flow_mass_matrix_form(system):
-    """The first mass-matrix form (:class:`~geomech.mechanics.equations.implicit.ImplicitEquations`)
-    of :data:`MASS_MATRIX_FORMS` with :math:`\\dot x = g + Pz`, ``P`` a selection of velocity
+    r"""The first mass-matrix form
+    (:class:`~geomech.mechanics.equations.implicit.ImplicitEquations`) of
+    :data:`MASS_MATRIX_FORMS` with :math:`\dot x = g + Pz`, ``P`` a selection of velocity
     coordinates on which ``M`` does not depend; ``UnsupportedExpression`` if there is none.
 
     >>> import geomech as gm
@@ -317,3 +322,22 @@ def _cofactor(rc: RadicalCalculus, rows, i: int, k: int):
     n = len(rows)
     minor = _laplace(rc, rows, [r for r in range(n) if r != i], [c for c in range(n) if c != k])
     return -minor if (i + k) % 2 else minor
+
+
+def mass_matrix_determinant(imp) -> sp.Expr:
+    r""":math:`\det M` of the mass-matrix form ``imp`` by a division-free Laplace expansion
+    in the ring (rows cleared of their denominators :math:`e_i`:
+    :math:`\det M = \det M'/\prod_i e_i`), cancelled once.
+
+    >>> import geomech as gm
+    >>> mass_matrix_determinant(flow_mass_matrix_form(gm.examples.chaplygin_sleigh()))
+    I*m/cos(phi)**2
+    """
+    M = imp.mass_matrix
+    rc = RadicalCalculus(list(M))
+    rows, scale = _cleared_rows(rc, M)
+    det = _laplace(rc, rows, list(range(M.rows)), list(range(M.rows)))
+    den = rc.R.one
+    for e in scale:
+        den *= e
+    return RingFraction(rc, det, den).expr()
