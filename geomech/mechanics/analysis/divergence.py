@@ -45,6 +45,9 @@ __all__ = ["RingFraction", "mass_matrix_divergence", "flow_mass_matrix_form", "r
            "mass_matrix_determinant",
            "root_is_irrational", "MASS_MATRIX_FORMS"]
 
+#: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
+_CANCEL_TERMS = 200000
+
 #: the forms whose mass-matrix form is tried, in order (smallest forcing first)
 MASS_MATRIX_FORMS = ("voronets", "lagrange_dalembert")
 
@@ -97,9 +100,14 @@ class RingFraction:
         return not self.num
 
     def expr(self) -> sp.Expr:
-        """The reduced, cancelled sympy expression (computed once)."""
+        """The reduced sympy expression, cancelled when small (computed once; large
+        fractions are written out as they are: cancelling them costs more than it saves)."""
         if self._expr is None:
-            self._expr = self.calc.alg.quotient(self.num, self.den)
+            alg = self.calc.alg
+            if len(self.num) * len(self.den) <= _CANCEL_TERMS:
+                self._expr = alg.quotient(self.num, self.den)
+            else:
+                self._expr = alg.expr(self.num) / alg.expr(self.den)
         return self._expr
 
     def split_at(self, point: dict, keep: Sequence = ()) -> tuple:
@@ -276,12 +284,13 @@ def _divergence_of(imp, extra) -> RingFraction:
         num_i, den_i = rc.frac(F[i])
         if any(den_i.degree(g) > 0 for g in gens):
             raise UnsupportedExpression("velocities in a denominator of the forcing")
+        num_i = rc.alg.reduce(num_i)      # reduced factors: one reduction step per product
         acc = rc.R.zero
         for k, g in enumerate(gens):
             dF = num_i.diff(g)
             if dF:
                 acc += _cofactor(rc, rows, i, k) * dF
-        total = total + RingFraction(rc, acc * scale[i], den_i)
+        total = total + RingFraction(rc, rc.alg.reduce(acc) * scale[i], den_i)
     total = RingFraction(rc, total.num, total.den * det)
     if drift_div != 0:
         total = total + RingFraction.of(rc, drift_div)
