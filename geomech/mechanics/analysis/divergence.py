@@ -11,8 +11,10 @@ divergence of the field :math:`v = (g, M^{-1}F)` on the phase space is
           + \frac{1}{\det M}\sum_{i,k}\operatorname{cof}_{ik}(M)\,
             \frac{\partial F_i}{\partial u_k}
 
-(Jacobi's formula for the derivative of :math:`M^{-1}F` in :math:`u`; Golub & Van Loan (2013),
-§2.1 for the cofactors), computed in the ring
+(:math:`\partial_u(M^{-1}F) = M^{-1}\partial_uF` as :math:`M` is free of :math:`u`;
+:math:`M^{-1} = \operatorname{adj}M/\det M`, Golub & Van Loan (2013), §2.1; the density
+condition :math:`\operatorname{div}(\rho v) = 0` of Borisov & Mamaev (2015), §1.3, needs
+only this divergence and :math:`\dot q`), computed in the ring
 :math:`\mathbb Q[\text{symbols}, \sin, \cos, \rho]/(\sin^2+\cos^2-1, \rho^2-b)` of
 :class:`~geomech.mechanics.equations.heavy.RadicalCalculus` (:math:`\rho = \sqrt b` the
 support function's root): the explicit field :math:`M^{-1}F` is never formed.
