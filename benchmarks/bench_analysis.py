@@ -43,10 +43,10 @@ in the radical ring, :mod:`geomech.mechanics.analysis.divergence`) and then
 ``invariant_measure()``.  Measured 2026-11-26 (symbolic parameters, 2 shared cores)::
 
     system                 step                              CPU s   count_ops  result
-    ellipsoid              system_divergence (+ zero test)    5.8    309176     non-zero
-    ellipsoid              invariant_measure() (after it)     3.9    -          none (certain)
-    convex_body_on_plane   system_divergence (+ zero test)    5.8    309176     non-zero
-    convex_body_on_plane   invariant_measure() (after it)     4.0    -          none (certain)
+    ellipsoid              system_divergence (+ zero test)    5.2    309176     non-zero
+    ellipsoid              invariant_measure() (after it)     3.3    -          none (certain)
+    convex_body_on_plane   system_divergence (+ zero test)    5.6    309176     non-zero
+    convex_body_on_plane   invariant_measure() (after it)     3.4    -          none (certain)
 
 (before: > 120 s CPU, not finished: the explicit field, 17 s, and its ``cancel``, 40 s).
 

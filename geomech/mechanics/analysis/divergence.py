@@ -242,12 +242,22 @@ def flow_mass_matrix_form(system):
     >>> flow_mass_matrix_form(gm.examples.chaplygin_sleigh()).method
     'voronets'
     """
+    try:
+        got = _CACHE.get(system, {}).get("form")
+    except TypeError:
+        got = None
+    if got is not None:
+        return got
     for method in MASS_MATRIX_FORMS:
         try:
             imp = system.equations(method, explicit=False).mass_matrix_form()
         except (ValueError, NotImplementedError, KeyError):
             continue
         if _selected(imp) is not None:
+            try:
+                _CACHE.setdefault(system, {})["form"] = imp
+            except TypeError:
+                pass
             return imp
     raise UnsupportedExpression("no mass-matrix form x' = g + P z with a constant selection P")
 
