@@ -36,9 +36,23 @@ points, in CPU seconds (``time.process_time``; the machine may be shared): the c
 ansatz ``noether_fields(S, ansatz=[1])`` and the default family ``noether_fields(S)``, and the
 tangent generators ``find_noether_fields`` (``system_noether_integrals``).
 
+A fourth table (``--heavy-measure``) times the report's "Invariant measure" section on the
+heavy bodies (issue 13, items 1 and 6; limit 30 s, aim < 10 s), CPU seconds in a child process
+after building the system: ``system_divergence`` with its exact zero test (the mass-matrix form
+in the radical ring, :mod:`geomech.mechanics.analysis.divergence`) and then
+``invariant_measure()``.  Measured 2026-11-26 (symbolic parameters, 2 shared cores)::
+
+    system                 step                              CPU s   count_ops  result
+    ellipsoid              system_divergence (+ zero test)    5.2    309176     non-zero
+    ellipsoid              invariant_measure() (after it)     3.3    -          none (certain)
+    convex_body_on_plane   system_divergence (+ zero test)    5.6    309176     non-zero
+    convex_body_on_plane   invariant_measure() (after it)     3.4    -          none (certain)
+
+(before: > 120 s CPU, not finished: the explicit field, 17 s, and its ``cancel``, 40 s).
+
 Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [--reports] [--noether]
-[names...]`` (``--analyses``: only the second table; ``--reports``: only the time and status
-of each analysis section of ``gm.report`` with its default limits).
+[--heavy-measure] [names...]`` (``--analyses``: only the second table; ``--reports``: only
+the time and status of each analysis section of ``gm.report`` with its default limits).
 """
 
 from __future__ import annotations
@@ -52,9 +66,9 @@ import sympy as sp
 import geomech as gm
 
 try:
-    from benchmarks._common import table
+    from benchmarks._common import cpu_in_child, table
 except ImportError:
-    from _common import table
+    from _common import cpu_in_child, table
 
 TARGET = 5.0
 CAP = 60.0 if "--quick" in sys.argv else 300.0
@@ -288,8 +302,51 @@ def noether_search(name: str) -> list:
     return rows
 
 
+HEAVY = ["ellipsoid", "convex_body_on_plane"]
+
+
+def _heavy_measure_child(name: str) -> tuple:
+    """In the child: build ``name``, then the report's measure section steps, CPU seconds."""
+    from geomech.mechanics.analysis.measure import (
+        system_divergence,
+        system_divergence_vanishes,
+        system_invariant_measure,
+    )
+
+    S = gm.examples.get(name)
+    t0 = time.process_time()
+    div = system_divergence(S)
+    zero = system_divergence_vanishes(S, div)
+    t1 = time.process_time()
+    res = system_invariant_measure(S)
+    t2 = time.process_time()
+    verdict = "found" if res else "none: " + res.reason[:60]
+    return t1 - t0, t2 - t1, sp.count_ops(div), zero, verdict
+
+
+def heavy_measure(name: str, cap: float = 120.0) -> list:
+    """Rows (system, step, CPU s, count_ops, result) of the report's "Invariant measure"
+    section on a heavy body (issue 13, items 1 and 6: < 30 s CPU, aim < 10 s): the divergence
+    from the mass-matrix form in the radical ring and the density search built on it."""
+    got = cpu_in_child(lambda: _heavy_measure_child(name), cap)
+    if got is None:
+        return [[name, "divergence + invariant_measure()", f"> {cap:g} s CPU", "-", "-"]]
+    _, (t_div, t_meas, ops, zero, verdict) = got
+    rows = [[name, "system_divergence (+ zero test)", f"{t_div:8.2f} s CPU", ops,
+             "zero" if zero else "non-zero"],
+            [name, "invariant_measure() (after it)", f"{t_meas:8.2f} s CPU", "-", verdict]]
+    for r in rows:
+        print("  " + "  ".join(map(str, r)), file=sys.stderr, flush=True)
+    return rows
+
+
 def main(argv) -> None:
     names = [a for a in argv if not a.startswith("-")]
+    if "--heavy-measure" in argv:
+        rows = [r for name in names or HEAVY for r in heavy_measure(name)]
+        table("Invariant measure of the heavy bodies (report section), CPU seconds",
+              ["system", "step", "time", "count_ops", "result"], rows)
+        return
     if "--noether" in argv:
         rows = [r for name in names or NOETHER for r in noether_search(name)]
         table("The one Noether search (Theorem 4), CPU time per entry point",

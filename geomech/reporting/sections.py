@@ -386,13 +386,16 @@ def _integrals_section(sys_) -> Section:
 
 
 def _measure_section(sys_) -> Section:
-    from geomech.core.zero import default_policy
-    from geomech.mechanics.analysis.measure import system_divergence, system_invariant_measure
+    from geomech.mechanics.analysis.measure import (
+        system_divergence,
+        system_divergence_vanishes,
+        system_invariant_measure,
+    )
 
     s = Section("Invariant measure")
     div = system_divergence(sys_)
     s.add("divergence of the flow:", div)
-    if default_policy().is_zero(div):
+    if system_divergence_vanishes(sys_, div):
         return s.add("the flow is divergence-free: rho = 1 is an invariant density (verified "
                      "exactly: div v = 0)")
     res = system_invariant_measure(sys_)

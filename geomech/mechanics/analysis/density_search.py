@@ -19,16 +19,27 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, half_angle_symbol, rational_rewrite
 from geomech.mechanics.analysis.density import InvariantMeasureResult
+from geomech.mechanics.analysis.divergence import (
+    RingFraction,
+    flow_mass_matrix_form,
+    mass_matrix_determinant,
+    mass_matrix_divergence,
+    ring_points,
+    root_is_irrational,
+)
 from geomech.mechanics.analysis.integrals import (
     fast_is_zero,
 )
+from geomech.mechanics.equations.heavy import has_radicals
 
-__all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents"]
+__all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
+           "heavy_system", "ring_density_search", "ring_log_linear_exponents"]
 
 
 def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
@@ -273,6 +284,11 @@ def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureR
     >>> system_density_search(gm.examples.chaplygin_sleigh(a=0)).density
     1/cos(phi)
     """
+    if heavy_system(system):
+        try:
+            return ring_density_search(system, functions)
+        except UnsupportedExpression:
+            pass                            # outside the ring: the explicit field below
     nat = _natural_data(system)
     facs = system_factors(system, functions, natural=nat or False)
     family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
@@ -292,3 +308,170 @@ def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureR
         rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
         return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
     return InvariantMeasureResult(None, family, "the sampled exponents failed the exact check")
+
+
+def heavy_system(system) -> bool:
+    """Whether the Lagrangian or the constraints of ``system`` contain square roots (a
+    support function): the density search then works in the radical ring
+    (:func:`ring_density_search`), never with the explicit field.
+
+    >>> import geomech as gm
+    >>> heavy_system(gm.examples.chaplygin_ball())
+    False
+    """
+    return has_radicals([system.lagrangian, *system.constraints])
+
+
+def _ring_factors(system, imp, functions) -> dict:
+    r"""The factors of the family of :func:`system_factors` without the explicit field or the
+    compact equations: the user's functions, :math:`\det M` of the mass-matrix form (the
+    mass matrix restricted to the constraints), the Jacobian of the natural frame and its
+    configuration functions (``natural_frame["functions"]``, e.g. the Poisson vector)."""
+    coords = system.phase_space.coords
+    acc: dict = {}
+    for k, f in enumerate(functions):
+        _add_factors(acc, f"user function {k}", system.phase_space.sympify(f), coords)
+    _add_factors(acc, "det of the mass matrix restricted to the constraints",
+                 mass_matrix_determinant(imp), coords)
+    nat = getattr(system, "natural_frame", None)
+    if nat:
+        rows, frame = _independent_rows(system), nat["frame"]
+        if len(rows) == len(frame):
+            K = sp.Matrix(len(rows), len(frame), lambda i, a: frame[a].components[rows[i]])
+            _add_factors(acc, "Jacobian of the natural frame",
+                         sp.factor_terms(K.det(method="berkowitz")), coords)
+        for k, f in enumerate(nat.get("functions", ())):
+            _add_factors(acc, f"natural configuration function {k}", f, coords)
+    return dict(sorted(acc.items(), key=lambda kv: sp.count_ops(kv[0])))
+
+
+def ring_density_search(system, functions: Sequence = ()) -> InvariantMeasureResult:
+    r""":func:`system_density_search` for heavy bodies: the divergence from the mass-matrix
+    form (:func:`~geomech.mechanics.analysis.divergence.mass_matrix_divergence`), the
+    identity :math:`\sum_k a_k\,\dot q(f_k)/f_k + \operatorname{div}v \equiv 0` sampled
+    exactly in the radical ring (:func:`ring_log_linear_exponents`) and verified there.
+    The determinant of the mass matrix in the natural velocities is
+    :math:`\det M\,J^2`: its factors are in the family already.
+    Raises ``UnsupportedExpression`` outside the ring.
+    """
+    imp = flow_mass_matrix_form(system)
+    facs = _ring_factors(system, imp, functions)
+    family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
+                         or "1") + " with constant exponents a_k"
+    family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
+    kin = {x: imp.drift[x] for x in system.manifold.coords}
+    logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
+            for f in facs]
+    div = mass_matrix_divergence(system)
+    try:
+        L = [RingFraction.of(div.calc, e) for e in logs]
+    except UnsupportedExpression:
+        div = mass_matrix_divergence(system, extra=logs)
+        L = [RingFraction.of(div.calc, e) for e in logs]
+    if not L:
+        return (InvariantMeasureResult(sp.S.One, family) if div.is_zero() else
+                InvariantMeasureResult(None, family, "the divergence does not vanish"))
+    a, status = ring_log_linear_exponents(L, div, system.manifold.parameters)
+    if a is not None:
+        rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
+        return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
+    return InvariantMeasureResult(None, family, _RING_REASONS[status])
+
+
+_RING_REASONS = {
+    "inconsistent": "the linear equations for the exponents are inconsistent at exact sample "
+                    "points (certain for symbolic parameters: the sampled coefficient matrix "
+                    "has its generic rank)",
+    "inconsistent at the sampled parameters": "the linear equations for the exponents are "
+                    "inconsistent at exact sample points for the sampled parameter values "
+                    "(probable for symbolic parameters)",
+    "unverified": "the sampled exponents failed the exact check",
+}
+
+
+def _split_rows(L, div, pts, keep=()) -> tuple[list, list]:
+    r"""Rows ``[l_1..l_K, -t]`` of the split identity at the points (both parts of
+    :math:`E_0 + E_1\rho`), and the points used."""
+    rows, used = [], []
+    for pt in pts:
+        check()
+        try:
+            vals = [lk.split_at(pt, keep) for lk in L]
+            t = div.split_at(pt, keep)
+        except ZeroDivisionError:
+            continue
+        for part in (0, 1):
+            if any(v[part] != 0 for v in vals) or t[part] != 0:
+                rows.append([v[part] for v in vals] + [-t[part]])
+        used.append(pt)
+    return rows, used
+
+
+def _rref_solution(rows, K: int):
+    """``(a, rank of the coefficients)`` of the augmented rows, ``a = None`` when
+    inconsistent (free unknowns set to 0)."""
+    from sympy.polys.matrices import DomainMatrix
+
+    dm = DomainMatrix.from_Matrix(sp.Matrix(rows)).to_field()
+    R, piv = dm.rref()
+    rank = len([p for p in piv if p < K])
+    if K in piv:
+        return None, rank
+    R = R.to_Matrix()
+    a = [sp.S.Zero] * K
+    for i, j in enumerate(piv):
+        a[j] = sp.factor(R[i, K])
+    return a, rank
+
+
+def ring_log_linear_exponents(L: Sequence, div, params: Sequence = ()) -> tuple:
+    r"""Constant exponents :math:`a` with :math:`\sum_k a_k L_k + \operatorname{div}
+    \equiv 0` for ring fractions (:class:`~geomech.mechanics.analysis.divergence.RingFraction`)
+    with at most one square root :math:`\rho`.
+
+    Every identity :math:`E_0 + E_1\rho \equiv 0` splits into :math:`E_0 \equiv 0`,
+    :math:`E_1 \equiv 0` (the radicand is certified not a square); both are sampled at
+    rational points (parameters included) and a solution is verified exactly in the ring.
+    Returns ``(a, "ok")``, ``(None, "inconsistent")``, ``(None, "inconsistent at the sampled
+    parameters")`` or ``(None, "unverified")``.  "inconsistent" is certain for symbolic
+    parameters: the sampled equations are necessary conditions, and every null vector of the
+    sampled coefficient matrix :math:`A(p_0)` is checked to annihilate the :math:`L_k`
+    identically, so :math:`A` has the same rank for symbolic parameters and a solution
+    :math:`a(p)` would specialise to one at :math:`p_0`.
+
+    >>> from geomech.mechanics.equations.heavy import RadicalCalculus
+    >>> from geomech.mechanics.analysis.divergence import RingFraction
+    >>> x = sp.Symbol("x", positive=True)
+    >>> rc = RadicalCalculus([1/x, sp.sqrt(1 + x**2)])
+    >>> L = [RingFraction.of(rc, 1/x), RingFraction.of(rc, x/(1 + x**2))]
+    >>> ring_log_linear_exponents(L, RingFraction.of(rc, -3/x + x/(1 + x**2)))
+    ([3, -1], 'ok')
+    """
+    calc, K = div.calc, len(L)
+    if calc.roots and not root_is_irrational(calc):
+        return None, "unverified"
+    rows, used = _split_rows(L, div, ring_points(calc, K + 8, 41))
+    a, _ = _rref_solution(rows, K)
+    if a is None:
+        null = sp.Matrix([r[:K] for r in rows]).nullspace()
+        generic = all(_vanishes(L, None, list(n)) for n in null)
+        return None, ("inconsistent" if generic else "inconsistent at the sampled parameters")
+    if _vanishes(L, div, a):
+        return a, "ok"
+    keep = tuple(p for p in params if p in calc.idx)
+    if keep:
+        a, _ = _rref_solution(_split_rows(L, div, used, keep)[0], K)
+        if a is not None and _vanishes(L, div, a):
+            return a, "ok"
+    return None, "unverified"
+
+
+def _vanishes(L, div, a) -> bool:
+    r"""Exact: :math:`\sum_k a_k L_k + \operatorname{div}` (``div = None``: 0) reduces to
+    zero in the ring."""
+    total = div if div is not None else RingFraction(L[0].calc, L[0].calc.R.zero,
+                                                      L[0].calc.R.one)
+    for lk, ak in zip(L, a):
+        if ak != 0:
+            total = total + lk.scale(ak)
+    return total.is_zero()

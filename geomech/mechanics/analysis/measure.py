@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression
+from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density import (
     InvariantMeasureResult,
     density_defect,
@@ -28,22 +30,57 @@ from geomech.mechanics.analysis.density import (
     potential_function,
 )
 from geomech.mechanics.analysis.density_search import (
+    heavy_system,
     irreducible_factors,
     log_linear_exponents,
     system_density_search,
     system_factors,
 )
+from geomech.mechanics.analysis.divergence import RingFraction, mass_matrix_divergence
 
 __all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
            "InvariantMeasureResult", "system_divergence", "system_is_invariant_density",
            "system_invariant_measure", "system_density_search", "system_factors",
            "irreducible_factors", "log_linear_exponents", "log_to_powers", "potential_function",
-           "exp_of_potential", "linear_solve_functions"]
+           "exp_of_potential", "linear_solve_functions", "system_divergence_vanishes",
+           "mass_matrix_divergence", "RingFraction", "heavy_system"]
 
 
 def system_divergence(system) -> sp.Expr:
-    """``sys.divergence()``: divergence of the phase-space field (coordinate volume)."""
+    """``sys.divergence()``: divergence of the phase-space field (coordinate volume).
+
+    For heavy bodies (square roots in the Lagrangian or the constraints,
+    :func:`heavy_system`) it is computed from the mass-matrix form in the radical ring
+    (:func:`~geomech.mechanics.analysis.divergence.mass_matrix_divergence`), without the
+    explicit field; otherwise from the explicit field.
+    """
+    if heavy_system(system):
+        try:
+            return mass_matrix_divergence(system).expr()
+        except UnsupportedExpression:
+            pass
     return divergence(system.vector_field())
+
+
+def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
+    """Whether the divergence of the flow of ``system`` vanishes identically (exact).
+
+    Heavy bodies: the reduced numerator in the radical ring vanishes, or it is shown
+    non-zero at a rational point (:meth:`RingFraction.certainly_nonzero`); otherwise (and
+    when undecided there) the zero policy on ``div`` (default :func:`system_divergence`).
+
+    >>> import geomech as gm
+    >>> system_divergence_vanishes(gm.examples.chaplygin_sleigh(a=0))
+    False
+    """
+    if heavy_system(system):
+        try:
+            ring = mass_matrix_divergence(system)
+            if ring.is_zero() or ring.certainly_nonzero():
+                return ring.is_zero()
+        except UnsupportedExpression:
+            pass
+    return default_policy().is_zero(system_divergence(system) if div is None else div)
 
 
 def system_is_invariant_density(system, rho) -> bool:

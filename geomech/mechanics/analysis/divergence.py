@@ -1,0 +1,364 @@
+r"""The divergence of a phase flow from its mass-matrix form, exactly, with square roots as
+ring generators (heavy bodies: the rolling ellipsoid and convex bodies).
+
+For :math:`\dot q = g(q, u)`, :math:`M(q)\,\dot u = F(q, u)` (the reduced
+Lagrange--d'Alembert or Voronets form, :math:`M` free of the velocities :math:`u`), the
+divergence of the field :math:`v = (g, M^{-1}F)` on the phase space is
+
+.. math:: \operatorname{div} v = \sum_i \frac{\partial g_i}{\partial x_i}
+          + \operatorname{tr}\Big(M^{-1}\frac{\partial F}{\partial u}\Big)
+          = \sum_i \frac{\partial g_i}{\partial x_i}
+          + \frac{1}{\det M}\sum_{i,k}\operatorname{cof}_{ik}(M)\,
+            \frac{\partial F_i}{\partial u_k}
+
+(:math:`\partial_u(M^{-1}F) = M^{-1}\partial_uF` as :math:`M` is free of :math:`u`;
+:math:`M^{-1} = \operatorname{adj}M/\det M`, Golub & Van Loan (2013), §2.1; the density
+condition :math:`\operatorname{div}(\rho v) = 0` of Borisov & Mamaev (2015), §1.3, needs
+only this divergence and :math:`\dot q`), computed in the ring
+:math:`\mathbb Q[\text{symbols}, \sin, \cos, \rho]/(\sin^2+\cos^2-1, \rho^2-b)` of
+:class:`~geomech.mechanics.equations.heavy.RadicalCalculus` (:math:`\rho = \sqrt b` the
+support function's root): the explicit field :math:`M^{-1}F` is never formed.
+
+With one root :math:`\rho` every element is :math:`E = E_0 + E_1\rho` with :math:`E_0, E_1`
+rational; when :math:`b` is not a square (certified by one rational point where it is not a
+rational square) :math:`E \equiv 0 \iff E_0 \equiv 0 \wedge E_1 \equiv 0`, so identities are
+sampled exactly at rational points (:meth:`RingFraction.split_at`).
+
+>>> import geomech as gm
+>>> S = gm.examples.chaplygin_sleigh()
+>>> mass_matrix_divergence(S).expr()
+(-I*phidot*sin(phi) - a*m*xdot)/(I*cos(phi))
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from collections.abc import Sequence
+
+import sympy as sp
+
+from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.divisibility import sum_with_gcd
+from geomech.core.budget import check
+from geomech.mechanics.equations.heavy import RadicalCalculus
+
+__all__ = ["RingFraction", "mass_matrix_divergence", "flow_mass_matrix_form", "ring_points",
+           "mass_matrix_determinant",
+           "root_is_irrational", "MASS_MATRIX_FORMS"]
+
+#: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
+_CANCEL_TERMS = 200000
+
+#: the forms whose mass-matrix form is tried, in order (smallest forcing first)
+MASS_MATRIX_FORMS = ("voronets", "lagrange_dalembert")
+
+
+class RingFraction:
+    r"""A fraction :math:`n/d` of ring elements of ``calc`` (a
+    :class:`~geomech.mechanics.equations.heavy.RadicalCalculus`) with a denominator free of
+    square roots.
+
+    >>> t = sp.Symbol("t", real=True)
+    >>> rc = RadicalCalculus([1/sp.sqrt(2 + sp.cos(t))])
+    >>> f = RingFraction.of(rc, 1/sp.sqrt(2 + sp.cos(t)))
+    >>> f.expr()
+    1/sqrt(cos(t) + 2)
+    """
+
+    def __init__(self, calc: RadicalCalculus, num, den):
+        self.calc = calc
+        alg = calc.alg
+        num, den = alg.reduce(num), alg.reduce(den)
+        for rho, _ in calc.roots:         # n/(d0 + d1 rho) = n (d0 - d1 rho)/(d0^2 - b d1^2)
+            if den.degree(rho) > 0:
+                conj = den.coeff_wrt(rho, 0) - den.coeff_wrt(rho, 1) * rho
+                num, den = alg.reduce(num * conj), alg.reduce(den * conj)
+        self.num, self.den = num, den
+        self._expr: sp.Expr | None = None
+
+    @classmethod
+    def of(cls, calc: RadicalCalculus, e) -> RingFraction:
+        """The fraction of the expression ``e`` (its roots must be generators of ``calc``)."""
+        return cls(calc, *calc.frac(e))
+
+    def __add__(self, other: RingFraction) -> RingFraction:
+        if not other.num:
+            return self
+        if not self.num:
+            return other
+        if self.den == other.den:
+            return RingFraction(self.calc, self.num + other.num, self.den)
+        return RingFraction(self.calc, *sum_with_gcd(self.num, self.den, other.num, other.den))
+
+    def scale(self, c) -> RingFraction:
+        """The fraction times the rational number (or parameter expression) ``c``."""
+        cn, cd = self.calc.frac(c)
+        return RingFraction(self.calc, self.num * cn, self.den * cd)
+
+    def is_zero(self) -> bool:
+        """Exact: the reduced numerator vanishes (``False`` means *not shown zero*; see
+        :meth:`certainly_nonzero`)."""
+        return not self.num
+
+    def expr(self) -> sp.Expr:
+        """The reduced sympy expression, cancelled when small (computed once; large
+        fractions are written out as they are: cancelling them costs more than it saves)."""
+        if self._expr is None:
+            alg = self.calc.alg
+            if len(self.num) * len(self.den) <= _CANCEL_TERMS:
+                self._expr = alg.quotient(self.num, self.den)
+            else:
+                self._expr = alg.expr(self.num) / alg.expr(self.den)
+        return self._expr
+
+    def split_at(self, point: dict, keep: Sequence = ()) -> tuple:
+        r"""``(E_0, E_1)`` at ``point`` for :math:`E = E_0 + E_1\rho` (one root at most;
+        ``E_1 = 0`` without roots): every ring generator except :math:`\rho` and ``keep``
+        takes its value from ``point`` (see :func:`ring_points`).  Values are rationals, or
+        sympy expressions in ``keep``.  ``ZeroDivisionError`` where the denominator vanishes.
+        """
+        calc = self.calc
+        if len(calc.roots) > 1:
+            raise UnsupportedExpression("more than one square root")
+        d = _value(self.den, calc, point, keep)
+        if d == 0:
+            raise ZeroDivisionError("the denominator vanishes at the point")
+        rho = calc.roots[0][0] if calc.roots else None
+        parts = [self.num.coeff_wrt(rho, k) for k in (0, 1)] if rho is not None \
+            else [self.num, calc.R.zero]
+        return tuple(_value(p, calc, point, keep) / d for p in parts)
+
+    def certainly_nonzero(self, points: int = 3, seed: int = 7) -> bool:
+        """Whether the fraction is shown non-zero: its ``(E_0, E_1)`` is non-zero at a
+        rational point and the radicand is not a square (:func:`root_is_irrational`)."""
+        if not self.num:
+            return False
+        if self.calc.roots and not root_is_irrational(self.calc):
+            return False
+        for pt in ring_points(self.calc, points, seed):
+            try:
+                if any(v != 0 for v in self.split_at(pt)):
+                    return True
+            except ZeroDivisionError:
+                continue
+        return False
+
+
+def _value(p, calc: RadicalCalculus, point: dict, keep: Sequence):
+    """The ring element ``p`` (free of roots) at ``point``: rational, or an expression in
+    the generators ``keep``."""
+    gens = calc.R.gens
+    pairs = [(gens[i], point[s]) for s, i in calc.idx.items() if s in point and s not in keep]
+    if not p:
+        return sp.S.Zero
+    out = p.evaluate(pairs) if pairs else p
+    if hasattr(out, "as_expr"):
+        return out.as_expr()
+    return calc.R.domain.to_sympy(out)
+
+
+def ring_points(calc: RadicalCalculus, count: int, seed: int) -> list[dict]:
+    r"""``count`` random rational points ``{ring generator symbol: value}`` of the ring of
+    ``calc`` (roots excluded): for each angle :math:`s` a rational :math:`t`,
+    :math:`\sin s = 2t/(1+t^2)`, :math:`\cos s = (1-t^2)/(1+t^2)` (so the relation
+    :math:`\sin^2+\cos^2=1` holds); other generators positive or signed rationals.
+
+    >>> t = sp.Symbol("t", real=True)
+    >>> pt = ring_points(RadicalCalculus([sp.sin(t)]), 1, 0)[0]
+    >>> pt[sp.sin(t)]**2 + pt[sp.cos(t)]**2
+    1
+    """
+    rng = random.Random(seed)
+    roots = {rho for rho, _ in calc.roots}
+    syms = [s for s, i in calc.idx.items() if calc.R.gens[i] not in roots]
+    trig = {f for f in syms if isinstance(f, (sp.sin, sp.cos))}
+    out = []
+    for _ in range(count):
+        pt: dict = {}
+        for a in calc.alg.angles:
+            t = sp.Rational(rng.randint(1, 40), rng.randint(41, 97))
+            pt[sp.sin(a)], pt[sp.cos(a)] = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
+        for s in syms:
+            if s not in trig:
+                val = sp.Rational(rng.randint(1, 97), rng.randint(1, 41))
+                sign = 1 if getattr(s, "is_positive", False) else rng.choice([1, -1])
+                pt[s] = sign * val
+        out.append(pt)
+    return out
+
+
+def root_is_irrational(calc: RadicalCalculus, points: int = 4) -> bool:
+    r"""Whether the radicand :math:`b` of the (single) root is certainly not the square of
+    a rational function: :math:`b` is not a rational square at some rational point (a square
+    :math:`g^2` would be one at every point where :math:`g` is defined).  Then
+    :math:`1, \rho` are linearly independent over the rational functions."""
+    if len(calc.roots) != 1:
+        return False
+    b = RingFraction(calc, calc.roots[0][1], calc.R.one)
+    for pt in ring_points(calc, points, 3):
+        val = b.split_at(pt)[0]
+        if val < 0 or not sp.sqrt(val).is_Rational:
+            return True
+    return False
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def mass_matrix_divergence(system, extra: Sequence = ()) -> RingFraction:
+    r"""The divergence of the phase flow of ``system`` (coordinate volume of
+    ``system.phase_space``) from its mass-matrix form (module docstring), as a
+    :class:`RingFraction`; ``.expr()`` gives the expression.
+
+    ``extra`` are expressions whose square roots must be ring generators too (the density
+    factors).  Raises :class:`~geomech.core.algebra.UnsupportedExpression` when no
+    mass-matrix form of :data:`MASS_MATRIX_FORMS` has the shape :math:`\dot u = z`,
+    :math:`M(q)z = F` or the expressions leave the ring.
+    """
+    key = tuple(extra)
+    try:
+        got = _CACHE.get(system, {}).get(key)
+    except TypeError:
+        got = None
+    if got is not None:
+        return got
+    imp = flow_mass_matrix_form(system)
+    out = _divergence_of(imp, extra)
+    try:
+        _CACHE.setdefault(system, {})[key] = out
+    except TypeError:
+        pass
+    return out
+
+
+def flow_mass_matrix_form(system):
+    r"""The first mass-matrix form
+    (:class:`~geomech.mechanics.equations.implicit.ImplicitEquations`) of
+    :data:`MASS_MATRIX_FORMS` with :math:`\dot x = g + Pz`, ``P`` a selection of velocity
+    coordinates on which ``M`` does not depend; ``UnsupportedExpression`` if there is none.
+
+    >>> import geomech as gm
+    >>> flow_mass_matrix_form(gm.examples.chaplygin_sleigh()).method
+    'voronets'
+    """
+    try:
+        got = _CACHE.get(system, {}).get("form")
+    except TypeError:
+        got = None
+    if got is not None:
+        return got
+    for method in MASS_MATRIX_FORMS:
+        try:
+            imp = system.equations(method, explicit=False).mass_matrix_form()
+        except (ValueError, NotImplementedError, KeyError):
+            continue
+        if _selected(imp) is not None:
+            try:
+                _CACHE.setdefault(system, {})["form"] = imp
+            except TypeError:
+                pass
+            return imp
+    raise UnsupportedExpression("no mass-matrix form x' = g + P z with a constant selection P")
+
+
+def _selected(imp) -> list | None:
+    """The phase-space coordinates ``x_{i(k)}`` with :math:`\\dot x_{i(k)} = z_k`, or None."""
+    P, M = imp.selection, imp.mass_matrix
+    out = []
+    for k in range(P.cols):
+        ones = [i for i in range(P.rows) if P[i, k] != 0]
+        if len(ones) != 1 or P[ones[0], k] != 1:
+            return None
+        out.append(imp.coords[ones[0]])
+    if any(P[i, k] not in (0, 1) for i in range(P.rows) for k in range(P.cols)):
+        return None
+    if any(e.has(*out) for e in M):
+        return None
+    return out
+
+
+def _divergence_of(imp, extra) -> RingFraction:
+    """``div g + tr(M^-1 dF/du)`` in the ring (module docstring)."""
+    M, F = imp.mass_matrix, imp.forcing
+    us = _selected(imp)
+    drift_div = sp.Add(*[sp.diff(imp.drift[c], c) for c in imp.coords])
+    rc = RadicalCalculus([*M, *F, *imp.drift.values(), drift_div, *extra])
+    n = len(us)
+    rows, scale = _cleared_rows(rc, M)
+    det = _laplace(rc, rows, list(range(n)), list(range(n)))
+    if not rc.alg.reduce(det):
+        raise ValueError("the mass matrix is singular: det = 0 identically")
+    gens = [rc.R.gens[rc.idx[u]] for u in us]
+    total = RingFraction(rc, rc.R.zero, rc.R.one)
+    for i in range(n):
+        check()
+        num_i, den_i = rc.frac(F[i])
+        if any(den_i.degree(g) > 0 for g in gens):
+            raise UnsupportedExpression("velocities in a denominator of the forcing")
+        num_i = rc.alg.reduce(num_i)      # reduced factors: one reduction step per product
+        acc = rc.R.zero
+        for k, g in enumerate(gens):
+            dF = num_i.diff(g)
+            if dF:
+                acc += _cofactor(rc, rows, i, k) * dF
+        total = total + RingFraction(rc, rc.alg.reduce(acc) * scale[i], den_i)
+    total = RingFraction(rc, total.num, total.den * det)
+    if drift_div != 0:
+        total = total + RingFraction.of(rc, drift_div)
+    return total
+
+
+def _cleared_rows(rc: RadicalCalculus, M: sp.Matrix) -> tuple[list, list]:
+    """Rows of ``M`` times the lcm ``e_i`` of their denominators, and the ``e_i``:
+    :math:`(M^{-1})_{ki} = \\operatorname{cof}_{ik}(M')\\,e_i/\\det M'`."""
+    rows, scale = [], []
+    for i in range(M.rows):
+        fr = [rc.frac(e) for e in M.row(i)]
+        den = rc.R.one
+        for _, d in fr:
+            if d != 1 and d != den:
+                den = den.lcm(d)
+        rows.append([rc.alg.reduce(a * den.exquo(d)) for a, d in fr])
+        scale.append(den)
+    return rows, scale
+
+
+def _laplace(rc: RadicalCalculus, rows, rs: list, cs: list):
+    """The minor of ``rows`` on the rows ``rs`` and columns ``cs`` (Laplace expansion)."""
+    if not rs:
+        return rc.R.one
+    if len(rs) == 1:
+        return rows[rs[0]][cs[0]]
+    out = rc.R.zero
+    for p, c in enumerate(cs):
+        a = rows[rs[0]][c]
+        if a:
+            m = _laplace(rc, rows, rs[1:], cs[:p] + cs[p + 1:])
+            out = out + a * m if p % 2 == 0 else out - a * m
+    return rc.alg.reduce(out)
+
+
+def _cofactor(rc: RadicalCalculus, rows, i: int, k: int):
+    n = len(rows)
+    minor = _laplace(rc, rows, [r for r in range(n) if r != i], [c for c in range(n) if c != k])
+    return -minor if (i + k) % 2 else minor
+
+
+def mass_matrix_determinant(imp) -> sp.Expr:
+    r""":math:`\det M` of the mass-matrix form ``imp`` by a division-free Laplace expansion
+    in the ring (rows cleared of their denominators :math:`e_i`:
+    :math:`\det M = \det M'/\prod_i e_i`), cancelled once.
+
+    >>> import geomech as gm
+    >>> mass_matrix_determinant(flow_mass_matrix_form(gm.examples.chaplygin_sleigh()))
+    I*m/cos(phi)**2
+    """
+    M = imp.mass_matrix
+    rc = RadicalCalculus(list(M))
+    rows, scale = _cleared_rows(rc, M)
+    det = _laplace(rc, rows, list(range(M.rows)), list(range(M.rows)))
+    den = rc.R.one
+    for e in scale:
+        den *= e
+    return RingFraction(rc, det, den).expr()
