@@ -331,6 +331,7 @@ def test_report_computes_every_section_with_default_limits(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["chaplygin_ball", "routh_sphere", "snakeboard"])
+@pytest.mark.parametrize("name", ["chaplygin_ball", "routh_sphere", "snakeboard", "ellipsoid",
+                                  "convex_body_on_plane"])
 def test_report_computes_every_section_with_default_limits_slow(name):
     _assert_report_computes_everything(name)
