@@ -6,11 +6,11 @@ one fresh system object (so a step may reuse what an earlier one cached, as in a
 
 * ``equations``          -- the Lagrange-d'Alembert flow on the phase space;
 * ``energy``             -- ``is_first_integral(energy)``;
-* ``integrals``          -- ``is_first_integral`` of the known integrals of the spec
-  (Routh sphere §4.1: Jellett and Routh; Chaplygin ball §4.2: the area integral (5.16));
+* ``integrals``          -- ``is_first_integral`` of the known integrals
+  (Routh sphere: Jellett and Routh; Chaplygin ball: the area integral, Borisov & Mamaev (2015) (5.16));
 * ``divergence``         -- divergence of the flow;
-* ``density``            -- ``is_invariant_density`` of the known density (Chaplygin ball: the
-  O-CB-4 density written in Euler angles; Routh sphere: the measure of §4.1);
+* ``density``            -- ``is_invariant_density`` of the known density (Chaplygin ball: Chaplygin's
+  density written in Euler angles; Routh sphere: the measure of Borisov & Mamaev (2015), §4.1);
 * ``measure search``     -- ``invariant_measure()`` (default configuration ansatz);
 * ``symmetries``         -- ``point_symmetries()`` (the report's symmetry step);
 * ``linear integrals``   -- ``noether_integrals()`` (Kozlov-Kolesnikov / Noether search);
@@ -29,7 +29,7 @@ study", each on a fresh system object with symbolic parameters (operation counts
 * ``invariant_measure()``     -- default family built from the system (target < 10 s);
 * ``polynomial_integrals(2)`` -- natural-frame search (target < 20 s), with the number found;
 * ``reducing_multiplier``     -- without candidates, Chaplygin ball at zero area constant
-  (target < 30 s; ``--numeric-multiplier`` uses the parameters of the O-CB-5 test).
+  (target < 30 s; ``--numeric-multiplier`` uses fixed rational parameters).
 
 A third table (``--noether``) times the one Noether search (Theorem 4) through its entry
 points, in CPU seconds (``time.process_time``; the machine may be shared): the coordinate
@@ -91,7 +91,7 @@ def _euler(N):
 
 
 def known_integrals(S) -> list:
-    """Integrals of the spec for the system ``S`` (expressions on TN)."""
+    """Known integrals (Borisov & Mamaev (2015), §4) for the system ``S`` (expressions on TN)."""
     from geomech.examples.rolling import body_angular_velocity
 
     N = S.manifold
@@ -114,9 +114,9 @@ def known_integrals(S) -> list:
 
 
 def known_density(S):
-    """An invariant density of the spec in the system's phase-space coordinates, or None.
+    """A known invariant density (Borisov & Mamaev (2015), §4) in the system's phase-space coordinates, or None.
 
-    Chaplygin ball (O-CB-4): :math:`\\rho_{CB}\\,d^3M\\,d^2\\gamma` pulled back to the Euler
+    Chaplygin ball (Chaplygin 1903): :math:`\\rho_{CB}\\,d^3M\\,d^2\\gamma` pulled back to the Euler
     angles and velocities: :math:`d^3M = \\det K\\,d^3\\omega`, :math:`\\det K = \\det(I + DE)
     /\\rho_{CB}^2`, :math:`d^3\\omega = \\sin\\theta\\,d^3\\dot q` and
     :math:`d^2\\gamma = \\sin\\theta\\,d\\theta\\,d\\varphi`, so up to a constant

@@ -79,7 +79,7 @@ def free_rigid_body(A: ParamValue = None, B: ParamValue = None, C: ParamValue = 
     r"""Free rigid body about a fixed point, the Euler top (Tzenoff (1953)).
 
     A system **without constraints**.  The configuration space is :math:`SO(3)` in the Euler
-    angles :math:`(\theta, \varphi, \psi)` of the spec, and
+    angles :math:`(\theta, \varphi, \psi)` of Borisov & Mamaev (2015), and
 
     .. math::
 
