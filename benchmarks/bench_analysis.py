@@ -6,11 +6,11 @@ one fresh system object (so a step may reuse what an earlier one cached, as in a
 
 * ``equations``          -- the Lagrange-d'Alembert flow on the phase space;
 * ``energy``             -- ``is_first_integral(energy)``;
-* ``integrals``          -- ``is_first_integral`` of the known integrals
-  (Routh sphere: Jellett and Routh; Chaplygin ball: the area integral, Borisov & Mamaev (2015) (5.16));
+* ``integrals``          -- ``is_first_integral`` of the known integrals (Routh sphere:
+  Jellett and Routh; Chaplygin ball: the area integral, Borisov & Mamaev (2015) (5.16));
 * ``divergence``         -- divergence of the flow;
-* ``density``            -- ``is_invariant_density`` of the known density (Chaplygin ball: Chaplygin's
-  density written in Euler angles; Routh sphere: the measure of Borisov & Mamaev (2015), §4.1);
+* ``density``            -- ``is_invariant_density`` of the known density (Chaplygin ball:
+  Chaplygin's density in Euler angles; Routh sphere: Borisov & Mamaev (2015), §4.1);
 * ``measure search``     -- ``invariant_measure()`` (default configuration ansatz);
 * ``symmetries``         -- ``point_symmetries()`` (the report's symmetry step);
 * ``linear integrals``   -- ``noether_integrals()`` (Kozlov-Kolesnikov / Noether search);
@@ -114,7 +114,8 @@ def known_integrals(S) -> list:
 
 
 def known_density(S):
-    """A known invariant density (Borisov & Mamaev (2015), §4) in the system's phase-space coordinates, or None.
+    """A known invariant density (Borisov & Mamaev (2015), §4) in the system's phase-space
+    coordinates, or None.
 
     Chaplygin ball (Chaplygin 1903): :math:`\\rho_{CB}\\,d^3M\\,d^2\\gamma` pulled back to the Euler
     angles and velocities: :math:`d^3M = \\det K\\,d^3\\omega`, :math:`\\det K = \\det(I + DE)

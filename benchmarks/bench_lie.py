@@ -2,8 +2,8 @@
 
 Cases (geomech vs plain sympy, in one run):
 
-1. growth vectors of the catalogue's distributions: rubber ball (2,3,5), Chaplygin ball (3,5), rolling
-   disk (3,4,5), Chaplygin sleigh (2,3);
+1. growth vectors of the catalogue distributions: rubber ball (2,3,5), Chaplygin ball (3,5),
+   rolling disk (3,4,5), Chaplygin sleigh (2,3);
 2. Frobenius test of a random rank-2 polynomial distribution on R^n, n = 3..8, generic
    (not involutive) and involutive (pushforward of span{d1, d2} by a random triangular
    polynomial diffeomorphism, then mixed by random polynomial coefficients);

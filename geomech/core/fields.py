@@ -1,7 +1,8 @@
 r"""Vector fields as derivations: :class:`VectorField` and :func:`bracket`.
 
 A vector field :math:`X = \sum_i X^i(x)\,\partial_i` on a chart acts on functions by
-:math:`X(f) = \sum_i X^i \partial_i f`.  The Lie bracket follows the convention of Borisov & Mamaev (2015),
+:math:`X(f) = \sum_i X^i \partial_i f`.  The Lie bracket follows the convention of Borisov &
+Mamaev (2015),
 
 .. math:: [X,Y]^i = X^j \partial_j Y^i - Y^j \partial_j X^i ,
           \qquad [X,Y](f) = X(Y f) - Y(X f).
