@@ -79,7 +79,7 @@ def mass_matrix_rate(system, f, imp=None, source=0) -> RingFraction:
     rc = mr.calc
     den = force_d.lcm(drift_d)
     num = force_n * den.exquo(force_d) + drift_n * mr.det * den.exquo(drift_d)
-    return RingFraction(rc, rc.alg.reduce(num), den * mr.det)
+    return RingFraction(rc, num, den * mr.det)      # reduced once, there
 
 
 def _over_lcm(mr: MassMatrixRing, terms: list) -> tuple:
@@ -90,8 +90,8 @@ def _over_lcm(mr: MassMatrixRing, terms: list) -> tuple:
     for a, b in terms:
         if a == 0 or b == 0:
             continue
-        (an, ad), (bn, bd) = rc.frac(a), rc.frac(b)
-        fr.append((rc.alg.reduce(an) * bn, ad * bd))
+        fa, fb = RingFraction.of(rc, a), RingFraction.of(rc, b)
+        fr.append((fa.num * fb.num, fa.den * fb.den))
     den = rc.R.one
     for _, d in fr:
         den = den if d == den else den.lcm(d)
@@ -107,10 +107,10 @@ def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
     (:math:`w_k = \partial f/\partial u_k`)."""
     rc = mr.calc
     wd = rc.R.one
-    fr = [rc.frac(x) if x != 0 else (rc.R.zero, rc.R.one) for x in w]
+    fr = [_pair(RingFraction.of(rc, x)) if x != 0 else (rc.R.zero, rc.R.one) for x in w]
     for _, d in fr:
         wd = wd if d == wd else wd.lcm(d)
-    wn = [rc.alg.reduce(n) * wd.exquo(d) for n, d in fr]
+    wn = [n * wd.exquo(d) for n, d in fr]
     parts, den = [], rc.R.one
     for i in range(len(w)):
         check()
@@ -120,13 +120,17 @@ def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
                 acc += mr.cofactor(i, k) * n
         if not acc:
             continue
-        fn, fd = mr.forcing(i)
+        fn, fd = _pair(RingFraction(rc, *mr.forcing(i)))     # denominators free of roots
         parts.append((rc.alg.reduce(acc) * fn * mr.scale[i], fd))
         den = den if fd == den else den.lcm(fd)
     num = rc.R.zero
     for n, d in parts:
         num += n * den.exquo(d)
-    return rc.alg.reduce(num), den * wd
+    return num, den * wd                            # not reduced: the caller reduces once
+
+
+def _pair(fr: RingFraction) -> tuple:
+    return fr.num, fr.den
 
 
 def first_integral_vanishes(system, f, source=0, imp=None) -> ZeroVerdict | None:
