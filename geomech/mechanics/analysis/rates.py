@@ -133,7 +133,7 @@ def _pair(fr: RingFraction) -> tuple:
     return fr.num, fr.den
 
 
-def first_integral_vanishes(system, f, source=0, imp=None) -> ZeroVerdict | None:
+def first_integral_vanishes(system, f, imp=None, source=0) -> ZeroVerdict | None:
     r"""The exact verdict on :math:`\dot f \equiv s` along the flow of ``system``
     (:math:`s = 0`: ``f`` is a first integral) from :func:`mass_matrix_rate`: certain
     both ways, ``None`` when undecided (the radicand a square at the sample points, or no
