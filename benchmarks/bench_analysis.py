@@ -50,9 +50,28 @@ in the radical ring, :mod:`geomech.mechanics.analysis.divergence`) and then
 
 (before: > 120 s CPU, not finished: the explicit field, 17 s, and its ``cancel``, 40 s).
 
+A fifth table (``--heavy-energy``) times the report's "Energy" section on the heavy bodies
+(limit 15 s, aim < 8 s), CPU seconds in a child process after building the system: the
+exact check :math:`dE/dt = 0` identically in the radical ring
+(:mod:`geomech.mechanics.analysis.rates`, including the Voronets mass-matrix form), then,
+with the form cached, the rates of the energy and of the kinetic energy alone (a
+non-integral, proven non-zero).  Measured 2026-11-26 (symbolic parameters, 2 shared cores)::
+
+    system                 step                                  CPU s   result
+    ellipsoid              Energy section (exact, radical ring)   8.3    verified exactly
+    ellipsoid              mass_matrix_rate(E) (form cached)      5.8    zero (certain)
+    ellipsoid              mass_matrix_rate(T = E at g=0)         5.7    non-zero (certain)
+    convex_body_on_plane   Energy section (exact, radical ring)   8.6    verified exactly
+    convex_body_on_plane   mass_matrix_rate(E) (form cached)      6.1    zero (certain)
+    convex_body_on_plane   mass_matrix_rate(T = E at g=0)         6.2    non-zero (certain)
+
+(before: the exact check was not run -- ``imp.time_derivative`` and the zero policy on the
+18884-operation form -- and the section said "verified numerically only").
+
 Run: ``python benchmarks/bench_analysis.py [--quick] [--analyses] [--reports] [--noether]
-[--heavy-measure] [names...]`` (``--analyses``: only the second table; ``--reports``: only
-the time and status of each analysis section of ``gm.report`` with its default limits).
+[--heavy-measure] [--heavy-energy] [names...]`` (``--analyses``: only the second table;
+``--reports``: only the time and status of each analysis section of ``gm.report`` with its
+default limits).
 """
 
 from __future__ import annotations
@@ -341,12 +360,61 @@ def heavy_measure(name: str, cap: float = 120.0) -> list:
     return rows
 
 
+def _heavy_energy_child(name: str) -> tuple:
+    """In the child: build ``name``, then the report's Energy section (its exact check in the
+    radical ring, :mod:`geomech.mechanics.analysis.rates`) and, with the form cached, the
+    rates of the energy and of the kinetic energy alone (CPU seconds)."""
+    from geomech.mechanics.analysis.divergence import flow_mass_matrix_form
+    from geomech.mechanics.analysis.rates import mass_matrix_rate
+    from geomech.reporting.sections import _energy_section
+
+    S = gm.examples.get(name)
+    t0 = time.process_time()
+    sec = _energy_section(S)
+    t1 = time.process_time()
+    E = S.energy()
+    rate = mass_matrix_rate(S, E)
+    zero = rate.verdict()
+    t2 = time.process_time()
+    g = next(p for p in S.manifold.parameters if str(p) == "g")
+    kin = mass_matrix_rate(S, E.subs(g, 0)).verdict()
+    t3 = time.process_time()
+    line = next(t for t, _ in sec.lines if "dE/dt" in t)
+    return (t1 - t0, t2 - t1, t3 - t2, flow_mass_matrix_form(S).count_ops(), len(rate.num),
+            line[:60], zero, kin)
+
+
+def heavy_energy(name: str, cap: float = 120.0) -> list:
+    """Rows (system, step, CPU s, size, result) of the report's Energy section on a heavy
+    body (< 15 s CPU, aim < 8 s): dE/dt = 0 proven in the radical ring."""
+    got = cpu_in_child(lambda: _heavy_energy_child(name), cap)
+    if got is None:
+        return [[name, "Energy section (exact)", f"> {cap:g} s CPU", "-", "-"]]
+    _, (t_sec, t_e, t_k, ops, terms, line, zero, kin) = got
+    rows = [[name, "Energy section (exact, radical ring)", f"{t_sec:8.2f} s CPU",
+             f"{ops} ops (form)", line],
+            [name, "mass_matrix_rate(E) (form cached)", f"{t_e:8.2f} s CPU",
+             f"{terms} terms (numerator)",
+             "zero (certain)" if zero and zero.certain else str(zero)],
+            [name, "mass_matrix_rate(T = E at g=0)", f"{t_k:8.2f} s CPU", "-",
+             "non-zero (certain)" if kin is not None and not kin.zero and kin.certain
+             else str(kin)]]
+    for r in rows:
+        print("  " + "  ".join(map(str, r)), file=sys.stderr, flush=True)
+    return rows
+
+
 def main(argv) -> None:
     names = [a for a in argv if not a.startswith("-")]
     if "--heavy-measure" in argv:
         rows = [r for name in names or HEAVY for r in heavy_measure(name)]
         table("Invariant measure of the heavy bodies (report section), CPU seconds",
               ["system", "step", "time", "count_ops", "result"], rows)
+        return
+    if "--heavy-energy" in argv:
+        rows = [r for name in names or HEAVY for r in heavy_energy(name)]
+        table("Energy of the heavy bodies (report section, exact in the radical ring), CPU s",
+              ["system", "step", "time", "size", "result"], rows)
         return
     if "--noether" in argv:
         rows = [r for name in names or NOETHER for r in noether_search(name)]

@@ -237,24 +237,52 @@ def _energy_form(sys_) -> tuple:
     return imp, "Lagrange-d'Alembert", ops
 
 
-def _exact_energy_rate(sys_, E, seconds: float, imp=None):
-    """:math:`dE/dt` along the flow, from the mass-matrix form (no inversion of M)."""
+def _exact_energy_rate(sys_, E, seconds: float, imp=None, P=sp.S.Zero, ring: bool = False):
+    r"""``(verdict, dE/dt - P)`` along the flow, from the mass-matrix form (no inversion of
+    M); ``verdict`` is a :class:`~geomech.core.zero.ZeroVerdict` or ``None`` (undecided).
+    ``ring``: in the radical ring (:func:`~geomech.mechanics.analysis.rates.mass_matrix_rate`,
+    heavy bodies; the value is a :class:`~geomech.mechanics.analysis.divergence.RingFraction`),
+    otherwise by :meth:`ImplicitEquations.time_derivative` and the zero policy."""
+    from geomech.core.zero import default_policy
+    from geomech.mechanics.analysis.rates import mass_matrix_rate
+
     def rate():
         nonlocal imp
+        if ring:
+            r = mass_matrix_rate(sys_, E, imp, source=P)
+            return r.verdict(), r
         imp = imp if imp is not None else sys_.equations(explicit=False).mass_matrix_form()
         try:   # dE/dt = grad E . g + u^T F with M^T u = P^T grad E
-            return imp.time_derivative(E, cofactor=sys_.independent_velocities)
+            vE = imp.time_derivative(E, cofactor=sys_.independent_velocities)
         except ValueError:
-            return sys_.vector_field()(E)
+            vE = sys_.vector_field()(E)
+        return default_policy().zero_test(vE - P), vE - P
     return run_limited(rate, seconds, "exact energy check")
+
+
+def _heavy_energy_form(sys_) -> tuple | None:
+    """``(form, name, None)`` for a heavy body (square roots: the exact check runs in the
+    radical ring, :mod:`geomech.mechanics.analysis.rates`), ``None`` otherwise."""
+    from geomech.core.algebra import UnsupportedExpression
+    from geomech.mechanics.analysis.density_search import heavy_system
+    from geomech.mechanics.analysis.divergence import flow_mass_matrix_form
+
+    if not heavy_system(sys_):
+        return None
+    try:
+        imp = flow_mass_matrix_form(sys_)
+    except UnsupportedExpression:
+        return None
+    return imp, {"voronets": "Voronets"}.get(imp.method, imp.method), None
 
 
 def _energy_section(sys_, exact_budget: float = 20.0) -> Section:
     r"""Energy and the check :math:`dE/dt = P` (:math:`P = \sum_i Q_i\dot q_i`, the power of
     the non-potential forces; :math:`P = 0` without forces): exact when it finishes within
     ``exact_budget`` seconds (``0``: skip it), otherwise numerical at random states (said
-    so)."""
-    from geomech.core.zero import default_policy
+    so).  Heavy bodies (square roots) are checked in the radical ring
+    (:func:`~geomech.mechanics.analysis.rates.mass_matrix_rate`)."""
+    from geomech.core.algebra import UnsupportedExpression
 
     forced = has_forces(sys_)
     s = Section("Energy and power balance" if forced else "Energy")
@@ -263,21 +291,24 @@ def _energy_section(sys_, exact_budget: float = 20.0) -> Section:
     P = power(sys_) if forced else sp.S.Zero
     if forced:
         s.add("power of the forces P = sum_i Q_i qdot_i =", P)
-    verdict, vE = None, None
-    imp, form, ops = _energy_form(sys_)
-    heavy = ops > _EXACT_ENERGY_OPS
-    if exact_budget > 0 and not heavy:
+    verdict, vE, undecided = None, None, ""
+    heavy = _heavy_energy_form(sys_)
+    imp, form, ops = heavy or _energy_form(sys_)
+    big = heavy is None and ops > _EXACT_ENERGY_OPS
+    if exact_budget > 0 and not big:
         try:
-            vE = _exact_energy_rate(sys_, E, exact_budget, imp)
-            verdict = default_policy().zero_test(vE - P)
+            verdict, vE = _exact_energy_rate(sys_, E, exact_budget, imp, P, heavy is not None)
+            undecided = "was undecided" if verdict is None else ""
+        except UnsupportedExpression:
+            undecided = "left the radical ring"
         except BudgetExceeded:
             pass
     claim = "dE/dt = P (power balance)" if forced else "dE/dt = 0 along the flow"
     if verdict is None:
-        worst = _energy_residual(sys_, E, P, imp=imp, sets=1 if heavy else 4)
+        worst = _energy_residual(sys_, E, P, imp=imp, sets=1 if heavy or big else 4)
         if worst < 1e-8:
-            why = (f"was not run (the {form} mass-matrix form has {ops} operations)" if heavy
-                   else f"did not finish within {exact_budget:g} s" if exact_budget > 0
+            why = (f"was not run (the {form} mass-matrix form has {ops} operations)" if big
+                   else undecided or f"did not finish within {exact_budget:g} s" if exact_budget > 0
                    else "was not run")
             s.add(f"{claim}: verified numerically only, at random states and parameters "
                   f"(largest relative residual {worst:.1e}); the exact check {why}")
@@ -287,13 +318,26 @@ def _energy_section(sys_, exact_budget: float = 20.0) -> Section:
                     "constraints)")
             s.add(f"{what}: relative residual up to {worst:.1e} at random states")
     elif verdict.zero:
-        s.add(f"{claim}: verified " + ("exactly" if verdict.certain else
-                                         "numerically only (probable)"))
+        s.add(f"{claim}: verified " + ("exactly" + (f" (in the radical ring, {form} "
+                                                   "mass-matrix form)" if heavy else "")
+                                         if verdict.certain else "numerically only (probable)"))
     else:
-        s.add("dE/dt - P =" if forced else "dE/dt =", vE - P)
-        s.add("the energy balance does NOT hold (affine constraints)" if forced else
-              "the energy is NOT conserved (non-conservative forces or affine constraints)")
+        _energy_not_conserved(s, vE, forced)
     return s
+
+
+def _energy_not_conserved(s: Section, vE, forced: bool) -> None:
+    """The lines of an energy balance shown not to hold (``vE``: :math:`dE/dt - P`, an
+    expression or a ring fraction, written out only when small)."""
+    if hasattr(vE, "calc"):     # a RingFraction of the radical ring (heavy bodies)
+        vE = vE.expr() if len(vE.num) * len(vE.den) <= 2000 else None
+    label = "dE/dt - P =" if forced else "dE/dt ="
+    if vE is None:
+        s.add(f"{label} (large) not identically zero: exact, non-zero at a rational point")
+    else:
+        s.add(label, vE)
+    s.add("the energy balance does NOT hold (affine constraints)" if forced else
+          "the energy is NOT conserved (non-conservative forces or affine constraints)")
 
 
 def _energy_residual(sys_, E, P=sp.S.Zero, points: int = 20, seed: int = 1, imp=None,

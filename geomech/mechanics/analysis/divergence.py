@@ -41,11 +41,11 @@ import sympy as sp
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.budget import check
+from geomech.core.zero import ZeroVerdict
 from geomech.mechanics.equations.heavy import RadicalCalculus
 
-__all__ = ["RingFraction", "mass_matrix_divergence", "flow_mass_matrix_form", "ring_points",
-           "mass_matrix_determinant",
-           "root_is_irrational", "MASS_MATRIX_FORMS"]
+__all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
+           "ring_points", "mass_matrix_determinant", "root_is_irrational", "MASS_MATRIX_FORMS"]
 
 #: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
 _CANCEL_TERMS = 200000
@@ -143,6 +143,21 @@ class RingFraction:
             except ZeroDivisionError:
                 continue
         return False
+
+    def verdict(self, points: int = 3, seed: int = 7) -> ZeroVerdict | None:
+        r"""The exact verdict on :math:`E \equiv 0`: zero when the reduced numerator vanishes
+        (a ring identity), non-zero when :meth:`certainly_nonzero`; ``None`` when undecided.
+
+        >>> t = sp.Symbol("t", real=True)
+        >>> rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])
+        >>> RingFraction.of(rc, sp.sqrt(2 + sp.cos(t))**2 - 2 - sp.cos(t)).verdict().zero
+        True
+        """
+        if self.is_zero():
+            return ZeroVerdict(zero=True, certain=True, method="radical ring")
+        if self.certainly_nonzero(points, seed):
+            return ZeroVerdict(zero=False, certain=True, method="radical ring (rational point)")
+        return None
 
 
 def _value(p, calc: RadicalCalculus, point: dict, keep: Sequence):
@@ -278,32 +293,66 @@ def _selected(imp) -> list | None:
     return out
 
 
+class MassMatrixRing:
+    r"""The mass-matrix form ``imp`` (:math:`\dot x = g + Pz`, :math:`M z = F`, ``P`` a
+    selection of the velocities :math:`u_k`) in the ring of a :class:`RadicalCalculus` built
+    on :math:`M, F, g` and ``extra``: the rows of :math:`M` cleared of their denominators
+    :math:`e_i` (:math:`M'`), :math:`\det M'` by a division-free Laplace expansion, and
+
+    .. math:: (M^{-1})_{ki} = \operatorname{cof}_{ik}(M')\,e_i/\det M'
+
+    (Golub & Van Loan (2013), §2.1), so :math:`M^{-1}F` is never formed.  Shared by the
+    divergence (:func:`mass_matrix_divergence`) and the rates of functions
+    (:func:`geomech.mechanics.analysis.rates.mass_matrix_rate`).
+
+    >>> import geomech as gm
+    >>> mr = MassMatrixRing(flow_mass_matrix_form(gm.examples.chaplygin_sleigh()))
+    >>> [str(u) for u in mr.velocities], RingFraction(mr.calc, mr.det, mr.calc.R.one).expr()
+    (['xdot', 'phidot'], I*m)
+    """
+
+    def __init__(self, imp, extra: Sequence = ()):
+        us = _selected(imp)
+        if us is None:
+            raise UnsupportedExpression("the form is not x' = g + P z with a selection P")
+        M, F = imp.mass_matrix, imp.forcing
+        self.imp, self.velocities = imp, us
+        self.calc = rc = RadicalCalculus([*M, *F, *imp.drift.values(), *extra])
+        self.rows, self.scale = _cleared_rows(rc, M)
+        n = len(us)
+        self.det = _laplace(rc, self.rows, list(range(n)), list(range(n)))
+        if not rc.alg.reduce(self.det):
+            raise ValueError("the mass matrix is singular: det = 0 identically")
+        self.gens = [rc.R.gens[rc.idx[u]] for u in us]
+
+    def cofactor(self, i: int, k: int):
+        r"""The cofactor :math:`\operatorname{cof}_{ik}(M')` (a ring element)."""
+        return _cofactor(self.calc, self.rows, i, k)
+
+    def forcing(self, i: int) -> tuple:
+        """``(n_i, d_i)``: :math:`F_i = n_i/d_i` in the ring, ``n_i`` reduced."""
+        num, den = self.calc.frac(self.imp.forcing[i])
+        return self.calc.alg.reduce(num), den
+
+
 def _divergence_of(imp, extra) -> RingFraction:
     """``div g + tr(M^-1 dF/du)`` in the ring (module docstring)."""
-    M, F = imp.mass_matrix, imp.forcing
-    us = _selected(imp)
     drift_div = sp.Add(*[sp.diff(imp.drift[c], c) for c in imp.coords])
-    rc = RadicalCalculus([*M, *F, *imp.drift.values(), drift_div, *extra])
-    n = len(us)
-    rows, scale = _cleared_rows(rc, M)
-    det = _laplace(rc, rows, list(range(n)), list(range(n)))
-    if not rc.alg.reduce(det):
-        raise ValueError("the mass matrix is singular: det = 0 identically")
-    gens = [rc.R.gens[rc.idx[u]] for u in us]
+    mr = MassMatrixRing(imp, [drift_div, *extra])
+    rc, gens = mr.calc, mr.gens
     total = RingFraction(rc, rc.R.zero, rc.R.one)
-    for i in range(n):
+    for i in range(len(gens)):
         check()
-        num_i, den_i = rc.frac(F[i])
+        num_i, den_i = mr.forcing(i)      # reduced factors: one reduction step per product
         if any(den_i.degree(g) > 0 for g in gens):
             raise UnsupportedExpression("velocities in a denominator of the forcing")
-        num_i = rc.alg.reduce(num_i)      # reduced factors: one reduction step per product
         acc = rc.R.zero
         for k, g in enumerate(gens):
             dF = num_i.diff(g)
             if dF:
-                acc += _cofactor(rc, rows, i, k) * dF
-        total = total + RingFraction(rc, rc.alg.reduce(acc) * scale[i], den_i)
-    total = RingFraction(rc, total.num, total.den * det)
+                acc += mr.cofactor(i, k) * dF
+        total = total + RingFraction(rc, rc.alg.reduce(acc) * mr.scale[i], den_i)
+    total = RingFraction(rc, total.num, total.den * mr.det)
     if drift_div != 0:
         total = total + RingFraction.of(rc, drift_div)
     return total

@@ -1,0 +1,147 @@
+r"""The rate of a function along the flow from its mass-matrix form, exactly, with square
+roots as ring generators (heavy bodies: the energy of the rolling ellipsoid).
+
+For :math:`\dot x = g(x) + Pz`, :math:`M(x)\,z = F(x)` (``P`` a selection of the velocities
+:math:`u_k`, :math:`M` free of them) the derivative of :math:`f` along the flow is
+
+.. math:: \dot f = \nabla f\cdot g + (P^{\mathsf T}\nabla f)^{\mathsf T} M^{-1}F ,
+          \qquad
+          \det M'\,\dot f = \det M'\,\nabla f\cdot g
+          + \sum_{i,k} e_i F_i\,\operatorname{cof}_{ik}(M')\,\frac{\partial f}{\partial u_k}
+
+(:math:`M'` the rows of :math:`M` times the lcm :math:`e_i` of their denominators,
+:math:`M^{-1} = \operatorname{adj}M/\det M`, Golub & Van Loan (2013), §2.1), computed in the
+ring :math:`\mathbb Q[\text{symbols}, \sin, \cos, \rho]/(\sin^2+\cos^2-1, \rho^2-b)` of
+:class:`~geomech.mechanics.analysis.divergence.MassMatrixRing` over one common denominator
+(products and lcms of small denominators only, no gcd of large polynomials).  The verdict
+is exact (:meth:`~geomech.mechanics.analysis.divergence.RingFraction.verdict`): zero when the
+reduced numerator vanishes, non-zero when it is non-zero at a rational point and the radicand
+:math:`b` is not a square.  The energy of a conservative system with homogeneous constraints
+is a first integral (Neimark & Fufaev (1972), Ch. III, §1):
+
+>>> import geomech as gm
+>>> S = gm.examples.chaplygin_sleigh()
+>>> first_integral_vanishes(S, S.energy())
+ZeroVerdict(zero=True, certain=True, method='radical ring')
+>>> mass_matrix_rate(S, S.phase_space.coords[0]).expr()
+xdot
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from geomech.core.budget import check
+from geomech.core.parse import as_expr
+from geomech.core.zero import ZeroVerdict
+from geomech.mechanics.analysis.divergence import (
+    MassMatrixRing,
+    RingFraction,
+    flow_mass_matrix_form,
+)
+
+__all__ = ["mass_matrix_rate", "first_integral_vanishes"]
+
+
+def mass_matrix_rate(system, f, imp=None, source=0) -> RingFraction:
+    r""":math:`\dot f - s` along the flow of ``system`` (module docstring) as a
+    :class:`~geomech.mechanics.analysis.divergence.RingFraction` over :math:`L\det M'`;
+    ``.expr()`` gives the expression, ``.verdict()`` the exact zero test.
+
+    Parameters
+    ----------
+    system : NonholonomicSystem
+    f : expression or str
+        A function on ``system.phase_space``.
+    imp : ImplicitEquations, optional
+        The mass-matrix form (default :func:`~geomech.mechanics.analysis.divergence.
+        flow_mass_matrix_form`).
+    source : expression, optional
+        :math:`s`, subtracted (e.g. the power of the forces in :math:`\dot E = P`).
+
+    Raises :class:`~geomech.core.algebra.UnsupportedExpression` when the form or the
+    expressions leave the ring.
+
+    >>> import geomech as gm
+    >>> S = gm.examples.rolling_disk()
+    >>> mass_matrix_rate(S, S.energy()).is_zero()
+    True
+    """
+    if isinstance(f, str):
+        f = system.phase_space.sympify(f)
+    f, source = as_expr(f), as_expr(source)
+    imp = imp if imp is not None else flow_mass_matrix_form(system)
+    grad = {c: d for c in imp.coords if (d := sp.diff(f, c)) != 0}
+    mr = MassMatrixRing(imp, [*grad.values(), source])
+    drift = [(grad[c], imp.drift[c]) for c in grad if imp.drift[c] != 0]
+    drift_n, drift_d = _over_lcm(mr, [(g * d, 1) for g, d in drift] + [(-source, 1)])
+    force_n, force_d = _forcing_part(mr, [grad.get(u, 0) for u in mr.velocities])
+    rc = mr.calc
+    den = force_d.lcm(drift_d)
+    num = force_n * den.exquo(force_d) + drift_n * mr.det * den.exquo(drift_d)
+    return RingFraction(rc, num, den * mr.det)      # reduced once, there
+
+
+def _over_lcm(mr: MassMatrixRing, terms: list) -> tuple:
+    r"""``(N, L)`` with :math:`\sum_j a_j b_j = N/L`, ``terms`` the pairs
+    :math:`(a_j, b_j)` of expressions, :math:`L` the lcm of the denominators (small)."""
+    rc = mr.calc
+    fr = []
+    for a, b in terms:
+        if a == 0 or b == 0:
+            continue
+        fa, fb = RingFraction.of(rc, a), RingFraction.of(rc, b)
+        fr.append((fa.num * fb.num, fa.den * fb.den))
+    den = rc.R.one
+    for _, d in fr:
+        den = den if d == den else den.lcm(d)
+    num = rc.R.zero
+    for n, d in fr:
+        check()
+        num += n * den.exquo(d)
+    return rc.alg.reduce(num), den
+
+
+def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
+    r"""``(N, L)`` with :math:`\sum_{i,k} e_iF_i\operatorname{cof}_{ik}(M')\,w_k = N/L`
+    (:math:`w_k = \partial f/\partial u_k`)."""
+    rc = mr.calc
+    wd = rc.R.one
+    fr = [_pair(RingFraction.of(rc, x)) if x != 0 else (rc.R.zero, rc.R.one) for x in w]
+    for _, d in fr:
+        wd = wd if d == wd else wd.lcm(d)
+    wn = [n * wd.exquo(d) for n, d in fr]
+    parts, den = [], rc.R.one
+    for i in range(len(w)):
+        check()
+        acc = rc.R.zero
+        for k, n in enumerate(wn):
+            if n:
+                acc += mr.cofactor(i, k) * n
+        if not acc:
+            continue
+        fn, fd = _pair(RingFraction(rc, *mr.forcing(i)))     # denominators free of roots
+        parts.append((rc.alg.reduce(acc) * fn * mr.scale[i], fd))
+        den = den if fd == den else den.lcm(fd)
+    num = rc.R.zero
+    for n, d in parts:
+        num += n * den.exquo(d)
+    return num, den * wd                            # not reduced: the caller reduces once
+
+
+def _pair(fr: RingFraction) -> tuple:
+    return fr.num, fr.den
+
+
+def first_integral_vanishes(system, f, imp=None, source=0) -> ZeroVerdict | None:
+    r"""The exact verdict on :math:`\dot f \equiv s` along the flow of ``system``
+    (:math:`s = 0`: ``f`` is a first integral) from :func:`mass_matrix_rate`: certain
+    both ways, ``None`` when undecided (the radicand a square at the sample points, or no
+    admissible point).
+
+    >>> import geomech as gm
+    >>> S = gm.examples.chaplygin_sleigh()
+    >>> first_integral_vanishes(S, S.phase_space.coords[0]).zero
+    False
+    """
+    return mass_matrix_rate(system, f, imp, source).verdict()
