@@ -177,14 +177,16 @@ _OPS_LIMIT = 20000   # above this the explicit right-hand side is not formed for
 
 def _equations_section(sys_, method: str) -> Section:
     """The equations; heavy systems (rolling ellipsoid) are shown in mass-matrix form
-    :math:`Mz = F` (their explicit form has over a million operations)."""
+    :math:`Mz = F` (their explicit form :math:`z = M^{-1}F`, ``S.equations(method).rhs``, has
+    tens of thousands of operations; the numerics never need it)."""
     s = Section(f"Equations of motion ({method.replace('_', '-')})")
     eq = sys_.equations(method, explicit=False)           # no symbolic inversion yet
     imp = eq.mass_matrix_form()
     n_ops = imp.count_ops()
     if n_ops > _OPS_LIMIT:
-        s.add(f"mass-matrix form M z = F, z = {list(imp.unknowns)} ({n_ops} operations; the "
-              f"explicit form is not computed, the numerics solve M z = F at each step):")
+        s.add(f"mass-matrix form M z = F, z = {list(imp.unknowns)} ({n_ops} operations; "
+              f"shown unsolved -- the numerics solve M z = F at each step, and "
+              f"S.equations({method!r}).rhs gives the explicit z = M^-1 F):")
         for c, r in imp.rates.items():
             s.add(f"  d{c}/dt =", r)
         s.add("M =", imp.mass_matrix)
