@@ -12,7 +12,8 @@ geomech where rings are constructed.
 
 with lazy fractions (a common denominator is formed only where the denominators of a sum
 differ) and the normal form of the relations (:meth:`RationalAlgebra.reduce`, degree < 2 in
-each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root).  The relation
+each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root; computed in
+:mod:`geomech.core.algebra.reduction`).  The relation
 :math:`\sin^2+\cos^2=1` is the Gröbner basis of the ideal of relations of
 :math:`(\sin s, \cos s)` over :math:`\mathbb Q(s)` (Cox, Little & O'Shea, *Ideals, Varieties,
 and Algorithms*, 2015, §2.6), so the reduced form of a polynomial in symbols and
@@ -43,6 +44,10 @@ from geomech.core.algebra.divisibility import (  # re-exported: fractions withou
     sum_monomial_gcd,
     sum_with_gcd,
 )
+from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo relations
+    RelationReducer,
+    sub_square,
+)
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
@@ -54,7 +59,8 @@ from geomech.core.polykernel import (  # == the PolyElement methods, through fli
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
            "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",
-           "factor_expr", "angle_terms", "trig_polynomial", "base_angles"]
+           "factor_expr", "angle_terms", "trig_polynomial", "base_angles", "RelationReducer",
+           "sub_square"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -197,7 +203,6 @@ class RationalAlgebra:
         for e in exprs:
             _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
         syms -= set(exclude) | set(self.values)     # not generators
-        self._powers: dict = {}
         key = sp.default_sort_key
         base, self._angle_rep = base_angles(atoms)
         self.base = base                                   # symbol -> base angle s/m
@@ -213,9 +218,9 @@ class RationalAlgebra:
         self._set_trig()
         self._rep.update({pw: g**k for pw, (g, k) in sq_map.items()})
         self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
-        self.sqrt_rel = [(i, self.reduce(self.ring.from_expr(b), "sin"))
-                         for i, (_, b) in enumerate(self._sqrt)]
-        self._nf = {}
+        roots = [(i, self.reduce(self.ring.from_expr(b), "sin"))
+                 for i, (_, b) in enumerate(self._sqrt)]
+        self.reducer = RelationReducer(self.ring, roots, self.reducer.trig)
 
     def _square_roots(self, sqrt_pows: dict, base_gens: tuple) -> tuple[list, dict]:
         """One generator per square root, keyed by the normal form of its radicand."""
@@ -243,9 +248,8 @@ class RationalAlgebra:
 
     def _set_trig(self) -> None:
         idx = {g: i for i, g in enumerate(self.ring.symbols)}
-        self.trig_idx = [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles]
-        self.sqrt_rel = []
-        self._nf: dict = {}         # normal forms of monomials in the reduced generators
+        self.reducer = RelationReducer(
+            self.ring, (), [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles])
 
     @property
     def faithful(self) -> bool:
@@ -345,84 +349,26 @@ class RationalAlgebra:
         out = ring_to_expr(p)   # == p.as_expr(), built without sympy's flattening
         return out.xreplace(self._back) if self._back else out
 
-    # -- reduction ---------------------------------------------------------------------
-    def _sub_square(self, p, idx: int, rep):
-        """Replace ``g**2`` by ``rep`` for the generator number ``idx``."""
-        groups: dict = {}
-        for m, c in p.items():
-            k = m[idx] // 2
-            if k:
-                m = m[:idx] + (m[idx] - 2 * k,) + m[idx + 1:]
-            groups.setdefault(k, {})[m] = c
-        if len(groups) == 1 and 0 in groups:
-            return p
-        R = self.ring
-        out = R.zero
-        for k, d in groups.items():
-            part = R.from_dict(d)
-            out += part * self._power(idx, rep, k) if k else part
-        return out
+    # -- reduction (geomech.core.algebra.reduction) ------------------------------------
+    @property
+    def trig_idx(self) -> list:
+        r"""``(i_sin, i_cos)``: indices of :math:`\sin s, \cos s` for each base angle."""
+        return self.reducer.trig
 
-    def _power(self, idx: int, rep, k: int):
-        """``rep**k``, cached (the same relation is applied to many polynomials)."""
-        key = (idx, rep, k)
-        got = self._powers.get(key)
-        if got is None:
-            got = self._powers[key] = rep**k
-        return got
+    @property
+    def sqrt_rel(self) -> list:
+        """``(index, b)``: square-root generators and their (reduced) radicands."""
+        return self.reducer.roots
 
     def reduce(self, p, prefer: str = "sin"):
-        r"""Normal form modulo the relations: degree < 2 in each square root and in each
-        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``).
-
-        One pass over the terms: a monomial :math:`r\,m` with :math:`m` its part in the
-        reduced generators (roots and the ``cos``) has the normal form :math:`r\,NF(m)`,
-        already reduced since :math:`r` is free of them; :math:`NF(m)` is computed once per
-        exponent pattern (:meth:`_reduce_passes`) and cached."""
-        if not p:
-            return p
-        pos = self._reduced_positions(prefer)
-        if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
-            return p
-        cache = self._nf.setdefault(prefer, {})
-        R = self.ring
-        out: dict = {}
-        for m, c in p.items():
-            key = tuple(m[i] for i in pos)
-            if all(e < 2 for e in key):
-                out[m] = out[m] + c if m in out else c
-                continue
-            nf = cache.get(key)
-            if nf is None:
-                mono = [0] * R.ngens
-                for i, e in zip(pos, key):
-                    mono[i] = e
-                nf = cache[key] = list(self._reduce_passes(R.from_dict({tuple(mono): 1}),
-                                                           prefer).items())
-            base = list(m)
-            for i in pos:
-                base[i] = 0
-            for m2, c2 in nf:
-                mm = tuple(a + b for a, b in zip(base, m2))
-                out[mm] = out[mm] + c * c2 if mm in out else c * c2
-        return R.from_dict({m: c for m, c in out.items() if c})
-
-    def _reduced_positions(self, prefer: str) -> tuple:
-        """Indices of the generators of degree < 2 in the normal form."""
-        big = [(i_c if prefer == "sin" else i_s) for i_s, i_c in self.trig_idx]
-        return (*[idx for idx, _ in self.sqrt_rel], *big)
+        """Normal form modulo the relations: degree < 2 in each square root and in each
+        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``); see
+        :meth:`~geomech.core.algebra.reduction.RelationReducer.reduce`."""
+        return self.reducer.reduce(p, prefer)
 
     def _reduce_passes(self, p, prefer: str = "sin"):
-        """:meth:`reduce` by one pass per relation (square roots first)."""
-        if not p:
-            return p
-        for idx, b in self.sqrt_rel:
-            p = self._sub_square(p, idx, b)
-        G = self.ring.gens
-        for i_s, i_c in self.trig_idx:
-            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
-            p = self._sub_square(p, big, 1 - G[small] ** 2)
-        return p
+        """:meth:`reduce` by one pass per relation (the reference route)."""
+        return self.reducer.reduce_passes(p, prefer)
 
     def is_zero(self, p) -> bool:
         """Whether the ring element ``p`` is zero as a function: exact when the reduced form
