@@ -40,9 +40,14 @@ from sympy.polys.rings import PolyRing
 from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
 from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
     common_denominator,
-    may_divide,
     sum_monomial_gcd,
     sum_with_gcd,
+)
+from geomech.core.algebra.fraction_forms import (  # content_expr, factor_expr re-exported
+    GCD_LIMIT,
+    cancel_by_factors,
+    content_expr,
+    factor_expr,
 )
 from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo relations
     RelationReducer,
@@ -53,7 +58,6 @@ from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import (  # == the PolyElement methods, through flint
     poly_cancel,
-    poly_factor_list,
     ring_to_expr,
 )
 
@@ -283,7 +287,7 @@ class RationalAlgebra:
             e = e.xreplace(self._rep)
         n, d = self._frac(e, {})
         if not d.is_ground:
-            if len(n) * len(d) > _GCD_LIMIT:
+            if len(n) * len(d) > GCD_LIMIT:
                 n, d = self._cancel_factors(n, d)
             else:
                 n, d = poly_cancel(n, d)
@@ -387,7 +391,7 @@ class RationalAlgebra:
         for prefer in ("sin", "cos") if self.trig_idx else ("sin",):
             n1, d1 = self.reduce(num, prefer), self.reduce(den, prefer)
             for _ in range(2):
-                if len(n1) * len(d1) > _GCD_LIMIT:
+                if len(n1) * len(d1) > GCD_LIMIT:
                     n2, d2 = self._cancel_factors(n1, d1)
                 else:
                     n2, d2 = poly_cancel(n1, d1)
@@ -406,35 +410,9 @@ class RationalAlgebra:
         return best[1]
 
     def _cancel_factors(self, n, d):
-        """Cancel ``n/d`` by trial division with the irreducible factors of ``d`` (for large
-        numerators, where a multivariate gcd is slow).  A factor is tried only when it
-        divides ``n`` after specialising all other generators at random integers."""
-        if len(d) > _FACTOR_LIMIT or d.is_ground:
-            return n, d
-        cache = self.__dict__.setdefault("_factor_cache", {})
-        key = tuple(sorted(d.items()))
-        if key not in cache:
-            cache[key] = poly_factor_list(d)[1]
-        for f, k in cache[key]:
-            if f.is_monomial and f.LC == 1:
-                i = next(j for j, e in enumerate(f.LM) if e)
-                if sum(f.LM) != 1:
-                    continue
-                low = min(m[i] for m in n.itermonoms())
-                t = min(low, k)
-                if t:
-                    R = n.ring
-                    n = R.from_dict({m[:i] + (m[i] - t,) + m[i + 1:]: c for m, c in n.items()})
-                    d = d.exquo(f**t)
-                continue
-            for _ in range(k):
-                if not may_divide(n, f):
-                    break
-                q, r = n.div(f)
-                if r:
-                    break
-                n, d = q, d.exquo(f)
-        return n, d
+        """:func:`~geomech.core.algebra.fraction_forms.cancel_by_factors`, with the factor
+        lists of denominators cached on the algebra."""
+        return cancel_by_factors(n, d, self.__dict__.setdefault("_factor_cache", {}))
 
     def _to_expr(self, n, d) -> sp.Expr:
         if not n:
@@ -444,50 +422,6 @@ class RationalAlgebra:
         if d.LC < 0:
             n, d = -n, -d
         return content_expr(self, n) / content_expr(self, d)
-
-
-def content_expr(alg: RationalAlgebra, p) -> sp.Expr:
-    """``p`` as ``number * monomial * primitive part`` (what ``factor_terms`` gives for an
-    expanded polynomial, computed in the ring).
-
-    >>> x, y = sp.symbols("x y")
-    >>> A2 = RationalAlgebra([x, y])
-    >>> content_expr(A2, A2.ring.from_expr(6*x**2*y + 4*x*y**2))
-    2*x*y*(3*x + 2*y)
-    """
-    if not p:
-        return sp.S.Zero
-    if p.is_ground:
-        return alg.expr(p)
-    c, prim = p.primitive()
-    if prim.LC < 0:
-        c, prim = -c, -prim
-    mons = list(prim.itermonoms())
-    low = tuple(min(e) for e in zip(*mons))
-    if any(low):
-        mono = alg.ring.from_dict({low: 1})
-        prim = prim.exquo(mono)
-        return alg.domain_expr(c) * alg.expr(mono) * alg.expr(prim)
-    return alg.domain_expr(c) * alg.expr(prim)
-
-
-def factor_expr(alg: RationalAlgebra, p, limit: int = 8) -> sp.Expr:
-    """Factored form of a small ring element (at most ``limit`` terms), content form
-    (:func:`content_expr`) of a large one.
-
-    >>> x = sp.Symbol("x")
-    >>> A = RationalAlgebra([x])
-    >>> factor_expr(A, A.ring.from_expr(2*x**2 - 2))
-    2*(x - 1)*(x + 1)
-    """
-    if not p or p.is_ground or len(p) > limit:
-        return content_expr(alg, p)
-    c, facs = poly_factor_list(p)
-    return alg.domain_expr(c) * sp.Mul(*[alg.expr(f) ** k for f, k in facs])
-
-
-_GCD_LIMIT = 4000       # len(num)*len(den) above which gcds are replaced by trial division
-_FACTOR_LIMIT = 400     # denominators longer than this are not factored
 
 
 class RingCalculus:
