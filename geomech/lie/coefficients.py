@@ -24,13 +24,14 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import nullspace, rank, solve_linear
+from geomech.core.algebra.matrices import expr_rref
 from geomech.core.fields import VectorField, check_same_manifold
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.lie.subspace import normalized
 
 __all__ = ["ConstantSolver", "constant_coefficients", "constant_dependency",
-           "function_coefficients", "vector_fields"]
+           "function_coefficients", "vector_fields", "sampled_rref", "particular_solution"]
 
 
 def vector_fields(objs, what: str = "fields") -> tuple[list[VectorField], Manifold]:
@@ -95,6 +96,52 @@ def _evaluation_system(fields: Sequence[VectorField], target: Sequence | None, n
     return sp.Matrix(rows), sp.Matrix(rhs)
 
 
+def sampled_rref(a: sp.Matrix) -> tuple[list[list], list[int]]:
+    r"""Reduced row echelon form of a matrix sampled at exact points: its non-zero rows and
+    pivot columns.
+
+    Entries in :math:`\mathbb Q(\text{parameters})` are reduced in that field
+    (:func:`geomech.core.algebra.matrices.expr_rref`: exact pivots); other entries
+    (algebraic numbers, functions of parameters) by sympy's Gauss-Jordan elimination with
+    the zero policy deciding each pivot.
+
+    >>> k = sp.Symbol("k")
+    >>> sampled_rref(sp.Matrix([[k, 1], [2*k, 2]]))
+    ([[1, 1/k]], [0])
+    >>> sampled_rref(sp.Matrix([[sp.sqrt(2), 1], [2, sp.sqrt(2)]]))[1]
+    [0]
+    """
+    got = expr_rref(a)
+    if got is not None:
+        return got
+    red, piv = a.rref(iszerofunc=default_policy().is_zero, simplify=False)
+    return [list(red.row(i)) for i in range(len(piv))], list(piv)
+
+
+def particular_solution(a: sp.Matrix, b: sp.Matrix) -> list | None:
+    r"""The solution of :math:`a x = b` with every free unknown set to 0, or ``None`` when
+    the system is inconsistent.
+
+    From :math:`R = \operatorname{rref}([a \mid b])` (:func:`sampled_rref`) with pivot
+    columns :math:`P`: :math:`x_{P_i} = R_{i,n}`, other unknowns 0 (sympy's
+    ``gauss_jordan_solve`` with its parameters set to 0); inconsistent when the last column
+    is a pivot.
+
+    >>> particular_solution(sp.Matrix([[1, 1], [2, 2]]), sp.Matrix([3, 6]))
+    [3, 0]
+    >>> particular_solution(sp.Matrix([[1, 1], [2, 2]]), sp.Matrix([3, 5])) is None
+    True
+    """
+    n = a.cols
+    red, piv = sampled_rref(a.row_join(b))
+    if n in piv:
+        return None
+    x = [sp.S.Zero] * n
+    for row, p in zip(red, piv):
+        x[p] = row[n]
+    return x
+
+
 class ConstantSolver:
     """Constant coefficients of targets in a fixed list of fields, with one factorisation.
 
@@ -123,9 +170,9 @@ class ConstantSolver:
                 where.append((len(self.points), i))
             self.points.append(pt)
         a = sp.Matrix(rows)
-        _, pivots = a.T.rref(iszerofunc=pol.is_zero, simplify=False)
+        pivots = sampled_rref(a.T)[1]
         self.where = [where[r] for r in pivots]
-        self.inverse = a.extract(list(pivots), list(range(k))).inv() if len(pivots) == k \
+        self.inverse = _inverse(a.extract(pivots, list(range(k)))) if len(pivots) == k \
             else None
 
     def solve(self, target: VectorField) -> tuple | None:
@@ -143,6 +190,15 @@ class ConstantSolver:
             if not pol.is_zero(res):
                 return None
         return c
+
+
+def _inverse(a: sp.Matrix) -> sp.Matrix | None:
+    """Inverse of a square matrix: the right block of rref([a | I]); ``None`` if singular."""
+    k = a.rows
+    red, piv = sampled_rref(a.row_join(sp.eye(k)))
+    if piv != list(range(k)):
+        return None
+    return sp.Matrix([r[k:] for r in red])
 
 
 def constant_dependency(fields: Sequence[VectorField]) -> tuple | None:
@@ -175,12 +231,9 @@ def constant_coefficients(fields: Sequence[VectorField], target: VectorField) ->
     """
     M = check_same_manifold(*fields, target)
     a, b = _evaluation_system(fields, target.components, len(fields) + 2)
-    try:
-        sol, params = a.gauss_jordan_solve(b)
-    except ValueError:
+    sol = particular_solution(a, b)
+    if sol is None:
         return None
-    if params.shape[0]:
-        sol = sol.xreplace({p: 0 for p in params})
     c = tuple(normalized(x) for x in sol)
     pol = default_policy()
     for i in range(M.dim):

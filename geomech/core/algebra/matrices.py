@@ -41,7 +41,7 @@ except ImportError:                 # pragma: no cover - depends on the installa
 __all__ = ["rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
            "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
            "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "fraction_free",
-           "matrix_nullspace", "annihilates", "verified_subspace"]
+           "matrix_nullspace", "annihilates", "verified_subspace", "expr_rref"]
 
 
 def _parts(x) -> tuple[int, int]:
@@ -359,6 +359,31 @@ def polynomial_domain_matrix(m: sp.Matrix) -> DomainMatrix | None:
                                                             or dom.domain.is_QQ):
         return dm if all(g.is_Symbol for g in dom.symbols) else None
     return None
+
+
+def expr_rref(m: sp.Matrix) -> tuple[list[list[sp.Expr]], list[int]] | None:
+    r"""Reduced row echelon form of a matrix of rational functions with rational coefficients
+    over :math:`\mathbb Q(\text{symbols})` (:func:`polynomial_domain_matrix`,
+    :func:`domain_rref`): the non-zero reduced rows as sympy expressions and the pivot
+    columns; ``None`` for other entries (functions, radicals, floats: the zero policy must
+    decide the pivots of those).  Pivots are exact: a pivot is a non-zero element of the
+    field, so the rank is the generic rank.
+
+    >>> k = sp.Symbol("k")
+    >>> expr_rref(sp.Matrix([[k, 1, 2], [k**2, k, 1]]))
+    ([[1, 1/k, 0], [0, 0, 1]], [0, 2])
+    >>> expr_rref(sp.Matrix([[sp.sqrt(2)]])) is None
+    True
+    """
+    if 0 in m.shape:
+        return [], []
+    dm = polynomial_domain_matrix(m)
+    if dm is None:
+        return None
+    dom = dm.domain
+    K = dom.get_field()
+    red, piv = domain_rref(dm.to_list(), m.cols, dom)
+    return [[K.to_sympy(x) for x in r] for r in red], piv
 
 
 def polynomial_rank(matrix: sp.Matrix) -> int | None:

@@ -12,7 +12,8 @@ geomech where rings are constructed.
 
 with lazy fractions (a common denominator is formed only where the denominators of a sum
 differ) and the normal form of the relations (:meth:`RationalAlgebra.reduce`, degree < 2 in
-each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root).  The relation
+each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root; computed in
+:mod:`geomech.core.algebra.reduction`).  The relation
 :math:`\sin^2+\cos^2=1` is the Gröbner basis of the ideal of relations of
 :math:`(\sin s, \cos s)` over :math:`\mathbb Q(s)` (Cox, Little & O'Shea, *Ideals, Varieties,
 and Algorithms*, 2015, §2.6), so the reduced form of a polynomial in symbols and
@@ -39,22 +40,31 @@ from sympy.polys.rings import PolyRing
 from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
 from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
     common_denominator,
-    may_divide,
     sum_monomial_gcd,
     sum_with_gcd,
+)
+from geomech.core.algebra.fraction_forms import (  # content_expr, factor_expr re-exported
+    GCD_LIMIT,
+    cancel_by_factors,
+    content_expr,
+    factor_expr,
+)
+from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo relations
+    RelationReducer,
+    sub_square,
 )
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import (  # == the PolyElement methods, through flint
     poly_cancel,
-    poly_factor_list,
     ring_to_expr,
 )
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
            "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",
-           "factor_expr", "angle_terms", "trig_polynomial", "base_angles"]
+           "factor_expr", "angle_terms", "trig_polynomial", "base_angles", "RelationReducer",
+           "sub_square"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -197,7 +207,6 @@ class RationalAlgebra:
         for e in exprs:
             _collect_atoms(as_expr(e), syms, atoms, sqrt_pows, opaque)
         syms -= set(exclude) | set(self.values)     # not generators
-        self._powers: dict = {}
         key = sp.default_sort_key
         base, self._angle_rep = base_angles(atoms)
         self.base = base                                   # symbol -> base angle s/m
@@ -213,9 +222,9 @@ class RationalAlgebra:
         self._set_trig()
         self._rep.update({pw: g**k for pw, (g, k) in sq_map.items()})
         self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
-        self.sqrt_rel = [(i, self.reduce(self.ring.from_expr(b), "sin"))
-                         for i, (_, b) in enumerate(self._sqrt)]
-        self._nf = {}
+        roots = [(i, self.reduce(self.ring.from_expr(b), "sin"))
+                 for i, (_, b) in enumerate(self._sqrt)]
+        self.reducer = RelationReducer(self.ring, roots, self.reducer.trig)
 
     def _square_roots(self, sqrt_pows: dict, base_gens: tuple) -> tuple[list, dict]:
         """One generator per square root, keyed by the normal form of its radicand."""
@@ -243,9 +252,8 @@ class RationalAlgebra:
 
     def _set_trig(self) -> None:
         idx = {g: i for i, g in enumerate(self.ring.symbols)}
-        self.trig_idx = [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles]
-        self.sqrt_rel = []
-        self._nf: dict = {}         # normal forms of monomials in the reduced generators
+        self.reducer = RelationReducer(
+            self.ring, (), [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles])
 
     @property
     def faithful(self) -> bool:
@@ -279,7 +287,7 @@ class RationalAlgebra:
             e = e.xreplace(self._rep)
         n, d = self._frac(e, {})
         if not d.is_ground:
-            if len(n) * len(d) > _GCD_LIMIT:
+            if len(n) * len(d) > GCD_LIMIT:
                 n, d = self._cancel_factors(n, d)
             else:
                 n, d = poly_cancel(n, d)
@@ -345,84 +353,26 @@ class RationalAlgebra:
         out = ring_to_expr(p)   # == p.as_expr(), built without sympy's flattening
         return out.xreplace(self._back) if self._back else out
 
-    # -- reduction ---------------------------------------------------------------------
-    def _sub_square(self, p, idx: int, rep):
-        """Replace ``g**2`` by ``rep`` for the generator number ``idx``."""
-        groups: dict = {}
-        for m, c in p.items():
-            k = m[idx] // 2
-            if k:
-                m = m[:idx] + (m[idx] - 2 * k,) + m[idx + 1:]
-            groups.setdefault(k, {})[m] = c
-        if len(groups) == 1 and 0 in groups:
-            return p
-        R = self.ring
-        out = R.zero
-        for k, d in groups.items():
-            part = R.from_dict(d)
-            out += part * self._power(idx, rep, k) if k else part
-        return out
+    # -- reduction (geomech.core.algebra.reduction) ------------------------------------
+    @property
+    def trig_idx(self) -> list:
+        r"""``(i_sin, i_cos)``: indices of :math:`\sin s, \cos s` for each base angle."""
+        return self.reducer.trig
 
-    def _power(self, idx: int, rep, k: int):
-        """``rep**k``, cached (the same relation is applied to many polynomials)."""
-        key = (idx, rep, k)
-        got = self._powers.get(key)
-        if got is None:
-            got = self._powers[key] = rep**k
-        return got
+    @property
+    def sqrt_rel(self) -> list:
+        """``(index, b)``: square-root generators and their (reduced) radicands."""
+        return self.reducer.roots
 
     def reduce(self, p, prefer: str = "sin"):
-        r"""Normal form modulo the relations: degree < 2 in each square root and in each
-        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``).
-
-        One pass over the terms: a monomial :math:`r\,m` with :math:`m` its part in the
-        reduced generators (roots and the ``cos``) has the normal form :math:`r\,NF(m)`,
-        already reduced since :math:`r` is free of them; :math:`NF(m)` is computed once per
-        exponent pattern (:meth:`_reduce_passes`) and cached."""
-        if not p:
-            return p
-        pos = self._reduced_positions(prefer)
-        if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
-            return p
-        cache = self._nf.setdefault(prefer, {})
-        R = self.ring
-        out: dict = {}
-        for m, c in p.items():
-            key = tuple(m[i] for i in pos)
-            if all(e < 2 for e in key):
-                out[m] = out[m] + c if m in out else c
-                continue
-            nf = cache.get(key)
-            if nf is None:
-                mono = [0] * R.ngens
-                for i, e in zip(pos, key):
-                    mono[i] = e
-                nf = cache[key] = list(self._reduce_passes(R.from_dict({tuple(mono): 1}),
-                                                           prefer).items())
-            base = list(m)
-            for i in pos:
-                base[i] = 0
-            for m2, c2 in nf:
-                mm = tuple(a + b for a, b in zip(base, m2))
-                out[mm] = out[mm] + c * c2 if mm in out else c * c2
-        return R.from_dict({m: c for m, c in out.items() if c})
-
-    def _reduced_positions(self, prefer: str) -> tuple:
-        """Indices of the generators of degree < 2 in the normal form."""
-        big = [(i_c if prefer == "sin" else i_s) for i_s, i_c in self.trig_idx]
-        return (*[idx for idx, _ in self.sqrt_rel], *big)
+        """Normal form modulo the relations: degree < 2 in each square root and in each
+        ``cos`` (``prefer="sin"``) or each ``sin`` (``prefer="cos"``); see
+        :meth:`~geomech.core.algebra.reduction.RelationReducer.reduce`."""
+        return self.reducer.reduce(p, prefer)
 
     def _reduce_passes(self, p, prefer: str = "sin"):
-        """:meth:`reduce` by one pass per relation (square roots first)."""
-        if not p:
-            return p
-        for idx, b in self.sqrt_rel:
-            p = self._sub_square(p, idx, b)
-        G = self.ring.gens
-        for i_s, i_c in self.trig_idx:
-            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
-            p = self._sub_square(p, big, 1 - G[small] ** 2)
-        return p
+        """:meth:`reduce` by one pass per relation (the reference route)."""
+        return self.reducer.reduce_passes(p, prefer)
 
     def is_zero(self, p) -> bool:
         """Whether the ring element ``p`` is zero as a function: exact when the reduced form
@@ -441,7 +391,7 @@ class RationalAlgebra:
         for prefer in ("sin", "cos") if self.trig_idx else ("sin",):
             n1, d1 = self.reduce(num, prefer), self.reduce(den, prefer)
             for _ in range(2):
-                if len(n1) * len(d1) > _GCD_LIMIT:
+                if len(n1) * len(d1) > GCD_LIMIT:
                     n2, d2 = self._cancel_factors(n1, d1)
                 else:
                     n2, d2 = poly_cancel(n1, d1)
@@ -460,35 +410,9 @@ class RationalAlgebra:
         return best[1]
 
     def _cancel_factors(self, n, d):
-        """Cancel ``n/d`` by trial division with the irreducible factors of ``d`` (for large
-        numerators, where a multivariate gcd is slow).  A factor is tried only when it
-        divides ``n`` after specialising all other generators at random integers."""
-        if len(d) > _FACTOR_LIMIT or d.is_ground:
-            return n, d
-        cache = self.__dict__.setdefault("_factor_cache", {})
-        key = tuple(sorted(d.items()))
-        if key not in cache:
-            cache[key] = poly_factor_list(d)[1]
-        for f, k in cache[key]:
-            if f.is_monomial and f.LC == 1:
-                i = next(j for j, e in enumerate(f.LM) if e)
-                if sum(f.LM) != 1:
-                    continue
-                low = min(m[i] for m in n.itermonoms())
-                t = min(low, k)
-                if t:
-                    R = n.ring
-                    n = R.from_dict({m[:i] + (m[i] - t,) + m[i + 1:]: c for m, c in n.items()})
-                    d = d.exquo(f**t)
-                continue
-            for _ in range(k):
-                if not may_divide(n, f):
-                    break
-                q, r = n.div(f)
-                if r:
-                    break
-                n, d = q, d.exquo(f)
-        return n, d
+        """:func:`~geomech.core.algebra.fraction_forms.cancel_by_factors`, with the factor
+        lists of denominators cached on the algebra."""
+        return cancel_by_factors(n, d, self.__dict__.setdefault("_factor_cache", {}))
 
     def _to_expr(self, n, d) -> sp.Expr:
         if not n:
@@ -498,50 +422,6 @@ class RationalAlgebra:
         if d.LC < 0:
             n, d = -n, -d
         return content_expr(self, n) / content_expr(self, d)
-
-
-def content_expr(alg: RationalAlgebra, p) -> sp.Expr:
-    """``p`` as ``number * monomial * primitive part`` (what ``factor_terms`` gives for an
-    expanded polynomial, computed in the ring).
-
-    >>> x, y = sp.symbols("x y")
-    >>> A2 = RationalAlgebra([x, y])
-    >>> content_expr(A2, A2.ring.from_expr(6*x**2*y + 4*x*y**2))
-    2*x*y*(3*x + 2*y)
-    """
-    if not p:
-        return sp.S.Zero
-    if p.is_ground:
-        return alg.expr(p)
-    c, prim = p.primitive()
-    if prim.LC < 0:
-        c, prim = -c, -prim
-    mons = list(prim.itermonoms())
-    low = tuple(min(e) for e in zip(*mons))
-    if any(low):
-        mono = alg.ring.from_dict({low: 1})
-        prim = prim.exquo(mono)
-        return alg.domain_expr(c) * alg.expr(mono) * alg.expr(prim)
-    return alg.domain_expr(c) * alg.expr(prim)
-
-
-def factor_expr(alg: RationalAlgebra, p, limit: int = 8) -> sp.Expr:
-    """Factored form of a small ring element (at most ``limit`` terms), content form
-    (:func:`content_expr`) of a large one.
-
-    >>> x = sp.Symbol("x")
-    >>> A = RationalAlgebra([x])
-    >>> factor_expr(A, A.ring.from_expr(2*x**2 - 2))
-    2*(x - 1)*(x + 1)
-    """
-    if not p or p.is_ground or len(p) > limit:
-        return content_expr(alg, p)
-    c, facs = poly_factor_list(p)
-    return alg.domain_expr(c) * sp.Mul(*[alg.expr(f) ** k for f, k in facs])
-
-
-_GCD_LIMIT = 4000       # len(num)*len(den) above which gcds are replaced by trial division
-_FACTOR_LIMIT = 400     # denominators longer than this are not factored
 
 
 class RingCalculus:

@@ -1,0 +1,155 @@
+r"""Normal forms modulo the relations of a :class:`~geomech.core.algebra.rings.RationalAlgebra`.
+
+The ring :math:`\mathbb Q[x, \sin s, \cos s, r_1, \dots]` carries the relations
+
+.. math:: \sin^2 s + \cos^2 s = 1, \qquad r_i^2 = b_i \quad (r_i = \sqrt{b_i}),
+
+and a polynomial is *reduced* when it has degree < 2 in each square root :math:`r_i` and in
+each :math:`\cos s` (or each :math:`\sin s`).  For the trigonometric pairs the relation is the
+Gröbner basis of the ideal of relations of :math:`(\sin s, \cos s)` over :math:`\mathbb Q(s)`
+(Cox, Little & O'Shea, *Ideals, Varieties, and Algorithms*, 2015, §2.6, Proposition 1:
+the remainder on division by a Gröbner basis is unique), so the reduced form is
+canonical on them; with square roots it is the remainder of the substitutions
+:math:`r_i^2 \to b_i` (the radicands are reduced first).
+
+:class:`RelationReducer` computes it by one pass over the terms with a cache of the normal
+forms of monomials in the reduced generators; :meth:`RelationReducer.reduce_passes` is the
+direct route (one substitution :func:`sub_square` per relation), kept as its reference.
+
+>>> import sympy as sp
+>>> from geomech.core.algebra.rings import polynomial_ring
+>>> s = sp.Symbol("s")
+>>> R = polynomial_ring([sp.sin(s), sp.cos(s)])
+>>> red = RelationReducer(R, roots=(), trig=((0, 1),))
+>>> red.reduce(R.from_expr(sp.sin(s)**2 + sp.cos(s)**2))
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["RelationReducer", "sub_square"]
+
+
+def sub_square(p, idx: int, rep, power=None):
+    r"""``p`` with :math:`g^{2k} \to \text{rep}^k` for the generator number ``idx``.
+
+    Writes :math:`p = \sum_k p_k\, g^{2k}` with :math:`\deg_g p_k < 2` and returns
+    :math:`\sum_k p_k\,\text{rep}^k`.  ``power(idx, rep, k)`` may supply cached powers.
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> x, r = sp.symbols("x r")
+    >>> R = polynomial_ring([r, x])
+    >>> sub_square(R.from_expr(r**3 + x*r**2), 0, R.from_expr(x + 1)).as_expr()
+    r*x + r + x**2 + x
+    """
+    groups: dict = {}
+    for m, c in p.items():
+        k = m[idx] // 2
+        if k:
+            m = m[:idx] + (m[idx] - 2 * k,) + m[idx + 1:]
+        groups.setdefault(k, {})[m] = c
+    if len(groups) == 1 and 0 in groups:
+        return p
+    R = p.ring
+    out = R.zero
+    for k, d in groups.items():
+        part = R.from_dict(d)
+        out += part * (power(idx, rep, k) if power else rep**k) if k else part
+    return out
+
+
+class RelationReducer:
+    r"""Reduction modulo :math:`r_i^2 = b_i` and :math:`\sin^2 s+\cos^2 s = 1` in ``ring``.
+
+    Parameters
+    ----------
+    ring : PolyRing
+        The ring of the algebra.
+    roots : sequence of ``(index, b)``
+        Square-root generators (by index) and their radicands (reduced ring elements).
+    trig : sequence of ``(i_sin, i_cos)``
+        Indices of :math:`\sin s, \cos s` for each base angle.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> r, x = sp.symbols("r x")
+    >>> R = polynomial_ring([r, x])
+    >>> red = RelationReducer(R, roots=((0, R.from_expr(x)),), trig=())
+    >>> red.reduce(R.from_expr(r**3 - x*r)).as_expr()
+    0
+    """
+
+    def __init__(self, ring, roots: Sequence = (), trig: Sequence = ()):
+        self.ring = ring
+        self.roots = list(roots)
+        self.trig = list(trig)
+        self._powers: dict = {}
+        self._nf: dict = {}         # normal forms of monomials in the reduced generators
+
+    def power(self, idx: int, rep, k: int):
+        """``rep**k``, cached (the same relation is applied to many polynomials)."""
+        key = (idx, rep, k)
+        got = self._powers.get(key)
+        if got is None:
+            got = self._powers[key] = rep**k
+        return got
+
+    def positions(self, prefer: str = "sin") -> tuple:
+        """Indices of the generators of degree < 2 in the normal form."""
+        big = [(i_c if prefer == "sin" else i_s) for i_s, i_c in self.trig]
+        return (*[idx for idx, _ in self.roots], *big)
+
+    def reduce(self, p, prefer: str = "sin"):
+        r"""Normal form: degree < 2 in each square root and in each ``cos``
+        (``prefer="sin"``) or each ``sin`` (``prefer="cos"``).
+
+        One pass over the terms: a monomial :math:`r\,m` with :math:`m` its part in the
+        reduced generators has the normal form :math:`r\,NF(m)`, already reduced since
+        :math:`r` is free of them; :math:`NF(m)` is computed once per exponent pattern
+        (:meth:`reduce_passes`) and cached."""
+        if not p:
+            return p
+        pos = self.positions(prefer)
+        if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
+            return p
+        cache = self._nf.setdefault(prefer, {})
+        out: dict = {}
+        for m, c in p.items():
+            key = tuple(m[i] for i in pos)
+            if all(e < 2 for e in key):
+                out[m] = out[m] + c if m in out else c
+                continue
+            nf = cache.get(key)
+            if nf is None:
+                nf = cache[key] = self._monomial_nf(pos, key, prefer)
+            base = list(m)
+            for i in pos:
+                base[i] = 0
+            for m2, c2 in nf:
+                mm = tuple(a + b for a, b in zip(base, m2))
+                out[mm] = out[mm] + c * c2 if mm in out else c * c2
+        return self.ring.from_dict({m: c for m, c in out.items() if c})
+
+    def _monomial_nf(self, pos: tuple, key: tuple, prefer: str) -> list:
+        """Terms of the normal form of the monomial with exponents ``key`` at ``pos``."""
+        mono = [0] * self.ring.ngens
+        for i, e in zip(pos, key):
+            mono[i] = e
+        return list(self.reduce_passes(self.ring.from_dict({tuple(mono): 1}), prefer).items())
+
+    def reduce_passes(self, p, prefer: str = "sin"):
+        """:meth:`reduce` by one :func:`sub_square` pass per relation (square roots first)."""
+        if not p:
+            return p
+        for idx, b in self.roots:
+            p = sub_square(p, idx, b, self.power)
+        G = self.ring.gens
+        for i_s, i_c in self.trig:
+            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
+            p = sub_square(p, big, 1 - G[small] ** 2, self.power)
+        return p

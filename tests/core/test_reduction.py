@@ -1,0 +1,61 @@
+"""Normal forms modulo sin^2 + cos^2 = 1 and r^2 = b (geomech.core.algebra.reduction).
+
+Oracles: the cached one-pass normal form equals the direct route (one substitution per
+relation); it is a ring map onto reduced representatives (NF(pq) = NF(NF(p) NF(q))); and it
+does not change the value at exact points of the variety (sin, cos on the rational
+parametrisation of the circle, r = sqrt(b) rational).
+"""
+
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from geomech.core.algebra.reduction import RelationReducer, sub_square
+from geomech.core.algebra.rings import RationalAlgebra, polynomial_ring
+from geomech.core.algebra.rings import RelationReducer as OldPath
+
+x, s, r = sp.symbols("x s r")
+R = polynomial_ring([r, x, sp.sin(s), sp.cos(s)])
+RED = RelationReducer(R, roots=[(0, R.from_expr(x))], trig=[(2, 3)])
+
+polys = st.dictionaries(st.tuples(*[st.integers(0, 4)] * 4), st.integers(-9, 9),
+                        max_size=10).map(lambda d: R.from_dict({m: c for m, c in d.items() if c}))
+
+
+def _value(p, t, u):
+    """``p`` at x = u^2, r = u, sin s = 2t/(1+t^2), cos s = (1-t^2)/(1+t^2)."""
+    sn, cs = sp.Rational(2 * t, 1 + t * t), sp.Rational(1 - t * t, 1 + t * t)
+    return p.evaluate([(R.gens[0], u), (R.gens[1], u * u), (R.gens[2], sn), (R.gens[3], cs)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(polys, polys, st.sampled_from(["sin", "cos"]))
+def test_one_pass_is_the_direct_route_and_a_ring_map(p, q, prefer):
+    red = RED.reduce(p, prefer)
+    assert red == RED.reduce_passes(p, prefer)
+    pos = RED.positions(prefer)
+    assert all(m[i] < 2 for m in red.itermonoms() for i in pos)
+    assert RED.reduce(p * q, prefer) == RED.reduce(red * RED.reduce(q, prefer), prefer)
+
+
+@settings(max_examples=30, deadline=None)
+@given(polys, st.integers(-5, 5), st.integers(-5, 5), st.sampled_from(["sin", "cos"]))
+def test_reduction_keeps_values_on_the_variety(p, t, u, prefer):
+    assert _value(RED.reduce(p, prefer), t, u) == _value(p, t, u)
+
+
+def test_sub_square_is_division_by_the_relation():
+    """p - sub_square(p) is a multiple of g^2 - rep."""
+    p = R.from_expr(r**5 * x + 3 * r**2 - r)
+    rep = R.from_expr(x + 1)
+    q, rem = (p - sub_square(p, 0, rep)).div(R.gens[0] ** 2 - rep)
+    assert not rem
+
+
+def test_the_algebra_delegates_to_its_reducer():
+    e = sp.sqrt(1 + x**2) * sp.sin(s) ** 3 + sp.cos(s) ** 2
+    alg = RationalAlgebra([e])
+    n, _ = alg.fraction(e**2)
+    assert OldPath is RelationReducer
+    assert alg.reduce(n) == alg.reducer.reduce(n) == alg._reduce_passes(n)
+    assert alg.sqrt_rel == alg.reducer.roots and alg.trig_idx == alg.reducer.trig
