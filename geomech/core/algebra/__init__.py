@@ -4,11 +4,18 @@ r"""The one exact engine: rings, normal forms and exact linear algebra.
   generators (:func:`polynomial_ring`, :func:`fraction_field`), the ring of a set of
   expressions modulo :math:`\sin^2+\cos^2=1` and :math:`(\sqrt b)^2=b`
   (:class:`RationalAlgebra`), derivatives in it (:class:`RingCalculus`);
+* :mod:`~geomech.core.algebra.reduction` -- the normal form modulo the relations
+  :math:`\sin^2+\cos^2=1` and :math:`r^2=b`
+  (:class:`~geomech.core.algebra.reduction.RelationReducer`);
+* :mod:`~geomech.core.algebra.fraction_forms` -- cancellation by known factors and display
+  forms of ring fractions;
 * :mod:`~geomech.core.algebra.normal_form` -- trigonometric, polynomial and rational normal
   forms (:func:`trig_reduce`, :func:`compact`) and the ring zero certificate
   (:func:`ring_zero_test`, the first exact stage of :mod:`geomech.core.zero`);
 * :mod:`~geomech.core.algebra.linear` -- rank, null space and constant solutions over
   :math:`\mathbb Q(\text{parameters})` and over functions;
+* :mod:`~geomech.core.algebra.linear_forms` -- expressions linear in unknowns written as one
+  ring numerator per unknown over a shared denominator;
 * :mod:`~geomech.core.algebra.matrices` -- the one implementation of dense exact matrix
   operations over :math:`\mathbb Q` and :math:`\mathbb Q(\text{parameters})` (rank, reduced
   echelon form, independent rows, null space, solve);
