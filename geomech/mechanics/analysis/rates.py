@@ -54,13 +54,19 @@ def mass_matrix_rate(system, f, imp=None, source=0) -> RingFraction:
     f : expression or str
         A function on ``system.phase_space``.
     imp : ImplicitEquations, optional
-        The mass-matrix form (default :func:`~geomech.mechanics.analysis.divergence.
-        flow_mass_matrix_form`).
+        The mass-matrix form (default: that of
+        :func:`~geomech.mechanics.analysis.divergence.flow_mass_matrix_form`).
     source : expression, optional
         :math:`s`, subtracted (e.g. the power of the forces in :math:`\dot E = P`).
 
-    Raises :class:`~geomech.core.algebra.UnsupportedExpression` when the form or the
-    expressions leave the ring.
+    Raises
+    ------
+    UnsupportedExpression
+        When the form or the expressions leave the ring
+        (:class:`~geomech.core.algebra.UnsupportedExpression`).
+
+    Examples
+    --------
 
     >>> import geomech as gm
     >>> S = gm.examples.rolling_disk()
