@@ -366,7 +366,7 @@ def _heavy_energy_child(name: str) -> tuple:
     rates of the energy and of the kinetic energy alone (CPU seconds)."""
     from geomech.mechanics.analysis.divergence import flow_mass_matrix_form
     from geomech.mechanics.analysis.rates import mass_matrix_rate
-    from geomech.reporting.sections import _energy_section
+    from geomech.reporting.energy import energy_section as _energy_section
 
     S = gm.examples.get(name)
     t0 = time.process_time()

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 import geomech as gm
 from geomech.core.budget import check, time_limit
 from geomech.report import Report, Section, build_report
+from geomech.reporting.energy import energy_section as _energy_section
 from geomech.reporting.render import _latex_name, _md_escape, _wrap
 from geomech.reporting.render import formula_latex as _latex
-from geomech.reporting.sections import _energy_section, _hamiltonian_section, _measure_section
+from geomech.reporting.sections import _hamiltonian_section, _measure_section
 from geomech.reporting.simulation import numeric_defaults as _numeric_defaults
 from geomech.reporting.simulation import simulation_section as _simulation_section
 from geomech.reporting.simulation import status_of_run as _status_of_run

@@ -1,8 +1,9 @@
 r"""The sections of a report and the steps that compute them: the system, its configuration
 space, Lagrangian and constraint geometry, equations of motion, energy or power balance, the
 analyses (:data:`ANALYSES`: symmetries, integrals, invariant measure, Hamiltonian structure)
-and a short simulation.  Each step runs under a cooperative time limit
-(:func:`run_limited`); :func:`run_step` turns a time-out or an error into a section.
+and a short simulation (the Energy section is :mod:`geomech.reporting.energy`).  Each step
+runs under a cooperative time limit (:func:`~geomech.reporting.limits.run_limited`);
+:func:`run_step` turns a time-out or an error into a section.
 
 >>> first_sentence("Board with :math:`\\varphi_b = 0`. More text.")
 'Board with φ_b = 0.'
@@ -10,55 +11,24 @@ and a short simulation.  Each step runs under a cooperative time limit
 
 from __future__ import annotations
 
-import contextvars
 import re
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.budget import BudgetExceeded, check, time_limit
+from geomech.core.budget import BudgetExceeded, check
 from geomech.core.opcount import count_ops
+from geomech.reporting.energy import energy_section
+from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
-from geomech.reporting.simulation import has_forces, power, simulation_section
+from geomech.reporting.simulation import has_forces, simulation_section
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
-           "first_sentence"]
+           "first_sentence", "energy_section"]
 
-# -- time limits -------------------------------------------------------------------------
-
-def run_limited(fn: Callable, seconds: float | None, label: str):
-    """Run ``fn()`` under :func:`~geomech.core.budget.time_limit` (cooperative).
-
-    With a limit, ``fn`` runs in a worker thread (same context, so enclosing limits
-    nest) and the caller waits at most ``seconds`` plus a short grace: a step that does not
-    reach a budget check in time is abandoned (it stops at its next check) and
-    :class:`~geomech.core.budget.BudgetExceeded` is raised here.  No signals: this holds in
-    any thread.
-    """
-    if seconds is None:
-        return fn()
-    box: dict = {}
-
-    def target():
-        try:
-            with time_limit(seconds, label):
-                box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller below
-            box["error"] = exc
-
-    ctx = contextvars.copy_context()
-    worker = threading.Thread(target=ctx.run, args=(target,), daemon=True,
-                              name=f"geomech-report-{label}")
-    worker.start()
-    worker.join(seconds + min(5.0, max(0.5, 0.1 * seconds)))
-    if worker.is_alive():
-        raise BudgetExceeded(seconds, label)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
+#: the former private name of :func:`~geomech.reporting.energy.energy_section`
+_energy_section = energy_section
 
 # -- steps -------------------------------------------------------------------------------
 
@@ -173,9 +143,6 @@ def _provenance_lines(D) -> list[str]:
     return [f"new direction {word}: {explanation}" for word, explanation in fn()]
 
 
-_OPS_LIMIT = 20000   # above this the explicit right-hand side is not formed for printing
-
-
 def _equations_section(sys_, method: str) -> Section:
     """The equations; heavy systems (rolling ellipsoid) are shown in mass-matrix form
     :math:`Mz = F` (their explicit form :math:`z = M^{-1}F`, ``S.equations(method).rhs``, has
@@ -184,7 +151,7 @@ def _equations_section(sys_, method: str) -> Section:
     eq = sys_.equations(method, explicit=False)           # no symbolic inversion yet
     imp = eq.mass_matrix_form()
     n_ops = imp.count_ops()
-    if n_ops > _OPS_LIMIT:
+    if n_ops > PRINT_OPS_LIMIT:
         s.add(f"mass-matrix form M z = F, z = {list(imp.unknowns)} ({n_ops} operations; "
               f"shown unsolved -- the numerics solve M z = F at each step, and "
               f"S.equations({method!r}).rhs gives the explicit z = M^-1 F):")
@@ -221,158 +188,6 @@ def _compact_section(sys_) -> Section:
     s.add(f"operation count: {ce.count_ops('abbreviated')} with the abbreviations, "
           f"{ce.count_ops('raw')} written out, {ce.count_ops('cse')} after CSE")
     return s
-
-
-_EXACT_ENERGY_OPS = 5000   # mass-matrix forms larger than this get the numerical check only
-
-
-def _energy_form(sys_) -> tuple:
-    """``(mass-matrix form, form name, operations)`` for the energy check: that of
-    Lagrange-d'Alembert, or of Voronets when it is smaller (the same flow; the rolling
-    ellipsoid: 131721 against 18884 operations)."""
-    imp = sys_.equations(explicit=False).mass_matrix_form()
-    ops = imp.count_ops()
-    if ops > _OPS_LIMIT:
-        alt = sys_.equations("voronets", explicit=False).mass_matrix_form()
-        alt_ops = alt.count_ops()
-        if alt_ops < ops:
-            return alt, "Voronets", alt_ops
-    return imp, "Lagrange-d'Alembert", ops
-
-
-def _exact_energy_rate(sys_, E, seconds: float, imp=None, P=sp.S.Zero, ring: bool = False):
-    r"""``(verdict, dE/dt - P)`` along the flow, from the mass-matrix form (no inversion of
-    M); ``verdict`` is a :class:`~geomech.core.zero.ZeroVerdict` or ``None`` (undecided).
-    ``ring``: in the radical ring (:func:`~geomech.mechanics.analysis.rates.mass_matrix_rate`,
-    heavy bodies; the value is a :class:`~geomech.mechanics.analysis.divergence.RingFraction`),
-    otherwise by :meth:`ImplicitEquations.time_derivative` and the zero policy."""
-    from geomech.core.zero import default_policy
-    from geomech.mechanics.analysis.rates import mass_matrix_rate
-
-    def rate():
-        nonlocal imp
-        if ring:
-            r = mass_matrix_rate(sys_, E, imp, source=P)
-            return r.verdict(), r
-        imp = imp if imp is not None else sys_.equations(explicit=False).mass_matrix_form()
-        try:   # dE/dt = grad E . g + u^T F with M^T u = P^T grad E
-            vE = imp.time_derivative(E, cofactor=sys_.independent_velocities)
-        except ValueError:
-            vE = sys_.vector_field()(E)
-        return default_policy().zero_test(vE - P), vE - P
-    return run_limited(rate, seconds, "exact energy check")
-
-
-def _heavy_energy_form(sys_) -> tuple | None:
-    """``(form, name, None)`` for a heavy body (square roots: the exact check runs in the
-    radical ring, :mod:`geomech.mechanics.analysis.rates`), ``None`` otherwise."""
-    from geomech.core.algebra import UnsupportedExpression
-    from geomech.mechanics.analysis.density_search import heavy_system
-    from geomech.mechanics.analysis.divergence import flow_mass_matrix_form
-
-    if not heavy_system(sys_):
-        return None
-    try:
-        imp = flow_mass_matrix_form(sys_)
-    except UnsupportedExpression:
-        return None
-    return imp, {"voronets": "Voronets"}.get(imp.method, imp.method), None
-
-
-def _energy_section(sys_, exact_budget: float = 20.0) -> Section:
-    r"""Energy and the check :math:`dE/dt = P` (:math:`P = \sum_i Q_i\dot q_i`, the power of
-    the non-potential forces; :math:`P = 0` without forces): exact when it finishes within
-    ``exact_budget`` seconds (``0``: skip it), otherwise numerical at random states (said
-    so).  Heavy bodies (square roots) are checked in the radical ring
-    (:func:`~geomech.mechanics.analysis.rates.mass_matrix_rate`)."""
-    from geomech.core.algebra import UnsupportedExpression
-
-    forced = has_forces(sys_)
-    s = Section("Energy and power balance" if forced else "Energy")
-    E = sys_.energy()
-    s.add("E =", E)
-    P = power(sys_) if forced else sp.S.Zero
-    if forced:
-        s.add("power of the forces P = sum_i Q_i qdot_i =", P)
-    verdict, vE, undecided = None, None, ""
-    heavy = _heavy_energy_form(sys_)
-    imp, form, ops = heavy or _energy_form(sys_)
-    big = heavy is None and ops > _EXACT_ENERGY_OPS
-    if exact_budget > 0 and not big:
-        try:
-            verdict, vE = _exact_energy_rate(sys_, E, exact_budget, imp, P, heavy is not None)
-            undecided = "was undecided" if verdict is None else ""
-        except UnsupportedExpression:
-            undecided = "left the radical ring"
-        except BudgetExceeded:
-            pass
-    claim = "dE/dt = P (power balance)" if forced else "dE/dt = 0 along the flow"
-    if verdict is None:
-        worst = _energy_residual(sys_, E, P, imp=imp, sets=1 if heavy or big else 4)
-        if worst < 1e-8:
-            why = (f"was not run (the {form} mass-matrix form has {ops} operations)" if big
-                   else undecided or f"did not finish within {exact_budget:g} s" if exact_budget > 0
-                   else "was not run")
-            s.add(f"{claim}: verified numerically only, at random states and parameters "
-                  f"(largest relative residual {worst:.1e}); the exact check {why}")
-        else:
-            what = ("dE/dt differs from P (affine constraints)" if forced else
-                    "the energy is NOT conserved (non-conservative forces or affine "
-                    "constraints)")
-            s.add(f"{what}: relative residual up to {worst:.1e} at random states")
-    elif verdict.zero:
-        s.add(f"{claim}: verified " + ("exactly" + (f" (in the radical ring, {form} "
-                                                   "mass-matrix form)" if heavy else "")
-                                         if verdict.certain else "numerically only (probable)"))
-    else:
-        _energy_not_conserved(s, vE, forced)
-    return s
-
-
-def _energy_not_conserved(s: Section, vE, forced: bool) -> None:
-    """The lines of an energy balance shown not to hold (``vE``: :math:`dE/dt - P`, an
-    expression or a ring fraction, written out only when small)."""
-    if hasattr(vE, "calc"):     # a RingFraction of the radical ring (heavy bodies)
-        vE = vE.expr() if len(vE.num) * len(vE.den) <= 2000 else None
-    label = "dE/dt - P =" if forced else "dE/dt ="
-    if vE is None:
-        s.add(f"{label} (large) not identically zero: exact, non-zero at a rational point")
-    else:
-        s.add(label, vE)
-    s.add("the energy balance does NOT hold (affine constraints)" if forced else
-          "the energy is NOT conserved (non-conservative forces or affine constraints)")
-
-
-def _energy_residual(sys_, E, P=sp.S.Zero, points: int = 20, seed: int = 1, imp=None,
-                     sets: int = 4) -> float:
-    r"""Largest :math:`|\nabla E\cdot f - P| / (\sum_i|\partial_i E\,f^i| + |P|)` over
-    random states, with :math:`f` the compiled mass-matrix form ``imp`` (default that of the
-    system's equations; no symbolic inversion), for ``sets`` random parameter sets."""
-    import numpy as np
-
-    from geomech.numeric import compile_functions, compile_vector_field
-
-    Ps = sys_.phase_space
-    rng = np.random.default_rng(seed)
-    imp = imp if imp is not None else sys_.equations(explicit=False).mass_matrix_form()
-    dE = [sp.diff(E, c) for c in Ps.coords] + [P]
-    worst, done = 0.0, 0
-    for _ in range(sets):                    # a few random parameter sets, one compile each
-        check()
-        params = {p: float(rng.uniform(0.5, 1.5)) for p in sys_.manifold.parameters}
-        f = compile_vector_field(imp, parameters=params)
-        grad = compile_functions(dE, Ps.coords, params, what="energy gradient")
-        for _ in range(3 * points // sets):
-            y = rng.uniform(-1.0, 1.0, len(Ps.coords))
-            with np.errstate(all="ignore"):
-                g = np.asarray(grad(y), float)
-                terms = np.append(g[:-1] * np.asarray(f(0.0, y), float), -g[-1])
-            if np.all(np.isfinite(terms)) and np.any(terms):
-                worst = max(worst, abs(terms.sum()) / np.abs(terms).sum())
-                done += 1
-    if done < points // 2:
-        raise ValueError("too few random states where the energy check could be evaluated")
-    return worst
 
 
 def _sections_from_object(obj) -> list[Section]:
@@ -442,7 +257,7 @@ def _measure_section(sys_) -> Section:
     s = Section("Invariant measure")
     div = system_divergence(sys_)
     n_ops = count_ops(div)
-    if n_ops > _OPS_LIMIT:   # heavy bodies: ~300k operations, decided in the radical ring
+    if n_ops > PRINT_OPS_LIMIT:   # heavy bodies: ~300k operations, decided in the radical ring
         s.add(f"divergence of the flow: {n_ops} operations (not printed; "
               "geomech.mechanics.analysis.measure.system_divergence(S) returns it)")
     else:
@@ -507,7 +322,7 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
         if getattr(obj, "natural_frame", None):
             steps.append(Step("compact equations", lambda: _compact_section(obj)))
         steps += [Step("equations of motion", lambda: _equations_section(obj, method)),
-                  Step("energy", lambda: _energy_section(obj))]
+                  Step("energy", lambda: energy_section(obj))]
         if analyses:
             steps += [Step(label, lambda fn=fn: fn(obj), "analysis") for label, fn in ANALYSES]
     if simulate and hasattr(obj, "phase_space"):

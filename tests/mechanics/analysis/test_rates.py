@@ -84,7 +84,7 @@ def test_ellipsoid_energy_conserved_exactly_and_kinetic_energy_not():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ("ellipsoid", "convex_body_on_plane"))
 def test_report_energy_section_of_heavy_bodies_is_exact(name):
-    from geomech.reporting.sections import _energy_section
+    from geomech.reporting.energy import energy_section as _energy_section
 
     text = "\n".join(t for t, _ in _energy_section(gm.examples.get(name)).lines)
     assert "verified exactly" in text and "numerically" not in text
