@@ -36,7 +36,8 @@ import types
 from collections.abc import Callable, Iterator, Mapping
 
 from geomech.reporting.model import STATUSES, Report, Section
-from geomech.reporting.render import FORMATS, TEXT_WIDTH, render, writer
+from geomech.reporting.formulas import TEXT_WIDTH
+from geomech.reporting.render import FORMATS, render, writer
 from geomech.reporting.sections import ANALYSES, first_sentence, report_steps, run_step
 
 __all__ = ["Section", "Report", "report", "build_report", "iter_report", "render", "writer",
