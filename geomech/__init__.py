@@ -64,6 +64,7 @@ _LAZY = {
     "max_lyapunov": "geomech.numeric.dynamics",
     "lyapunov_ensemble": "geomech.numeric.dynamics",
     "phase_portrait": "geomech.numeric.dynamics",
+    "animate": "geomech.numeric.animation",
     "compile_vector_field": "geomech.numeric",
     "SimulationResult": "geomech.numeric",
     "examples": "geomech.examples",

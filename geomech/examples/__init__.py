@@ -20,6 +20,8 @@ for _m in _MODULES:
     for _name in getattr(_mod, "__all__", ()):
         globals()[_name] = getattr(_mod, _name)
 
+from . import shapes  # noqa: E402,F401 - registers the bodies' shapes (drawings, animations)
+
 
 def list() -> list:  # noqa: A001 - the design's public name
     """Names of all catalogue systems, sorted."""

@@ -243,7 +243,7 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     singular = find_singularities((sol.t, singular_values(
         field, singular_denominators(field), coords, params, sol.y)))
     result = SimulationResult(sol.t, sol.y.T.copy(), coords, series, drift, sol, params,
-                              field, singularities=singular)
+                              field, singularities=singular, system=owner)
     if singular:
         _warn_singular(result, owner)
     return result

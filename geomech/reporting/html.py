@@ -109,11 +109,12 @@ class HtmlWriter:
         if obj is None:
             return [f'<p class="line">{label}</p>']
         fold = fold_formula(text, obj, self.full)
-        if fold.kind == "inline" and len(formula_text(obj)) <= _INLINE_CHARS:
+        if label and fold.kind == "inline" and len(formula_text(obj)) <= _INLINE_CHARS:
             return [f'<p class="line">{label} {formula_mathml(obj, "inline")}</p>']
         if fold.kind != "appendix":
-            return [f'<div class="line">{label}</div>',
-                    f'<div class="eq">{formula_mathml(fold.formula)}</div>', *_where(fold.defs)]
+            head = [f'<div class="line">{label}</div>'] if label else []
+            return [*head, f'<div class="eq">{formula_mathml(fold.formula)}</div>',
+                    *_where(fold.defs)]
         k = len(self.appendix) + 1
         lhs = "" if fold.lhs is None else formula_mathml(fold.lhs, "inline") + " ="
         self.appendix.append(

@@ -144,6 +144,8 @@ class _TextWriter:
             out += self._fit(f"FAILED: {sec.error}")
         for text, obj in sec.lines:
             out += self._formula_lines(text, obj) if obj is not None else self._fit(text)
+        for fig in sec.figures:
+            out += self._fit(f"[figure: {fig.title}] {fig.alt} (an image in the HTML report)")
         return "\n".join(out) + "\n"
 
 
@@ -176,6 +178,9 @@ class _MarkdownWriter:
         for text, obj in sec.lines:
             formula = f" ${formula_latex(obj)}$" if obj is not None else ""
             out.append(f"- {_md_escape(text.strip())}{formula}")
+        for fig in sec.figures:
+            out += ["", f"![{_md_escape(fig.alt)}]({fig.data_uri()})", "",
+                    f"*{_md_escape(fig.title)}*"]
         return "\n".join(out) + "\n"
 
 
@@ -211,6 +216,9 @@ class _LatexWriter:
             if text:
                 out.append(_tex_escape(text))
             out += [r"\begin{equation*}", formula_latex(obj), r"\end{equation*}"]
+        for fig in sec.figures:
+            out.append(rf"\paragraph{{Figure: {_tex_escape(fig.title)}}} {_tex_escape(fig.alt)} "
+                       r"(an image in the HTML report)\\")
         return "\n".join(out) + "\n"
 
 

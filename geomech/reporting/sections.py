@@ -20,9 +20,10 @@ import sympy as sp
 from geomech.core.budget import BudgetExceeded, check
 from geomech.core.opcount import count_ops
 from geomech.reporting.energy import energy_section
+from geomech.reporting.figures import figures_section
 from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
-from geomech.reporting.simulation import has_forces, simulation_section
+from geomech.reporting.simulation import has_forces, simulation_run
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
            "first_sentence", "energy_section"]
@@ -71,7 +72,7 @@ def first_sentence(doc: str) -> str:
     return m.group(1) if m else para
 
 
-def _system_section(obj) -> Section:
+def _system_section(obj, omitted: tuple[str, ...] = ()) -> Section:
     s = Section("System")
     s.add(f"name: {getattr(obj, 'name', type(obj).__name__)}")
     desc = getattr(obj, "description", "") or ""
@@ -80,6 +81,8 @@ def _system_section(obj) -> Section:
     source = getattr(obj, "source", None)
     if isinstance(source, str):
         s.add(f"model file: {source}")
+    for what in omitted:
+        s.add(f"not in this report, as asked: {what}")
     return s
 
 
@@ -309,10 +312,19 @@ class Step:
     kind: str = "step"        # "step" or "analysis": which time limit and option apply
 
 
+#: What the report leaves out when asked, as the System section says it.
+OMITTED = {"simulation": "the simulation (--no-simulation, simulation=False)",
+           "analyses": "the analyses -- symmetries, first integrals, invariant measure, "
+                       "Hamiltonian structure (--no-analyses, analyses=False)"}
+
+
 def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
-           parameters: Mapping | None) -> list[Step]:
-    """The steps of the report of ``obj``, in order (the compact form first)."""
-    steps = [Step("system", lambda: _system_section(obj))]
+                 parameters: Mapping | None, figures: bool = False) -> list[Step]:
+    """The steps of the report of ``obj``, in order (the compact form first); ``figures``
+    adds the Figures step (:mod:`geomech.reporting.figures`) after the simulation."""
+    omitted = tuple(OMITTED[k] for k, on in (("simulation", simulate), ("analyses", analyses))
+                    if not on and (k == "simulation" or not hasattr(obj, "report_sections")))
+    steps = [Step("system", lambda: _system_section(obj, omitted))]
     if hasattr(obj, "report_sections"):
         steps.append(Step("analysis", lambda: _sections_from_object(obj)))
     else:
@@ -325,13 +337,35 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
                   Step("energy", lambda: energy_section(obj))]
         if analyses:
             steps += [Step(label, lambda fn=fn: fn(obj), "analysis") for label, fn in ANALYSES]
+    runs: dict = {}
     if simulate and hasattr(obj, "phase_space"):
-        steps.append(Step("simulation", lambda: simulation_section(obj, t_end, parameters)))
+        steps.append(Step("simulation", lambda: _simulation_step(obj, t_end, parameters, runs)))
     elif simulate:
         steps.append(Step("simulation", lambda: Section("Simulation").add(
             "not run: this object has no numeric phase space (its equations contain "
             "undefined functions or abbreviations; give them explicitly to simulate)")))
+    if figures:
+        steps.append(Step("figures", lambda: _figures_step(obj, runs, simulate)))
     return steps
+
+
+def _simulation_step(obj, t_end: float, parameters, runs: dict) -> Section:
+    """The Simulation section; the run is kept in ``runs`` for the Figures step."""
+    sec, runs["run"] = simulation_run(obj, t_end, parameters)
+    return sec
+
+
+def _figures_step(obj, runs: dict, simulate: bool) -> list[Section]:
+    """The Figures section; without a run and without a figure, none (the System section
+    says that the simulation was left out)."""
+    if "run" in runs:
+        return [figures_section(obj, runs["run"])]
+    if not simulate:
+        sec = figures_section(obj, None)
+        return [sec] if sec.figures else []
+    why = ("the simulation did not complete" if hasattr(obj, "phase_space") else
+           "this object is not simulated (see the Simulation section)")
+    return [figures_section(obj, None, reason=why)]
 
 
 def timed_out(title: str, exc: BudgetExceeded, kind: str) -> Section:
