@@ -218,7 +218,7 @@ def _symmetry_section(sys_) -> Section:
                      "of degree <= 1 in the coordinates and in sin/cos of the angles)")
     s.add(f"{len(fields)} infinitesimal point symmetries (Theorem 3 checked, exact):")
     for u in fields:
-        s.add(f"  u = {u}")
+        s.add("  u =", u)
     checks = check_symmetry(sys_, list(fields))
     s.add("prolonged fields commute with the flow: "
           + ", ".join("yes" if c.is_symmetry else "no" for c in checks))
@@ -246,7 +246,7 @@ def _integrals_section(sys_) -> Section:
         if fld is not None:
             kind = ("also a symmetry field" if getattr(F, "is_symmetry", False)
                     else "not a symmetry field")
-            s.add(f"  Noether field u = {fld} ({kind})")
+            s.add(f"  Noether field ({kind}): u =", fld)
     return s
 
 
