@@ -36,8 +36,8 @@ import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 
-from geomech.reporting.model import STATUSES, Report, Section
 from geomech.reporting.formulas import TEXT_WIDTH
+from geomech.reporting.model import STATUSES, Report, Section
 from geomech.reporting.render import FORMATS, render, writer
 from geomech.reporting.sections import ANALYSES, first_sentence, report_steps, run_step
 

@@ -24,8 +24,9 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 
-__all__ = ["TEXT_WIDTH", "APPENDIX_CHARS", "formula_text", "formula_latex", "latex_name", "symbol_parts",
-           "field_expression", "formula_parts", "abbreviated", "Fold", "fold_formula"]
+__all__ = ["TEXT_WIDTH", "APPENDIX_CHARS", "formula_text", "formula_latex", "latex_name",
+           "symbol_parts", "field_expression", "formula_parts", "abbreviated", "Fold",
+           "fold_formula"]
 
 #: Width of the text output (``full=False``): longer formulas are abbreviated with named
 #: common subexpressions, very long ones moved to an appendix, and lines are wrapped.

@@ -22,7 +22,7 @@ import sympy as sp
 from geomech.reporting.formulas import fold_formula, formula_text
 from geomech.reporting.mathml import formula_mathml
 
-__all__ = ["HtmlWriter", "STYLE"]
+__all__ = ["HtmlWriter", "STYLE", "TYPESET_CHARS", "MATHML_BUDGET"]
 
 #: The page's style sheet, every rule scoped to the report's ``div.geomech-report`` (so the
 #: same HTML can be embedded in a notebook).
@@ -47,9 +47,17 @@ STYLE = """
 .geomech-report details { margin: .5rem 0; }
 .geomech-report summary { cursor: pointer; }
 .geomech-report .meta { color: #666; font-size: .85rem; }
+.geomech-report pre.long { white-space: pre-wrap; word-break: break-all; font-size: .8rem;
+  margin-left: 1.2rem; }
 """
 
 _INLINE_CHARS = 70          # formulas (text form) up to this length stay in the sentence
+#: A formula whose text form is longer than this is shown in that form (``<pre>``), not
+#: typeset: its MathML (about ten times the text) would weigh more than 300 kB.
+TYPESET_CHARS = 30000
+#: Once the page's MathML passes this many bytes, further formulas are shown as text, so a
+#: page stays under 5 MB whatever the system (the heavy bodies' appendices).
+MATHML_BUDGET = 3_500_000
 
 
 def _escape(text: str) -> str:
@@ -65,6 +73,7 @@ class HtmlWriter:
         self.fragment = fragment
         self.appendix: list[str] = []
         self.count = 0
+        self.math_bytes = 0
 
     def header(self, name: str) -> str:
         from geomech import __version__
@@ -104,34 +113,46 @@ class HtmlWriter:
         out.append("</section>")
         return "\n".join(out) + "\n"
 
+    def _math(self, obj, display: str = "block") -> str:
+        """``obj`` typeset (MathML), or in sympy's text form when it is too long to typeset
+        (:data:`TYPESET_CHARS`) or the page's MathML budget is spent (:data:`MATHML_BUDGET`)."""
+        text = formula_text(obj)
+        if len(text) > TYPESET_CHARS or self.math_bytes > MATHML_BUDGET:
+            why = ("too long to typeset" if len(text) > TYPESET_CHARS else
+                   "past the page's typesetting budget")
+            return (f'<pre class="long" title="{why}: sympy\'s text form">'
+                    f"{_escape(text)}</pre>")
+        out = formula_mathml(obj, display)
+        self.math_bytes += len(out)
+        return out
+
     def _line(self, text: str, obj) -> list[str]:
         label = _escape(text.strip())
         if obj is None:
             return [f'<p class="line">{label}</p>']
         fold = fold_formula(text, obj, self.full)
         if label and fold.kind == "inline" and len(formula_text(obj)) <= _INLINE_CHARS:
-            return [f'<p class="line">{label} {formula_mathml(obj, "inline")}</p>']
+            return [f'<p class="line">{label} {self._math(obj, "inline")}</p>']
         if fold.kind != "appendix":
             head = [f'<div class="line">{label}</div>'] if label else []
-            return [*head, f'<div class="eq">{formula_mathml(fold.formula)}</div>',
-                    *_where(fold.defs)]
+            return [*head, f'<div class="eq">{self._math(fold.formula)}</div>',
+                    *self._where(fold.defs)]
         k = len(self.appendix) + 1
-        lhs = "" if fold.lhs is None else formula_mathml(fold.lhs, "inline") + " ="
+        lhs = "" if fold.lhs is None else self._math(fold.lhs, "inline") + " ="
         self.appendix.append(
             f'<details id="A{k}"><summary>A{k}: {label} {lhs} ({fold.ops} operations)</summary>'
-            f'<div class="eq">{formula_mathml(fold.formula)}</div>'
-            + "".join(_where(fold.defs)) + "</details>")
+            f'<div class="eq">{self._math(fold.formula)}</div>'
+            + "".join(self._where(fold.defs)) + "</details>")
         return [f'<p class="line">{label} {lhs} <a href="#A{k}">[{fold.ops} operations: '
                 f"written out in the appendix, entry A{k}]</a></p>"]
 
-
-def _where(defs) -> list[str]:
-    """The definitions of the abbreviations ``Z1, Z2, ...`` of a folded formula."""
-    if not defs:
-        return []
-    return ['<div class="where">where</div>'] + [
-        f'<div class="eq where">{formula_mathml(sp.Eq(s, v, evaluate=False), "inline")}</div>'
-        for s, v in defs]
+    def _where(self, defs) -> list[str]:
+        """The definitions of the abbreviations ``Z1, Z2, ...`` of a folded formula."""
+        if not defs:
+            return []
+        return ['<div class="where">where</div>'] + [
+            f'<div class="eq where">{self._math(sp.Eq(s, v, evaluate=False), "inline")}</div>'
+            for s, v in defs]
 
 
 def _figure_html(fig) -> str:
