@@ -292,3 +292,25 @@ def test_json_figures_carry_their_image():
     fig = Figure("t", "alt text", b"<svg/>")
     d = Report("r", [Section("s", figures=[fig])]).to_dict()["sections"][0]["figures"][0]
     assert d["data_uri"] == fig.data_uri() and d["bytes"] == 6
+
+
+def test_pages_stay_small_whatever_the_formulas(monkeypatch):
+    """A formula too long to typeset is shown in its text form; once the page's MathML
+    budget is spent, the following formulas are too (no formula is dropped)."""
+    import geomech.reporting.html as html_mod
+
+    import html
+
+    monkeypatch.setattr(html_mod, "TYPESET_CHARS", 2000)
+    xs = sp.symbols("a_rather_long_coordinate_name_0:90")
+    big = sp.Add(*[s**2 for s in xs])
+    assert len(sp.sstr(big)) > html_mod.TYPESET_CHARS
+    page = Report("big", [Section("S").add("F =", big).add("G =", xs[0] + 1)]).render("html")
+    long = re.findall(r'<pre class="long"[^>]*>(.*?)</pre>', page, re.S)
+    assert [html.unescape(t) for t in long] == [sp.sstr(big)]
+    assert len(page.encode()) < 2 * len(sp.sstr(big)) + len(html_mod.STYLE) + 1000
+    monkeypatch.setattr(html_mod, "MATHML_BUDGET", 500)
+    rep = Report("r", [Section("S").add("a =", sp.Symbol("a") + k) for k in range(6)])
+    page = rep.render("html")
+    shown = re.findall(r'<math|<pre class="long"', page)
+    assert len(shown) == 6 and shown[0] == "<math" and shown[-1] == '<pre class="long"'
