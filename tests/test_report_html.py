@@ -10,6 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
@@ -297,9 +298,9 @@ def test_json_figures_carry_their_image():
 def test_pages_stay_small_whatever_the_formulas(monkeypatch):
     """A formula too long to typeset is shown in its text form; once the page's MathML
     budget is spent, the following formulas are too (no formula is dropped)."""
-    import geomech.reporting.html as html_mod
-
     import html
+
+    import geomech.reporting.html as html_mod
 
     monkeypatch.setattr(html_mod, "TYPESET_CHARS", 2000)
     xs = sp.symbols("a_rather_long_coordinate_name_0:90")
@@ -314,3 +315,34 @@ def test_pages_stay_small_whatever_the_formulas(monkeypatch):
     page = rep.render("html")
     shown = re.findall(r'<math|<pre class="long"', page)
     assert len(shown) == 6 and shown[0] == "<math" and shown[-1] == '<pre class="long"'
+
+
+def test_stability_figure_appears_with_steady_motions():
+    """The stability maker applies to a system with ``steady_motions`` and
+    ``stability_diagram`` (the third-wave API): here the family x'' = w x, eigenvalues
+    +-sqrt(w), spectrally stable exactly for w <= 0."""
+    from types import SimpleNamespace
+
+    from geomech.numeric.result import figure_axes
+    from geomech.reporting.figures import FigureContext, stability_figure
+
+    w = sp.Symbol("w")
+
+    class Spinning:
+        def steady_motions(self):
+            return [SimpleNamespace(name="rest", constants=(w,), defaults={})]
+
+        def stability_diagram(self, parameter, values, steady=None, parameters=None):
+            assert parameter == "w" and steady.name == "rest"
+            eig = np.array([[np.sqrt(complex(v)), -np.sqrt(complex(v))] for v in values])
+
+            def plot():
+                fig, ax = figure_axes()
+                ax[0, 0].plot(values, eig.real)
+                return fig
+            return SimpleNamespace(eigenvalues=eig, plot=plot)
+
+    assert stability_figure(FigureContext(gm.examples.skate())) is None   # no steady API
+    fig = stability_figure(FigureContext(Spinning()))
+    assert fig.title == "Stability of the steady motions (rest)"
+    assert "spectrally stable (every real part <= 0) for w in [-3, 0]" in fig.alt

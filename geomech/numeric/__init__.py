@@ -9,7 +9,9 @@
 * :func:`sweep` (also ``gm.sweep``) and :func:`~geomech.numeric.sweep.parallel_map` --
   ensembles serially, on local processes or on a dask cluster, the same numbers in every mode;
 * :mod:`geomech.numeric.dynamics` -- Poincaré sections, Lyapunov exponents (also over
-  ensembles), phase portraits.
+  ensembles), phase portraits;
+* :func:`~geomech.numeric.animation.animate` (also ``gm.animate``) -- the simulated body
+  (:mod:`~geomech.numeric.shapes`: ball, disk, ellipsoid, sleigh, board) moving along its path.
 
 Modules, by what they compute: ``compile`` (fields; re-exports ``functions``: CSE'd
 functions, the Jacobian, optional numba; and ``implicit``: mass-matrix forms), ``inputs``
@@ -20,7 +22,8 @@ integrator), ``variational`` (dlda), ``result`` (:class:`SimulationResult`,
 :func:`~geomech.numeric.result.coordinate_index`, the one look-up of a coordinate by name),
 ``charts`` (chart singularities met by a run), ``sweep`` (ensembles, ``parallel_map``),
 ``dynamics`` (phase portraits; re-exports ``poincare`` and ``lyapunov``), ``reconstruction``
-(re-exports ``orbit_chart`` and ``group_reconstruction``).
+(re-exports ``orbit_chart`` and ``group_reconstruction``), ``shapes`` (what a body looks like
+and where it is), ``animation`` (matplotlib animations of a run).
 
 >>> import geomech as gm
 >>> M = gm.Manifold("M", "x v"); x, v = M.coords

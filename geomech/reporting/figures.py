@@ -202,3 +202,51 @@ def phase_figure(ctx: FigureContext) -> Figure | None:
            f"{a} between {Y[:, i].min():.3g} and {Y[:, i].max():.3g}, {b} between "
            f"{Y[:, j].min():.3g} and {Y[:, j].max():.3g}; the dot marks the start.")
     return svg_figure(fig, "Phase portrait", alt)
+
+
+def _stable_runs(values, real_parts, tol: float = 1e-9) -> str:
+    """The intervals of ``values`` where every real part is <= ``tol`` (spectrally stable).
+
+    >>> _stable_runs([0, 1, 2, 3, 4], [1, -1, -1, 1, -1])
+    '[1, 2], [4, 4]'
+    """
+    ok = np.asarray(real_parts) <= tol
+    runs, start = [], None
+    for k, good in enumerate(ok):
+        if good and start is None:
+            start = k
+        if start is not None and (not good or k == len(ok) - 1):
+            end = k if good else k - 1
+            runs.append((values[start], values[end]))
+            start = None
+    return ", ".join(f"[{a:.3g}, {b:.3g}]" for a, b in runs) or "nowhere"
+
+
+@figure_maker("stability diagram")
+def stability_figure(ctx: FigureContext) -> Figure | None:
+    """The eigenvalues of the linearisation along the distinguished family of steady motions,
+    against its first free constant (``S.stability_diagram``; systems with steady motions
+    only)."""
+    S = ctx.system
+    if not (callable(getattr(S, "steady_motions", None))
+            and callable(getattr(S, "stability_diagram", None))):
+        return None                       # no steady motions in this system (or version)
+    families = S.steady_motions()
+    if not families or not getattr(families[0], "constants", ()):
+        return None
+    family = families[0]
+    c = family.constants[0]
+    centre = float(dict(getattr(family, "defaults", {}) or {}).get(c.name, 0.0))
+    span = 3.0 * max(abs(centre), 1.0)
+    values = np.linspace(centre - span, centre + span, 61)
+    diagram = S.stability_diagram(c.name, values, steady=family,
+                                  parameters=ctx.parameters or None)
+    fig = diagram.plot()
+    eig = np.asarray(getattr(diagram, "eigenvalues", np.empty((0, 0))))
+    where = (f"; spectrally stable (every real part <= 0) for {c.name} in "
+             f"{_stable_runs(values, eig.real.max(axis=1))}" if eig.ndim == 2 and eig.size
+             else "")
+    alt = (f"Real and imaginary parts of the eigenvalues of the linearisation along the "
+           f"steady motions '{family.name}', against {c.name} from {values[0]:.3g} to "
+           f"{values[-1]:.3g}{where}.")
+    return svg_figure(fig, f"Stability of the steady motions ({family.name})", alt)
