@@ -7,12 +7,12 @@
             [--format text|markdown|latex|json|html] [--no-simulation] [--t-end T]
             [--analysis-timeout S] [--step-timeout S] [--quiet] [-o FILE] [--full]
             [--arg n=4] [--param m=2.5] [--method NAME] [--no-analyses] [--no-figures]
+    geomech --version
 
 Every format is written section by section as the sections are computed (JSON too: one
 document whose sections arrive one by one; into a file, a complete document after every
 section).  ``--format html`` writes one self-contained page: formulas in MathML, figures
 inline (the path in the plane, the drift, a phase portrait of the simulation).
-    geomech --version
 
 Exit status: 0 when every section was computed, was not computed for a stated reason or
 does not apply; 1 when a section failed; 2 for a usage or input error (checked before any
