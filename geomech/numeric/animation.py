@@ -9,7 +9,7 @@ catalogue; :mod:`geomech.numeric.shapes`).
 
 >>> import geomech as gm
 >>> S = gm.examples.skate()
->>> res = gm.simulate(S, {"x": 0, "y": 0, "phi": 0, "xdot": 1.0, "phidot": 1.0}, 6.0)
+>>> res = gm.simulate(S, {"x": 0, "y": 0, "phi": 0, "xdot": 1.0, "phidot": 1.0}, 1.2)
 >>> anim = animate(res, frames=30)
 >>> anim.frames, anim.shape.kind
 (30, 'blade')
@@ -50,7 +50,6 @@ class MotionAnimation:
 
     def __init__(self, track: ShapeTrack, times, states, fps: int, trail: bool, size,
                  title: str | None):
-        from matplotlib.animation import FuncAnimation
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         self.track, self.times, self.states, self.fps = track, times, states, fps
@@ -74,8 +73,19 @@ class MotionAnimation:
         self.clock = ax.set_title(title or "")
         self.title = title or ""
         self.figure = fig
-        self.animation = FuncAnimation(fig, self.draw, frames=len(times),
-                                       interval=1000.0 / fps, blit=False, repeat=True)
+        self._animation = None
+
+    @property
+    def animation(self):
+        """The matplotlib ``FuncAnimation`` (made on first use: one that is never rendered
+        makes matplotlib warn when it is deleted)."""
+        if self._animation is None:
+            from matplotlib.animation import FuncAnimation
+
+            self._animation = FuncAnimation(self.figure, self.draw, frames=self.frames,
+                                            interval=1000.0 / self.fps, blit=False,
+                                            repeat=True)
+        return self._animation
 
     @property
     def frames(self) -> int:
@@ -180,7 +190,7 @@ def animate(result, frames: int | None = 120, fps: int = 20, shape: BodyShape | 
     --------
     >>> import geomech as gm
     >>> S = gm.examples.chaplygin_sleigh(m=1, I=2, a=0.5)
-    >>> res = gm.simulate(S, {"x": 0, "y": 0, "phi": 0, "xdot": 0.3, "phidot": 1.0}, 4.0)
+    >>> res = gm.simulate(S, {"x": 0, "y": 0, "phi": 0, "xdot": 0.3, "phidot": 1.0}, 1.2)
     >>> anim = gm.animate(res, frames=20)
     >>> x, y = anim.draw(19)[-2].get_data()        # the traced point at the last frame
     >>> bool(np.allclose([x[0], y[0]], [res["x"][-1], res["y"][-1]]))
