@@ -152,7 +152,7 @@ def test_symmetry_fields_are_formulas_in_latex():
 
 
 def test_long_formulas_fold_as_in_the_text_report():
-    rep = gm.report(gm.examples.chaplygin_ball(), simulation=False, analyses=False)
+    rep = gm.report(gm.examples.veselova(), simulation=False, analyses=False)
     text, page = rep.render("text"), rep.render("html")
     entries = re.findall(r"entry (A\d+)", text)
     assert entries and re.findall(r'href="#(A\d+)"', page) == entries
