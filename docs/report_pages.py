@@ -3,7 +3,7 @@
 ``conf.py`` calls :func:`build` when the build starts: each system's page
 (``gm.report(S, analyses=False).render("html")``) is written to
 ``docs/generated/report_site/reports/NAME.html`` -- copied into the site by
-``html_extra_path`` -- and the list of pages to ``docs/generated/report_pages_list.rst``,
+``html_extra_path`` -- and the list of pages to ``docs/generated/report_pages_list.inc``,
 included by ``report_pages.rst``.  The analyses (symmetries, integrals, measure, Hamiltonian
 structure) are left out to keep the build short (the heavy bodies' analyses take minutes; each
 page says so); the simulation and its figures are in.  Pages are rebuilt only when a source
@@ -24,7 +24,7 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 SITE = DOCS / "generated" / "report_site"
 PAGES = SITE / "reports"
-LISTING = DOCS / "generated" / "report_pages_list.rst"
+LISTING = DOCS / "generated" / "report_pages_list.inc"
 STEP_TIMEOUT = 240.0
 
 
