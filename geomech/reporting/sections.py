@@ -203,6 +203,18 @@ def _sections_from_object(obj) -> list[Section]:
     return out
 
 
+def _flow_section(obj) -> Section:
+    r"""The flow :math:`\dot x = X(x)` of an object that reports itself (the so(n) rigid body,
+    Shamolin's pendulum), as formulas: its own sections are text."""
+    V = obj.vector_field()
+    s = Section("Equations of the flow")
+    s.add(f"phase space {V.manifold.name}, coordinates", sp.Tuple(*V.manifold.coords))
+    for c, comp in zip(V.manifold.coords, V.components):
+        check()
+        s.add("", sp.Eq(sp.Symbol(f"{c.name}'"), comp, evaluate=False))
+    return s
+
+
 def _symmetry_section(sys_) -> Section:
     """Point symmetries in the default ansatz, Theorem 3 check and C-1/C-2 classification."""
     from geomech.mechanics.analysis.symmetry import (
@@ -327,6 +339,8 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
     steps = [Step("system", lambda: _system_section(obj, omitted))]
     if hasattr(obj, "report_sections"):
         steps.append(Step("analysis", lambda: _sections_from_object(obj)))
+        if callable(getattr(obj, "vector_field", None)):
+            steps.append(Step("equations of the flow", lambda: _flow_section(obj)))
     else:
         steps += [Step("configuration space", lambda: _configuration_section(obj)),
                   Step("Lagrangian and constraints", lambda: _lagrangian_section(obj)),
