@@ -50,7 +50,7 @@ CAP = 30.0 if "--quick" in sys.argv else 120.0
 
 def suslov():
     """Suslov's problem with inertia [[A, 0, 1], [0, B, 2], [1, 2, C]], constraint omega3 = 0."""
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     s, c = sp.sin, sp.cos
     N = gm.Manifold("SO3", "theta phi psi", parameters="A B C")

@@ -18,7 +18,7 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.examples import boards, particles, rolling, rolling_bodies, sleighs
-from geomech.examples.rolling import body_angular_velocity, euler_matrix, space_angular_velocity
+from geomech.examples.kinematics import body_angular_velocity, euler_matrix, space_angular_velocity
 
 Z = default_policy()
 

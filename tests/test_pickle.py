@@ -211,7 +211,8 @@ SLEIGH_X0 = {"x": 0.0, "y": 0.0, "phi": 0.3, "xdot": 1.0, "phidot": 1.0}
 
 @pytest.fixture(scope="module")
 def numeric_objects():
-    from geomech.numeric.dynamics import max_lyapunov, poincare_section
+    from geomech.numeric.lyapunov import max_lyapunov
+    from geomech.numeric.poincare import poincare_section
     from geomech.numeric.variational import DiscreteLagrangeDAlembert
 
     S = gm.examples.chaplygin_sleigh()

@@ -39,6 +39,7 @@ from functools import cached_property
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
@@ -51,7 +52,6 @@ from .constraints import (
     natural_frame_of,
     split_velocities,
 )
-from .equations.common import compact
 
 __all__ = ["NonholonomicSystem"]
 
@@ -362,7 +362,7 @@ class NonholonomicSystem:
         """Compact explicit equations in quasi-velocities
         (:func:`~geomech.mechanics.equations.quasi.compact_equations`; ``frame="natural"`` takes
         :attr:`natural_frame`)."""
-        from .equations.quasi import compact_equations
+        from geomech.mechanics.equations.compact import compact_equations
 
         return compact_equations(self, **options)
 
@@ -438,7 +438,7 @@ class NonholonomicSystem:
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
         along the flow; see :func:`geomech.mechanics.analysis.symmetry.linear_integrals`."""
-        from .analysis.symmetry import linear_integrals
+        from geomech.mechanics.analysis.noether import linear_integrals
 
         return linear_integrals(self, ansatz=ansatz, fields=fields)
 
@@ -485,14 +485,14 @@ class NonholonomicSystem:
     def pseudo_hamiltonian(self, frame=None, transversal=None, momenta=None):
         """Pseudo-Hamiltonian form (Prop. 7); ``.satisfies_jacobi()`` is ``False`` for
         non-integrable constraints."""
-        from .analysis.hamiltonian import system_pseudo_hamiltonian
+        from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
 
         return system_pseudo_hamiltonian(self, frame=frame, transversal=transversal,
                                          momenta=momenta)
 
     def is_conformally_hamiltonian(self, cyclic=None):
         """Chaplygin reducing multiplier of the reduced system (two degrees of freedom)."""
-        from .analysis.hamiltonian import system_is_conformally_hamiltonian
+        from geomech.mechanics.analysis.multiplier import system_is_conformally_hamiltonian
 
         return system_is_conformally_hamiltonian(self, cyclic=cyclic)
 

@@ -28,16 +28,17 @@ integrator), ``variational`` (dlda), ``result`` (:class:`SimulationResult`,
 True
 """
 
-from .compile import (
-                      CompiledField,
-                      CompiledFunction,
-                      CompiledImplicitField,
-                      CompiledJacobian,
-                      compile_functions,
-                      compile_vector_field,
-                      resolve_parameters,
+from geomech.numeric.functions import (
+    CompiledFunction,
+    CompiledJacobian,
+    compile_functions,
+    resolve_parameters,
 )
-from .simulate import SimulationResult, simulate
+from geomech.numeric.implicit import CompiledImplicitField
+from geomech.numeric.result import SimulationResult
+
+from .compile import CompiledField, compile_vector_field
+from .simulate import simulate
 from .sweep import SweepResult, sweep
 from .variational import DiscreteLagrangeDAlembert
 

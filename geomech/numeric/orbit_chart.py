@@ -34,7 +34,8 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.lie.reduction import ReducedSystem, independent_subset, jacobian_rank, reduce
+from geomech.lie.orbits import ReducedSystem, independent_subset, jacobian_rank
+from geomech.lie.reduction import reduce
 
 __all__ = ["OrbitChart", "orbit_chart"]
 

@@ -59,8 +59,9 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
+from geomech.numeric.functions import compile_functions, resolve_parameters
 
-from .compile import compile_functions, compile_vector_field, resolve_parameters
+from .compile import compile_vector_field
 from .group_reconstruction import GroupReconstruction, group_symbols, integrate_on_group
 from .inputs import ordered_values, time_span
 from .orbit_chart import OrbitChart, orbit_chart

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from sympy.polys.rings import PolyRing
 
 from geomech.core import polykernel
-from geomech.core.polykernel import DiffRing, canonical_key
+from geomech.core.exprbuild import canonical_key
+from geomech.core.polykernel import DiffRing
 
 X = sp.symbols("x0:3")
 PARAMS = (sp.Symbol("a", positive=True), sp.Symbol("b"), sp.Symbol("Z", real=True),

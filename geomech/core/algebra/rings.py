@@ -54,12 +54,10 @@ from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo
     sub_square,
 )
 from geomech.core.budget import check
+from geomech.core.exprbuild import ring_to_expr
+from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import (  # == the PolyElement methods, through flint
-    poly_cancel,
-    ring_to_expr,
-)
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
            "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",

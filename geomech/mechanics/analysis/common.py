@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.lie.action import velocity_lift
-from geomech.mechanics.analysis.integrals import fast_is_zero
+from geomech.lie.prolongation import velocity_lift
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
            "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space"]

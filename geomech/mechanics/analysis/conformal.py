@@ -31,13 +31,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density_search import irreducible_factors
-from geomech.mechanics.analysis.integrals import (
-    solve_constant_linear,
-)
 from geomech.mechanics.analysis.multiplier import (
     ReducingMultiplier,
     gyroscopic_coefficient,

@@ -37,7 +37,7 @@ from geomech.core.algebra import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.lie.action import velocity_lift
+from geomech.lie.prolongation import velocity_lift
 from geomech.mechanics.analysis.ansatz import solve_linear_identities
 from geomech.mechanics.analysis.integrals import has_irrational_power
 from geomech.mechanics.constraints import preferred_minor, solve_dependent

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.solve import solve_over_functions as linear_solve_functions
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density import (
     InvariantMeasureResult,
@@ -25,7 +26,6 @@ from geomech.mechanics.analysis.density import (
     exp_of_potential,
     invariant_measure,
     is_invariant_density,
-    linear_solve_functions,
     log_to_powers,
     potential_function,
 )

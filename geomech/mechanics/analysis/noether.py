@@ -125,7 +125,7 @@ def check_noether_field(system, u) -> NoetherCheck:
     >>> c.is_noether, c.integral, c.is_symmetry
     (True, 2*J*phdot, False)
     """
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     check_system(system)
     u = as_field(system, u)

@@ -74,16 +74,16 @@ from geomech.mechanics.analysis.common import (  # the system contract, the tang
     prolong_to_phase_space,
     restrict,
 )
-from geomech.mechanics.analysis.noether import (  # Theorems 4 and 5: importable from here
+from geomech.mechanics.analysis.noether import (
     LinearIntegral,
     NoetherCheck,
-    NoetherFieldSystem,
     check_noether_field,
     is_first_integral,
     linear_integrals,
     noether_field_from_integral,
     noether_fields,
 )
+from geomech.mechanics.analysis.noether_functions import NoetherFieldSystem
 
 __all__ = [
     "Ansatz", "FunctionAnsatz", "SymmetryCheck", "ActionClassification", "MomentumEquation",

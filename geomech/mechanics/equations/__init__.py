@@ -53,12 +53,9 @@ from geomech.mechanics.equations.forms import (
     TzenoffEquations,
     VoronetsEquations,
 )
-from geomech.mechanics.equations.motion import (
-    EquationsOfMotion,
-    ImplicitEquations,
-    ReducedDynamics,
-    phase_rhs_from_quasi,
-)
+from geomech.mechanics.equations.implicit import ImplicitEquations
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
 from geomech.mechanics.equations.quasi import HamelEquations
 from geomech.mechanics.equations.registry import get_method, register_method, registered_methods
 from geomech.mechanics.equations.vakonomic import VakonomicEquations

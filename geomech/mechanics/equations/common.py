@@ -28,9 +28,9 @@ from geomech.core.algebra import UnsupportedExpression as _Unsupported
 from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
 from geomech.core.fields import VectorField
+from geomech.core.flintpolys import poly_cancel, poly_gcd
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import poly_cancel, poly_gcd
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
            "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",

@@ -16,12 +16,8 @@ from typing import Any
 
 import sympy as sp
 
-from geomech.mechanics.equations.common import (
-    acceleration_symbols,
-    compact,
-    no_deferral,
-    solve_linear,
-)
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import acceleration_symbols, no_deferral, solve_linear
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.phase import own_velocities_on_phase
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from geomech.mechanics.equations.motion import EquationsOfMotion, ImplicitEquations
+from geomech.mechanics.equations.implicit import ImplicitEquations
+from geomech.mechanics.equations.motion import EquationsOfMotion
 
 __all__ = ["LagrangeDalembertEquations", "VoronetsEquations", "ChaplyginEquations",
            "AppellEquations", "TzenoffEquations"]

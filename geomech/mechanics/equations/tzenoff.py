@@ -22,20 +22,14 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import (
-    compact,
-    inverse_solve,
-    large_rhs,
-    solve_linear,
-)
+from geomech.mechanics.equations.common import inverse_solve, large_rhs, solve_linear
 from geomech.mechanics.equations.forms import TzenoffEquations
+from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.jets import JetSpace
-from geomech.mechanics.equations.motion import (
-    EquationsOfMotion,
-    ImplicitEquations,
-    phase_rhs_from_quasi,
-)
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.tzenoff_function import (
     QuasiVelocityK,

@@ -55,9 +55,9 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression, policy_algebra
+from geomech.core.algebra.normal_form import compact
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import compact
 from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 from geomech.mechanics.equations.jets import JetSpace, derivative_symbols, total_derivative
 

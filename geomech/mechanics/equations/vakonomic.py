@@ -79,7 +79,8 @@ from geomech.mechanics.equations.common import (
     no_deferral,
 )
 from geomech.mechanics.equations.heavy import has_radicals
-from geomech.mechanics.equations.motion import EquationsOfMotion, ReducedDynamics
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.vakonomic_hamilton import (  # raw data; importable from here
     VakonomicHamiltonian,
@@ -189,7 +190,7 @@ class VakonomicEquations(EquationsOfMotion):
         identically on :attr:`space` (zero policy), e.g. for integrable constraints and
         Lagrange–d'Alembert; False for the skate.
         """
-        from geomech.mechanics.equations.motion import numerically_zero as _numerically_zero
+        from geomech.mechanics.equations.implicit import numerically_zero as _numerically_zero
 
         M = self.system.phase_space
         if isinstance(other, VakonomicEquations):

@@ -39,7 +39,8 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.models.rigid_body_so_n import RigidBodySoN, moment_coordinates, so_n_basis
+from geomech.mechanics.models.rigid_body_so_n import RigidBodySoN
+from geomech.mechanics.models.so_n import moment_coordinates, so_n_basis
 
 __all__ = ["sphere_point", "spherical_angles", "spherical_frame", "rotation_T",
            "rotation_composite", "ShamolinPendulum", "shamolin_pendulum"]

@@ -22,11 +22,12 @@ from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.common import (
     as_field,
     check_system,
+    compact_form,
     is_zero,
     prolong_to_phase_space,
     restrict,
 )
-from geomech.mechanics.analysis.reduction.common import compact_form, normal_form
+from geomech.mechanics.analysis.reduction.common import normal_form
 from geomech.mechanics.analysis.symmetry import check_symmetry
 
 __all__ = ["LevelReduction", "SymmetryReduction", "restrict_to_level", "reduce_by_symmetry",
