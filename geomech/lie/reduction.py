@@ -154,7 +154,7 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
         :math:`[u_\alpha, v] \in S` (checked through the bracket graph; ``ValueError``
         otherwise).
     invariants : sequence of expressions, optional
-        The reduced variables :math:`Z`; computed (:func:`~geomech.lie.action.orbit_invariants`)
+        The reduced variables :math:`Z`; computed (:func:`~geomech.lie.orbits.orbit_invariants`)
         when omitted.  Checked: :math:`u_\alpha(Z_i) = 0`, independent, and
         ``dim M - rank S`` of them.
     seed : expression, optional

@@ -171,7 +171,7 @@ class NonholonomicSystem:
     @property
     def natural_frame(self) -> dict | None:
         """Natural quasi-velocities ``{"frame": fields, "names": ...}`` (keyword arguments
-        of :func:`~geomech.mechanics.equations.quasi.compact_equations`, used by
+        of :func:`~geomech.mechanics.equations.compact.compact_equations`, used by
         ``frame="natural"``) given at construction, e.g. by the catalogue (body angular
         velocities of the Chaplygin ball), or ``None``."""
         return None if self._natural_frame is None else dict(self._natural_frame)
@@ -360,7 +360,7 @@ class NonholonomicSystem:
 
     def compact_equations(self, **options):
         """Compact explicit equations in quasi-velocities
-        (:func:`~geomech.mechanics.equations.quasi.compact_equations`; ``frame="natural"`` takes
+        (:func:`~geomech.mechanics.equations.compact.compact_equations`; ``frame="natural"`` takes
         :attr:`natural_frame`)."""
         from geomech.mechanics.equations.compact import compact_equations
 
@@ -437,7 +437,7 @@ class NonholonomicSystem:
 
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
-        along the flow; see :func:`geomech.mechanics.analysis.symmetry.linear_integrals`."""
+        along the flow; see :func:`geomech.mechanics.analysis.noether.linear_integrals`."""
         from geomech.mechanics.analysis.noether import linear_integrals
 
         return linear_integrals(self, ansatz=ansatz, fields=fields)

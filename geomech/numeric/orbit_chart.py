@@ -160,7 +160,7 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
     symmetries : sequence of VectorField (or an action/distribution)
         Symmetry fields spanning a symmetry distribution of ``v`` (Prop. 1).
     invariants : sequence, optional
-        Invariants :math:`Z`; computed by :func:`geomech.lie.action.orbit_invariants` when
+        Invariants :math:`Z`; computed by :func:`geomech.lie.orbits.orbit_invariants` when
         omitted.
     orbit_coords : sequence, optional
         Coordinates of ``M`` (symbols or names) to use as :math:`Y`; searched otherwise.

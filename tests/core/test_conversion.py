@@ -1,7 +1,7 @@
 """Ring -> sympy conversion: the fast path builds exactly the expressions sympy builds.
 
 ``DiffRing.to_expr`` assembles ``Add``/``Mul`` without sympy's flattening, ordering the
-arguments by :func:`geomech.core.polykernel.canonical_key`.  These properties check, on random
+arguments by :func:`geomech.core.exprbuild.canonical_key`.  These properties check, on random
 polynomials in coordinates, parameters (with and without assumptions) and ``sin``/``cos``
 generators, with rational and negative coefficients, that the result is ``==`` to, has the
 same ``srepr`` and prints (``str``) the same as the expression sympy's constructors build from

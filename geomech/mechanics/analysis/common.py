@@ -5,7 +5,7 @@ and the exact zero test.
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
   :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system);
 * :func:`prolong` -- the tangent (complete) lift of a field on :math:`N` to :math:`TN`
-  (velocity components by :func:`geomech.lie.action.velocity_lift`, the one implementation),
+  (velocity components by :func:`geomech.lie.prolongation.velocity_lift`, the one implementation),
 
   .. math:: \tilde u = \sum_i u_i\,\partial_{q_i}
             + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i},
@@ -91,7 +91,7 @@ def as_field(system, u) -> VectorField:
 
 def is_zero(e) -> bool:
     """Zero test: the exact ring certificate of
-    :func:`geomech.mechanics.analysis.integrals.fast_is_zero`
+    :func:`geomech.core.algebra.solve.fast_is_zero`
     (common denominator without ``cancel``, numerator reduced modulo the Pythagorean
     relations), then the zero policy of :mod:`geomech.core.zero` when it is undecided."""
     return fast_is_zero(e)

@@ -182,7 +182,7 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     of :math:`K`) the Hamel / Borisov–Mamaev equations read :math:`M(q)\dot\eta = f(q,\eta)`,
     :math:`M = \partial^2L^*/\partial\eta^2`, :math:`f` = the right-hand side of (5) minus
     :math:`\dot M\eta` (see :func:`quasi_velocity_equations`), each entry normalised with the
-    ring-based :func:`~geomech.mechanics.equations.common.compact` (no ``simplify``).  The linear
+    ring-based :func:`~geomech.core.algebra.normal_form.compact` (no ``simplify``).  The linear
     system is solved *keeping its structure*: :math:`M = M_0 + U` with :math:`M_0` the part
     free of :math:`q`; if :math:`U = \sum_{c\le k}\sigma_c u_c w_c^{\mathsf T}` has low rank
     (primitive vectors :math:`u_c, w_c`, named ``g_1, g_2, ...``), the Woodbury formula

@@ -313,7 +313,7 @@ class EquationsOfMotion:
 
     def compact(self, **options):
         r"""Compact explicit equations :math:`\dot q = K\eta`, :math:`\dot\eta = F` in
-        quasi-velocities (a :class:`~geomech.mechanics.equations.quasi.CompactEquations`).
+        quasi-velocities (a :class:`~geomech.mechanics.equations.compact.CompactEquations`).
 
         ``options`` go to :meth:`~geomech.mechanics.system.NonholonomicSystem.compact_equations`
         (``frame="natural"`` ...); the ``quasi_velocities`` form reuses the Hamel equations it

@@ -101,7 +101,7 @@ def _frame_matrix(system, frame) -> sp.Matrix:
 
 def _tzenoff_implicit(system) -> EquationsOfMotion:
     r"""Tzenoff's equations (13') in the independent velocities, implicit: the K-function of
-    :func:`~geomech.mechanics.equations.tzenoff.tzenoff_quasi_velocity_K` gives
+    :func:`~geomech.mechanics.equations.tzenoff_function.tzenoff_quasi_velocity_K` gives
     :math:`\partial K^{nh}/\partial\dot\omega = M\dot\omega - F = 0` (``tzenoff_form``
     inverts :math:`M` by its own adjugate, which cannot be deferred)."""
 

@@ -75,7 +75,7 @@ __all__ = [
 
 def collect_monomials(expr: sp.Expr, gens: Sequence[sp.Symbol], normalize=None) -> sp.Expr:
     """Expand ``expr`` as a polynomial in ``gens`` and normalise each coefficient separately
-    (default :func:`~geomech.mechanics.equations.common.compact`): much cheaper than normalising
+    (default :func:`~geomech.core.algebra.normal_form.compact`): much cheaper than normalising
     the whole expression when the coefficients are trigonometric.
 
     >>> x, y, a = sp.symbols("x y a")

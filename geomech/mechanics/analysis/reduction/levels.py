@@ -314,7 +314,7 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
 
     Returns
     -------
-    geomech.lie.reduction.Reconstruction
+    geomech.lie.quadratures.Reconstruction
         ``.quadratures`` in order, ``.reduced``, ``.general_solution(t)``.
 
     Raises
