@@ -35,12 +35,10 @@ import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 
-from geomech.reporting.model import STATUSES, Report, Section
-from geomech.reporting.render import FORMATS, TEXT_WIDTH, render, writer
-from geomech.reporting.sections import ANALYSES, first_sentence, report_steps, run_step
+from geomech.reporting.model import Report, Section
+from geomech.reporting.sections import report_steps, run_step
 
-__all__ = ["Section", "Report", "report", "build_report", "iter_report", "render", "writer",
-           "first_sentence", "STATUSES", "ANALYSES", "FORMATS", "TEXT_WIDTH"]
+__all__ = ["report", "build_report", "iter_report"]
 
 
 def iter_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,

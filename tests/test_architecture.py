@@ -100,23 +100,6 @@ def test_mechanics_is_laid_out_by_the_mathematics():
         assert (ROOT / "mechanics" / sub / "__init__.py").exists()
 
 
-def test_old_module_names_still_import_with_a_warning():
-    import importlib
-    import sys
-    import warnings
-
-    from geomech.mechanics import MOVED
-
-    for old, new in MOVED.items():
-        sys.modules.pop(f"geomech.mechanics.{old}", None)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            mod = importlib.import_module(f"geomech.mechanics.{old}")
-        assert mod is importlib.import_module(f"geomech.mechanics.{new}")
-        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message)
-                   for w in caught)
-
-
 # -- no module imports another's private names --------------------------------------------
 #: Private imports across modules still in flight in other developers' files (the lead prunes
 #: this list at merge): (importing module, imported module, name).  Nothing else may be added:

@@ -46,19 +46,10 @@ from .kinematics import (
     body_over_plane,
     dot,
     euler_angles,
-    euler_matrix,  # noqa: F401  (importable from here, as before)
     space_angular_velocity,
 )
-from .rolling_bodies import (
-    convex_body_on_plane,
-    ellipsoid,
-    hoop,
-    rolling_disk,
-    sharp_edge_body,
-)
 
-__all__ = ["free_rigid_body", "rolling_disk", "hoop", "sharp_edge_body", "chaplygin_ball",
-           "routh_sphere", "convex_body_on_plane", "ellipsoid", "rubber_ball",
+__all__ = ["free_rigid_body", "chaplygin_ball", "routh_sphere", "rubber_ball",
            "ball_on_surface_of_revolution"]
 
 

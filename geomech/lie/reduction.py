@@ -67,14 +67,12 @@ from geomech.lie.orbits import (
     vectors_rank,
 )
 from geomech.lie.quadratures import (
-    GeneralSolution,
     Quadrature,
     Reconstruction,
     find_cyclic_coordinate,
 )
 
-__all__ = ["reduce", "reconstruct", "ReducedSystem", "Reconstruction", "Quadrature",
-           "GeneralSolution", "express_in_invariants"]
+__all__ = ["reduce", "reconstruct"]
 
 
 def _symmetry_fields(v, symmetries) -> list[VectorField]:

@@ -30,7 +30,7 @@ from geomech.core import budget
 from geomech.core.algebra import nullspace, rank
 from geomech.core.zero import rational_rewrite
 
-__all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "exact_rank", "columns", "kernel"]
+__all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "columns", "kernel"]
 
 #: the generic rank, exact (:func:`geomech.core.algebra.rank`; the old name of this module)
 exact_rank = rank

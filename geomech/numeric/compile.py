@@ -27,13 +27,10 @@ from geomech.core.fields import VectorField
 from .functions import (
     CompiledFunction,
     CompiledJacobian,
-    compile_functions,
-    resolve_parameters,
 )
 from .implicit import CompiledImplicitField, is_implicit
 
-__all__ = ["CompiledField", "CompiledFunction", "CompiledJacobian", "CompiledImplicitField",
-           "compile_vector_field", "compile_functions", "resolve_parameters", "is_implicit"]
+__all__ = ["CompiledField", "compile_vector_field"]
 
 
 class CompiledField(CompiledFunction):

@@ -33,12 +33,9 @@ import numpy as np
 
 from .compile import CompiledField
 from .inputs import compiled_field_of, initial_states, time_span
-from .lyapunov import LyapunovResult, lyapunov_ensemble, lyapunov_spectrum, max_lyapunov
-from .poincare import PoincareSection, poincare_section
 from .result import coordinate_index, figure_axes
 
-__all__ = ["poincare_section", "PoincareSection", "lyapunov_spectrum", "max_lyapunov",
-           "lyapunov_ensemble", "LyapunovResult", "phase_portrait"]
+__all__ = ["phase_portrait"]
 
 
 def phase_portrait(system, initial_conditions, t_span, axes=None,

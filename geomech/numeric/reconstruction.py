@@ -62,14 +62,12 @@ from geomech.core.parse import as_expr
 from geomech.numeric.functions import compile_functions, resolve_parameters
 
 from .compile import compile_vector_field
-from .group_reconstruction import GroupReconstruction, group_symbols, integrate_on_group
 from .inputs import ordered_values, time_span
 from .orbit_chart import OrbitChart, orbit_chart
 from .result import coordinate_index
 from .simulate import simulate
 
-__all__ = ["OrbitChart", "orbit_chart", "NumericReconstruction", "reconstruct_numerically",
-           "GroupReconstruction", "integrate_on_group", "group_symbols"]
+__all__ = ["NumericReconstruction", "reconstruct_numerically"]
 
 
 @dataclass

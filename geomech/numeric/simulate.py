@@ -49,7 +49,7 @@ from .monitor import constraint_monitor, monitor_constraints, monitored_items, s
 from .result import SimulationResult
 from .simulate_dlda import simulate_dlda
 
-__all__ = ["simulate", "SimulationResult"]
+__all__ = ["simulate"]
 
 
 def _field_exprs(field) -> list:

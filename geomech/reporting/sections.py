@@ -24,8 +24,7 @@ from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_section
 
-__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
-           "first_sentence", "energy_section"]
+__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence"]
 
 #: the former private name of :func:`~geomech.reporting.energy.energy_section`
 _energy_section = energy_section

@@ -49,18 +49,11 @@ from geomech.core.algebra.matrices import (
 )
 from geomech.core.algebra.normal_form import has_denominator
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
-from geomech.core.algebra.solve import (  # re-exported: their old home
-    fast_is_zero,
-    policy_algebra,
-    solve_linear,
-    solve_over_functions,
-)
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
 
-__all__ = ["rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
-           "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
-           "primitive_vector", "fraction_free", "policy_algebra"]
+__all__ = ["rank", "nullspace", "ring_linear_rows", "solve_constant_linear", "solve_homogeneous",
+           "CoefficientRows", "primitive_vector"]
 
 
 def rank(matrix) -> int:

@@ -37,9 +37,8 @@ import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
-from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
+from geomech.core.algebra.angles import angle_terms, base_angles
 from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
-    common_denominator,
     sum_monomial_gcd,
     sum_with_gcd,
 )
@@ -47,11 +46,9 @@ from geomech.core.algebra.fraction_forms import (  # content_expr, factor_expr r
     GCD_LIMIT,
     cancel_by_factors,
     content_expr,
-    factor_expr,
 )
 from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo relations
     RelationReducer,
-    sub_square,
 )
 from geomech.core.budget import check
 from geomech.core.exprbuild import ring_to_expr
@@ -60,9 +57,7 @@ from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",
-           "factor_expr", "angle_terms", "trig_polynomial", "base_angles", "RelationReducer",
-           "sub_square"]
+           "RingCalculus"]
 
 
 @functools.lru_cache(maxsize=512)

@@ -36,19 +36,9 @@ from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density_search import irreducible_factors
-from geomech.mechanics.analysis.multiplier import (
-    ReducingMultiplier,
-    gyroscopic_coefficient,
-    is_reducing_multiplier,
-    multiplier_factors,
-    multiplier_one_form,
-    reducing_multiplier,
-)
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 
-__all__ = ["gyroscopic_coefficient", "multiplier_one_form", "reducing_multiplier",
-           "multiplier_factors", "is_reducing_multiplier", "ReducingMultiplier",
-           "ConformalHamiltonisation", "conformal_factor_search", "rescaled_jacobiator"]
+__all__ = ["ConformalHamiltonisation", "conformal_factor_search", "rescaled_jacobiator"]
 
 
 def rescaled_jacobiator(J: AlmostPoissonStructure, f) -> dict:

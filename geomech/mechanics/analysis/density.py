@@ -53,8 +53,7 @@ from geomech.core.zero import ZeroPolicy, default_policy
 from geomech.mechanics.analysis.integrals import check_vector_field, log_derivative, zero_modulo
 
 __all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
-           "InvariantMeasureResult", "log_to_powers", "potential_function", "exp_of_potential",
-           "linear_solve_functions"]
+           "InvariantMeasureResult", "log_to_powers", "potential_function", "exp_of_potential"]
 
 
 def divergence(v: VectorField, density=1) -> sp.Expr:

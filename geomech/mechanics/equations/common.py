@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.algebra import RationalAlgebra, compact, factor_expr, trig_reduce
+from geomech.core.algebra import RationalAlgebra, factor_expr
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
 from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
@@ -32,10 +32,9 @@ from geomech.core.flintpolys import poly_cancel, poly_gcd
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 
-__all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
-           "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
-           "inverse_solve", "large_rhs", "ABBREVIATE_OPS", "ring_normal_forms",
-           "normal_field"]
+__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "tidy", "deferred_solves",
+           "DeferredSolve", "deferring", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
+           "ring_normal_forms", "normal_field"]
 
 
 def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:

@@ -22,19 +22,16 @@ from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, normal_field
 from geomech.mechanics.equations.common import tidy as _tidy
-from geomech.mechanics.equations.deferred import make_implicit  # noqa: F401  (importable from here)
 from geomech.mechanics.equations.implicit import (  # importable from here
     ImplicitEquations,
     numerically_zero,
 )
 from geomech.mechanics.equations.phase import (  # importable from here
-    ReducedDynamics,
     own_velocities_on_phase,
     phase_rhs_from_quasi,
 )
 
-__all__ = ["EquationsOfMotion", "ImplicitEquations", "ReducedDynamics",
-           "phase_rhs_from_quasi", "form_class"]
+__all__ = ["EquationsOfMotion", "form_class"]
 
 
 #: the class of each registered form, by its ``form`` name (filled by ``__init_subclass__``)

@@ -44,22 +44,19 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
-from geomech.mechanics.equations.appell import appell_equations
 from geomech.mechanics.equations.common import acceleration_symbols, solve_linear
 from geomech.mechanics.equations.compact import (
-    CompactEquations,
     compact_equations,
     compact_from_hamel,
 )
-from geomech.mechanics.equations.hamel import hamel_terms, resolve_frame
+from geomech.mechanics.equations.hamel import hamel_terms
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 
 # appell_equations, compact_equations, CompactEquations and resolve_frame moved to
 # equations.appell, equations.compact and equations.hamel; re-exported here (old import path)
-__all__ = ["quasi_velocity_equations", "appell_equations", "resolve_frame", "compact_equations",
-           "CompactEquations", "HamelEquations"]
+__all__ = ["quasi_velocity_equations", "HamelEquations"]
 
 
 class HamelEquations(EquationsOfMotion):

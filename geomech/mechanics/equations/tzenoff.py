@@ -32,28 +32,12 @@ from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.tzenoff_function import (
-    QuasiVelocityK,
     collect_monomials,
-    solve_linear_accelerations,
-    tzenoff_equations_holonomic,
-    tzenoff_K,
-    tzenoff_operator,
     tzenoff_quasi_velocity_K,
-    tzenoff_R,
 )
 
 # the K-function moved to equations.tzenoff_function; its names are re-exported here
-__all__ = [
-    "tzenoff_R",
-    "tzenoff_K",
-    "tzenoff_operator",
-    "tzenoff_equations_holonomic",
-    "QuasiVelocityK",
-    "tzenoff_quasi_velocity_K",
-    "solve_linear_accelerations",
-    "collect_monomials",
-    "tzenoff_form",
-]
+__all__ = ["tzenoff_form"]
 
 
 def _solve_mass_matrix(M: sp.Matrix, rhs: sp.Matrix, gens: Sequence[sp.Symbol]) -> sp.Matrix:

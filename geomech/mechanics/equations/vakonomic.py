@@ -83,16 +83,13 @@ from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.vakonomic_hamilton import (  # raw data; importable from here
-    VakonomicHamiltonian,
     compact_small,
     curvature_terms,
-    momentum_symbols,
     multiplier_symbols,
     vakonomic_hamiltonian,
 )
 
-__all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations",
-           "vakonomic_form", "curvature_terms", "multiplier_symbols", "momentum_symbols"]
+__all__ = ["VakonomicEquations", "vakonomic_form"]
 
 
 class VakonomicEquations(EquationsOfMotion):

@@ -41,36 +41,15 @@ from geomech.mechanics.models.euler_arnold import (  # the kernel, importable fr
     inertia_lambdas,
     linear_quotients,
     parse_inertia,
-    symmetric_inertia,
 )
 from geomech.mechanics.models.so_n import (  # the algebra, importable from here
-    ORDERINGS,
-    SoNBasis,
     as_vector,
-    bivector_algebra,
-    bivector_commutator,
-    bivector_to_coords,
-    bivector_to_skew,
-    coords_to_bivector,
     hat,
-    moment_bivector,
-    moment_coordinates,
-    moment_matrix,
-    skew_to_bivector,
     so_n_basis,
-    so_n_bracket,
-    sparse_hat,  # noqa: F401 - importable from here, as before
-    structure_constants,
     vee,
 )
 
-__all__ = [
-    "SoNBasis", "so_n_basis", "hat", "vee", "moment_matrix", "moment_coordinates",
-    "moment_bivector", "bivector_algebra", "skew_to_bivector", "bivector_to_skew",
-    "coords_to_bivector", "bivector_to_coords", "bivector_commutator", "so_n_bracket",
-    "structure_constants", "inertia_lambdas", "symmetric_inertia", "euler_arnold_terms",
-    "RigidBodySoN", "rigid_body_so_n", "ORDERINGS",
-]
+__all__ = ["RigidBodySoN", "rigid_body_so_n"]
 
 
 # ----------------------------------------------------------------------------------------

@@ -13,9 +13,8 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.common import compact_form
 
-__all__ = ["normal_form", "light_form", "compact_form"]
+__all__ = ["normal_form", "light_form"]
 
 
 def normal_form(e) -> sp.Expr:
