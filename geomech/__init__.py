@@ -22,6 +22,7 @@ from .core import (
     lie_derivative,
     wedge,
 )
+from .mechanics.converters import register_converter
 
 __version__ = "0.1.0"
 
@@ -87,6 +88,7 @@ _LAZY = {
     "chaplygin_reduction": "geomech.mechanics.analysis.reduction",
     "routh_reduction": "geomech.mechanics.analysis.reduction",
     "from_sympy_mechanics": "geomech.interop.sympy_mechanics",
+    "to_sympy_mechanics": "geomech.interop.sympy_mechanics",
 }
 
 
@@ -97,6 +99,15 @@ def __getattr__(name):
         globals()[name] = value
         return value
     raise AttributeError(f"module 'geomech' has no attribute {name!r}")
+
+
+def _to_sympy_mechanics(system):
+    """Stand-in converter for ``S.to_sympy_mechanics()`` until :mod:`geomech.interop` is
+    imported: ``gm.to_sympy_mechanics`` loads it, and it registers the real converter."""
+    return __getattr__("to_sympy_mechanics")(system)
+
+
+register_converter("sympy_mechanics", _to_sympy_mechanics)
 
 
 def __dir__():

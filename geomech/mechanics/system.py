@@ -43,6 +43,7 @@ from geomech.core.algebra.normal_form import compact
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.mechanics.converters import converter
 
 from .constraints import (
     check_independent_rows,
@@ -510,10 +511,9 @@ class NonholonomicSystem:
 
     def to_sympy_mechanics(self):
         """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
-        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
-        from importlib import import_module  # interop is a layer above: resolved by name
-
-        return import_module("geomech.interop.sympy_mechanics").to_sympy_mechanics(self)
+        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`, ``gm.to_sympy_mechanics``;
+        interop registers it in :mod:`geomech.mechanics.converters`)."""
+        return converter("sympy_mechanics")(self)
 
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""

@@ -12,8 +12,7 @@ numbers first, so the compiled code only sees the phase-space coordinates.
 array([-0., 1.])
 
 Modules: :mod:`~geomech.numeric.functions` (CSE'd scalar functions, the Jacobian, the numba
-backend), :mod:`~geomech.numeric.implicit` (mass-matrix forms); this module compiles fields
-and re-exports their public names (``geomech.numeric.compile.X`` keeps working).
+backend), :mod:`~geomech.numeric.implicit` (mass-matrix forms); this module compiles fields.
 """
 
 from __future__ import annotations

@@ -21,8 +21,7 @@ r"""Dynamics tools: Poincaré sections, Lyapunov exponents, phase portraits, and
 True
 
 Modules: :mod:`~geomech.numeric.poincare` (sections), :mod:`~geomech.numeric.lyapunov`
-(exponents); this module draws phase portraits and re-exports the public names of both
-(``geomech.numeric.dynamics.X`` keeps working).
+(exponents); this module draws phase portraits.
 """
 
 from __future__ import annotations

@@ -43,8 +43,7 @@ Examples
 
 Modules: :mod:`~geomech.numeric.orbit_chart` (the chart, symbolic),
 :mod:`~geomech.numeric.group_reconstruction` (matrix groups); this module integrates the
-cascade and re-exports the public names of both (``geomech.numeric.reconstruction.X`` keeps
-working).
+cascade.
 """
 
 from __future__ import annotations
