@@ -11,7 +11,7 @@ in a :class:`Report`.  Every section ends in one of four states: computed (``"ok
 
 The module is the front: the value types are in :mod:`geomech.reporting.model`, the sections
 and the steps computing them in :mod:`geomech.reporting.sections`, the rendering in
-:mod:`geomech.reporting.render`; every public name is importable from here.
+:mod:`geomech.reporting.render`, each name in its own module.
 
 Time limits are cooperative (:func:`geomech.core.budget.time_limit`): they hold in any
 thread, without signals.

@@ -32,9 +32,6 @@ from geomech.core.zero import rational_rewrite
 
 __all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "columns", "kernel"]
 
-#: the generic rank, exact (:func:`geomech.core.algebra.rank`; the old name of this module)
-exact_rank = rank
-
 #: what sympy's polynomial algorithms, solvers and ODE methods raise when they cannot handle an
 #: input (every fallback catches these only; anything else is a bug and propagates)
 SYMPY_FAILURES = (BasePolynomialError, NotImplementedError, ValueError)

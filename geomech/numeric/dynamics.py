@@ -16,6 +16,7 @@ r"""Dynamics tools: Poincaré sections, Lyapunov exponents, phase portraits, and
 
 >>> import geomech as gm
 >>> M = gm.Manifold("M", "x v"); x, v = M.coords
+>>> from geomech.numeric.poincare import poincare_section
 >>> sec = poincare_section(M.vector_field([v, -x]), [[2, 0]], "x", (0, 10), direction=0)
 >>> bool(np.allclose(sec.times[0], [np.pi / 2, 3 * np.pi / 2, 5 * np.pi / 2], atol=1e-9))
 True

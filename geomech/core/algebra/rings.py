@@ -38,16 +38,16 @@ from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.angles import angle_terms, base_angles
-from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
+from geomech.core.algebra.divisibility import (
     sum_monomial_gcd,
     sum_with_gcd,
 )
-from geomech.core.algebra.fraction_forms import (  # content_expr, factor_expr re-exported
+from geomech.core.algebra.fraction_forms import (
     GCD_LIMIT,
     cancel_by_factors,
     content_expr,
 )
-from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo relations
+from geomech.core.algebra.reduction import (
     RelationReducer,
 )
 from geomech.core.budget import check

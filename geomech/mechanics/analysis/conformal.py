@@ -11,8 +11,7 @@ r"""Conformal Hamiltonisation: conformal factors of almost-Poisson structures.
 :math:`f\,J\nabla H` is Hamiltonian: the time change :math:`d\tau = dt/f` Hamiltonises
 :math:`\dot x = J\nabla H` (for Chaplygin's multiplier, :math:`f = 1/N`).
 
-Chaplygin's reducing multiplier lives in :mod:`geomech.mechanics.analysis.multiplier`
-(its names are re-exported here).
+Chaplygin's reducing multiplier lives in :mod:`geomech.mechanics.analysis.multiplier`.
 
 Examples
 --------

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import (  # the engine's names, kept importable from here
+from geomech.core.algebra import (
     fast_is_zero,
     solve_constant_linear,
 )

@@ -10,7 +10,7 @@ the common phase space :math:`\mathcal M = \{(q, \dot q_{\rm ind})\}` of the sys
 
 Forms are registered by name with :func:`register_method`:
 
-* ``lagrange_dalembert`` (:mod:`geomech.mechanics.equations.classical`, re-exported here):
+* ``lagrange_dalembert`` (:mod:`geomech.mechanics.equations.classical`):
   equations with multipliers (Borisov & Mamaev (2015), §3.1),
 
   .. math:: \frac{d}{dt}\frac{\partial L}{\partial\dot q_i}-\frac{\partial L}{\partial q_i}

@@ -3,12 +3,13 @@ r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves, p
 The exact algebra (normal forms, ring fractions, linear solves) is the engine of
 :mod:`geomech.core.algebra`; this module adds what only the equations of motion need: the
 deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form), the presentation
-form :func:`tidy` and acceleration symbols.  :func:`compact` (a cancelled fraction whose
-numerator and denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
-:func:`trig_reduce` are :func:`geomech.core.algebra.compact` and
-:func:`geomech.core.algebra.trig_reduce`.
+form :func:`tidy` and acceleration symbols.  The normal forms are those of the engine:
+:func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
+denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
+:func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
+>>> from geomech.core.algebra.normal_form import compact
 >>> p, m = sp.symbols("phi m", real=True)
 >>> compact(m*sp.cos(p)**2 + m*sp.sin(p)**2)
 m

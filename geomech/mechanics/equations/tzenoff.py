@@ -4,7 +4,7 @@ r"""Tzenoff's equations (13)/(15) of a nonholonomic system, the registered form
 With :math:`\dot q = b(q)\omega + b_0(q)` (the columns of :math:`b` span the constraint
 distribution; default: the independent velocities, Tzenoff's (13')) the equations are
 :math:`\partial K^{nh}/\partial\dot\omega = 0` for Tzenoff's function :math:`K^{nh}` of
-:mod:`geomech.mechanics.equations.tzenoff_function` (whose names are re-exported here).
+:mod:`geomech.mechanics.equations.tzenoff_function`.
 
 >>> import sympy as sp
 >>> import geomech as gm
@@ -36,7 +36,6 @@ from geomech.mechanics.equations.tzenoff_function import (
     tzenoff_quasi_velocity_K,
 )
 
-# the K-function moved to equations.tzenoff_function; its names are re-exported here
 __all__ = ["tzenoff_form"]
 
 

@@ -82,7 +82,7 @@ from geomech.mechanics.equations.heavy import has_radicals
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
-from geomech.mechanics.equations.vakonomic_hamilton import (  # raw data; importable from here
+from geomech.mechanics.equations.vakonomic_hamilton import (
     compact_small,
     curvature_terms,
     multiplier_symbols,

@@ -1,7 +1,7 @@
 r"""The n-dimensional rigid body: the Euler–Arnold equations on :math:`\mathfrak{so}(n)`.
 
 The algebra itself (coordinates, bivectors, moments of forces, the bracket) is in
-:mod:`geomech.mechanics.models.so_n`; its names also import from here.
+:mod:`geomech.mechanics.models.so_n`.
 
 Euler–Arnold equations (Shamolin (2017), (2.7)–(2.10))
 ------------------------------------------------------
@@ -21,6 +21,7 @@ Examples
 >>> rb = rigid_body_so_n(3, inertia=sp.symbols("A B C", positive=True))
 >>> rb.equations()[0]
 Eq(A*omega1dot - B*omega2*omega3 + C*omega2*omega3, L1)
+>>> from geomech.mechanics.models.so_n import moment_coordinates
 >>> moment_coordinates(sp.symbols("x1:4"), sp.symbols("F1:4"))
 (-F2*x3 + F3*x2, F1*x3 - F3*x1, -F1*x2 + F2*x1)
 """
@@ -36,13 +37,13 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.models.euler_arnold import (  # the kernel, importable from here
+from geomech.mechanics.models.euler_arnold import (
     euler_arnold_terms,
     inertia_lambdas,
     linear_quotients,
     parse_inertia,
 )
-from geomech.mechanics.models.so_n import (  # the algebra, importable from here
+from geomech.mechanics.models.so_n import (
     as_vector,
     hat,
     so_n_basis,
