@@ -25,7 +25,6 @@ from geomech.mechanics.analysis.kozlov_kolesnikov import (
     system_noether_integrals,
 )
 from geomech.mechanics.analysis.polynomial_integrals import (
-    IntegralList,
     natural_polynomial_integrals,
     system_polynomial_integrals,
 )
@@ -637,15 +636,6 @@ def test_natural_search_bad_input():
         natural_polynomial_integrals(S, -1)
     with pytest.raises(ValueError, match="coefficient_degree"):
         natural_polynomial_integrals(S, 1, coefficient_degree=-2)
-
-
-def test_moved_names_still_import_from_integrals():
-    from geomech.mechanics.analysis import integrals
-
-    assert integrals.IntegralList is IntegralList
-    assert integrals.system_polynomial_integrals is system_polynomial_integrals
-    with pytest.raises(AttributeError):
-        integrals.no_such_name  # noqa: B018
 
 
 def test_verified_span_cuts_down_to_the_exact_subspace():
