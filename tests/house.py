@@ -147,6 +147,10 @@ def imports_from_modules(top: pathlib.Path = TOP) -> Iterator[tuple[str, str, st
                 text = path.read_text(encoding="utf-8")
                 for base, name in _doc_imports(text, True):   # doctests inside docstrings
                     yield rel, base, name
+                for node in ast.walk(tree):                   # code in strings (subprocesses)
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                        for base, name in _doc_imports(node.value, False):
+                            yield rel, base, name
                 for base, name in _dotted_references(text, mods):
                     yield rel, base, name
             elif path.suffix in (".rst", ".md", ".txt") and "_build" not in path.parts:

@@ -115,9 +115,11 @@ def _public_callables(extended: bool = False) -> dict:
             for m, f in vars(obj).items():
                 if not m.startswith("_") and isinstance(f, (classmethod, staticmethod)):
                     out[f"gm.{n}.{m}"] = getattr(obj, m)
+    moved = {"velocity_lift", "tangent_bundle", "orbit_invariants", "invariance_problems",
+             "express_in_invariants"}     # the entry points formerly listed by reduction, action
     for mod in (lie_reduction, lie_action, lie_orbits, lie_prolongation):
-        for n in mod.__all__:
-            if inspect.isfunction(getattr(mod, n)):
+        for n in mod.__all__ if mod in (lie_reduction, lie_action) else sorted(moved):
+            if inspect.isfunction(getattr(mod, n, None)):
                 out[f"{mod.__name__}.{n}"] = getattr(mod, n)
     for n in gm.examples.list():
         out[f"examples.{n}"] = getattr(gm.examples, n)
