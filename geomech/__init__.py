@@ -73,7 +73,7 @@ _LAZY = {
     "load_model": "geomech.interop.model",
     "FrobeniusResult": "geomech.lie.flags",
     "NotFoundError": "geomech.lie.distribution",
-    "prolong": "geomech.lie.action",
+    "prolong": "geomech.lie.prolongation",
     "tangent_bundle": "geomech.lie.prolongation",
     "ShamolinPendulum": "geomech.mechanics.models.shamolin",
     "ShamolinFreeBody": "geomech.mechanics.models.shamolin_free_body",

@@ -24,6 +24,8 @@ TOP = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = "geomech"
 #: constructs that import or pass options behind the reader's back
 HIDDEN = ("import_module", "meta_path", "__getattr__", "ContextVar")
+#: folders written by the documentation build, not sources
+SKIP = {"_build", "generated", "auto_gallery"}
 
 
 def module_name(path: pathlib.Path, top: pathlib.Path = TOP) -> str:
@@ -41,6 +43,8 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements run at import: the module body and the blocks of its if/try/with."""
     for node in body:
         yield node
+        if not isinstance(node, (ast.If, ast.Try, ast.With)):
+            continue
         for field in ("body", "orelse", "finalbody"):
             yield from _top_level(getattr(node, field, []) or [])
         for handler in getattr(node, "handlers", []) or []:
@@ -133,7 +137,9 @@ def imports_from_modules(top: pathlib.Path = TOP) -> Iterator[tuple[str, str, st
     for folder in (PACKAGE, "tests", "benchmarks", "docs"):
         for path in sorted((top / folder).rglob("*")):
             rel = path.relative_to(top).as_posix()
-            if path.suffix == ".py" and "_build" not in path.parts:
+            if SKIP & set(path.parts):
+                continue
+            if path.suffix == ".py":
                 mod = module_name(path, top)
                 tree = ast.parse(path.read_text(encoding="utf-8"))
                 for node in ast.walk(tree):
@@ -153,7 +159,7 @@ def imports_from_modules(top: pathlib.Path = TOP) -> Iterator[tuple[str, str, st
                             yield rel, base, name
                 for base, name in _dotted_references(text, mods):
                     yield rel, base, name
-            elif path.suffix in (".rst", ".md", ".txt") and "_build" not in path.parts:
+            elif path.suffix in (".rst", ".md", ".txt"):
                 text = path.read_text(encoding="utf-8")
                 for base, name in _doc_imports(text, False):
                     yield rel, base, name

@@ -41,7 +41,7 @@ from geomech.lie.graph import BracketGraph
 from geomech.lie.orbits import orbit_invariants
 from geomech.lie.prolongation import prolong
 
-__all__ = ["LieAlgebraAction", "prolong"]
+__all__ = ["LieAlgebraAction"]
 
 
 class LieAlgebraAction:

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.action import LieAlgebraAction, prolong
+from geomech.lie.action import LieAlgebraAction
 from geomech.lie.algebra import LieAlgebra
-from geomech.lie.prolongation import tangent_bundle
+from geomech.lie.prolongation import prolong, tangent_bundle
 
 c, s = sp.cos, sp.sin
 pol = default_policy()
