@@ -57,6 +57,7 @@ from sympy.core.function import AppliedUndef
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.mechanics.converters import register_converter
 from geomech.mechanics.system import NonholonomicSystem
 
 __all__ = ["from_sympy_mechanics", "to_sympy_mechanics"]
@@ -322,3 +323,6 @@ def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
             forcelist.append((P, Qi.xreplace(rep) * frame.x))
     return me.LagrangesMethod(L, qs, forcelist=forcelist or None, frame=frame,
                               nonhol_coneqs=cons or None)
+
+
+register_converter("sympy_mechanics", to_sympy_mechanics)   # S.to_sympy_mechanics()

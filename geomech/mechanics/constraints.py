@@ -23,11 +23,11 @@ from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import compact
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
            "split_velocities", "solve_dependent", "preferred_minor", "velocity_of",

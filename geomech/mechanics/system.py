@@ -39,9 +39,11 @@ from functools import cached_property
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.mechanics.converters import converter
 
 from .constraints import (
     check_independent_rows,
@@ -51,7 +53,6 @@ from .constraints import (
     natural_frame_of,
     split_velocities,
 )
-from .equations.common import compact
 
 __all__ = ["NonholonomicSystem"]
 
@@ -171,7 +172,7 @@ class NonholonomicSystem:
     @property
     def natural_frame(self) -> dict | None:
         """Natural quasi-velocities ``{"frame": fields, "names": ...}`` (keyword arguments
-        of :func:`~geomech.mechanics.equations.quasi.compact_equations`, used by
+        of :func:`~geomech.mechanics.equations.compact.compact_equations`, used by
         ``frame="natural"``) given at construction, e.g. by the catalogue (body angular
         velocities of the Chaplygin ball), or ``None``."""
         return None if self._natural_frame is None else dict(self._natural_frame)
@@ -360,9 +361,9 @@ class NonholonomicSystem:
 
     def compact_equations(self, **options):
         """Compact explicit equations in quasi-velocities
-        (:func:`~geomech.mechanics.equations.quasi.compact_equations`; ``frame="natural"`` takes
+        (:func:`~geomech.mechanics.equations.compact.compact_equations`; ``frame="natural"`` takes
         :attr:`natural_frame`)."""
-        from .equations.quasi import compact_equations
+        from geomech.mechanics.equations.compact import compact_equations
 
         return compact_equations(self, **options)
 
@@ -437,8 +438,8 @@ class NonholonomicSystem:
 
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
-        along the flow; see :func:`geomech.mechanics.analysis.symmetry.linear_integrals`."""
-        from .analysis.symmetry import linear_integrals
+        along the flow; see :func:`geomech.mechanics.analysis.noether.linear_integrals`."""
+        from geomech.mechanics.analysis.noether import linear_integrals
 
         return linear_integrals(self, ansatz=ansatz, fields=fields)
 
@@ -485,14 +486,14 @@ class NonholonomicSystem:
     def pseudo_hamiltonian(self, frame=None, transversal=None, momenta=None):
         """Pseudo-Hamiltonian form (Prop. 7); ``.satisfies_jacobi()`` is ``False`` for
         non-integrable constraints."""
-        from .analysis.hamiltonian import system_pseudo_hamiltonian
+        from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
 
         return system_pseudo_hamiltonian(self, frame=frame, transversal=transversal,
                                          momenta=momenta)
 
     def is_conformally_hamiltonian(self, cyclic=None):
         """Chaplygin reducing multiplier of the reduced system (two degrees of freedom)."""
-        from .analysis.hamiltonian import system_is_conformally_hamiltonian
+        from geomech.mechanics.analysis.multiplier import system_is_conformally_hamiltonian
 
         return system_is_conformally_hamiltonian(self, cyclic=cyclic)
 
@@ -510,10 +511,9 @@ class NonholonomicSystem:
 
     def to_sympy_mechanics(self):
         """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
-        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
-        from importlib import import_module  # interop is a layer above: resolved by name
-
-        return import_module("geomech.interop.sympy_mechanics").to_sympy_mechanics(self)
+        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`, ``gm.to_sympy_mechanics``;
+        interop registers it in :mod:`geomech.mechanics.converters`)."""
+        return converter("sympy_mechanics")(self)
 
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""

@@ -18,8 +18,8 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.numeric.functions import CompiledFunction
 
-from .compile import CompiledFunction
 from .result import ABS_THRESHOLD
 
 __all__ = ["monitored_items", "series_and_drifts", "relative_drift", "constraint_monitor",

@@ -32,6 +32,8 @@ import sympy as sp
 
 from geomech.core import budget
 from geomech.core.fields import VectorField
+from geomech.numeric.functions import resolve_parameters
+from geomech.numeric.implicit import is_implicit
 
 from .charts import (
     find_singularities,
@@ -40,14 +42,14 @@ from .charts import (
     singular_values,
     singularity_warning,
 )
-from .compile import compile_vector_field, is_implicit, resolve_parameters
+from .compile import compile_vector_field
 from .driver import drive, failed_result
 from .inputs import finite_parameters, initial_state, time_span
 from .monitor import constraint_monitor, monitor_constraints, monitored_items, series_and_drifts
 from .result import SimulationResult
 from .simulate_dlda import simulate_dlda
 
-__all__ = ["simulate", "SimulationResult"]
+__all__ = ["simulate"]
 
 
 def _field_exprs(field) -> list:
