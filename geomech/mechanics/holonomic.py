@@ -148,8 +148,9 @@ def complete_state(system, state: Mapping, parameters: Mapping | None = None,
     Omitted dependent coordinates are solved exactly when ``sympy.solve`` gives a real root
     (the one nearest the value Newton's method reaches from ``0``), else numerically by
     Newton's method from ``0`` with the parameters' numeric values (``parameters``, else the
-    system's numeric defaults).  Given values are checked: exactly (zero policy) when the
-    state and parameters are exact, else to the relative tolerance ``tol``.
+    system's numeric defaults).  Given values are checked with the given ``parameters``
+    substituted: exactly (zero policy, identically in the other parameters) when the state
+    and parameters are exact, else to the relative tolerance ``tol``.
 
     Raises
     ------
@@ -247,8 +248,9 @@ def _check(system, vals, parameters, tol) -> None:
     """ValueError naming the first holonomic constraint the state violates: an exact zero
     test when the residual has no floating-point numbers, else a relative tolerance."""
     pol, num = default_policy(), None
+    given = _numeric_parameters(system, parameters) if parameters is not None else {}
     for j, h in enumerate(system.holonomic, 1):
-        r = h.xreplace(vals)
+        r = h.xreplace(vals).xreplace(given)
         if not r.atoms(sp.Float):
             if pol.is_zero(r):
                 continue
