@@ -13,10 +13,10 @@ are velocity constraints like the others (Neimark & Fufaev (1972), Ch. I §2), s
 of the equations, every analysis and the numerics take them as they are: the flow is tangent
 to every level set :math:`h = c` (each :math:`h_j` is a first integral of the phase-space
 field), and the physical motions are those on :math:`h = 0`.  This module parses the
-constraints, chooses the dependent coordinates, completes and checks states
-(:func:`complete_state`) and gives the chart of the constraint set at a point
-(:func:`tangent_chart`), with which a Jacobian on the phase-space chart is restricted to the
-tangent space of :math:`h = 0`.
+constraints, chooses the dependent coordinates and completes and checks states
+(:func:`complete_state`); a linearisation on the phase-space chart is restricted to the
+tangent space of :math:`h = 0` by the implicit function theorem, eliminating the dependent
+coordinates.
 
 >>> import sympy as sp
 >>> from geomech.core.manifold import Manifold
@@ -37,8 +37,7 @@ from geomech.core.zero import default_policy
 
 from .constraints import finite_expression, preferred_minor
 
-__all__ = ["holonomic_constraints", "holonomic_jacobian", "complete_state", "tangent_chart",
-           "state_values"]
+__all__ = ["holonomic_constraints", "holonomic_jacobian", "complete_state", "state_values"]
 
 
 def _parse_one(N: Manifold, h, idx: int) -> sp.Expr:
@@ -263,52 +262,3 @@ def _check(system, vals, parameters, tol) -> None:
         if not v.is_number or abs(v) > tol * scale:
             raise ValueError(f"the state violates holonomic constraint {j}: {sp.sstr(h)} = "
                              f"{sp.sstr(sp.N(v, 6))} at it, not 0")
-
-
-# -- the chart of the constraint set at a point -------------------------------------------
-def tangent_chart(system, point: Mapping) -> tuple[tuple, sp.Matrix]:
-    r"""``(kept coordinates, E)``: a chart of the constraint set :math:`h = 0` of the phase
-    space at ``point``, by the implicit function theorem.
-
-    The kept coordinates are the phase-space coordinates other than the dependent ones;
-    ``E`` (``dim phase_space x len(kept)``) maps a tangent vector in the kept coordinates to
-    the phase-space chart, its rows at the dependent coordinates
-
-    .. math:: \frac{\partial q_d}{\partial x} = -\Big(\frac{\partial h}{\partial q_d}\Big)^{-1}
-              \frac{\partial h}{\partial x}
-
-    evaluated at ``point``.  A matrix :math:`J` on the phase-space chart that maps
-    :math:`T(h=0)` into itself (the Jacobian of a field tangent to the level sets) restricts
-    to :math:`P J E`, :math:`P` dropping the dependent rows.
-
-    >>> import geomech as gm
-    >>> N = gm.Manifold("N", "x y"); x, y = N.coords; xd, yd = N.velocities
-    >>> S = gm.NonholonomicSystem(N, (xd**2 + yd**2)/2, holonomic={"y": y - x**2})
-    >>> tangent_chart(S, {x: 1, y: 1, xd: 0})
-    ((x, xdot), Matrix([
-    [1, 0],
-    [2, 0],
-    [0, 1]]))
-    """
-    phase = system.phase_space.coords
-    dep_idx = list(system.dependent_coordinate_indices)
-    N = system.manifold
-    dep = [N.coords[i] for i in dep_idx]
-    kept = tuple(c for c in phase if c not in dep)
-    n = len(phase)
-    E = sp.zeros(n, len(kept))
-    pos = {c: i for i, c in enumerate(phase)}
-    for a, c in enumerate(kept):
-        E[pos[c], a] = 1
-    if dep:
-        J = holonomic_jacobian(N, system.holonomic).xreplace(dict(point))
-        Jd = J[:, dep_idx]
-        Jk = sp.Matrix(J.shape[0], len(kept),
-                       lambda j, a: J[j, N.coords.index(kept[a])] if kept[a] in N.coords
-                       else 0)
-        rows = -Jd.LUsolve(Jk)
-        for r, c in enumerate(dep):
-            for a in range(len(kept)):
-                E[pos[c], a] = rows[r, a] if rows[r, a].atoms(sp.Float) else \
-                    sp.cancel(rows[r, a])
-    return kept, E

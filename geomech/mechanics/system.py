@@ -54,7 +54,7 @@ from .constraints import (
     velocity_of,
 )
 from .equations.common import compact
-from .holonomic import complete_state, holonomic_constraints, tangent_chart
+from .holonomic import complete_state, holonomic_constraints
 
 __all__ = ["NonholonomicSystem"]
 
@@ -268,12 +268,6 @@ class NonholonomicSystem:
         omitted, the holonomic constraints checked (``ValueError`` naming the one violated);
         see :func:`geomech.mechanics.holonomic.complete_state`."""
         return complete_state(self, state, parameters)
-
-    def tangent_chart(self, point: Mapping) -> tuple:
-        """Chart of the constraint set :math:`h = 0` at ``point`` (the kept coordinates and
-        the embedding of its tangent space); see
-        :func:`geomech.mechanics.holonomic.tangent_chart`."""
-        return tangent_chart(self, point)
 
     # -- basic derived data ---------------------------------------------------------------
     @cached_property
