@@ -297,8 +297,9 @@ def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
 
 # -- back to sympy.physics.mechanics -----------------------------------------------------
 def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
-    r"""A ``LagrangesMethod`` set-up with the Lagrangian, constraints (``nonhol_coneqs``) and
-    generalized forces of ``system``; call ``form_lagranges_equations()`` on it.
+    r"""A ``LagrangesMethod`` set-up with the Lagrangian, constraints (``nonhol_coneqs``, the
+    configuration constraints as ``hol_coneqs``) and generalized forces of ``system``; call
+    ``form_lagranges_equations()`` on it.
 
     Its equations are the Lagrange--d'Alembert equations with multipliers
     :math:`\frac{d}{dt}\frac{\partial L}{\partial\dot q} - \frac{\partial L}{\partial q}
@@ -318,7 +319,9 @@ def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
     rep = {c: q for c, q in zip(N.coords, qs)}
     rep.update({v: q.diff(_t) for v, q in zip(N.velocities, qs)})
     L = system.lagrangian.xreplace(rep)
-    cons = [c.xreplace(rep) for c in system.constraints]
+    m = system.n_holonomic
+    cons = [c.xreplace(rep) for c in system.constraints[:len(system.constraints) - m]]
+    hol = [h.xreplace(rep) for h in system.holonomic]
     frame = me.ReferenceFrame("N")
     forcelist = []
     for q, Qi in zip(qs, system.forces or ()):
@@ -327,4 +330,4 @@ def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
             P.set_vel(frame, q.diff(_t) * frame.x)
             forcelist.append((P, Qi.xreplace(rep) * frame.x))
     return me.LagrangesMethod(L, qs, forcelist=forcelist or None, frame=frame,
-                              nonhol_coneqs=cons or None)
+                              hol_coneqs=hol or None, nonhol_coneqs=cons or None)

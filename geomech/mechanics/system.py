@@ -148,6 +148,7 @@ class NonholonomicSystem:
                  independent=None, name: str | None = None, description: str = "",
                  natural_frame: Mapping | None = None, numeric_defaults: tuple | None = None,
                  source: str | None = None, holonomic=None):
+        # long: reads and checks every argument of an immutable value, in order
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
                             f"{type(manifold).__name__}")
