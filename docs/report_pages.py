@@ -36,7 +36,7 @@ def _page(name: str) -> tuple[str, str, int, float, str]:
     """Build one page: ``(name, first sentence, bytes, seconds, problem or "")``."""
     sys.path.insert(0, str(ROOT))
     import geomech as gm
-    from geomech.report import first_sentence
+    from geomech.reporting.sections import first_sentence
 
     t0 = time.process_time()
     about = first_sentence(gm.examples.REGISTRY[name].__doc__ or "")
@@ -84,7 +84,7 @@ def build(workers: int = 2, quiet: bool = False, skip: bool = False) -> list:
                 if not quiet:
                     print(f"report page {row[0]}: {row[2] / 1024:.0f} kB, {row[3]:.1f} s CPU"
                           + (f" ({row[4]})" if row[4] else ""), flush=True)
-    from geomech.report import first_sentence
+    from geomech.reporting.sections import first_sentence
 
     rows = []
     for n in names:

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.budget import check, time_limit
-from geomech.report import Report, Section, build_report
+from geomech.report import build_report
 from geomech.reporting.energy import energy_section as _energy_section
 from geomech.reporting.formulas import formula_latex as _latex
 from geomech.reporting.formulas import latex_name as _latex_name
+from geomech.reporting.model import Report, Section
 from geomech.reporting.render import _md_escape, _wrap
 from geomech.reporting.sections import _hamiltonian_section, _measure_section
 from geomech.reporting.simulation import numeric_defaults as _numeric_defaults
