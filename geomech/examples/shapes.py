@@ -179,3 +179,22 @@ def _body_at_rest_point(system) -> BodyShape | None:
 
 for _name in ("free_rigid_body", "suslov", "veselova"):
     register_shape(_name)(_body_at_rest_point)
+
+
+@register_shape("whipple_bicycle")
+def _bicycle(system) -> BodyShape | None:
+    r"""The Whipple bicycle from above: rear contact :math:`(x, y)`, yaw :math:`\psi`, the front
+    wheel turned on the ground by :math:`\arctan(\tan\delta\cos\lambda)` (the steer angle
+    :math:`\delta` about the axis tilted by :math:`\lambda`; exact upright, Meijaard et al.
+    (2007) §4), wheel base ``w`` and radii ``rR``, ``rF`` (Table 1 names)."""
+    q = _coords(system)
+    if not _has(system, "x", "y", "psi", "delta"):
+        return None
+    p = {n: _param(system, n) for n in ("w", "rR", "rF", "lam")}
+    if None in p.values():
+        return None
+    steer = sp.atan(sp.tan(q["delta"]) * sp.cos(p["lam"]))
+    return BodyShape("bicycle", size=(p["w"], p["rR"], p["rF"]), position=(q["x"], q["y"]),
+                     heading=q["psi"], extra=(steer,),
+                     label="the bicycle seen from above (rear wheel, frame, steered front "
+                           "wheel), the path of its rear contact point")

@@ -39,6 +39,8 @@ KINDS = {
     "ellipsoid": "three semi-axes along the body axes",
     "blade": "length (a sleigh or skate: the blade at the traced point, along the heading)",
     "board": "length (a board along its heading, wheels turned by the extra angles)",
+    "bicycle": "wheel base, rear and front wheel radii (the rear contact point traced, the "
+               "front wheel turned by the extra angle: the steer angle on the ground)",
     "point": "none (a marker: the generic shape)",
 }
 
@@ -222,6 +224,23 @@ def _board(track: ShapeTrack, i: int) -> list[np.ndarray]:
     return out
 
 
+def _bicycle(track: ShapeTrack, i: int) -> list[np.ndarray]:
+    """From above: the rear wheel (a segment of its diameter along the heading at the traced
+    point), the frame to the front contact, the front wheel turned by the steer angle."""
+    sizes = [float(v) for v in track.scale]
+    w = sizes[0]
+    r_rear = sizes[1] if len(sizes) > 1 else 0.3 * w
+    r_front = sizes[2] if len(sizes) > 2 else r_rear
+    rear = _planar(track, i, np.array([[-r_rear, 0.0], [r_rear, 0.0]]))
+    frame = _planar(track, i, np.array([[0.0, 0.0], [w, 0.0]]))
+    h = track.heading[i]
+    front_at = track.centre[i][:2] + w * np.array([np.cos(h), np.sin(h)])
+    a = h + (track.extra[i, 0] if track.extra.shape[1] else 0.0)
+    front = front_at + np.array([[-r_front, 0.0], [r_front, 0.0]]) @ np.array(
+        [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+    return [rear, frame, front]
+
+
 def _point(track: ShapeTrack, i: int) -> list[np.ndarray]:
     r = float(track.scale[0]) * 0.5
     c = track.centre[i][:2]
@@ -229,7 +248,8 @@ def _point(track: ShapeTrack, i: int) -> list[np.ndarray]:
 
 
 _DRAW: dict[str, Callable] = {"ball": _ball, "disk": _disk, "ellipsoid": _ellipsoid,
-                              "blade": _blade, "board": _board, "point": _point}
+                              "blade": _blade, "board": _board, "bicycle": _bicycle,
+                              "point": _point}
 
 #: Shape readers by system name: ``reader(system) -> BodyShape | None`` (filled by the
 #: catalogue with :func:`register_shape`).
