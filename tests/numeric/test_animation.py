@@ -170,3 +170,26 @@ def test_every_catalogue_system_with_a_plane_has_a_shape(names):
             assert shape is not None, name
         if shape is not None and shape.kind != "point":
             assert shape.label, name
+
+
+@pytest.mark.slow
+def test_bicycle_is_drawn_with_its_wheel_base_and_steer():
+    """Whipple bicycle (Meijaard et al. 2007, Table 1): the frame joins the rear contact to
+    the front one, a wheel base w ahead along the yaw; the front wheel is turned on the ground
+    by arctan(tan(delta) cos(lambda)) (the steer axis tilted by lambda)."""
+    B = gm.examples.whipple_bicycle()
+    shape = body_shape(B)
+    params = B.numeric_defaults[0]
+    values = {p.name: float(v) for p, v in params.items()}
+    coords = B.phase_space.coords
+    state = {c.name: 0.0 for c in coords}
+    state.update(x=1.0, y=2.0, psi=0.3, delta=0.2)
+    track = ShapeTrack(shape, coords, params, [[state[c.name] for c in coords]])
+    rear, frame, front = track.curves(0)
+    w, lam = values["w"], values["lam"]
+    ahead = np.array([1.0 + w * np.cos(0.3), 2.0 + w * np.sin(0.3)])
+    assert np.allclose(frame, [[1.0, 2.0], ahead], atol=1e-12)
+    assert np.allclose(np.linalg.norm(rear[1] - rear[0]), 2 * values["rR"])
+    d = front[1] - front[0]
+    assert np.allclose(front.mean(axis=0), ahead, atol=1e-12)
+    assert abs(np.arctan2(d[1], d[0]) - (0.3 + np.arctan(np.tan(0.2) * np.cos(lam)))) < 1e-12
