@@ -329,11 +329,12 @@ def test_stability_figure_appears_with_steady_motions():
     w = sp.Symbol("w")
 
     class Spinning:
-        def steady_motions(self):
+        def steady_motions(self, search=True):
+            assert search is False                   # the declared families, no search
             return [SimpleNamespace(name="rest", constants=(w,), defaults={})]
 
         def stability_diagram(self, parameter, values, steady=None, parameters=None):
-            assert parameter == "w" and steady.name == "rest"
+            assert parameter == "w" and steady == "rest"
             eig = np.array([[np.sqrt(complex(v)), -np.sqrt(complex(v))] for v in values])
 
             def plot():

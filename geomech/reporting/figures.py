@@ -231,7 +231,10 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     if not (callable(getattr(S, "steady_motions", None))
             and callable(getattr(S, "stability_diagram", None))):
         return None                       # no steady motions in this system (or version)
-    families = S.steady_motions()
+    try:
+        families = S.steady_motions(search=False)       # the declared ones: no search
+    except TypeError:
+        families = S.steady_motions()
     if not families or not getattr(families[0], "constants", ()):
         return None
     family = families[0]
@@ -239,14 +242,15 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     centre = float(dict(getattr(family, "defaults", {}) or {}).get(c.name, 0.0))
     span = 3.0 * max(abs(centre), 1.0)
     values = np.linspace(centre - span, centre + span, 61)
-    diagram = S.stability_diagram(c.name, values, steady=family,
-                                  parameters=ctx.parameters or None)
+    diagram = S.stability_diagram(c.name, values, steady=family.name,
+                                  parameters={str(k): v for k, v in ctx.parameters.items()}
+                                  or None)
     fig = diagram.plot()
     eig = np.asarray(getattr(diagram, "eigenvalues", np.empty((0, 0))))
     where = (f"; spectrally stable (every real part <= 0) for {c.name} in "
              f"{_stable_runs(values, eig.real.max(axis=1))}" if eig.ndim == 2 and eig.size
              else "")
-    alt = (f"Real and imaginary parts of the eigenvalues of the linearisation along the "
-           f"steady motions '{family.name}', against {c.name} from {values[0]:.3g} to "
-           f"{values[-1]:.3g}{where}.")
+    alt = (f"Real parts of the eigenvalues of the linearisation along the steady motions "
+           f"'{family.name}', against {c.name} from {values[0]:.3g} to {values[-1]:.3g}"
+           f"{where}.")
     return svg_figure(fig, f"Stability of the steady motions ({family.name})", alt)
