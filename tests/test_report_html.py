@@ -331,10 +331,12 @@ def test_stability_figure_appears_with_steady_motions():
     class Spinning:
         def steady_motions(self, search=True):
             assert search is False                   # the declared families, no search
-            return [SimpleNamespace(name="rest", constants=(w,), defaults={})]
+            return [SimpleNamespace(name="moving", constants=(w, sp.Symbol("u")), defaults={}),
+                    SimpleNamespace(name="rest", constants=(w, sp.Symbol("h")),
+                                    defaults={"h": 0})]
 
         def stability_diagram(self, parameter, values, steady=None, parameters=None):
-            assert parameter == "w" and steady == "rest"
+            assert parameter == "w" and steady == "rest" and parameters == {"h": 0.0}
             eig = np.array([[np.sqrt(complex(v)), -np.sqrt(complex(v))] for v in values])
 
             def plot():

@@ -235,16 +235,18 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
         families = S.steady_motions(search=False)       # the declared ones: no search
     except TypeError:
         families = S.steady_motions()
-    if not families or not getattr(families[0], "constants", ()):
+    # the first family whose constants, but one, have default values (the one is varied)
+    family = next((f for f in families if getattr(f, "constants", ())
+                   and sum(c.name not in dict(f.defaults) for c in f.constants) <= 1), None)
+    if family is None:
         return None
-    family = families[0]
-    c = family.constants[0]
-    centre = float(dict(getattr(family, "defaults", {}) or {}).get(c.name, 0.0))
+    defaults = {k: float(v) for k, v in dict(family.defaults).items()}
+    c = next((c for c in family.constants if c.name not in defaults), family.constants[0])
+    centre = defaults.pop(c.name, 0.0)
     span = 3.0 * max(abs(centre), 1.0)
     values = np.linspace(centre - span, centre + span, 61)
-    diagram = S.stability_diagram(c.name, values, steady=family.name,
-                                  parameters={str(k): v for k, v in ctx.parameters.items()}
-                                  or None)
+    diagram = S.stability_diagram(c.name, values, steady=family.name, parameters={
+        **{str(k): v for k, v in ctx.parameters.items()}, **defaults} or None)
     fig = diagram.plot()
     eig = np.asarray(getattr(diagram, "eigenvalues", np.empty((0, 0))))
     where = (f"; spectrally stable (every real part <= 0) for {c.name} in "
