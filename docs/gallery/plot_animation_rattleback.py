@@ -2,11 +2,13 @@ r"""
 The rattleback reverses its spin
 ================================
 
-A rattleback -- a body with a convex bottom whose principal axes of inertia are turned
-against the axes of curvature of its surface -- spun about the vertical in its "wrong"
-sense wobbles, stops spinning and turns the other way (Walker 1896; Borisov & Mamaev 2015).
-The catalogue's :func:`geomech.examples.rattleback` carries a published parameter set;
-:func:`geomech.animate` shows the body from above turning one way, then the other.
+A rattleback -- here the ellipsoidal one of Kane & Levinson (1982), whose principal axes of
+inertia are turned against the axes of curvature of its surface -- spun about the vertical in
+its "wrong" sense starts to rock, stops spinning and turns the other way.  The catalogue's
+:func:`geomech.examples.rattleback` carries their parameters and this start (spin
+:math:`\dot\psi = -5`, a small roll) as numeric defaults; :func:`geomech.animate` shows the
+body from above -- its outline and principal sections, the short path of the contact point --
+turning one way, then the other.
 
 (The animation is made when the catalogue has the rattleback.)
 """
@@ -17,11 +19,12 @@ import geomech as gm
 
 if hasattr(gm.examples, "rattleback"):
     R = gm.examples.rattleback()
-    x0 = R.steady_motion(spin=-3.0)            # the unstable sense of rotation
-    x0 = {k: float(v) + (0.01 if str(k).endswith("dot") and float(v) == 0 else 0.0)
-          for k, v in x0.items()}              # a small wobble starts the reversal
-    res = gm.simulate(R, x0, (0, 40), implicit=True, t_eval=np.linspace(0, 40, 800))
-    anim = gm.animate(res, frames=90, size=(5.0, 5.0), title="rattleback")
+    params, x0 = R.numeric_defaults
+    res = gm.simulate(R, x0, (0, 30), parameters=params, implicit=True,
+                      t_eval=np.linspace(0, 30, 601))
+    spin = res["yawdot"]
+    print(f"spin: {spin[0]:.2f} at t = 0, {spin[-1]:.2f} at t = 30")
+    anim = gm.animate(res, frames=90, size=(4.5, 4.5), title="rattleback")
 else:
     anim = "gm.examples.rattleback() is not in this version of geomech yet"
 anim  # noqa: B018 - shown by the gallery (its _repr_html_: an animated GIF)

@@ -22,7 +22,7 @@ import sympy as sp
 
 from geomech.numeric.shapes import BodyShape, register_shape
 
-from .kinematics import euler_matrix
+from . import kinematics
 
 __all__: list[str] = []
 
@@ -42,7 +42,7 @@ def _has(system, *names: str) -> bool:
 def _rotation(system) -> sp.Matrix:
     """Columns: the body axes in the fixed frame, :math:`Q^T` (5.5)."""
     q = _coords(system)
-    return euler_matrix(q["theta"], q["phi"], q["psi"]).T
+    return kinematics.euler_matrix(q["theta"], q["phi"], q["psi"]).T
 
 
 def _read(system, k: int, velocity: str, factor):
@@ -112,24 +112,44 @@ def _sharp_edge(system) -> BodyShape | None:
                            "contact point")
 
 
+def _rolling_ellipsoid(system, Q: sp.Matrix, semi_axes) -> BodyShape:
+    r"""An ellipsoid with contact point :math:`(x, y)` and orientation ``Q`` (body components
+    :math:`= Q\cdot` fixed ones): its centre is :math:`(x, y, 0) - Q^T\mathbf r(\gamma)`,
+    :math:`\mathbf r(\gamma) = -B\gamma/\sqrt{(\gamma, B\gamma)}`, :math:`\gamma = Qe_3`,
+    :math:`B = \mathrm{diag}(b_i^2)` (Borisov & Mamaev (2015), §4.3)."""
+    q = _coords(system)
+    gamma = Q[:, 2]                              # the vertical in body axes
+    B = sp.diag(*[bi**2 for bi in semi_axes])
+    r = -B * gamma / sp.sqrt((gamma.T * B * gamma)[0])   # centre -> contact point, body axes
+    C = sp.Matrix([q["x"], q["y"], 0]) - Q.T * r
+    return BodyShape("ellipsoid", size=tuple(semi_axes), position=tuple(C), rotation=Q.T,
+                     trace=(q["x"], q["y"]),
+                     label=f"{'the rattleback' if system.name == 'rattleback' else 'an ellipsoid'}"
+                           " seen from above (its outline and principal sections turning with "
+                           "it), the path of its contact point")
+
+
 def _ellipsoid(system) -> BodyShape | None:
     b = [_param(system, n) for n in ("b1", "b2", "b3")]
     if None in b or not _has(system, "x", "y", "theta", "phi", "psi"):
         return None
-    q = _coords(system)
-    Qt = _rotation(system)
-    gamma = Qt.T[:, 2]                           # the vertical in body axes
-    B = sp.diag(*[bi**2 for bi in b])
-    r = -B * gamma / sp.sqrt((gamma.T * B * gamma)[0])   # centre -> contact point, body axes
-    C = sp.Matrix([q["x"], q["y"], 0]) - Qt * r
-    return BodyShape("ellipsoid", size=tuple(b), position=tuple(C), rotation=Qt,
-                     trace=(q["x"], q["y"]),
-                     label="an ellipsoid seen from above (its outline and principal "
-                           "sections turning with it), the path of its contact point")
+    return _rolling_ellipsoid(system, _rotation(system).T, b)
 
 
 for _name in ("ellipsoid", "convex_body_on_plane"):
     register_shape(_name)(_ellipsoid)
+
+
+@register_shape("rattleback")
+def _rattleback(system) -> BodyShape | None:
+    """The ellipsoidal rattleback of Kane & Levinson (1982): semi-axes ``a, b, c``, yaw, roll
+    and pitch (the catalogue's ``tait_bryan_matrix``), contact point ``(x, y)``."""
+    axes = [_param(system, n) for n in ("a", "b", "c")]
+    if None in axes or not _has(system, "x", "y", "yaw", "roll", "pitch"):
+        return None
+    q = _coords(system)
+    Q = kinematics.tait_bryan_matrix(q["yaw"], q["roll"], q["pitch"])
+    return _rolling_ellipsoid(system, Q, axes)
 
 
 def _blade(system) -> BodyShape | None:
