@@ -20,11 +20,13 @@ import geomech as gm
 if hasattr(gm.examples, "rattleback"):
     R = gm.examples.rattleback()
     params, x0 = R.numeric_defaults
-    res = gm.simulate(R, x0, (0, 30), parameters=params, implicit=True,
-                      t_eval=np.linspace(0, 30, 601))
+    res = gm.simulate(R, x0, (0, 20), parameters=params, implicit=True,
+                      t_eval=np.linspace(0, 20, 801))
     spin = res["yawdot"]
-    print(f"spin: {spin[0]:.2f} at t = 0, {spin[-1]:.2f} at t = 30")
-    anim = gm.animate(res, frames=90, size=(4.5, 4.5), title="rattleback")
+    print(f"spin: {spin[0]:.2f} at t = 0, {spin.min():.2f} at least, {spin.max():.2f} at most")
+    # a frame every 0.1 s: at most half a radian of spin between frames (no stroboscopic
+    # illusion), 10 s of GIF at 20 frames per second
+    anim = gm.animate(res, frames=200, fps=20, size=(4.0, 4.0), title="rattleback")
 else:
     anim = "gm.examples.rattleback() is not in this version of geomech yet"
 anim  # noqa: B018 - shown by the gallery (its _repr_html_: an animated GIF)
