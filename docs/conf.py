@@ -58,6 +58,10 @@ sphinx_gallery_conf = {
 # copied into the site under reports/; GEOMECH_DOCS_REPORT_PAGES=0 skips building them.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 html_extra_path = ["generated/report_site"]
+# Sphinx checks html_extra_path when the configuration is read, before builder-inited builds the
+# pages: on a clean clone the folder must exist by then (else -W fails on the warning).
+os.makedirs(os.path.join(os.path.dirname(os.path.abspath(__file__)), *html_extra_path[0].split("/")),
+            exist_ok=True)
 
 
 def _report_pages(app):
