@@ -508,6 +508,14 @@ class NonholonomicSystem:
 
         return routh_reduction(self, coordinate)
 
+    def linearize(self, state, parameters=None, chart: str = "auto"):
+        """The exact linearisation at a steady motion ``state`` (a dict of every phase-space
+        coordinate by name); see
+        :func:`geomech.mechanics.analysis.linearization.linearize`."""
+        from .analysis.linearization import linearize
+
+        return linearize(self, state, parameters=parameters, chart=chart)
+
     def to_sympy_mechanics(self):
         """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
         (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
