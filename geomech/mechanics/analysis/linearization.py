@@ -49,7 +49,7 @@ from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["FieldChart", "Linearization", "linearize", "phase_state", "phase_space_chart",
-           "cyclic_split", "steady_residuals", "jacobian_at", "tangent_restriction",
+           "cyclic_split", "steady_residuals", "steady_chart", "jacobian_at", "tangent_restriction",
            "singular_factors", "numeric_values", "LAMBDA"]
 
 #: The eigenvalue variable of characteristic polynomials.
@@ -483,7 +483,7 @@ def linearize(system, state, parameters=None, chart: str = "auto") -> Linearizat
     point = phase_state(system, state)
     if chart not in ("auto", "phase space", "natural"):
         raise ValueError(f"chart must be 'auto', 'phase space' or 'natural', got {chart!r}")
-    fc, notes = _choose_chart(system, point, chart)
+    fc, notes = steady_chart(system, point, chart)
     R, C = cyclic_split(fc)
     J = jacobian_at(fc.rhs, fc.variables, fc.point)
     variables = fc.variables
@@ -497,8 +497,9 @@ def linearize(system, state, parameters=None, chart: str = "auto") -> Linearizat
     return Linearization(system, point, fc, J, variables, R, C, parameters, notes)
 
 
-def _choose_chart(system, point: dict, chart: str) -> tuple[FieldChart, tuple]:
-    """The chart of the linearisation and notes on the choice (see :func:`linearize`)."""
+def steady_chart(system, point: dict, chart: str = "auto") -> tuple[FieldChart, tuple]:
+    """The chart in which ``point`` (phase-space values) is steady and notes on the choice
+    (see :func:`linearize`); ``ValueError`` naming the reduced equation that fails."""
     from geomech.mechanics.analysis.natural_chart import natural_chart
 
     if chart == "natural":

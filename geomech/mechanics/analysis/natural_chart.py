@@ -37,10 +37,11 @@ from geomech.mechanics.analysis.linearization import FieldChart, cyclic_split
 __all__ = ["natural_chart", "to_poisson_vector", "poisson_pattern"]
 
 
-def natural_chart(system, point: dict) -> FieldChart:
+def natural_chart(system, point: dict, poisson: bool = True) -> FieldChart:
     r"""The field of ``system`` in natural variables at ``point`` (phase-space values):
     :math:`(\gamma, \eta)` when the natural configuration functions are the Poisson vector
-    of Euler angles, else :math:`(q, \eta)`.  ``ValueError`` without a natural frame."""
+    of Euler angles (and ``poisson``), else :math:`(q, \eta)`.  ``ValueError`` without a
+    natural frame."""
     nat = getattr(system, "natural_frame", None)
     if not nat:
         raise ValueError(f"{system.name} has no natural frame (natural quasi-velocities)")
@@ -50,7 +51,7 @@ def natural_chart(system, point: dict) -> FieldChart:
     full = {**point, **{v: system.dependent_solution[v].xreplace(point)
                         for v in system.dependent_velocities}}
     eta_values = {e: default_policy().normalize(ce.variables[e].xreplace(full)) for e in eta}
-    pattern = poisson_pattern(nat.get("functions") or (), q)
+    pattern = poisson_pattern(nat.get("functions") or (), q) if poisson else None
     if pattern is None:
         fc = FieldChart("natural quasi-velocities",
                         f"the natural quasi-velocities ({', '.join(map(str, eta))}) with the "
