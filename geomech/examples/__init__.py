@@ -13,7 +13,8 @@ from importlib import import_module
 from ._registry import REGISTRY, get, register
 
 # Catalogue modules; each registers its functions with ``@register``.
-_MODULES = ("sleighs", "rolling", "rolling_bodies", "boards", "particles", "bodies", "so_n")
+_MODULES = ("sleighs", "rolling", "rolling_bodies", "rattleback", "boards", "particles", "bodies",
+            "so_n")
 
 for _m in _MODULES:
     _mod = import_module(f"{__name__}.{_m}")

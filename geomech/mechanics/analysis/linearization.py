@@ -39,7 +39,7 @@ lambda**4*(I*lambda + V*a*m)/I
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -49,11 +49,16 @@ from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["FieldChart", "Linearization", "linearize", "phase_state", "phase_space_chart",
-           "cyclic_split", "steady_residuals", "steady_chart", "jacobian_at", "tangent_restriction",
-           "singular_factors", "numeric_values", "LAMBDA"]
+           "cyclic_split", "steady_residuals", "steady_chart", "jacobian_at", "chart_jacobian",
+           "tangent_restriction",
+           "singular_factors", "numeric_values", "LAMBDA", "IMPLICIT_OPS"]
 
 #: The eigenvalue variable of characteristic polynomials.
 LAMBDA = sp.Symbol("lambda")
+#: Above this size of M and F the field is used in mass-matrix form (never inverted
+#: symbolically); the cyclic coordinates are then read off M and F (a superset of the
+#: dependencies of the explicit field).
+IMPLICIT_OPS = 20000
 
 
 # =============================================================================================
@@ -139,24 +144,64 @@ class FieldChart:
     name: str
     description: str
     variables: tuple
-    rhs: tuple
+    rhs: tuple | None
     point: dict
     seeds: tuple
     relations: tuple = ()
     dropped: tuple = ()
-    state_map: dict = field(default_factory=dict)
+    implicit: object = None
+
+    @property
+    def rates(self) -> dict:
+        """``{variable: rate}``: explicit, or affine in the unknowns of :attr:`implicit`."""
+        if self.implicit is not None:
+            return dict(self.implicit.rates)
+        return dict(zip(self.variables, self.rhs))
+
+    def dependencies(self) -> dict:
+        """``{variable: set of variables its rate reads}`` (through :math:`M` and :math:`F`
+        for the unknowns of an implicit form)."""
+        vs = set(self.variables)
+        rates = self.rates
+        if self.implicit is None:
+            return {v: rates[v].free_symbols & vs for v in self.variables}
+        imp = self.implicit
+        zdeps = set().union(*[e.free_symbols for e in (*imp.mass_matrix, *imp.forcing)]) & vs
+        return {v: (rates[v].free_symbols & vs) | (zdeps if rates[v].has(*imp.unknowns)
+                                                   else set()) for v in self.variables}
+
+    def unknowns_at(self) -> dict:
+        r"""The unknowns :math:`z_0` of an implicit form at the point (:math:`M_0z_0 = F_0`,
+        solved exactly); ``{}`` for an explicit chart."""
+        if self.implicit is None:
+            return {}
+        imp = self.implicit
+        M0 = _at_point(imp.mass_matrix, self.point)
+        F0 = _at_point(imp.forcing, self.point)
+        if default_policy().rank(M0) < M0.rows:
+            raise ValueError("the mass matrix is singular at the state")
+        z0 = M0.LUsolve(F0).applyfunc(default_policy().normalize)
+        return dict(zip(imp.unknowns, z0))
+
+    def rates_at(self) -> dict:
+        """``{variable: rate at the point}`` (exact)."""
+        sub = {**self.point, **self.unknowns_at()}
+        return {v: r.xreplace(sub) for v, r in self.rates.items()}
 
 
 def phase_space_chart(system, point: dict) -> FieldChart:
     """The Lagrange–d'Alembert field on ``system.phase_space`` at ``point``."""
     P = system.phase_space
-    F = system.vector_field()
-    comps = tuple(F.components)
+    imp = system.equations("lagrange_dalembert", explicit=False).mass_matrix_form()
     velocities = tuple(c for c in P.coords if c in set(system.manifold.velocities))
     rel = tuple(as_expr(g) for g in (getattr(system, "holonomic", ()) or ()))
-    return FieldChart("phase space", f"the phase-space coordinates of {system.name} "
-                      f"({', '.join(map(str, P.coords))})", tuple(P.coords), comps,
-                      dict(point), velocities, _with_rates(system, rel))
+    desc = f"the phase-space coordinates of {system.name} ({', '.join(map(str, P.coords))})"
+    if imp.count_ops() <= IMPLICIT_OPS:
+        rhs = tuple(system.vector_field().components)
+        return FieldChart("phase space", desc, tuple(P.coords), rhs, dict(point), velocities,
+                          _with_rates(system, rel))
+    return FieldChart("phase space", desc + " (mass-matrix form)", tuple(P.coords), None,
+                      dict(point), velocities, _with_rates(system, rel), implicit=imp)
 
 
 def _with_rates(system, relations: tuple) -> tuple:
@@ -177,7 +222,10 @@ def singular_factors(chart: FieldChart) -> list[sp.Expr]:
     that vanish at the chart's point: where the chart is singular."""
     found = []
     policy = default_policy()
-    for comp in chart.rhs:
+    exprs = list(chart.rates.values())
+    if chart.implicit is not None:
+        exprs += [*chart.implicit.mass_matrix, *chart.implicit.forcing]
+    for comp in exprs:
         for p in sp.preorder_traversal(comp):
             if isinstance(p, sp.Pow) and p.exp.is_negative:
                 d = p.base
@@ -208,7 +256,7 @@ def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
     >>> C
     (x, y, psi, phi)
     """
-    rates = dict(zip(chart.variables, chart.rhs))
+    deps = chart.dependencies()
     reduced: list = []
     todo = list(chart.seeds)
     while todo:
@@ -216,7 +264,7 @@ def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
         if v in reduced:
             continue
         reduced.append(v)
-        todo += [w for w in chart.variables if w not in reduced and rates[v].has(w)]
+        todo += [w for w in chart.variables if w not in reduced and w in deps[v]]
     R = tuple(v for v in chart.variables if v in reduced)
     return R, tuple(v for v in chart.variables if v not in reduced)
 
@@ -224,13 +272,8 @@ def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
 def steady_residuals(chart: FieldChart, reduced: Sequence) -> list[tuple]:
     """``(variable, value)`` of every reduced rate that does not vanish at the point."""
     policy = default_policy()
-    rates = dict(zip(chart.variables, chart.rhs))
-    out = []
-    for v in reduced:
-        r = rates[v].xreplace(chart.point)
-        if not policy.is_zero(r):
-            out.append((v, r))
-    return out
+    rates = chart.rates_at()
+    return [(v, rates[v]) for v in reduced if not policy.is_zero(rates[v])]
 
 
 # =============================================================================================
@@ -247,16 +290,53 @@ def jacobian_at(rhs: Sequence, variables: Sequence, point: Mapping) -> sp.Matrix
     [1, 0]])
     """
     policy = default_policy()
+    point = dict(point)
     rows = []
     for f in rhs:
-        rows.append([policy.normalize(sp.diff(f, v).xreplace(dict(point))) if f.has(v)
-                     else sp.S.Zero for v in variables])
+        row = []
+        for v in variables:
+            if not f.has(v):
+                row.append(sp.S.Zero)
+                continue
+            # the other variables first: large fields collapse at the point
+            others = {k: val for k, val in point.items() if k != v}
+            row.append(policy.normalize(sp.diff(f.xreplace(others), v).xreplace(
+                {v: point.get(v, v)})))
+        rows.append(row)
     J = sp.Matrix(rows)
     bad = [e for e in J if e.has(sp.zoo, sp.nan, sp.oo)]
     if bad:
         raise ValueError(f"the field is not differentiable at the state in this chart "
                          f"(an entry of its Jacobian is {bad[0]})")
     return J
+
+
+def chart_jacobian(chart: FieldChart) -> sp.Matrix:
+    r"""The Jacobian of the chart's field at its point.  For an implicit form
+    :math:`\dot x = g(x) + P(x)z`, :math:`M(x)z = F(x)`:
+
+    .. math:: J = \partial_x(g + Pz)\big|_{z_0} + P_0\,M_0^{-1}
+              \big(\partial_xF - \partial_x(M)z_0\big)
+
+    (nothing is inverted symbolically: :math:`M_0` is the mass matrix at the point)."""
+    if chart.implicit is None:
+        return jacobian_at(chart.rhs, chart.variables, chart.point)
+    imp, pt, xs = chart.implicit, chart.point, chart.variables
+    z0 = chart.unknowns_at()
+    rates = [imp.rates[v] for v in xs]
+    Jg = jacobian_at([r.xreplace(z0) for r in rates], xs, pt)
+    dF = jacobian_at(list(imp.forcing), xs, pt)
+    if any(not default_policy().is_zero(z) for z in z0.values()):
+        zv = sp.Matrix([z0[z] for z in imp.unknowns])
+        dF -= jacobian_at(list(imp.mass_matrix * zv), xs, pt)
+    M0 = _at_point(imp.mass_matrix, pt)
+    dz = M0.LUsolve(dF)
+    P0 = _at_point(imp.selection, pt)
+    return (Jg + P0 * dz).applyfunc(default_policy().normalize)
+
+
+def _at_point(M: sp.Matrix, point: dict) -> sp.Matrix:
+    return M.xreplace(point).applyfunc(default_policy().normalize)
 
 
 def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tuple:
@@ -485,7 +565,7 @@ def linearize(system, state, parameters=None, chart: str = "auto") -> Linearizat
         raise ValueError(f"chart must be 'auto', 'phase space' or 'natural', got {chart!r}")
     fc, notes = steady_chart(system, point, chart)
     R, C = cyclic_split(fc)
-    J = jacobian_at(fc.rhs, fc.variables, fc.point)
+    J = chart_jacobian(fc)
     variables = fc.variables
     if fc.relations:
         DG = jacobian_at(fc.relations, fc.variables, fc.point)
@@ -508,6 +588,11 @@ def steady_chart(system, point: dict, chart: str = "auto") -> tuple[FieldChart, 
         return fc, ()
     fc = phase_space_chart(system, point)
     sing = singular_factors(fc)
+    if not sing:
+        try:
+            fc.unknowns_at()
+        except ValueError:
+            sing = [sp.Symbol("det(M)")]
     if sing or chart == "auto" and steady_residuals(fc, cyclic_split(fc)[0]):
         why = (f"the phase-space chart is singular at the state ({sp.sstr(sing[0])} = 0)"
                if sing else "the state is steady only modulo the symmetry of the natural "

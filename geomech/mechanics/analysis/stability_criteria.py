@@ -150,7 +150,7 @@ def split_zero_roots(p, lam) -> tuple[int, sp.Expr]:
 
     >>> lam, k = sp.symbols("lambda k")
     >>> split_zero_roots(lam**3 + k*lam, lam)
-    (1, lambda**2 + k)
+    (1, k + lambda**2)
     """
     a = _coefficients(p, lam)
     n = len(a) - 1

@@ -221,7 +221,7 @@ def find_steady_families(system) -> list[SteadyFamily]:
     module docstring); empty when the equations are larger than the search allows."""
     fc = _search_chart(system)
     R, C = cyclic_split(fc)
-    rates = dict(zip(fc.variables, fc.rhs))
+    rates = _explicit_rates(system, fc)
     eqs = [rates[v] for v in R]
     if sum(sp.count_ops(e) for e in eqs) > _MAX_OPS:
         return []
@@ -240,13 +240,24 @@ def find_steady_families(system) -> list[SteadyFamily]:
     return out
 
 
+def _explicit_rates(system, fc: FieldChart) -> dict:
+    """The explicit rates of the chart (the explicit Lagrange–d'Alembert field for an
+    implicit phase-space chart, only when small enough)."""
+    if fc.implicit is None:
+        return fc.rates
+    if fc.implicit.count_ops() > _MAX_OPS:
+        return {v: sp.Symbol("unknown") for v in fc.variables}
+    F = system.vector_field()
+    return dict(zip(F.manifold.coords, F.components))
+
+
 def _state_in_phase_space(system, fc: FieldChart, values: dict) -> dict:
     """``{name: value}`` of the phase-space coordinates from the values of the chart's
     variables (natural quasi-velocities converted by the kinematics)."""
     P = system.phase_space
     if fc.name == "phase space":
         return {c.name: values.get(c, sp.S.Zero) for c in P.coords}
-    rates = dict(zip(fc.variables, fc.rhs))
+    rates = fc.rates
     q = system.manifold.coords
     qv = {c: values.get(c, sp.S.Zero) for c in q}
     out = {c.name: qv[c] for c in q}
