@@ -38,6 +38,8 @@ lambda**4*(I*lambda + V*a*m)/I
 
 from __future__ import annotations
 
+import dataclasses
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -45,6 +47,7 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
@@ -150,6 +153,7 @@ class FieldChart:
     relations: tuple = ()
     dropped: tuple = ()
     implicit: object = None
+    split: tuple | None = None
 
     @property
     def rates(self) -> dict:
@@ -189,19 +193,37 @@ class FieldChart:
         return {v: r.xreplace(sub) for v, r in self.rates.items()}
 
 
+_CHARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def phase_space_chart(system, point: dict) -> FieldChart:
-    """The Lagrange–d'Alembert field on ``system.phase_space`` at ``point``."""
+    """The Lagrange–d'Alembert field on ``system.phase_space`` at ``point`` (the field and
+    its cyclic split are computed once per system)."""
+    try:
+        template = _CHARTS[system]
+    except (KeyError, TypeError):
+        template = _phase_space_template(system)
+        try:
+            _CHARTS[system] = template
+        except TypeError:
+            pass
+    return dataclasses.replace(template, point=dict(point))
+
+
+def _phase_space_template(system) -> FieldChart:
     P = system.phase_space
     imp = system.equations("lagrange_dalembert", explicit=False).mass_matrix_form()
     velocities = tuple(c for c in P.coords if c in set(system.manifold.velocities))
     rel = tuple(as_expr(g) for g in (getattr(system, "holonomic", ()) or ()))
     desc = f"the phase-space coordinates of {system.name} ({', '.join(map(str, P.coords))})"
-    if imp.count_ops() <= IMPLICIT_OPS:
+    if sum(count_ops(e) for e in (*imp.mass_matrix, *imp.forcing)) <= IMPLICIT_OPS:
         rhs = tuple(system.vector_field().components)
-        return FieldChart("phase space", desc, tuple(P.coords), rhs, dict(point), velocities,
-                          _with_rates(system, rel))
-    return FieldChart("phase space", desc + " (mass-matrix form)", tuple(P.coords), None,
-                      dict(point), velocities, _with_rates(system, rel), implicit=imp)
+        fc = FieldChart("phase space", desc, tuple(P.coords), rhs, {}, velocities,
+                        _with_rates(system, rel))
+    else:
+        fc = FieldChart("phase space", desc + " (mass-matrix form)", tuple(P.coords), None,
+                        {}, velocities, _with_rates(system, rel), implicit=imp)
+    return dataclasses.replace(fc, split=cyclic_split(fc))
 
 
 def _with_rates(system, relations: tuple) -> tuple:
@@ -256,17 +278,74 @@ def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
     >>> C
     (x, y, psi, phi)
     """
+    if chart.split is not None:
+        return chart.split
     deps = chart.dependencies()
+    if chart.implicit is not None:
+        deps = _confirmed_cyclic(chart, deps)
+    reduced = _closure(chart, deps)
+    R = tuple(v for v in chart.variables if v in reduced)
+    return R, tuple(v for v in chart.variables if v not in reduced)
+
+
+def _closure(chart: FieldChart, deps: dict) -> list:
     reduced: list = []
     todo = list(chart.seeds)
     while todo:
         v = todo.pop()
-        if v in reduced:
-            continue
-        reduced.append(v)
-        todo += [w for w in chart.variables if w not in reduced and w in deps[v]]
-    R = tuple(v for v in chart.variables if v in reduced)
-    return R, tuple(v for v in chart.variables if v not in reduced)
+        if v not in reduced:
+            reduced.append(v)
+            todo += [w for w in chart.variables if w not in reduced and w in deps[v]]
+    return reduced
+
+
+def _confirmed_cyclic(chart: FieldChart, deps: dict) -> dict:
+    r"""Dependencies of a mass-matrix form with the coordinates whose shift is a symmetry
+    removed.  :math:`M` and :math:`F` may contain a coordinate the explicit rates do not
+    (the heading of a rolling body, through the elimination of the contact velocities); it
+    is cyclic when :math:`u = \partial_c` -- or :math:`\partial_c` with a rotation of two
+    coordinates already known cyclic -- satisfies the strengthened Theorem 3
+    (:func:`~geomech.mechanics.analysis.symmetry.check_symmetry`): then
+    :math:`\partial_c` of every reduced rate vanishes."""
+    from geomech.mechanics.analysis.symmetry import check_symmetry
+
+    system = chart.implicit.system
+    N = system.manifold
+    deps = {k: set(v) for k, v in deps.items()}
+    known = [c for c in N.coords if c not in _closure(chart, deps)]
+    for c in [c for c in N.coords if c not in known]:
+        for u in _shift_candidates(N, c, known):
+            if _probably_symmetry(system, u) and \
+                    check_symmetry(system, u, definitive=False).theorem3:
+                for v in deps:
+                    deps[v].discard(c)
+                known.append(c)
+                break
+    return deps
+
+
+def _probably_symmetry(system, u) -> bool:
+    """The random-point filter of Theorem 3 (``False`` is certain): :math:`\tilde u(L)` and
+    :math:`\tilde u(f_\mu)|_{\mathcal M}` vanish at random points."""
+    from geomech.mechanics.analysis.common import prolong, restrict
+    from geomech.mechanics.equations.implicit import numerically_zero
+
+    if not numerically_zero(prolong(u, system.lagrangian), 2):
+        return False
+    return all(numerically_zero(restrict(system, prolong(u, f)), 2)
+               for f in system.constraints)
+
+
+def _shift_candidates(N, c, known: list) -> list:
+    """:math:`\partial_c` and :math:`\partial_c \pm (-y\partial_x + x\partial_y)` for
+    pairs :math:`(x, y)` of known cyclic coordinates."""
+    base = {c: 1}
+    out = [N.vector_field(base)]
+    for i, p in enumerate(known):
+        for r in known[i + 1:]:
+            for s in (1, -1):
+                out.append(N.vector_field({**base, p: -s * r, r: s * p}))
+    return out
 
 
 def steady_residuals(chart: FieldChart, reduced: Sequence) -> list[tuple]:
