@@ -325,7 +325,7 @@ def _confirmed_cyclic(chart: FieldChart, deps: dict) -> dict:
 
 
 def _probably_symmetry(system, u) -> bool:
-    """The random-point filter of Theorem 3 (``False`` is certain): :math:`\tilde u(L)` and
+    r"""The random-point filter of Theorem 3 (``False`` is certain): :math:`\tilde u(L)` and
     :math:`\tilde u(f_\mu)|_{\mathcal M}` vanish at random points."""
     from geomech.mechanics.analysis.common import prolong, restrict
     from geomech.mechanics.equations.implicit import numerically_zero
@@ -337,7 +337,7 @@ def _probably_symmetry(system, u) -> bool:
 
 
 def _shift_candidates(N, c, known: list) -> list:
-    """:math:`\partial_c` and :math:`\partial_c \pm (-y\partial_x + x\partial_y)` for
+    r""":math:`\partial_c` and :math:`\partial_c \pm (-y\partial_x + x\partial_y)` for
     pairs :math:`(x, y)` of known cyclic coordinates."""
     base = {c: 1}
     out = [N.vector_field(base)]
