@@ -598,12 +598,16 @@ class Linearization:
         return ev[np.lexsort((ev.imag, ev.real))]
 
     # -- stability --------------------------------------------------------------------------
-    def stability_conditions(self):
-        """The conditions of stability (:func:`~geomech.mechanics.analysis.stability.
-        stability_conditions`)."""
+    @cached_property
+    def _conditions(self):
         from geomech.mechanics.analysis.stability import stability_conditions
 
         return stability_conditions(self)
+
+    def stability_conditions(self):
+        """The conditions of stability (:func:`~geomech.mechanics.analysis.stability.
+        stability_conditions`; computed once)."""
+        return self._conditions
 
     def stability(self, parameters=None):
         """The verdict at numeric values (:func:`~geomech.mechanics.analysis.stability.

@@ -119,6 +119,7 @@ class StabilityConditions:
     kind: str
     meaning: str
     nondegenerate: list = field(default_factory=list)
+    resultants: tuple = ()
 
     def __str__(self) -> str:
         conds = " and ".join(sp.sstr(c) for c in self.inequalities) or "always"
@@ -212,14 +213,15 @@ def stability_conditions(lin) -> StabilityConditions:
     if any(not f.can_hold for f in facs):
         meaning += "; a factor can never be Hurwitz (a condition is identically <= 0)"
     nondeg = []
-    for e in [g for f in facs for g in f.nondegenerate] + _common_root_conditions(facs):
+    res = tuple(_common_root_conditions(facs))
+    for e in [g for f in facs for g in f.nondegenerate] + list(res):
         for g, _ in sp.factor_list(e)[1]:
             rel = sp.Ne(g, 0)
             if not (g.is_positive or g.is_negative) and rel not in nondeg:
                 nondeg.append(rel)
     return StabilityConditions(z, tuple(facs), ineqs, kind,
                                meaning + f"; {z} zero root(s) of the reduced field set "
-                               "aside; equality is the critical boundary", nondeg)
+                               "aside; equality is the critical boundary", nondeg, res)
 
 
 # =============================================================================================
@@ -265,7 +267,7 @@ def _factor_verdict(fc: FactorConditions, values: dict) -> tuple[str, str]:
 
 def stability_verdict(lin, parameters=None) -> StabilityVerdict:
     """The verdict of ``lin`` at numeric values of its parameters and constants."""
-    conds = stability_conditions(lin)
+    conds = lin.stability_conditions()
     syms = set(lin.reduced_matrix.free_symbols)
     for fc in conds.factors:
         syms |= fc.factor.free_symbols
@@ -277,8 +279,7 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
     kernel = Jr.rows - default_policy().rank(Jr) if Jr.rows else 0
     z = conds.zero_roots
     results = [(_factor_verdict(fc, values), fc) for fc in conds.factors]
-    shared = [r for r in _common_root_conditions(list(conds.factors))
-              if _sign(r.xreplace(values)) == 0]
+    shared = [r for r in conds.resultants if _sign(r.xreplace(values)) == 0]
     parts = []
     if lin.cyclic:
         parts.append(f"{len(lin.cyclic)} zero root(s) of the cyclic coordinates "

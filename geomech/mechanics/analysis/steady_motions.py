@@ -26,6 +26,7 @@ branches; each declared family is verified exactly).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -270,15 +271,28 @@ def _state_in_phase_space(system, fc: FieldChart, values: dict) -> dict:
 # =============================================================================================
 # the system's families
 # =============================================================================================
+_VERIFIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _verified(system, fam: SteadyFamily) -> SteadyFamily:
+    """``fam`` after checking (once per system) that it is steady."""
+    try:
+        done = _VERIFIED.setdefault(system, set())
+    except TypeError:
+        done = set()
+    if fam.name not in done:
+        if not verify_family(system, fam):
+            raise ValueError(f"the declared family {fam.name!r} of {system.name} is not "
+                             "steady (the reduced field does not vanish on it)")
+        done.add(fam.name)
+    return fam
+
+
 def steady_motions(system, search: bool = True) -> list[SteadyFamily]:
     """The declared families of ``system`` (verified; the distinguished one first) and,
     with ``search``, the families found by :func:`find_steady_families` that are not
     declared already."""
-    declared = list(getattr(system, "steady_families", ()) or ())
-    for fam in declared:
-        if not verify_family(system, fam):
-            raise ValueError(f"the declared family {fam.name!r} of {system.name} is not "
-                             "steady (the reduced field does not vanish on it)")
+    declared = [_verified(system, f) for f in getattr(system, "steady_families", ()) or ()]
     if not search:
         return declared
     found = [f for f in find_steady_families(system)
@@ -308,12 +322,15 @@ def _same_family(a: SteadyFamily, b: SteadyFamily) -> bool:
 def steady_motion(system, family: str | None = None, **constants) -> dict:
     """One steady state ``{coordinate name: value}`` of ``system``: of the family named
     ``family`` (default: the distinguished one, else the first found)."""
-    fams = steady_motions(system, search=family is not None or
-                          not getattr(system, "steady_families", None))
+    declared = tuple(getattr(system, "steady_families", ()) or ())
+    fams = declared if declared and (family is None or family in [f.name for f in declared]) \
+        else tuple(steady_motions(system))
     if not fams:
         raise ValueError(f"no family of steady motions known for {system.name}")
     chosen = fams[0] if family is None else next((f for f in fams if f.name == family), None)
     if chosen is not None:
+        if chosen in declared:
+            _verified(system, chosen)
         point = phase_state(system, chosen.at(**constants))
         return {c.name: v for c, v in point.items()}
     raise ValueError(f"{family!r} is not a family of steady motions of {system.name}; "

@@ -183,6 +183,15 @@ def test_routh_sphere_upper_spin_condition_is_routh_s(routh):
     assert any(zero(e - classical) for e in lhs)
 
 
+@pytest.mark.parametrize("n, stable", [(1, False), (30, True)])
+def test_routh_sphere_upper_spin_needs_speed(routh, n, stable):
+    R, up, down = routh
+    vals = {"m": 1, "R": 1, "a": sp.Rational(1, 4), "I1": 1, "I3": 1, "g": 10, "n": n}
+    assert bool(up.stability(vals)) is stable
+    assert down.stability(vals).verdict is Verdict.LINEARLY_STABLE
+
+
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(st.fractions(1, 5), st.fractions(1, 2), st.fractions(1, 3), st.fractions(1, 3),
        st.fractions(1, 20))
