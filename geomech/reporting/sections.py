@@ -23,6 +23,7 @@ from geomech.reporting.energy import energy_section
 from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_section
+from geomech.reporting.stability import stability_section
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
            "first_sentence", "energy_section"]
@@ -299,6 +300,7 @@ ANALYSES: list[tuple[str, Callable]] = [
     ("first integrals", _integrals_section),
     ("invariant measure", _measure_section),
     ("Hamiltonian structure", _hamiltonian_section),
+    ("steady motions and stability", stability_section),
 ]
 
 
