@@ -32,7 +32,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.linearization import FieldChart, cyclic_split
+from geomech.mechanics.analysis.field_charts import FieldChart, cyclic_split
 
 __all__ = ["natural_chart", "to_poisson_vector", "poisson_pattern"]
 

@@ -42,8 +42,10 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.linearization import LAMBDA, numeric_values
+from geomech.mechanics.analysis.common import numeric_values
 from geomech.mechanics.analysis.stability_criteria import (
+    LAMBDA,
+    MU,
     even_factors,
     even_part_variable,
     is_even_polynomial,
@@ -54,10 +56,8 @@ from geomech.mechanics.analysis.stability_criteria import (
 )
 
 __all__ = ["Verdict", "FactorConditions", "StabilityConditions", "StabilityVerdict",
-           "stability_conditions", "stability_verdict", "MU"]
+           "stability_conditions", "stability_verdict"]
 
-#: The variable :math:`\mu = \lambda^2` of reversible factors.
-MU = sp.Symbol("mu")
 _FACTOR_OPS = 4000          # factor the characteristic polynomial below this size
 
 

@@ -36,9 +36,14 @@ import sympy as sp
 
 from geomech.core.zero import default_policy
 
-__all__ = ["hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
+__all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
            "reversible_conditions", "is_even_polynomial", "even_part_variable",
            "positive_part", "even_factors", "split_zero_roots"]
+
+#: The eigenvalue variable of characteristic polynomials.
+LAMBDA = sp.Symbol("lambda")
+#: The variable :math:`\mu = \lambda^2` of reversible factors.
+MU = sp.Symbol("mu")
 
 
 def _coefficients(p, lam) -> list[sp.Expr]:
@@ -176,7 +181,7 @@ def positive_part(expr) -> sp.Expr:
     num, den = sp.fraction(e)
     sign = 1
     keep = []
-    for part, power in ((num, 1), (den, -1)):
+    for part in (num, den):
         coeff, factors = sp.factor_list(part)
         if coeff.is_negative:
             sign = -sign

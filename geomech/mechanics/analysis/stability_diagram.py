@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from geomech.mechanics.analysis.linearization import linearize, numeric_values
+from geomech.mechanics.analysis.common import numeric_values
+from geomech.mechanics.analysis.linearization import linearize
 
 __all__ = ["StabilityDiagram", "stability_diagram", "steady_state_with"]
 

@@ -34,13 +34,8 @@ import sympy as sp
 
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.linearization import (
-    FieldChart,
-    cyclic_split,
-    phase_space_chart,
-    phase_state,
-    steady_chart,
-)
+from geomech.mechanics.analysis.field_charts import FieldChart, cyclic_split, phase_space_chart
+from geomech.mechanics.analysis.linearization import phase_state, steady_chart
 
 __all__ = ["SteadyFamily", "steady_motions", "steady_motion", "find_steady_families",
            "verify_family", "declared_families"]

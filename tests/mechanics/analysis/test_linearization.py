@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.linearization import LAMBDA, phase_state, tangent_restriction
+from geomech.mechanics.analysis.field_charts import tangent_restriction
+from geomech.mechanics.analysis.linearization import phase_state
 from geomech.mechanics.analysis.stability import Verdict
+from geomech.mechanics.analysis.stability_criteria import LAMBDA
 from geomech.mechanics.system import NonholonomicSystem
 
 zero = default_policy().is_zero
@@ -203,7 +205,7 @@ def test_routh_sphere_verdicts_follow_the_classical_condition(routh, I1, I3, a, 
     assert down.stability(vals).verdict is Verdict.LINEARLY_STABLE
 
 
-# -- errors ------------------------------------------------------------------------------------------
+# -- errors ------------------------------------------------------------------------------
 def test_bad_states_are_refused(ball):
     S = gm.examples.chaplygin_sleigh()
     good = S.steady_motion(speed=1)

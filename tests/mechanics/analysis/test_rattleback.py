@@ -28,8 +28,8 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.examples.rattleback import KANE_LEVINSON_1982
-from geomech.mechanics.analysis.linearization import LAMBDA
 from geomech.mechanics.analysis.stability import Verdict
+from geomech.mechanics.analysis.stability_criteria import LAMBDA
 
 KL = {k: sp.Rational(v) for k, v in KANE_LEVINSON_1982.items()}
 
