@@ -35,7 +35,7 @@ holonomic constraints (``system.holonomic``, expressions in the coordinates that
 >>> lin.cyclic
 (x, y)
 >>> lin.characteristic_polynomial()
-lambda**4*(I*lambda + V*a*m)/I
+lambda**4*(lambda + V*a*m/I)
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ branches; each declared family is verified exactly).
 >>> [f.name for f in S.steady_motions()]
 ['straight run']
 >>> S.steady_motion(speed=2)
-{x: 0, y: 0, phi: 0, xdot: 2, phidot: 0}
+{'x': 0, 'y': 0, 'phi': 0, 'xdot': 2, 'phidot': 0}
 """
 
 from __future__ import annotations
