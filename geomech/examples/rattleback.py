@@ -40,22 +40,6 @@ def _surface_point(G: sp.Matrix, a, b, c) -> sp.Matrix:
     return -Eg / sp.sqrt(dot(G, Eg))
 
 
-def _frame(N, Q, w, rq, angles, rates) -> dict:
-    r"""Natural quasi-velocities: the body angular velocity.  The field of :math:`\omega = e_i`
-    turns the angles by the inverse of :math:`\omega(\dot\psi, \dot\alpha, \dot\beta)` and moves
-    the contact point by :math:`(\alpha_Q, \dot{\mathbf r})`, :math:`(\beta_Q, \dot{\mathbf r})`."""
-    W = w.jacobian(sp.Matrix(rates))
-    Winv = W.inv().applyfunc(sp.trigsimp)
-    frame = []
-    for i in range(3):
-        r_angles = Winv[:, i]
-        rdot = sum((rq.diff(q) * r_angles[k] for k, q in enumerate(angles)), sp.zeros(3, 1))
-        comps = [dot(Q[:, 0], rdot), dot(Q[:, 1], rdot), *r_angles]
-        frame.append(N.vector_field(list(comps)))
-    return {"frame": tuple(frame), "names": ("omega1", "omega2", "omega3"),
-            "vector_name": "g", "functions": tuple(Q[:, 2])}
-
-
 @register
 def rattleback(a: ParamValue = None, b: ParamValue = None, c: ParamValue = None,
                h: ParamValue = None, m: ParamValue = None, A: ParamValue = None,
@@ -100,6 +84,9 @@ def rattleback(a: ParamValue = None, b: ParamValue = None, c: ParamValue = None,
     rates proportional to the spin, with opposite signs in the two senses -- the preferred
     sense is stable, the other unstable, and the spin reverses.
 
+    No natural frame is attached: the compact equations in the body angular velocity are
+    very large for this body, and the chart is regular where the analyses need it.
+
     Examples
     --------
     >>> R = rattleback()
@@ -126,7 +113,6 @@ def rattleback(a: ParamValue = None, b: ParamValue = None, c: ParamValue = None,
     return _system(N, L, cons, name="rattleback", independent=independent,
                    description="Rattleback: ellipsoid with turned inertia axes rolling on a "
                                "plane (Kane-Levinson 1982; Walker 1896)",
-                   natural_frame=_frame(N, Q, w, rq, angles, rates),
                    steady=_vertical_spin(), numeric_defaults=_defaults(N, p))
 
 
