@@ -130,7 +130,7 @@ class StabilityConditions:
 
 @dataclass(frozen=True)
 class StabilityVerdict:
-    """A verdict with its reason and the eigenvalues it rests on."""
+    """A verdict with its reason and the eigenvalues of the reduced field it rests on."""
 
     verdict: Verdict
     reason: str
@@ -248,6 +248,14 @@ def _roots(f: sp.Poly) -> np.ndarray:
         return np.roots([complex(sp.N(c, 30)) for c in f.all_coeffs()])
 
 
+def _eigenvalues(J: sp.Matrix) -> np.ndarray:
+    """Eigenvalues of a numeric matrix, sorted by real part."""
+    if J.rows == 0:
+        return np.zeros(0, complex)
+    ev = np.linalg.eigvals(np.array(J.evalf(30).tolist(), dtype=complex))
+    return ev[np.lexsort((ev.imag, ev.real))]
+
+
 def _factor_verdict(fc: FactorConditions, values: dict) -> tuple[str, str]:
     """``("hurwitz" | "spectral" | "critical" | "unstable", why)`` of one factor."""
     signs = [_sign(c.xreplace(values)) for c in fc.conditions]
@@ -273,8 +281,7 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
         syms |= fc.factor.free_symbols
     syms.discard(LAMBDA)
     values = numeric_values(lin.system, syms, {**lin.parameters, **dict(parameters or {})})
-    ev = lin.eigenvalues({k.name: v for k, v in values.items()}) if lin.matrix.rows else \
-        np.zeros(0, complex)
+    ev = _eigenvalues(lin.reduced_matrix.xreplace(values))
     Jr = lin.reduced_matrix.xreplace(values)
     kernel = Jr.rows - default_policy().rank(Jr) if Jr.rows else 0
     z = conds.zero_roots
