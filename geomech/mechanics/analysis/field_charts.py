@@ -39,7 +39,8 @@ from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
-__all__ = ["FieldChart", "phase_space_chart", "singular_factors", "cyclic_split",
+__all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
+           "cyclic_split",
            "steady_residuals", "jacobian_at", "chart_jacobian", "tangent_restriction",
            "IMPLICIT_OPS"]
 
@@ -153,14 +154,17 @@ def _with_rates(system, relations: tuple) -> tuple:
     return tuple(out)
 
 
-def singular_factors(chart: FieldChart) -> list[sp.Expr]:
-    """Denominators of the field (bases of negative powers, arguments of ``tan``/``cot``)
-    that vanish at the chart's point: where the chart is singular."""
-    found = []
-    policy = default_policy()
-    exprs = list(chart.rates.values())
-    if chart.implicit is not None:
-        exprs += [*chart.implicit.mass_matrix, *chart.implicit.forcing]
+def denominator_factors(exprs, variables) -> list[sp.Expr]:
+    """Factors (depending on ``variables``) of the denominators of ``exprs``: bases of
+    negative powers and the ``cos``/``sin`` under ``tan``/``sec``/``cot``/``csc`` -- where a
+    chart or a right-hand side is singular.
+
+    >>> x, y = sp.symbols("x y")
+    >>> denominator_factors([x/(y*(x - 1)), sp.tan(y)], [x, y])
+    [y, x - 1, cos(y)]
+    """
+    vs = set(variables)
+    out: list[sp.Expr] = []
     for comp in exprs:
         for p in sp.preorder_traversal(comp):
             if isinstance(p, sp.Pow) and p.exp.is_negative:
@@ -171,13 +175,25 @@ def singular_factors(chart: FieldChart) -> list[sp.Expr]:
                 d = sp.sin(p.args[0])
             else:
                 continue
-            if not d.free_symbols & set(chart.variables):
-                continue
             for f in sp.Mul.make_args(sp.factor_terms(d)):
-                f = f.base if isinstance(f, sp.Pow) else f
-                if f not in found and f.free_symbols & set(chart.variables) and \
-                        policy.is_zero(f.xreplace(chart.point)):
-                    found.append(f)
+                if f.free_symbols & vs and f not in out:
+                    out.append(f)
+    return out
+
+
+def singular_factors(chart: FieldChart) -> list[sp.Expr]:
+    """Denominator factors of the field (:func:`denominator_factors`, through :math:`M` and
+    :math:`F` for a mass-matrix form) that vanish at the chart's point: where the chart is
+    singular."""
+    exprs = list(chart.rates.values())
+    if chart.implicit is not None:
+        exprs += [*chart.implicit.mass_matrix, *chart.implicit.forcing]
+    policy = default_policy()
+    found = []
+    for f in denominator_factors(exprs, chart.variables):
+        f = f.base if isinstance(f, sp.Pow) else f
+        if f not in found and policy.is_zero(f.xreplace(chart.point)):
+            found.append(f)
     return found
 
 

@@ -185,19 +185,11 @@ class Linearization:
     # -- characteristic polynomial -------------------------------------------------------
     @cached_property
     def _reduced_charpoly(self) -> sp.Expr:
-        J = self.reduced_matrix
-        if J.rows == 0:
-            return sp.S.One
-        p = J.charpoly(LAMBDA).as_expr()
-        return sp.collect(sp.expand(p), LAMBDA, default_policy().normalize)
+        return _charpoly(self.reduced_matrix)
 
     @cached_property
     def _cyclic_charpoly(self) -> sp.Expr:
-        K = self._cyclic_block
-        if K.rows == 0:
-            return sp.S.One
-        p = K.charpoly(LAMBDA).as_expr()
-        return sp.collect(sp.expand(p), LAMBDA, default_policy().normalize)
+        return _charpoly(self._cyclic_block)
 
     def characteristic_polynomial(self, factored: bool = True) -> sp.Expr:
         r""":math:`\det(\lambda - J)` of :attr:`matrix` in the symbol ``lambda``: the
@@ -247,6 +239,14 @@ class Linearization:
     def __repr__(self) -> str:
         return (f"Linearization({self.system.name!r}, {self.chart}, {len(self.variables)} "
                 f"variables, cyclic ({', '.join(map(str, self.cyclic))}))")
+
+
+def _charpoly(M: sp.Matrix) -> sp.Expr:
+    r""":math:`\det(\lambda - M)` with normalised coefficients (1 for an empty block)."""
+    if M.rows == 0:
+        return sp.S.One
+    p = M.charpoly(LAMBDA).as_expr()
+    return sp.collect(sp.expand(p), LAMBDA, default_policy().normalize)
 
 
 def linearize(system, state, parameters=None, chart: str = "auto") -> Linearization:
