@@ -182,6 +182,22 @@ class Linearization:
         """The free symbols of :attr:`matrix`: parameters and the steady motion's constants."""
         return tuple(sorted(self.matrix.free_symbols, key=lambda s: s.name))
 
+    @cached_property
+    def energy_accounts_for_a_zero_root(self) -> bool | None:
+        r"""Whether the energy integral accounts for a zero root: :math:`dE \ne 0` at the
+        state and :math:`dE\,J_{RR} = 0` (a left null vector; exact).  ``None`` when the
+        energy is not an integral (forces, affine constraints) or the chart is not the
+        phase space."""
+        sys_ = self.system
+        forces = getattr(sys_, "forces", None)
+        if self.chart != "phase space" or getattr(sys_, "is_affine", False) or (
+                forces is not None and any(f != 0 for f in forces)):
+            return None
+        dE = jacobian_at([sys_.energy()], self.reduced_variables, self.state)
+        if all(default_policy().is_zero(e) for e in dE):
+            return False
+        return all(default_policy().is_zero(e) for e in dE * self.reduced_matrix)
+
     # -- characteristic polynomial -------------------------------------------------------
     @cached_property
     def _reduced_charpoly(self) -> sp.Expr:

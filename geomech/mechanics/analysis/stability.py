@@ -296,8 +296,11 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
             f"{z} zero roots of the reduced field with only {kernel} eigenvectors (a Jordan "
             "block: secular drift)"]), ev, z)
     if z:
+        energy = " (the energy integral accounts for one: dE J = 0)" \
+            if lin.energy_accounts_for_a_zero_root else ""
         parts.append(f"{z} semisimple zero root(s) of the reduced field: the family of "
-                     "steady motions, fixed by the first integrals (stability on their level)")
+                     "steady motions, fixed by the first integrals (stability on their level)"
+                     + energy)
     kinds = [k for (k, _), _ in results]
     parts += [f"factor {sp.sstr(fc.factor.xreplace(values))[:60]}: {why}"
               for (k, why), fc in results]

@@ -46,6 +46,8 @@ def test_sleigh_conditions_and_verdicts(sleigh_lin):
     forward = sleigh_lin.stability({"m": 2, "I": 3, "a": 1, "speed": 1})
     assert forward.verdict is Verdict.ASYMPTOTICALLY_STABLE and forward
     assert "2 semisimple zero root" in forward.reason
+    assert sleigh_lin.energy_accounts_for_a_zero_root is True
+    assert "energy integral accounts for one" in forward.reason
     ev = forward.eigenvalues
     assert np.isclose(ev.real.min(), -2 / 3)
     back = sleigh_lin.stability({"m": 2, "I": 3, "a": 1, "speed": -1})
