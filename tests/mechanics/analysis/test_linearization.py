@@ -86,6 +86,14 @@ def test_upright_disk_condition_is_the_classical_one(disk_lin):
     assert disk_lin.cyclic == tuple(sp.symbols("x y psi phi", real=True))
 
 
+def test_eigenvalues_need_numbers(disk_lin):
+    with pytest.raises(ValueError, match="no numeric value for A, C, a, g, m, omega"):
+        disk_lin.eigenvalues()
+    ev = disk_lin.eigenvalues({"m": 1, "a": 1, "A": 0.25, "C": 0.5, "g": 3, "omega": 2})
+    assert ev.dtype == complex and ev.shape == (8,)
+    assert np.allclose(sorted(ev.imag), sorted([0] * 6 + [np.sqrt(7.2), -np.sqrt(7.2)]))
+
+
 def test_uniform_disk_rolls_upright_iff_v2_above_ga_over_3():
     m, a, g = _pos("m", "a", "g")
     D = gm.examples.rolling_disk(m=m, a=a, A=m * a**2 / 4, C=m * a**2 / 2, g=g)
