@@ -56,7 +56,7 @@ from geomech.mechanics.analysis.stability_criteria import (
 )
 
 __all__ = ["Verdict", "FactorConditions", "StabilityConditions", "StabilityVerdict",
-           "stability_conditions", "stability_verdict"]
+           "stability_conditions", "polynomial_conditions", "stability_verdict"]
 
 _FACTOR_OPS = 4000          # factor the characteristic polynomial below this size
 
@@ -193,7 +193,13 @@ def stability_conditions(lin) -> StabilityConditions:
     r"""The conditions of stability of the linearisation ``lin`` (see the module
     docstring): Routh–Hurwitz for the factors that can be Hurwitz, the simple negative
     real roots of :math:`q` for the factors :math:`q(\lambda^2)`."""
-    z, rest = split_zero_roots(lin._reduced_charpoly, LAMBDA)
+    return polynomial_conditions(lin._reduced_charpoly)
+
+
+def polynomial_conditions(charpoly: sp.Expr) -> StabilityConditions:
+    r"""The conditions of :func:`stability_conditions` for a characteristic polynomial in
+    ``lambda`` (symbolic, or numeric for a verdict)."""
+    z, rest = split_zero_roots(charpoly, LAMBDA)
     facs = [factor_conditions(f) for f in _factors(rest)] if rest.has(LAMBDA) else []
     kinds = {f.kind for f in facs}
     kind = kinds.pop() if len(kinds) == 1 else ("mixed" if kinds else "none")
@@ -275,14 +281,14 @@ def _factor_verdict(fc: FactorConditions, values: dict) -> tuple[str, str]:
 
 def stability_verdict(lin, parameters=None) -> StabilityVerdict:
     """The verdict of ``lin`` at numeric values of its parameters and constants."""
-    conds = lin.stability_conditions()
-    syms = set(lin.reduced_matrix.free_symbols)
-    for fc in conds.factors:
-        syms |= fc.factor.free_symbols
-    syms.discard(LAMBDA)
-    values = numeric_values(lin.system, syms, {**lin.parameters, **dict(parameters or {})})
-    ev = _eigenvalues(lin.reduced_matrix.xreplace(values))
-    Jr = lin.reduced_matrix.xreplace(values)
+    values = numeric_values(lin.system, lin.reduced_matrix.free_symbols,
+                            {**lin.parameters, **dict(parameters or {})})
+    Jr = lin.reduced_matrix.xreplace(values).applyfunc(default_policy().normalize)
+    ev = _eigenvalues(Jr)
+    # the criteria applied to the numeric characteristic polynomial (exact numbers): cheap,
+    # where the symbolic conditions of a large system may be expensive
+    conds = polynomial_conditions(sp.expand(Jr.charpoly(LAMBDA).as_expr()) if Jr.rows
+                                  else sp.S.One)
     kernel = Jr.rows - default_policy().rank(Jr) if Jr.rows else 0
     z = conds.zero_roots
     results = [(_factor_verdict(fc, values), fc) for fc in conds.factors]

@@ -174,10 +174,12 @@ def positive_part(expr) -> sp.Expr:
     (:func:`even_factors` lists them).
 
     >>> m, g = sp.symbols("m g", positive=True); w = sp.Symbol("w", real=True)
-    >>> positive_part(-3*m*(g - w**2))
-    -g + w**2
+    >>> positive_part(-3*m*(g - w**2)), positive_part(0)
+    (-g + w**2, 0)
     """
     e = sp.factor(sp.cancel(sp.together(expr)))
+    if e == 0:
+        return sp.S.Zero
     num, den = sp.fraction(e)
     sign = 1
     keep = []
