@@ -26,13 +26,17 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.budget import check
+from geomech.core.opcount import count_ops
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import numeric_defaults
 
-__all__ = ["stability_section", "stability_diagram_figure", "SAMPLE_CONSTANTS"]
+__all__ = ["stability_section", "stability_diagram_figure", "SAMPLE_CONSTANTS",
+           "CONDITIONS_OPS"]
 
 #: values of a family's constant at which the verdicts are reported
 SAMPLE_CONSTANTS = (-5, -1, 1, 5)
+#: larger characteristic polynomials get verdicts only, not symbolic conditions
+CONDITIONS_OPS = 3000
 _MAX_FAMILIES = 4
 
 
@@ -47,12 +51,16 @@ def _family_lines(sys_, fam, params: dict) -> list:
                 f"{', '.join(map(str, lin.cyclic)) or 'none'}", None))
     for note in lin.notes:
         out.append((f"  {note}", None))
-    conds = lin.stability_conditions()
-    out.append((f"  criterion: {conds.meaning}", None))
-    for ineq in conds.inequalities:
-        out.append(("    ", ineq))
-    for ne in conds.nondegenerate:
-        out.append(("    (non-degenerate where)", ne))
+    size = count_ops(lin.characteristic_polynomial(factored=False))
+    if size > CONDITIONS_OPS:
+        out.append((f"  conditions: the characteristic polynomial has {size} operations; the "
+                    "symbolic conditions are not formed here (lin.stability_conditions())",
+                    None))
+    else:
+        conds = lin.stability_conditions()
+        out.append((f"  criterion: {conds.meaning}", None))
+        out += [("    ", ineq) for ineq in conds.inequalities]
+        out += [("    (non-degenerate where)", ne) for ne in conds.nondegenerate]
     free = [c for c in fam.constants if c.name not in fam.defaults]
     if len(free) == 1:
         c = free[0]
