@@ -38,4 +38,4 @@ __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sl
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",
            "particle_zdot_y_xdot", "particle_holonomic_in_disguise", "suslov", "veselova",
-           "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle"]
+           "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle", "rattleback"]

@@ -41,22 +41,27 @@ from geomech.core.zero import default_policy
 
 __all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
            "cyclic_split",
-           "steady_residuals", "jacobian_at", "chart_jacobian", "tangent_restriction",
-           "IMPLICIT_OPS"]
+           "symmetry_cyclic", "steady_residuals", "jacobian_at", "chart_jacobian",
+           "tangent_restriction", "DATA_OPS"]
 
-#: Above this size of M and F the field is used in mass-matrix form (never inverted
-#: symbolically); the cyclic coordinates are then read off M and F (a superset of the
-#: dependencies of the explicit field).
-IMPLICIT_OPS = 20000
+#: Above this size of the Lagrangian and the constraints (operations) the phase-space field
+#: is not formed: its values and Jacobian at a point come from the data
+#: (:mod:`geomech.mechanics.equations.first_variation`) and its cyclic coordinates from the
+#: symmetries.
+DATA_OPS = 1000
+
 
 @dataclass(frozen=True)
 class FieldChart:
     r"""A field :math:`\dot x = F(x)` in a chart, at a point.
 
-    ``seeds`` are the velocity-like variables from which the reduced set :math:`R` is grown
-    (:func:`cyclic_split`); ``relations`` are invariant relations :math:`G(x) = 0`
-    (restricted to their tangent space); ``cyclic`` may be given when the chart has already
-    dropped the cyclic coordinates (natural variables).
+    ``rhs`` are its components, or ``None`` when the field is known only through the data of
+    ``system`` (values and Jacobian at a point: :func:`~geomech.mechanics.equations.
+    first_variation.field_at`, :func:`~geomech.mechanics.equations.first_variation.
+    field_jacobian`).  ``seeds`` are the velocity-like variables from which the reduced set
+    :math:`R` is grown (:func:`cyclic_split`); ``relations`` are invariant relations
+    :math:`G(x) = 0` (restricted to their tangent space); ``dropped``: cyclic coordinates
+    the chart has already left out (natural variables).
     """
 
     name: str
@@ -67,45 +72,21 @@ class FieldChart:
     seeds: tuple
     relations: tuple = ()
     dropped: tuple = ()
-    implicit: object = None
+    system: object = None
     split: tuple | None = None
 
     @property
     def rates(self) -> dict:
-        """``{variable: rate}``: explicit, or affine in the unknowns of :attr:`implicit`."""
-        if self.implicit is not None:
-            return dict(self.implicit.rates)
-        return dict(zip(self.variables, self.rhs))
-
-    def dependencies(self) -> dict:
-        """``{variable: set of variables its rate reads}`` (through :math:`M` and :math:`F`
-        for the unknowns of an implicit form)."""
-        vs = set(self.variables)
-        rates = self.rates
-        if self.implicit is None:
-            return {v: rates[v].free_symbols & vs for v in self.variables}
-        imp = self.implicit
-        zdeps = set().union(*[e.free_symbols for e in (*imp.mass_matrix, *imp.forcing)]) & vs
-        return {v: (rates[v].free_symbols & vs) | (zdeps if rates[v].has(*imp.unknowns)
-                                                   else set()) for v in self.variables}
-
-    def unknowns_at(self) -> dict:
-        r"""The unknowns :math:`z_0` of an implicit form at the point (:math:`M_0z_0 = F_0`,
-        solved exactly); ``{}`` for an explicit chart."""
-        if self.implicit is None:
-            return {}
-        imp = self.implicit
-        M0 = _at_point(imp.mass_matrix, self.point)
-        F0 = _at_point(imp.forcing, self.point)
-        if default_policy().rank(M0) < M0.rows:
-            raise ValueError("the mass matrix is singular at the state")
-        z0 = M0.LUsolve(F0).applyfunc(default_policy().normalize)
-        return dict(zip(imp.unknowns, z0))
+        """``{variable: rate}`` of an explicit chart (``{}`` for a chart from the data)."""
+        return {} if self.rhs is None else dict(zip(self.variables, self.rhs))
 
     def rates_at(self) -> dict:
         """``{variable: rate at the point}`` (exact)."""
-        sub = {**self.point, **self.unknowns_at()}
-        return {v: r.xreplace(sub) for v, r in self.rates.items()}
+        if self.rhs is None:
+            from geomech.mechanics.equations.first_variation import field_at
+
+            return field_at(self.system, self.point)
+        return {v: r.xreplace(self.point) for v, r in self.rates.items()}
 
 
 _CHARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -127,17 +108,18 @@ def phase_space_chart(system, point: dict) -> FieldChart:
 
 def _phase_space_template(system) -> FieldChart:
     P = system.phase_space
-    imp = system.equations("lagrange_dalembert", explicit=False).mass_matrix_form()
     velocities = tuple(c for c in P.coords if c in set(system.manifold.velocities))
     rel = tuple(as_expr(g) for g in (getattr(system, "holonomic", ()) or ()))
     desc = f"the phase-space coordinates of {system.name} ({', '.join(map(str, P.coords))})"
-    if sum(count_ops(e) for e in (*imp.mass_matrix, *imp.forcing)) <= IMPLICIT_OPS:
+    size = count_ops(system.lagrangian) + sum(count_ops(f) for f in system.constraints)
+    if size <= DATA_OPS:
         rhs = tuple(system.vector_field().components)
         fc = FieldChart("phase space", desc, tuple(P.coords), rhs, {}, velocities,
                         _with_rates(system, rel))
     else:
-        fc = FieldChart("phase space", desc + " (mass-matrix form)", tuple(P.coords), None,
-                        {}, velocities, _with_rates(system, rel), implicit=imp)
+        fc = FieldChart("phase space", desc + " (field from the data at the point)",
+                        tuple(P.coords), None, {}, velocities, _with_rates(system, rel),
+                        system=system)
     return dataclasses.replace(fc, split=cyclic_split(fc))
 
 
@@ -186,8 +168,8 @@ def singular_factors(chart: FieldChart) -> list[sp.Expr]:
     :math:`F` for a mass-matrix form) that vanish at the chart's point: where the chart is
     singular."""
     exprs = list(chart.rates.values())
-    if chart.implicit is not None:
-        exprs += [*chart.implicit.mass_matrix, *chart.implicit.forcing]
+    if chart.rhs is None:
+        exprs += [*chart.system.constraint_matrix, *chart.system.constraint_affine]
     policy = default_policy()
     found = []
     for f in denominator_factors(exprs, chart.variables):
@@ -200,7 +182,8 @@ def singular_factors(chart: FieldChart) -> list[sp.Expr]:
 def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
     r"""``(R, C)``: the smallest set :math:`R` containing the seeds and every variable read
     by the rates of :math:`R`, and the rest :math:`C` (cyclic: read only by their own
-    kinematic rates).
+    kinematic rates).  For a chart from the data the cyclic coordinates are those whose
+    shift is a symmetry (:func:`symmetry_cyclic`).
 
     >>> import geomech as gm
     >>> S = gm.examples.rolling_disk()
@@ -210,15 +193,11 @@ def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
     """
     if chart.split is not None:
         return chart.split
-    deps = chart.dependencies()
-    if chart.implicit is not None:
-        deps = _confirmed_cyclic(chart, deps)
-    reduced = _closure(chart, deps)
-    R = tuple(v for v in chart.variables if v in reduced)
-    return R, tuple(v for v in chart.variables if v not in reduced)
-
-
-def _closure(chart: FieldChart, deps: dict) -> list:
+    if chart.rhs is None:
+        C = symmetry_cyclic(chart.system)
+        return tuple(v for v in chart.variables if v not in C), C
+    vs = set(chart.variables)
+    deps = {v: r.free_symbols & vs for v, r in chart.rates.items()}
     reduced: list = []
     todo = list(chart.seeds)
     while todo:
@@ -226,32 +205,47 @@ def _closure(chart: FieldChart, deps: dict) -> list:
         if v not in reduced:
             reduced.append(v)
             todo += [w for w in chart.variables if w not in reduced and w in deps[v]]
-    return reduced
+    R = tuple(v for v in chart.variables if v in reduced)
+    return R, tuple(v for v in chart.variables if v not in reduced)
 
 
-def _confirmed_cyclic(chart: FieldChart, deps: dict) -> dict:
-    r"""Dependencies of a mass-matrix form with the coordinates whose shift is a symmetry
-    removed.  :math:`M` and :math:`F` may contain a coordinate the explicit rates do not
-    (the heading of a rolling body, through the elimination of the contact velocities); it
-    is cyclic when :math:`u = \partial_c` -- or :math:`\partial_c` with a rotation of two
-    coordinates already known cyclic -- satisfies the strengthened Theorem 3
-    (:func:`~geomech.mechanics.analysis.symmetry.check_symmetry`): then
-    :math:`\partial_c` of every reduced rate vanishes."""
+def symmetry_cyclic(system) -> tuple:
+    r"""The coordinates whose shift is a symmetry of the flow: first the translations
+    :math:`u = \partial_c`, then :math:`\partial_c` combined with a rotation
+    :math:`\mp y\partial_x \pm x\partial_y` of two translations, each satisfying the
+    strengthened Theorem 3 (:func:`~geomech.mechanics.analysis.symmetry.check_symmetry`)
+    with a lift to the phase space that moves only :math:`c` and the coordinates found
+    before.  Then :math:`\tilde u(F^r) = F(\tilde u^r) = 0` for every other rate
+    :math:`F^r`, so :math:`\partial_c F^r = 0`: :math:`c` is cyclic (by induction).
+
+    >>> import geomech as gm
+    >>> symmetry_cyclic(gm.examples.chaplygin_sleigh())
+    (x, y)
+    """
+    N = system.manifold
+    translations = [c for c in N.coords if _is_cyclic_shift(system, N.vector_field({c: 1}),
+                                                           c, [])]
+    known = list(translations)
+    for c in [c for c in N.coords if c not in known]:
+        if any(_is_cyclic_shift(system, u, c, known)
+               for u in _shift_candidates(N, c, translations)[1:]):
+            known.append(c)
+    return tuple(c for c in N.coords if c in known)
+
+
+def _is_cyclic_shift(system, u, c, known: list) -> bool:
+    """``u`` passes Theorem 3 and its lift moves only ``c`` and ``known`` (random-point
+    filter first)."""
+    from geomech.mechanics.analysis.common import prolong_to_phase_space
     from geomech.mechanics.analysis.symmetry import check_symmetry
 
-    system = chart.implicit.system
-    N = system.manifold
-    deps = {k: set(v) for k, v in deps.items()}
-    known = [c for c in N.coords if c not in _closure(chart, deps)]
-    for c in [c for c in N.coords if c not in known]:
-        for u in _shift_candidates(N, c, known):
-            if _probably_symmetry(system, u) and \
-                    check_symmetry(system, u, definitive=False).theorem3:
-                for v in deps:
-                    deps[v].discard(c)
-                known.append(c)
-                break
-    return deps
+    if not _probably_symmetry(system, u):
+        return False
+    lift = prolong_to_phase_space(system, u).components
+    if any(v not in known and v != c and not default_policy().is_zero(e)
+           for v, e in zip(system.phase_space.coords, lift)):
+        return False
+    return check_symmetry(system, u, definitive=False).theorem3
 
 
 def _probably_symmetry(system, u) -> bool:
@@ -322,31 +316,14 @@ def jacobian_at(rhs: Sequence, variables: Sequence, point: Mapping) -> sp.Matrix
 
 
 def chart_jacobian(chart: FieldChart) -> sp.Matrix:
-    r"""The Jacobian of the chart's field at its point.  For an implicit form
-    :math:`\dot x = g(x) + P(x)z`, :math:`M(x)z = F(x)`:
+    """The Jacobian of the chart's field at its point: of the components, or from the data
+    of the system (:func:`~geomech.mechanics.equations.first_variation.field_jacobian`, no
+    field formed)."""
+    if chart.rhs is None:
+        from geomech.mechanics.equations.first_variation import field_jacobian
 
-    .. math:: J = \partial_x(g + Pz)\big|_{z_0} + P_0\,M_0^{-1}
-              \big(\partial_xF - \partial_x(M)z_0\big)
-
-    (nothing is inverted symbolically: :math:`M_0` is the mass matrix at the point)."""
-    if chart.implicit is None:
-        return jacobian_at(chart.rhs, chart.variables, chart.point)
-    imp, pt, xs = chart.implicit, chart.point, chart.variables
-    z0 = chart.unknowns_at()
-    rates = [imp.rates[v] for v in xs]
-    Jg = jacobian_at([r.xreplace(z0) for r in rates], xs, pt)
-    dF = jacobian_at(list(imp.forcing), xs, pt)
-    if any(not default_policy().is_zero(z) for z in z0.values()):
-        zv = sp.Matrix([z0[z] for z in imp.unknowns])
-        dF -= jacobian_at(list(imp.mass_matrix * zv), xs, pt)
-    M0 = _at_point(imp.mass_matrix, pt)
-    dz = M0.LUsolve(dF)
-    P0 = _at_point(imp.selection, pt)
-    return (Jg + P0 * dz).applyfunc(default_policy().normalize)
-
-
-def _at_point(M: sp.Matrix, point: dict) -> sp.Matrix:
-    return M.xreplace(point).applyfunc(default_policy().normalize)
+        return field_jacobian(chart.system, chart.point)
+    return jacobian_at(chart.rhs, chart.variables, chart.point)
 
 
 def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tuple:

@@ -70,9 +70,11 @@ __all__ = ["Linearization", "linearize", "phase_state", "steady_chart"]
 def phase_state(system, state) -> dict:
     r"""``{phase-space coordinate: exact value}`` from a dict keyed by names or symbols.
 
-    Every coordinate of ``system.phase_space`` must be given; a dependent velocity may be
-    given too and must then satisfy the constraints; a configuration constraint of the
-    system (``system.holonomic``) must vanish.  Floats become exact rationals.
+    Every coordinate of ``system.phase_space`` must be given, except the dependent
+    coordinates of configuration constraints (``system.holonomic``), solved by
+    ``system.complete_state`` when omitted; a dependent velocity may be given too and must
+    then satisfy the constraints; the configuration constraints must vanish.  Floats become
+    exact rationals.
 
     Raises
     ------
@@ -99,7 +101,11 @@ def phase_state(system, state) -> dict:
             raise ValueError(f"{name!r} is not a coordinate of the phase space of "
                              f"{system.name}; they are {', '.join(by_name)}")
     missing = [n for n, c in by_name.items() if c not in out]
-    if missing:
+    implicit = {c.name for c in getattr(system, "dependent_coordinates", ())}
+    if missing and set(missing) <= implicit:
+        # dependent coordinates defined implicitly by h(q) = 0: solved (exactly if possible)
+        out = dict(system.complete_state(out))
+    elif missing:
         raise ValueError(f"the state of {system.name} must give every phase-space coordinate; "
                          f"missing: {', '.join(missing)}")
     _check_constraints(system, out, extra)
@@ -316,10 +322,10 @@ def steady_chart(system, point: dict, chart: str = "auto") -> tuple[FieldChart, 
         return fc, ()
     fc = phase_space_chart(system, point)
     sing = singular_factors(fc)
-    if not sing:
+    if not sing and fc.rhs is None:
         try:
-            fc.unknowns_at()
-        except ValueError:
+            fc.rates_at()
+        except ValueError:            # a singular constraint minor or reduced mass matrix
             sing = [sp.Symbol("det(M)")]
     if sing or chart == "auto" and steady_residuals(fc, cyclic_split(fc)[0]):
         why = (f"the phase-space chart is singular at the state ({sp.sstr(sing[0])} = 0)"

@@ -216,8 +216,10 @@ def find_steady_families(system) -> list[SteadyFamily]:
     """Families of steady motions found by solving the reduced equations exactly (see the
     module docstring); empty when the equations are larger than the search allows."""
     fc = _search_chart(system)
+    if fc.rhs is None:                  # a large system: no explicit field to solve
+        return []
     R, C = cyclic_split(fc)
-    rates = _explicit_rates(system, fc)
+    rates = fc.rates
     eqs = [rates[v] for v in R]
     if sum(sp.count_ops(e) for e in eqs) > _MAX_OPS:
         return []
@@ -234,17 +236,6 @@ def find_steady_families(system) -> list[SteadyFamily]:
                                 f"{what} (found by solving the reduced equations in "
                                 f"{fc.name}; cyclic {', '.join(map(str, C))} at 0)"))
     return out
-
-
-def _explicit_rates(system, fc: FieldChart) -> dict:
-    """The explicit rates of the chart (the explicit Lagrange–d'Alembert field for an
-    implicit phase-space chart, only when small enough)."""
-    if fc.implicit is None:
-        return fc.rates
-    if fc.implicit.count_ops() > _MAX_OPS:
-        return {v: sp.Symbol("unknown") for v in fc.variables}
-    F = system.vector_field()
-    return dict(zip(F.manifold.coords, F.components))
 
 
 def _state_in_phase_space(system, fc: FieldChart, values: dict) -> dict:

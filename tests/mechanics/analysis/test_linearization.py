@@ -234,20 +234,33 @@ def test_bad_states_are_refused(ball):
              "phidot": 1})
 
 
-def test_configuration_constraints_are_checked_and_restrict_the_linearisation():
-    """The hook for dependent coordinates: a state violating ``system.holonomic`` is refused,
-    and an invariant relation restricts the Jacobian to its tangent space."""
-    N = gm.Manifold("N", "x y")
+def test_pendulum_in_cartesian_coordinates_is_linearised_on_its_circle():
+    """A configuration constraint x^2 + y^2 = l^2 (y dependent): the state may omit y, a
+    state off the circle is refused, and the Jacobian is restricted to the tangent space
+    of the constraint -- the pendulum's x'' = -(g/l) x at the bottom."""
+    N = gm.Manifold("N", "x y", parameters="g l")
     x, y = N.coords
     xd, yd = N.velocities
-
-    class OnCircle(NonholonomicSystem):
-        holonomic = (x**2 + y**2 - 1,)
-
-    S = OnCircle(N, (xd**2 + yd**2) / 2, [x * xd + y * yd], name="circle")
+    g, l = N.parameters
+    P = NonholonomicSystem(N, (xd**2 + yd**2) / 2 - g * y, holonomic={y: x**2 + y**2 - l**2},
+                           name="pendulum")
     with pytest.raises(ValueError, match="configuration constraint 1"):
-        phase_state(S, {"x": 1, "y": 1, "ydot": 0})
-    assert phase_state(S, {"x": 1, "y": 0, "ydot": 0})[x] == 1
+        phase_state(P, {"x": 0, "y": 2 * l, "xdot": 0})
+    P2 = NonholonomicSystem(N, (xd**2 + yd**2) / 2 - g * y,
+                            holonomic={y: x**2 + (y - 1)**2 - 4}, name="pendulum hung at 1")
+    assert phase_state(P2, {"x": 0, "xdot": 0})[y] == -1     # solved on the circle
+    lin = P.linearize({"x": 0, "y": -l, "xdot": 0})
+    assert lin.variables == (x, xd)
+    assert any("tangent space" in n for n in lin.notes)
+    assert lin.matrix == sp.Matrix([[0, 1], [-g / l, 0]])
+    conds = lin.stability_conditions()                        # g/l > 0 for positive g, l
+    assert conds.kind == "spectral" and conds.inequalities == []
+    top = P.linearize({"x": 0, "y": l, "xdot": 0})
+    assert top.stability({"g": 1, "l": 1}).verdict is Verdict.UNSTABLE
+    assert lin.stability({"g": 1, "l": 1}).verdict is Verdict.LINEARLY_STABLE
+
+
+def test_an_invariant_relation_must_be_invariant():
     J = sp.Matrix([[0, 1, 0], [-1, 0, 0], [0, 0, 0]])
     with pytest.raises(ValueError, match="not invariant"):
         tangent_restriction(J, sp.symbols("a b c"), sp.Matrix([[1, 0, 0]]))
