@@ -90,6 +90,10 @@ _LAZY = {
     "routh_reduction": "geomech.mechanics.analysis.reduction",
     "from_sympy_mechanics": "geomech.interop.sympy_mechanics",
     "to_sympy_mechanics": "geomech.interop.sympy_mechanics",
+    "Linearization": "geomech.mechanics.analysis.linearization",
+    "SteadyFamily": "geomech.mechanics.analysis.steady_motions",
+    "StabilityDiagram": "geomech.mechanics.analysis.stability_diagram",
+    "Verdict": "geomech.mechanics.analysis.stability",
 }
 
 

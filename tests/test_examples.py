@@ -51,7 +51,7 @@ CATALOGUE = ["chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate", "rolling_
              "sharp_edge_body", "convex_body_on_plane", "ellipsoid", "chaplygin_ball",
              "rubber_ball", "routh_sphere", "ball_on_surface_of_revolution", "snakeboard",
              "skateboard", "board_with_fixed_axis", "free_rigid_body", "particle_zdot_y_xdot",
-             "particle_holonomic_in_disguise"]
+             "particle_holonomic_in_disguise", "rattleback"]
 
 
 def test_registry_lists_every_constructor():
@@ -71,7 +71,7 @@ DIMENSIONS = [
     ("sharp_edge_body", 5, 1), ("chaplygin_ball", 5, 2), ("routh_sphere", 5, 2),
     ("rubber_ball", 5, 3),                                  # B5: dim D = 2, dim M = 7
     ("ball_on_surface_of_revolution", 5, 2), ("snakeboard", 6, 2), ("skateboard", 4, 2),
-    ("board_with_fixed_axis", 4, 2),
+    ("board_with_fixed_axis", 4, 2), ("rattleback", 5, 2),
 ]
 
 
@@ -84,8 +84,8 @@ def test_degrees_of_freedom(name, n, k):
     # the phase space reuses the configuration symbols
     assert S.phase_space.coords[:n] == S.manifold.coords
     assert S.name == name and S.description
-    for p in S.manifold.parameters:
-        assert p.is_positive
+    for p in S.manifold.parameters:       # a product of inertia has a sign
+        assert p.is_positive or (name, p.name) == ("rattleback", "D") and p.is_real
 
 
 @pytest.mark.slow

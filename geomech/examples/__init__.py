@@ -14,6 +14,7 @@ from .bicycle import whipple_bicycle
 from .boards import board_with_fixed_axis, skateboard, snakeboard
 from .bodies import suslov, veselova
 from .particles import particle_holonomic_in_disguise, particle_zdot_y_xdot
+from .rattleback import rattleback
 from .rolling import (
     ball_on_surface_of_revolution,
     chaplygin_ball,
@@ -39,4 +40,4 @@ __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sl
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",
            "particle_zdot_y_xdot", "particle_holonomic_in_disguise", "suslov", "veselova",
-           "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle"]
+           "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle", "rattleback"]

@@ -132,8 +132,11 @@ def velocity_symbols(N: Manifold, names) -> tuple[sp.Symbol, ...] | None:
 
 
 def build_system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, description: str,
-            forces=None, independent=None, natural_frame=None):
-    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily)."""
+            forces=None, independent=None, natural_frame=None, steady=None,
+            numeric_defaults=None):
+    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily);
+    ``steady``: its declared families of steady motions, ``numeric_defaults``: published
+    parameter values and an initial state."""
     from geomech.mechanics.system import NonholonomicSystem
 
     lagrangian = tidy(lagrangian, N.velocities)
@@ -141,7 +144,8 @@ def build_system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, de
     return NonholonomicSystem(N, lagrangian=lagrangian, constraints=list(constraints),
                               forces=forces, independent=velocity_symbols(N, independent),
                               name=name, description=description,
-                              natural_frame=natural_frame)
+                              natural_frame=natural_frame, steady=steady,
+                              numeric_defaults=numeric_defaults)
 
 
 def potential_energy(value, coords, params, generic_name: str = "U") -> sp.Expr:

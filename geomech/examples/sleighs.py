@@ -85,8 +85,26 @@ def chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None, a: ParamValue =
     S = build_system(N, L, [f], name="chaplygin_sleigh", independent=independent,
                 description="Chaplygin sleigh on a horizontal plane "
                             "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))",
-                natural_frame=_sleigh_frame(N))
+                natural_frame=_sleigh_frame(N),
+                steady=None if potential else _sleigh_runs(p["a"]))
     return S
+
+
+def _sleigh_runs(a) -> tuple:
+    r"""The steady motions of the free sleigh: straight runs :math:`v_1 = V`,
+    :math:`\omega = 0` at heading :math:`\varphi_0` (the distinguished family; by (3.18)
+    :math:`\dot\omega = -(maV/I)\,\omega` near it), and circular runs :math:`v_1 = V`,
+    :math:`\omega = \Omega` only when the centre of mass is over the blade, :math:`a = 0`."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    V, h, W = sp.symbols("speed heading rate", real=True)
+    run = {"x": 0, "y": 0, "phi": h, "xdot": V * sp.cos(h), "ydot": V * sp.sin(h)}
+    fams = [SteadyFamily("straight run", (V, h), {**run, "phidot": 0}, (), {"heading": 0},
+                         "straight run at speed V along the blade, heading phi0")]
+    if a == 0:
+        fams.append(SteadyFamily("circular run", (V, W, h), {**run, "phidot": W}, (),
+                                 {"heading": 0}, "uniform motion on a circle (a = 0 only)"))
+    return tuple(fams)
 
 
 def _sleigh_frame(N) -> dict:

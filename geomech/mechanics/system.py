@@ -115,6 +115,9 @@ class NonholonomicSystem:
         non-singular minor of :math:`\partial h/\partial q` among the coordinates whose
         velocities are not in ``independent`` (constant determinant first, then the
         shortest, then the earliest coordinates).
+    steady : sequence of SteadyFamily, optional
+        Families of steady motions declared by the catalogue (the first is the
+        distinguished one of :meth:`steady_motion`; each is verified on first use).
 
     Raises
     ------
@@ -148,7 +151,7 @@ class NonholonomicSystem:
     def __init__(self, manifold: Manifold, lagrangian, constraints=(), forces=None,
                  independent=None, name: str | None = None, description: str = "",
                  natural_frame: Mapping | None = None, numeric_defaults: tuple | None = None,
-                 source: str | None = None, holonomic=None):
+                 source: str | None = None, holonomic=None, steady=None):
         # long: reads and checks every argument of an immutable value, in order
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
@@ -214,6 +217,9 @@ class NonholonomicSystem:
         if source is not None and not isinstance(source, str):
             raise TypeError(f"source must be a string, got {type(source).__name__}")
         self._numeric_defaults, self._source = numeric_defaults, source
+        from .analysis.steady_motions import declared_families
+
+        self.steady_families = declared_families(steady)
 
     @property
     def natural_frame(self) -> dict | None:
@@ -588,6 +594,39 @@ class NonholonomicSystem:
         from .analysis.reduction import routh_reduction
 
         return routh_reduction(self, coordinate)
+
+    def linearize(self, state, parameters=None, chart: str = "auto"):
+        """The exact linearisation at a steady motion ``state`` (a dict of every phase-space
+        coordinate by name); see
+        :func:`geomech.mechanics.analysis.linearization.linearize`."""
+        from .analysis.linearization import linearize
+
+        return linearize(self, state, parameters=parameters, chart=chart)
+
+    def steady_motions(self, search: bool = True) -> list:
+        """Families of steady motions (relative equilibria): the declared ones, verified,
+        and with ``search`` those found by solving the reduced equations; see
+        :func:`geomech.mechanics.analysis.steady_motions.steady_motions`."""
+        from .analysis.steady_motions import steady_motions
+
+        return steady_motions(self, search=search)
+
+    def steady_motion(self, family: str | None = None, **constants) -> dict:
+        """One steady state (a dict by coordinate name) of the distinguished family, or of
+        ``family``, at the given constants; see
+        :func:`geomech.mechanics.analysis.steady_motions.steady_motion`."""
+        from .analysis.steady_motions import steady_motion
+
+        return steady_motion(self, family, **constants)
+
+    def stability_diagram(self, parameter, values, steady=None, parameters=None):
+        """Eigenvalues of the linearisation against ``parameter`` (a
+        :class:`~geomech.mechanics.analysis.stability_diagram.StabilityDiagram`, with
+        ``.plot()``); see
+        :func:`geomech.mechanics.analysis.stability_diagram.stability_diagram`."""
+        from .analysis.stability_diagram import stability_diagram
+
+        return stability_diagram(self, parameter, values, steady=steady, parameters=parameters)
 
     def to_sympy_mechanics(self):
         """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations

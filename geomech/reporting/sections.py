@@ -24,6 +24,7 @@ from geomech.reporting.figures import figures_section
 from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_run
+from geomech.reporting.stability import stability_section
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence"]
 
@@ -313,6 +314,7 @@ ANALYSES: list[tuple[str, Callable]] = [
     ("first integrals", _integrals_section),
     ("invariant measure", _measure_section),
     ("Hamiltonian structure", _hamiltonian_section),
+    ("steady motions and stability", stability_section),
 ]
 
 

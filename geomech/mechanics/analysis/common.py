@@ -34,7 +34,8 @@ from geomech.core.parse import as_expr
 from geomech.lie.prolongation import velocity_lift
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
-           "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space"]
+           "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space",
+           "numeric_values"]
 
 
 def check_system(system) -> None:
@@ -186,3 +187,32 @@ def compact_form(e, max_ops: int = 80) -> sp.Expr:
         return e
     t = sp.factor(sp.trigsimp(e))
     return t if sp.count_ops(t) <= sp.count_ops(e) else e
+
+
+def numeric_values(system, symbols, parameters=None) -> dict:
+    """Exact values ``{symbol: number}`` for ``symbols`` from ``parameters`` (by name or
+    symbol) and the system's numeric defaults; ``ValueError`` naming what is missing."""
+    given: dict = {}
+    defaults = getattr(system, "numeric_defaults", None)
+    if defaults:
+        given.update({_name(k): v for k, v in dict(defaults[0]).items()})
+    if parameters:
+        if not isinstance(parameters, Mapping):
+            raise TypeError(f"parameters must be a dict {{name: value}}, got "
+                            f"{type(parameters).__name__}")
+        given.update({_name(k): v for k, v in parameters.items()})
+    out, missing = {}, []
+    for s in sorted(symbols, key=lambda s: s.name):
+        if s.name in given:
+            out[s] = as_expr(given[s.name], context=f"the value of {s.name}")
+        else:
+            missing.append(s.name)
+    if missing:
+        raise ValueError(f"no numeric value for {', '.join(missing)}: pass parameters="
+                         f"{{{', '.join(repr(m) + ': ...' for m in missing)}}} (the system has "
+                         f"{'no' if not defaults else 'no such'} numeric defaults)")
+    return out
+
+
+def _name(key) -> str:
+    return key.name if isinstance(key, sp.Symbol) else str(key)

@@ -48,7 +48,7 @@ import sympy as sp
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
-__all__ = ["field_jacobian", "full_velocity_at", "reduced_mass_matrix_at"]
+__all__ = ["field_jacobian", "field_at", "full_velocity_at", "reduced_mass_matrix_at"]
 
 
 def _point(system, state: Mapping) -> dict:
@@ -117,6 +117,35 @@ def reduced_mass_matrix_at(system, state: Mapping) -> sp.Matrix:
                   list(system.dependent_indices), N.dim)
     H0 = system.hessian.xreplace(P)
     return (T.T * H0 * T).applyfunc(default_policy().normalize)
+
+
+def field_at(system, state: Mapping) -> dict:
+    r"""The Lagrange--d'Alembert field at ``state``, ``{phase-space coordinate: rate}``
+    (exact), from the data at the state: :math:`\dot q_0` from the constraints and the
+    independent accelerations of :math:`(\ddot q_0, \lambda_0)` (module docstring); no
+    explicit field is formed.
+
+    >>> import geomech as gm
+    >>> S = gm.examples.chaplygin_sleigh()
+    >>> field_at(S, {"x": 0, "y": 0, "phi": 0, "xdot": 1, "phidot": 2})[S.phase_space.coords[3]]
+    4*a
+    """
+    x0 = _point(system, state)
+    N = system.manifold
+    n, q, vel = N.dim, N.coords, N.velocities
+    v0 = full_velocity_at(system, x0)
+    P = {**{c: x0[c] for c in q}, **v0}
+    ind, dep = list(system.independent_indices), list(system.dependent_indices)
+    A0 = system.constraint_matrix.xreplace(P)
+    T = _frame_at(A0, ind, dep, n)
+    H0 = system.hessian.xreplace(P)
+    p = [sp.diff(system.lagrangian, v) for v in vel]
+    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n)])
+            - sp.diff(system.lagrangian, q[i]) for i in range(n)]
+    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+    a0, _ = _accelerations(system, P, H0, beta, Q, _constraint_rate(system), A0, T, ind, dep)
+    rates = {**{c: v0[v] for c, v in zip(q, vel)}, **{vel[i]: a0[i] for i in ind}}
+    return {c: rates[c] for c in system.phase_space.coords}
 
 
 def field_jacobian(system, state: Mapping) -> sp.Matrix:
