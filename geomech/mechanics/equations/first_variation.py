@@ -36,7 +36,7 @@ parameters and in the state's constants) and equals the Jacobian of the explicit
 >>> V = sp.Symbol("V")
 >>> J = field_jacobian(S, {"x": 0, "y": 0, "phi": 0, "xdot": V, "phidot": 0})
 >>> J.shape, J[4, 4]
-((5, 5), -V*a*m/(I + a**2*m))
+((5, 5), -V*a*m/I)
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ import sympy as sp
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
-__all__ = ["field_jacobian", "field_at", "full_velocity_at", "reduced_mass_matrix_at"]
+__all__ = ["field_jacobian", "field_jacobian_mass_form", "field_at", "full_velocity_at", "reduced_mass_matrix_at"]
 
 
 def _point(system, state: Mapping) -> dict:
@@ -69,15 +69,62 @@ def _point(system, state: Mapping) -> dict:
 
 
 def _solve(M: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
-    """``M^{-1} B`` exactly (entries cancelled by the zero policy's normal form)."""
+    r"""``M^{-1} B`` exactly, block by block of ``M`` (its diagonal blocks coupled by
+    non-zero entries); blocks of up to three rows by Cramer's rule (no nested fractions),
+    larger ones by LU; entries in the normal form of the zero policy, computed in the
+    sparse ring with flint's gcd (:func:`~geomech.mechanics.equations.common.
+    ring_normal_forms`) where it applies."""
     if M.rows == 0:
         return sp.zeros(0, B.cols)
     if default_policy().rank(M) < M.rows:
         raise ValueError("the constraint minor or the reduced mass matrix is singular at the "
                          "state")
-    sol = M.LUsolve(B) if M.rows > 1 else B / M[0, 0]
-    norm = default_policy().normalize
-    return sol.applyfunc(norm)
+    sol = sp.zeros(M.rows, B.cols)
+    cols = list(range(B.cols))
+    for block in _diagonal_blocks(M):
+        Mb, Bb = M.extract(block, block), B.extract(block, cols)
+        if len(block) == 1:
+            Xb = Bb / Mb[0, 0]
+        elif len(block) <= 3:
+            Xb = (Mb.adjugate() * Bb).applyfunc(sp.expand) / sp.expand(Mb.det(
+                method="berkowitz"))
+        else:
+            Xb = Mb.LUsolve(Bb)
+        for a, i in enumerate(block):
+            sol[i, :] = Xb[a, :]
+    return _normal_forms(sol)
+
+
+def _diagonal_blocks(M: sp.Matrix) -> list[list[int]]:
+    """The index sets of the diagonal blocks of ``M``: the connected components of the
+    graph of its non-zero off-diagonal entries."""
+    comp = list(range(M.rows))
+
+    def root(i: int) -> int:
+        while comp[i] != i:
+            i = comp[i]
+        return i
+
+    for i in range(M.rows):
+        for j in range(i + 1, M.rows):
+            if M[i, j] != 0 or M[j, i] != 0:
+                comp[root(j)] = root(i)
+    blocks: dict = {}
+    for i in range(M.rows):
+        blocks.setdefault(root(i), []).append(i)
+    return list(blocks.values())
+
+
+def _normal_forms(M: sp.Matrix) -> sp.Matrix:
+    """The entries of ``M`` in the zero policy's normal form (the sparse ring where it
+    applies)."""
+    from geomech.mechanics.equations.common import ring_normal_forms
+
+    entries = list(M)
+    out = ring_normal_forms(entries)
+    if out is None:
+        out = [default_policy().normalize(e) for e in entries]
+    return sp.Matrix(M.rows, M.cols, out)
 
 
 def full_velocity_at(system, point: Mapping) -> dict:
@@ -107,8 +154,8 @@ def reduced_mass_matrix_at(system, state: Mapping) -> sp.Matrix:
     >>> S = gm.examples.chaplygin_sleigh()
     >>> reduced_mass_matrix_at(S, {"x": 0, "y": 0, "phi": 0, "xdot": 1, "phidot": 0})
     Matrix([
-    [m,            0],
-    [0, I + a**2*m]])
+    [m, 0],
+    [0, I]])
     """
     x0 = _point(system, state)
     N = system.manifold
@@ -117,6 +164,86 @@ def reduced_mass_matrix_at(system, state: Mapping) -> sp.Matrix:
                   list(system.dependent_indices), N.dim)
     H0 = system.hessian.xreplace(P)
     return (T.T * H0 * T).applyfunc(default_policy().normalize)
+
+
+# =============================================================================================
+# the data and its derivatives at the point
+# =============================================================================================
+def _symengine(exprs) -> object | None:
+    """The symengine module when installed and able to carry ``exprs`` (no undefined
+    functions or derivatives; no two symbols of one name), else ``None`` (sympy is used)."""
+    try:
+        import symengine
+    except ImportError:        # pragma: no cover - symengine is an optional extra
+        return None
+    from sympy.core.function import AppliedUndef
+
+    names: dict = {}
+    for e in exprs:
+        if e.has(AppliedUndef, sp.Derivative):
+            return None
+        for s in e.free_symbols:
+            if names.setdefault(s.name, s) != s:
+                return None
+    return symengine
+
+
+class _DataAt:
+    r"""The data of a system -- :math:`L`, :math:`a`, :math:`b`, :math:`Q` -- and the
+    expressions built from them (:math:`H = \partial^2L/\partial\dot q^2`, :math:`\beta`,
+    :math:`a\dot q + b`, its rate :math:`c`), with their values and derivatives at the point
+    ``P`` (every coordinate and velocity).  The expressions are formed and differentiated in
+    symengine when it is installed (derivatives of a Lagrangian of ten thousand operations in
+    milliseconds), evaluated at ``P`` and converted back to sympy once; else in sympy.
+    """
+
+    def __init__(self, system, P: Mapping):
+        N = system.manifold
+        n, k = N.dim, system.n_constraints
+        A, b = system.constraint_matrix, system.constraint_affine
+        Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+        data = [as_expr(system.lagrangian), *A, *b, *map(as_expr, Q)]
+        self._se = _symengine([*data, *map(as_expr, P.values()), *P])
+        self._originals = {s.name: s for e in [*data, *map(as_expr, P.values())]
+                           for s in e.free_symbols}
+        c = self.convert
+        self.q, self.v = [c(x) for x in N.coords], [c(x) for x in N.velocities]
+        self.point = {c(key): c(val) for key, val in P.items()}
+        L = c(system.lagrangian)
+        p = [L.diff(v) for v in self.v]
+        self.H = [[p[i].diff(self.v[j]) for j in range(n)] for i in range(n)]
+        self.beta = [sum((p[i].diff(qj) * vj for qj, vj in zip(self.q, self.v)), 0)
+                     - L.diff(self.q[i]) for i in range(n)]
+        self.A = [[c(A[m, i]) for i in range(n)] for m in range(k)]
+        self.Q = [c(f) for f in Q]
+        self.cons = [sum((a * v for a, v in zip(self.A[m], self.v)), 0) + c(b[m])
+                     for m in range(k)]
+        # d/dt (a qdot + b) = a qddot + c,  c = sum_j d(a qdot + b)/dq_j qdot_j
+        self.rate = [sum((f.diff(qj) * vj for qj, vj in zip(self.q, self.v)), 0)
+                     for f in self.cons]
+
+    def convert(self, e):
+        """``e`` in the backend."""
+        return self._se.sympify(e) if self._se is not None else as_expr(e)
+
+    def at(self, e) -> sp.Expr:
+        """The value of a backend expression at the point, in sympy (normalised)."""
+        if self._se is not None:
+            e = as_expr(self._se.expand(e.subs(self.point)))
+            e = e.xreplace({s: self._originals.get(s.name, s) for s in e.free_symbols})
+        else:
+            e = e.xreplace(self.point)
+        if e.has(sp.zoo, sp.nan, sp.oo):
+            raise ValueError(f"the data of the system is singular at the state (a value {e})")
+        return default_policy().normalize(e)
+
+    def values(self, exprs) -> sp.Matrix:
+        """The column of values at the point."""
+        return sp.Matrix([self.at(e) for e in exprs])
+
+    def gradient(self, exprs, variables) -> sp.Matrix:
+        """``d expr_i / d var_j`` at the point."""
+        return sp.Matrix([[self.at(e.diff(x)) for x in variables] for e in exprs])
 
 
 def field_at(system, state: Mapping) -> dict:
@@ -131,19 +258,11 @@ def field_at(system, state: Mapping) -> dict:
     4*a
     """
     x0 = _point(system, state)
-    N = system.manifold
-    n, q, vel = N.dim, N.coords, N.velocities
+    q, vel = system.manifold.coords, system.manifold.velocities
     v0 = full_velocity_at(system, x0)
-    P = {**{c: x0[c] for c in q}, **v0}
-    ind, dep = list(system.independent_indices), list(system.dependent_indices)
-    A0 = system.constraint_matrix.xreplace(P)
-    T = _frame_at(A0, ind, dep, n)
-    H0 = system.hessian.xreplace(P)
-    p = [sp.diff(system.lagrangian, v) for v in vel]
-    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n)])
-            - sp.diff(system.lagrangian, q[i]) for i in range(n)]
-    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
-    a0, _ = _accelerations(system, P, H0, beta, Q, _constraint_rate(system), A0, T, ind, dep)
+    data = _DataAt(system, {**{c: x0[c] for c in q}, **v0})
+    a0, _ = _accelerations(system, data)
+    ind = list(system.independent_indices)
     rates = {**{c: v0[v] for c, v in zip(q, vel)}, **{vel[i]: a0[i] for i in ind}}
     return {c: rates[c] for c in system.phase_space.coords}
 
@@ -152,7 +271,8 @@ def field_jacobian(system, state: Mapping) -> sp.Matrix:
     r"""The exact Jacobian :math:`\partial F/\partial x` at ``state`` of the
     Lagrange--d'Alembert field :math:`F` on ``system.phase_space`` (rows and columns in the
     order of ``system.phase_space.coords``), computed from the data at the state (module
-    docstring).
+    docstring): :math:`\begin{pmatrix} V \\ M^{-1}R\end{pmatrix}` of
+    :func:`field_jacobian_mass_form`.
 
     Parameters
     ----------
@@ -166,29 +286,48 @@ def field_jacobian(system, state: Mapping) -> sp.Matrix:
         A missing or unknown coordinate, or a singular constraint minor or reduced mass
         matrix at the state.
     """
+    V, M, R = field_jacobian_mass_form(system, state)
+    return V.col_join(_solve(M, R))
+
+
+def field_jacobian_mass_form(system, state: Mapping) -> tuple[sp.Matrix, sp.Matrix,
+                                                              sp.Matrix]:
+    r"""The first variation at ``state`` in mass-matrix form, ``(V, M, R)``:
+
+    .. math:: \delta\dot q = V\,\delta x, \qquad M\,\delta\dot u = R\,\delta x,
+
+    :math:`\delta x` the variation of the phase-space coordinates (in the order of
+    ``system.phase_space.coords``: :math:`q`, then :math:`u`), :math:`V = (W \mid T)`
+    (:math:`n` rows, the configuration rates), :math:`M = T^{\mathsf T}HT` the reduced mass matrix and
+    :math:`R = -T^{\mathsf T}(HZ + \partial_q G\,\partial x/\partial x + \partial_{\dot q}G
+    \,V)` (module docstring).  No inverse is formed: for large systems (the Whipple
+    bicycle) :math:`M` and :math:`R` are polynomial in the parameters while
+    :math:`M^{-1}R` is a large fraction.  The rows of :math:`V` for the phase-space
+    coordinates and :math:`M^{-1}R` form :func:`field_jacobian`.
+
+    >>> import geomech as gm, sympy as sp
+    >>> S = gm.examples.chaplygin_sleigh()
+    >>> V, M, R = field_jacobian_mass_form(S, {"x": 0, "y": 0, "phi": 0, "xdot": 1,
+    ...                                        "phidot": 0})
+    >>> M, R
+    (Matrix([
+    [m, 0],
+    [0, I]]), Matrix([
+    [0, 0, 0, 0,    0],
+    [0, 0, 0, 0, -a*m]]))
+    """
     x0 = _point(system, state)
     N = system.manifold
-    n, q, vel = N.dim, N.coords, N.velocities
-    v0 = full_velocity_at(system, x0)
-    P = {**{c: x0[c] for c in q}, **v0}
-    ind, dep = list(system.independent_indices), list(system.dependent_indices)
-    A0 = system.constraint_matrix.xreplace(P)
-    T = _frame_at(A0, ind, dep, n)
-    L = system.lagrangian
-    p = [sp.diff(L, v) for v in vel]
-    H = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], vel[j]))
-    H0 = H.xreplace(P)
-    beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n)]) - sp.diff(L, q[i])
-            for i in range(n)]
-    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
-    cvec = _constraint_rate(system)
-    a0, lam0 = _accelerations(system, P, H0, beta, Q, cvec, A0, T, ind, dep)
-    G = [sp.Add(*[H[i, j] * a0[j] for j in range(n)]) + beta[i] - Q[i]
-         - sp.Add(*[system.constraint_matrix[m, i] * lam0[m] for m in range(len(lam0))])
-         for i in range(n)]
-    K = [sp.Add(*[system.constraint_matrix[m, j] * a0[j] for j in range(n)]) + cvec[m]
-         for m in range(len(cvec))]
-    return _assemble(system, P, H0, A0, T, G, K, ind, dep)
+    n, q = N.dim, N.coords
+    data = _DataAt(system, {**{c: x0[c] for c in q}, **full_velocity_at(system, x0)})
+    a0, lam0 = _accelerations(system, data)
+    c = data.convert
+    a0s, lam0s = [c(e) for e in a0], [c(e) for e in lam0]
+    G = [sum((data.H[i][j] * a0s[j] for j in range(n)), 0) + data.beta[i] - data.Q[i]
+         - sum((data.A[m][i] * lam0s[m] for m in range(len(lam0s))), 0) for i in range(n)]
+    K = [sum((data.A[m][j] * a0s[j] for j in range(n)), 0) + data.rate[m]
+         for m in range(len(data.rate))]
+    return _assemble(system, data, G, K)
 
 
 def _frame_at(A0: sp.Matrix, ind, dep, n: int) -> sp.Matrix:
@@ -204,25 +343,18 @@ def _frame_at(A0: sp.Matrix, ind, dep, n: int) -> sp.Matrix:
     return T
 
 
-def _constraint_rate(system) -> list:
-    r""":math:`c = \dot a\dot q + \dot b` (so that :math:`\frac{d}{dt}(a\dot q + b) = a\ddot q
-    + c`)."""
-    N = system.manifold
-    q, vel = N.coords, N.velocities
-    A, b = system.constraint_matrix, system.constraint_affine
-    return [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(N.dim)
-                     for j in range(N.dim) if A[m, i].has(q[j])])
-            + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(N.dim) if b[m].has(q[j])])
-            for m in range(A.rows)]
-
-
-def _accelerations(system, P, H0, beta, Q, cvec, A0, T, ind, dep) -> tuple[list, list]:
-    r""":math:`(\ddot q_0, \lambda_0)` at the point."""
-    n = H0.rows
-    F0 = sp.Matrix([as_expr(Q[i] - beta[i]).xreplace(P) for i in range(n)])
+def _accelerations(system, data: _DataAt) -> tuple[list, list]:
+    r""":math:`(\ddot q_0, \lambda_0)` at the point: :math:`(T^{\mathsf T}HT)\dot u =
+    T^{\mathsf T}(Q - \beta - Hp)` with :math:`a_{\rm dep}p_{\rm dep} = -c`."""
+    ind, dep = list(system.independent_indices), list(system.dependent_indices)
+    n = system.manifold.dim
+    H0 = sp.Matrix([[data.at(e) for e in row] for row in data.H])
+    A0 = sp.Matrix(len(data.A), n, lambda m, i: data.at(data.A[m][i]))
+    T = _frame_at(A0, ind, dep, n)
+    F0 = data.values([Qi - bi for Qi, bi in zip(data.Q, data.beta)])
     pvec = sp.zeros(n, 1)
     if dep:
-        e = _solve(A0[:, dep], -sp.Matrix([c.xreplace(P) for c in cvec]))
+        e = _solve(A0[:, dep], -data.values(data.rate))
         for m, j in enumerate(dep):
             pvec[j] = e[m]
     M = (T.T * H0 * T).applyfunc(default_policy().normalize)
@@ -232,41 +364,32 @@ def _accelerations(system, P, H0, beta, Q, cvec, A0, T, ind, dep) -> tuple[list,
     if dep:
         resid = H0 * a0 - F0
         lam0 = list(_solve(A0[:, dep].T, sp.Matrix([resid[j] for j in dep])))
+    data.H0, data.A0, data.T = H0, A0, T
     return list(a0.applyfunc(default_policy().normalize)), lam0
 
 
-def _gradient(exprs, variables, P) -> sp.Matrix:
-    """``d expr_i / d var_j`` at the point ``P``."""
-    norm = default_policy().normalize
-    return sp.Matrix(len(exprs), len(variables),
-                     lambda i, j: norm(sp.diff(exprs[i], variables[j]).xreplace(P))
-                     if exprs[i].has(variables[j]) else sp.S.Zero)
-
-
-def _assemble(system, P, H0, A0, T, G, K, ind, dep) -> sp.Matrix:
-    r"""The Jacobian in the phase-space coordinates (module docstring)."""
+def _assemble(system, data: _DataAt, G: list, K: list) -> sp.Matrix:
+    r"""``(V, M, R)`` of :func:`field_jacobian_mass_form` (module docstring)."""
     N = system.manifold
-    n, q, vel = N.dim, N.coords, N.velocities
+    n = N.dim
+    ind, dep = list(system.independent_indices), list(system.dependent_indices)
     r = len(ind)
-    k = len(dep)
+    H0, A0, T = data.H0, data.A0, data.T
     # velocities: dqdot = T du + W dq
     W = sp.zeros(n, n)
     if dep:
-        cons = [sp.Add(*[system.constraint_matrix[m, i] * vel[i] for i in range(n)])
-                + system.constraint_affine[m] for m in range(k)]
-        W_dep = _solve(A0[:, dep], -_gradient(cons, q, P))
+        W_dep = _solve(A0[:, dep], -data.gradient(data.cons, data.q))
         for m, j in enumerate(dep):
             W[j, :] = W_dep[m, :]
     dv = W.row_join(T)                                   # n x (n + r): d qdot / d(q, u)
     dq = sp.eye(n).row_join(sp.zeros(n, r))              # d q / d(q, u)
-    Gq, Gv = _gradient(G, q, P), _gradient(G, vel, P)
+    Gq, Gv = data.gradient(G, data.q), data.gradient(G, data.v)
     Z = sp.zeros(n, n + r)
     if dep:
-        Kq, Kv = _gradient(K, q, P), _gradient(K, vel, P)
+        Kq, Kv = data.gradient(K, data.q), data.gradient(K, data.v)
         Z_dep = _solve(A0[:, dep], -(Kq * dq + Kv * dv))
         for m, j in enumerate(dep):
             Z[j, :] = Z_dep[m, :]
     M = (T.T * H0 * T).applyfunc(default_policy().normalize)
-    du = _solve(M, -T.T * (H0 * Z + Gq * dq + Gv * dv))  # r x (n + r)
-    J = dv.col_join(du)
-    return J.applyfunc(default_policy().normalize)
+    R = _normal_forms(-T.T * (H0 * Z + Gq * dq + Gv * dv))
+    return dv, M, R
