@@ -37,6 +37,7 @@ from .parse import as_expr
 from .zero import default_policy
 
 __all__ = ["available_backends", "get_backend", "set_backend", "using_backend", "jacobian",
+           "symengine_for",
            "bracket_components", "directional_derivative", "hessian", "lagrangian_derivatives"]
 
 try:  # pragma: no cover - depends on the environment
@@ -97,6 +98,26 @@ def _se_ok(exprs: Sequence[sp.Expr]) -> bool:
 
     return get_backend() == "symengine" and not any(
         e.has(AppliedUndef) or e.has(sp.Derivative) for e in exprs)
+
+
+def symengine_for(exprs: Sequence[sp.Expr] = ()):
+    """The ``symengine`` module when the backend uses it and it can carry ``exprs`` (no
+    undefined functions or derivatives, no two symbols of one name with different
+    assumptions), else ``None`` (work in sympy).  For algorithms that build and
+    differentiate large expressions in symengine and convert back once.
+
+    >>> import sympy as sp
+    >>> symengine_for([sp.Function("f")(sp.Symbol("x"))]) is None
+    True
+    """
+    if not _se_ok(exprs):
+        return None
+    names: dict = {}
+    for e in exprs:
+        for s in e.free_symbols:
+            if names.setdefault(s.name, s) != s:
+                return None
+    return _se
 
 
 def _back(se_expr, originals: dict) -> sp.Expr:

@@ -30,10 +30,11 @@ I_{zz}\end{pmatrix}` about the mass centres; the benchmark values are the numeri
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import sympy as sp
 
+from geomech.core.zero import default_policy
 from geomech.mechanics.system import NonholonomicSystem
 
 from ._registry import register
@@ -41,7 +42,10 @@ from ._registry import register
 if TYPE_CHECKING:   # sympy.physics.mechanics and interop load when a bicycle is built
     import sympy.physics.mechanics as me
 
-__all__ = ["whipple_bicycle", "whipple_bicycle_model", "BENCHMARK_PARAMETERS"]
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+__all__ = ["whipple_bicycle", "whipple_bicycle_model", "benchmark_matrices",
+           "BenchmarkMatrices", "BENCHMARK_PARAMETERS"]
 
 _NAMES = ("w c lam g rR mR IRxx IRyy xB zB mB IBxx IByy IBzz IBxz xH zH mH IHxx IHyy IHzz "
           "IHxz rF mF IFxx IFyy").split()
@@ -147,21 +151,112 @@ def whipple_bicycle() -> NonholonomicSystem:
     (module docstring), with the 26 symbolic parameters of their Table 1 and the benchmark
     values as numeric defaults.
 
+    Its distinguished steady motion is upright straight-ahead rolling at forward speed
+    :math:`v` (``steady_motion(speed=v)``): all angles zero, :math:`\dot\theta_R =
+    -v/r_R`; the linearised equations there are :func:`benchmark_matrices`.
+
     >>> bike = whipple_bicycle()
     >>> bike.dependent_coordinates, bike.independent_velocities
     ((thetaB,), (phidot, thetaRdot, deltadot))
+    >>> bike.steady_motion(speed=5)["thetaRdot"]
+    -50/3
     """
     from geomech.interop.sympy_mechanics import from_sympy_mechanics
 
-    model = whipple_bicycle_model()
-    S = from_sympy_mechanics(model, independent=["phidot", "thetaRdot", "deltadot"],
-                             name="whipple_bicycle")
-    by_name = {s.name: s for s in S.manifold.parameters}
-    defaults = {by_name[k]: v for k, v in BENCHMARK_PARAMETERS.items()}
-    return NonholonomicSystem(
-        S.manifold, S.lagrangian, S.constraints[:S.n_constraints - S.n_holonomic],
-        forces=S.forces, independent=S.independent_velocities, name="whipple_bicycle",
-        holonomic={c: h for c, h in zip(S.dependent_coordinates, S.holonomic)},
+    p = _symbols()
+    defaults = {p[k]: v for k, v in BENCHMARK_PARAMETERS.items()}
+    return from_sympy_mechanics(
+        whipple_bicycle_model(), independent=["phidot", "thetaRdot", "deltadot"],
+        name="whipple_bicycle",
         description="Whipple bicycle: four rigid bodies, knife-edge wheels rolling on a "
                     "plane (Meijaard, Papadopoulos, Ruina and Schwab 2007).",
-        numeric_defaults=(defaults, {}))
+        numeric_defaults=(defaults, {}), steady=(_upright_rolling(p["rR"]),))
+
+
+def _upright_rolling(rR) -> SteadyFamily:
+    r"""Upright straight-ahead rolling at forward speed :math:`v`: the distinguished family
+    (Meijaard et al. (2007), §5: the reference motion of the linearisation)."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    v = sp.Symbol("speed", real=True)
+    state = {name: 0 for name in ("x", "y", "psi", "phi", "thetaR", "delta", "thetaF",
+                                  "thetaB", "phidot", "deltadot")}
+    return SteadyFamily("upright rolling", (v,), {**state, "thetaRdot": -v / rR}, (), {},
+                        "upright, straight ahead at forward speed v = -rR thetaRdot "
+                        "(x, y, thetaR, thetaF and the heading psi cyclic)")
+
+
+class BenchmarkMatrices(NamedTuple):
+    r"""The matrices of the linearised roll-steer equations :math:`M\ddot q + vC_1\dot q +
+    (gK_0 + v^2K_2)q = 0`, :math:`q = (\varphi, \delta)` (Meijaard et al. (2007), (8.1)),
+    sympy matrices in the parameters of the bicycle."""
+
+    M: sp.Matrix
+    C1: sp.Matrix
+    K0: sp.Matrix
+    K2: sp.Matrix
+
+
+def benchmark_matrices(bike: NonholonomicSystem | None = None) -> BenchmarkMatrices:
+    r"""The linearised equations of the bicycle at upright straight-ahead rolling,
+    :math:`M\ddot q + vC_1\dot q + (gK_0 + v^2K_2)q = 0` in roll and steer
+    :math:`q = (\varphi, \delta)` (Meijaard et al. (2007), (8.1); their Appendix A gives
+    the closed forms), derived from the nonlinear model.
+
+    The first variation of the Lagrange--d'Alembert equations at the steady state
+    ``bike.steady_motion(speed=v)`` in mass-matrix form
+    (:func:`~geomech.mechanics.equations.first_variation.field_jacobian_mass_form`),
+    :math:`M\delta\dot u = R\,\delta x`: :math:`M` is the roll-steer block of the reduced
+    mass matrix, :math:`R` restricted to roll and steer is :math:`-(gK_0 + v^2K_2 \mid
+    vC_1)`.  The roll-steer block is checked exactly to be decoupled from the pitch, the
+    rear-wheel rate and the cyclic coordinates (lateral symmetry), and :math:`R` to be
+    exactly of that form in :math:`g` and :math:`v`.  All 26 parameters stay symbolic
+    (exact; ``lam`` enters through ``sin(lam)``, ``cos(lam)``); a few seconds after the
+    bicycle is built.
+
+    >>> B = benchmark_matrices()
+    >>> B.M[0, 0]
+    IBxx + IFxx + IHxx + IRxx + mB*zB**2 + mF*rF**2 + mH*zH**2 + mR*rR**2
+    >>> B.K0[0, 0]
+    mB*zB - mF*rF - mH*rF*sin(lam)**2 ... 
+    """
+    from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
+
+    bike = whipple_bicycle() if bike is None else bike
+    v = sp.Symbol("v", real=True)
+    g = next((s for s in bike.manifold.parameters if s.name == "g"), None)
+    state = bike.steady_motion(speed=v)
+    _, M3, R = field_jacobian_mass_form(bike, state)
+    coords = [c.name for c in bike.phase_space.coords]
+    u = [c.name for c in bike.independent_velocities]
+    rows = [u.index("phidot"), u.index("deltadot")]
+    q_cols = [coords.index("phi"), coords.index("delta")]
+    u_cols = [coords.index("phidot"), coords.index("deltadot")]
+    _check_decoupled(bike, M3, R, rows, q_cols + u_cols)
+    Rq, Ru = R.extract(rows, q_cols), R.extract(rows, u_cols)
+    K0 = -Rq.diff(g).xreplace({g: 0, v: 0}).applyfunc(default_policy().normalize)
+    K2 = -Rq.diff(v, 2).xreplace({g: 0, v: 0}).applyfunc(
+        lambda e: default_policy().normalize(e / 2))
+    C1 = -Ru.diff(v).xreplace({v: 0}).applyfunc(default_policy().normalize)
+    policy = default_policy()
+    if not all(policy.is_zero(e) for e in (*(Rq + g * K0 + v**2 * K2), *(Ru + v * C1))):
+        raise ValueError("the linearised roll-steer equations of this bicycle are not of the "
+                         "form M q'' + v C1 q' + (g K0 + v^2 K2) q = 0")
+    return BenchmarkMatrices(M3.extract(rows, rows), C1, K0, K2)
+
+
+def _check_decoupled(bike, M3, R, rows: list, cols: list) -> None:
+    r"""``ValueError`` unless the roll-steer rows of the mass form couple to nothing else
+    (reduced mass matrix, first variation, the pitch eliminated by the holonomic
+    constraint with :math:`\partial h/\partial\varphi = \partial h/\partial\delta = 0`)."""
+    policy = default_policy()
+    others = [i for i in range(M3.rows) if i not in rows]
+    bad = [e for i in rows for j in others for e in (M3[i, j], M3[j, i])]
+    bad += [R[i, j] for i in rows for j in range(R.cols) if j not in cols]
+    point = {c: 0 for c in bike.manifold.coords}
+    h = bike.holonomic[0]
+    bad += [sp.diff(h, c).xreplace(point) for c in bike.manifold.coords
+            if c.name in ("phi", "delta")]
+    if not all(policy.is_zero(e) for e in bad):
+        raise ValueError("the roll-steer equations of this bicycle are coupled to other "
+                         "variables at upright rolling: not the benchmark's form")

@@ -212,7 +212,9 @@ def _to_chart(e, rep: dict, what: str) -> sp.Expr:
     return e
 
 
-def from_sympy_mechanics(obj, independent=None, name: str | None = None) -> NonholonomicSystem:
+def from_sympy_mechanics(obj, independent=None, name: str | None = None, *,
+                         description: str | None = None, numeric_defaults: tuple | None = None,
+                         steady=None) -> NonholonomicSystem:
     r"""A :class:`~geomech.mechanics.system.NonholonomicSystem` from a model of
     :mod:`sympy.physics.mechanics`.
 
@@ -229,6 +231,10 @@ def from_sympy_mechanics(obj, independent=None, name: str | None = None) -> Nonh
         coordinate rates (``u = q'``), else the system's own choice.
     name : str, optional
         Name of the system (default ``"sympy_model"``).
+    description, numeric_defaults, steady : optional
+        Passed to :class:`~geomech.mechanics.system.NonholonomicSystem` (a catalogue entry
+        built from bodies: its description, published parameter values keyed by the
+        model's parameter symbols, declared families of steady motions).
 
     Returns
     -------
@@ -263,10 +269,12 @@ def from_sympy_mechanics(obj, independent=None, name: str | None = None) -> Nonh
     else:
         raise TypeError("from_sympy_mechanics expects a sympy.physics.mechanics System, "
                         f"KanesMethod or LagrangesMethod, got {type(obj).__name__}")
-    return _system_of(model, independent, name or "sympy_model")
+    options = {"description": description or "converted from sympy.physics.mechanics",
+               "numeric_defaults": numeric_defaults, "steady": steady}
+    return _system_of(model, independent, name or "sympy_model", options)
 
 
-def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
+def _system_of(model: _Model, independent, name: str, options: dict) -> NonholonomicSystem:
     qdots = [c.diff(_t) for c in model.q]
     L = as_expr(model.lagrangian).xreplace(model.speeds)
     cons = [as_expr(c).xreplace(model.speeds) for c in model.constraints]
@@ -290,8 +298,7 @@ def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
                        for v in independent]
     try:
         return NonholonomicSystem(N, L, cons, forces=forces, independent=independent,
-                                  name=name, holonomic=hol or None,
-                                  description="converted from sympy.physics.mechanics")
+                                  name=name, holonomic=hol or None, **options)
     except ValueError as err:
         raise ValueError(f"cannot convert the sympy.physics.mechanics model: {err}") from err
 

@@ -310,8 +310,11 @@ class NonholonomicSystem:
 
     def restricted(self, expr) -> sp.Expr:
         """An expression on :math:`TN` restricted to :math:`\\mathcal M` (dependent velocities
-        substituted, no further normalisation)."""
+        substituted, no further normalisation; the constraints are solved only when ``expr``
+        has a dependent velocity)."""
         e = self.manifold.sympify(expr)
+        if not e.has(*self.dependent_velocities):
+            return e
         return e.xreplace(self.dependent_solution) if self.dependent_solution else e
 
     def velocity_on_phase_space(self) -> tuple[sp.Expr, ...]:

@@ -109,31 +109,20 @@ def phase_space_chart(system, point: dict) -> FieldChart:
 def _phase_space_template(system) -> FieldChart:
     P = system.phase_space
     velocities = tuple(c for c in P.coords if c in set(system.manifold.velocities))
+    # the configuration constraints h(q) = 0; their rates dh.qdot vanish identically on the
+    # phase space (dh is among the constraints), so they add no relation
     rel = tuple(as_expr(g) for g in (getattr(system, "holonomic", ()) or ()))
     desc = f"the phase-space coordinates of {system.name} ({', '.join(map(str, P.coords))})"
     size = count_ops(system.lagrangian) + sum(count_ops(f) for f in system.constraints)
     if size <= DATA_OPS:
         rhs = tuple(system.vector_field().components)
         fc = FieldChart("phase space", desc, tuple(P.coords), rhs, {}, velocities,
-                        _with_rates(system, rel))
+                        rel)
     else:
         fc = FieldChart("phase space", desc + " (field from the data at the point)",
-                        tuple(P.coords), None, {}, velocities, _with_rates(system, rel),
+                        tuple(P.coords), None, {}, velocities, rel,
                         system=system)
     return dataclasses.replace(fc, split=cyclic_split(fc))
-
-
-def _with_rates(system, relations: tuple) -> tuple:
-    r"""Configuration constraints :math:`g(q) = 0` and their rates :math:`\dot g` on the
-    phase space (both invariant; the hook for dependent coordinates)."""
-    out = []
-    vel = system.velocity_on_phase_space()
-    for g in relations:
-        out.append(g)
-        rate = sum(sp.diff(g, q) * v for q, v in zip(system.manifold.coords, vel))
-        if not default_policy().is_zero(rate):
-            out.append(rate)
-    return tuple(out)
 
 
 def denominator_factors(exprs, variables) -> list[sp.Expr]:
@@ -223,29 +212,94 @@ def symmetry_cyclic(system) -> tuple:
     (x, y)
     """
     N = system.manifold
+    tn = _DataOnTN.of(system)
     translations = [c for c in N.coords if _is_cyclic_shift(system, N.vector_field({c: 1}),
-                                                           c, [])]
+                                                           c, [], tn)]
     known = list(translations)
     for c in [c for c in N.coords if c not in known]:
-        if any(_is_cyclic_shift(system, u, c, known)
+        if any(_is_cyclic_shift(system, u, c, known, tn)
                for u in _shift_candidates(N, c, translations)[1:]):
             known.append(c)
     return tuple(c for c in N.coords if c in known)
 
 
-def _is_cyclic_shift(system, u, c, known: list) -> bool:
-    """``u`` passes Theorem 3 and its lift moves only ``c`` and ``known`` (random-point
-    filter first)."""
+def _is_cyclic_shift(system, u, c, known: list, tn: _DataOnTN | None) -> bool:
+    """``u`` passes Theorem 3 and its lift moves only ``c`` and ``known`` (the identities on
+    :math:`TN` first, :meth:`_DataOnTN.invariant`; then the random-point filter)."""
     from geomech.mechanics.analysis.common import prolong_to_phase_space
     from geomech.mechanics.analysis.symmetry import check_symmetry
 
-    if not _probably_symmetry(system, u):
+    exact = tn.invariant(u) if tn is not None else None
+    if exact is False or exact is None and not _probably_symmetry(system, u):
         return False
     lift = prolong_to_phase_space(system, u).components
     if any(v not in known and v != c and not default_policy().is_zero(e)
            for v, e in zip(system.phase_space.coords, lift)):
         return False
-    return check_symmetry(system, u, definitive=False).theorem3
+    return exact is True or check_symmetry(system, u, definitive=False).theorem3
+
+
+class _DataOnTN:
+    r"""The Lagrangian and the constraints in symengine with their first derivatives on
+    :math:`TN` (computed once per :func:`symmetry_cyclic`), to decide Theorem 3 for many
+    candidate fields before any restriction to :math:`\mathcal M` (which solves the
+    constraints: minutes for the Whipple bicycle)."""
+
+    def __init__(self, se, system):
+        N = system.manifold
+        self.se = se
+        self.variables = (*N.coords, *N.velocities)
+        data = [as_expr(system.lagrangian), *map(as_expr, system.constraints)]
+        self.symbols = {s.name: s for e in (*data, *self.variables) for s in e.free_symbols}
+        sv = [se.sympify(x) for x in self.variables]
+        self.gradients = [{x: d for x, d in zip(self.variables, (se.sympify(f).diff(v)
+                                                                  for v in sv)) if d != 0}
+                          for f in data]
+
+    @classmethod
+    def of(cls, system) -> _DataOnTN | None:
+        """``None`` without symengine or with forces (the general test decides)."""
+        from geomech.core.kernel import symengine_for
+        from geomech.mechanics.analysis.common import active_forces
+
+        data = [as_expr(system.lagrangian), *map(as_expr, system.constraints)]
+        se = symengine_for(data)
+        if se is None or active_forces(system) is not None:
+            return None
+        return cls(se, system)
+
+    def invariant(self, u) -> bool | None:
+        r"""``True`` when :math:`\tilde u(L)` and every :math:`\tilde u(f_\mu)` expand to
+        0 (exact; then :math:`\tilde u(f_\mu)|_{\mathcal M} = 0` too), ``False`` when
+        :math:`\tilde u(L)` is non-zero at a random exact point (40 digits, as
+        :func:`~geomech.mechanics.equations.implicit.numerically_zero`: certain), ``None``
+        otherwise."""
+        from geomech.mechanics.analysis.common import prolong
+
+        se = self.se
+        field = {x: se.sympify(e) for x, e in zip(self.variables, prolong(u)) if e != 0}
+        images = [se.expand(sum((field[x] * d for x, d in grad.items() if x in field),
+                                se.Integer(0))) for grad in self.gradients]
+        if images[0] != 0:
+            return False if self._nonzero_somewhere(images[0]) else None
+        return True if all(e == 0 for e in images[1:]) else None
+
+    def _nonzero_somewhere(self, e, points: int = 2) -> bool:
+        """Whether ``e`` is clearly non-zero (:math:`|e| > 10^{-25}` at 40 digits) at one of
+        ``points`` random exact points of the zero policy."""
+        se = self.se
+        syms = sorted((self.symbols[str(s)] for s in e.free_symbols),
+                      key=sp.default_sort_key)
+        for _ in range(points):
+            pt = {se.sympify(k): se.sympify(v)
+                  for k, v in default_policy().random_point(syms).items()}
+            try:
+                val = complex(e.subs(pt).n(133))
+            except (RuntimeError, TypeError, ValueError, ZeroDivisionError):
+                continue
+            if abs(val) > 1e-25:
+                return True
+        return False
 
 
 def _probably_symmetry(system, u) -> bool:
@@ -356,13 +410,26 @@ def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tup
     for b, p in enumerate(pivots):
         for a in range(len(free)):
             T[p, a] = S[b, a]
-    leak = (DG * J * T).applyfunc(default_policy().normalize)
-    if any(not default_policy().is_zero(e) for e in leak):
+    policy = default_policy()
+    leak = _sparse_product(_sparse_product(DG, J), T).applyfunc(policy.normalize)
+    if any(not policy.is_zero(e) for e in leak):
         raise ValueError("the relations G = 0 are not invariant under the linearised flow "
                          "(DG J T != 0); they cannot restrict the linearisation")
-    JT = (J.extract(free, free) + J.extract(free, pivots) * S).applyfunc(
-        default_policy().normalize)
+    # only the entries the pivots change are normalised again (large fields: the bicycle)
+    JT = J.extract(free, free)
+    corr = _sparse_product(J.extract(free, pivots), S)
+    for i in range(JT.rows):
+        for j in range(JT.cols):
+            if corr[i, j] != 0:
+                JT[i, j] = policy.normalize(JT[i, j] + corr[i, j])
     return JT, tuple(variables[j] for j in free), tuple(variables[p] for p in pivots)
+
+
+def _sparse_product(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
+    """``A B`` summing only the products of non-zero entries (large entries times zeros are
+    not formed)."""
+    return sp.Matrix(A.rows, B.cols, lambda i, j: sp.Add(*[
+        A[i, k] * B[k, j] for k in range(A.cols) if A[i, k] != 0 and B[k, j] != 0]))
 
 
 def _pivots(DG: sp.Matrix) -> list[int]:

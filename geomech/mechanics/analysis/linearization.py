@@ -162,11 +162,16 @@ class Linearization:
         The reduced block :math:`J_{RR}` that decides the stability.
     parameters : dict
         Numeric values given at construction (used by :meth:`eigenvalues`, :meth:`stability`).
+    mass_form : tuple or None
+        For a field from the data (heavy systems: the Whipple bicycle), :math:`(E, A)` with
+        :math:`E\,J_{RR} = A`, :math:`E = \operatorname{diag}(1, M)`, :math:`M` the reduced
+        mass matrix: small where :math:`J_{RR}` is a large fraction; numbers are put in
+        before the inverse is formed (:meth:`reduced_matrix_at`, :meth:`numeric_matrix`).
     """
 
     def __init__(self, system, state: dict, chart: FieldChart, matrix: sp.Matrix,
                  variables: tuple, reduced: tuple, cyclic: tuple, parameters=None,
-                 notes: tuple = ()):
+                 notes: tuple = (), mass_form: tuple | None = None):
         self.system = system
         self.state = dict(state)
         self.chart = chart.name
@@ -181,6 +186,7 @@ class Linearization:
         self._cyclic_block = matrix.extract(cidx, cidx)
         self.parameters = dict(parameters or {})
         self.notes = tuple(notes)
+        self.mass_form = _reduced_mass_form(mass_form, idx)
 
     # -- symbols ----------------------------------------------------------------------------
     @property
@@ -199,10 +205,26 @@ class Linearization:
         if self.chart != "phase space" or getattr(sys_, "is_affine", False) or (
                 forces is not None and any(f != 0 for f in forces)):
             return None
-        dE = jacobian_at([sys_.energy()], self.reduced_variables, self.state)
-        if all(default_policy().is_zero(e) for e in dE):
+        policy = default_policy()
+        if self.mass_form is None:
+            dE = jacobian_at([sys_.energy()], self.reduced_variables, self.state)
+            if all(policy.is_zero(e) for e in dE):
+                return False
+            return all(policy.is_zero(e) for e in dE * self.reduced_matrix)
+        # heavy systems: dE from the data, and dE E^-1 A = 0 with the small mass form
+        from geomech.mechanics.equations.first_variation import (
+            energy_gradient_at,
+            jacobian_of_mass_form,
+        )
+
+        row = energy_gradient_at(sys_, self.state)
+        coords = list(sys_.phase_space.coords)
+        dE = sp.Matrix([[row[coords.index(v)] for v in self.reduced_variables]])
+        if all(policy.is_zero(e) for e in dE):
             return False
-        return all(default_policy().is_zero(e) for e in dE * self.reduced_matrix)
+        E, A = self.mass_form
+        y = jacobian_of_mass_form(sp.zeros(0, 1), E.T, dE.T).T
+        return all(policy.is_zero(policy.normalize(e)) for e in y * A)
 
     # -- characteristic polynomial -------------------------------------------------------
     @cached_property
@@ -226,12 +248,38 @@ class Linearization:
     # -- numbers ----------------------------------------------------------------------------
     def numeric_matrix(self, parameters=None, reduced: bool = False) -> np.ndarray:
         """:attr:`matrix` (or the reduced block) as a float array, with values from
-        ``parameters`` (by name), those given at construction and the system's defaults."""
+        ``parameters`` (by name), those given at construction and the system's defaults
+        (through the mass-matrix form when there is one: the small matrices are evaluated,
+        then solved)."""
+        if self.mass_form is not None and reduced:
+            E, A = (np.array(m.tolist(), dtype=complex) for m in self._mass_form_at(
+                parameters, lambda e: e.evalf(30)))
+            return np.linalg.solve(E, A)
         J = self.reduced_matrix if reduced else self.matrix
         vals = numeric_values(self.system, J.free_symbols, {**self.parameters,
                                                             **dict(parameters or {})})
         M = J.xreplace(vals).evalf(30)
         return np.array(M.tolist(), dtype=complex)
+
+    def reduced_matrix_at(self, parameters=None) -> sp.Matrix:
+        """The reduced block :math:`J_{RR}` at numeric values (exact; from ``parameters`` by
+        name, those given at construction and the system's defaults): through the
+        mass-matrix form when there is one (the values put in before the inverse is
+        formed: for the Whipple bicycle small numbers instead of large fractions)."""
+        if self.mass_form is None:
+            vals = numeric_values(self.system, self.reduced_matrix.free_symbols,
+                                  {**self.parameters, **dict(parameters or {})})
+            return self.reduced_matrix.xreplace(vals).applyfunc(default_policy().normalize)
+        from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
+
+        E, A = self._mass_form_at(parameters, default_policy().normalize)
+        return jacobian_of_mass_form(sp.zeros(0, A.cols), E, A)
+
+    def _mass_form_at(self, parameters, finish) -> tuple:
+        E, A = self.mass_form
+        vals = numeric_values(self.system, E.free_symbols | A.free_symbols,
+                              {**self.parameters, **dict(parameters or {})})
+        return E.xreplace(vals).applyfunc(finish), A.xreplace(vals).applyfunc(finish)
 
     def eigenvalues(self, parameters=None) -> np.ndarray:
         """Eigenvalues of :attr:`matrix` (numpy complex array, sorted by real part)."""
@@ -261,6 +309,18 @@ class Linearization:
     def __repr__(self) -> str:
         return (f"Linearization({self.system.name!r}, {self.chart}, {len(self.variables)} "
                 f"variables, cyclic ({', '.join(map(str, self.cyclic))}))")
+
+
+def _reduced_mass_form(form, idx: list) -> tuple | None:
+    r"""The mass-matrix form :math:`(E_{RR}, A_{RR})` of the reduced block, when :math:`E`
+    does not couple the reduced variables to the cyclic ones (else ``None``)."""
+    if form is None:
+        return None
+    E, A = form
+    rest = [i for i in range(E.rows) if i not in idx]
+    if any(E[i, j] != 0 or E[j, i] != 0 for i in idx for j in rest):
+        return None
+    return E.extract(idx, idx), A.extract(idx, idx)
 
 
 def _charpoly(M: sp.Matrix) -> sp.Expr:
@@ -298,17 +358,60 @@ def linearize(system, state, parameters=None, chart: str = "auto") -> Linearizat
         raise ValueError(f"chart must be 'auto', 'phase space' or 'natural', got {chart!r}")
     fc, notes = steady_chart(system, point, chart)
     R, C = cyclic_split(fc)
-    J = chart_jacobian(fc)
+    J, form = _jacobian_and_mass_form(fc)
     variables = fc.variables
     if fc.relations:
         DG = jacobian_at(fc.relations, fc.variables, fc.point)
         J, variables, pivots = tangent_restriction(J, fc.variables, DG)
+        form = _restricted_mass_form(form, fc.variables, variables, pivots, DG)
         R = tuple(v for v in R if v in variables)
         C = tuple(v for v in C if v in variables)
-        rels = ", ".join(sp.sstr(g) + " = 0" for g in fc.relations)
+        rels = ", ".join(_short_relation(g) + " = 0" for g in fc.relations)
         notes += (f"restricted to the tangent space of {rels} "
                   f"({', '.join(map(str, pivots))} eliminated)",)
-    return Linearization(system, point, fc, J, variables, R, C, parameters, notes)
+    return Linearization(system, point, fc, J, variables, R, C, parameters, notes,
+                         mass_form=form)
+
+
+def _short_relation(g: sp.Expr) -> str:
+    """A relation for a note (long ones elided)."""
+    text = sp.sstr(g)
+    return text if len(text) <= 120 else f"h(q) [{sp.count_ops(g)} operations]"
+
+
+def _jacobian_and_mass_form(fc: FieldChart) -> tuple:
+    r"""The chart's Jacobian and, for a chart from the data, its mass-matrix form
+    :math:`(E, A)`, :math:`EJ = A`, :math:`E = \operatorname{diag}(1, M)` (the reduced
+    mass matrix on the velocities; :func:`~geomech.mechanics.equations.first_variation.
+    field_jacobian_mass_form`), else ``None``."""
+    if fc.rhs is not None:
+        return chart_jacobian(fc), None
+    from geomech.mechanics.equations.first_variation import (
+        field_jacobian_mass_form,
+        jacobian_of_mass_form,
+    )
+
+    V, M, Rm = field_jacobian_mass_form(fc.system, fc.point)
+    E = sp.diag(sp.eye(V.rows), M)
+    return jacobian_of_mass_form(V, M, Rm), (E, V.col_join(Rm))
+
+
+def _restricted_mass_form(form, variables, free, pivots, DG) -> tuple | None:
+    r""":math:`(E_{ff}, A_{ff} + A_{fp}S)` of the tangent restriction
+    (:func:`~geomech.mechanics.analysis.field_charts.tangent_restriction`, :math:`S =
+    -DG_p^{-1}DG_f`), valid when :math:`E` does not couple the pivots to the free
+    variables (pivots among the coordinates); else ``None``."""
+    if form is None:
+        return None
+    E, A = form
+    f = [variables.index(v) for v in free]
+    p = [variables.index(v) for v in pivots]
+    if any(E[i, j] != 0 or E[j, i] != 0 for i in f for j in p):
+        return None
+    rows = list(range(DG.rows))
+    S = -DG.extract(rows, p).inv() * DG.extract(rows, f)
+    A_T = (A.extract(f, f) + A.extract(f, p) * S).applyfunc(default_policy().normalize)
+    return E.extract(f, f), A_T
 
 
 def steady_chart(system, point: dict, chart: str = "auto") -> tuple[FieldChart, tuple]:

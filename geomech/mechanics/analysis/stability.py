@@ -262,10 +262,44 @@ def _eigenvalues(J: sp.Matrix) -> np.ndarray:
     return ev[np.lexsort((ev.imag, ev.real))]
 
 
-def _factor_verdict(fc: FactorConditions, values: dict) -> tuple[str, str]:
-    """``("hurwitz" | "spectral" | "critical" | "unstable", why)`` of one factor."""
-    signs = [_sign(c.xreplace(values)) for c in fc.conditions]
-    signs += [0 for e in fc.nondegenerate if _sign(e.xreplace(values)) == 0]
+_DIGITS = 50
+
+
+def _rational_image(charpoly: sp.Expr) -> tuple[sp.Expr, float]:
+    r"""``(p, 0)`` for a polynomial in ``lambda`` with rational coefficients; else its image
+    with each coefficient replaced by the rational of its value at :data:`_DIGITS` digits (0
+    when the zero policy proves it vanishes) and the margin :math:`10^{-30}` within which a
+    condition on the image counts as on its boundary.  Algebraic values (the bicycle's
+    :math:`\sin(\pi/10)`, :math:`\cos(\pi/10)`) make the exact criteria unaffordable
+    (nested radicals that sympy does not reduce); the image has the same verdict whenever
+    no condition is within the margin of 0 (its coefficients differ by
+    :math:`10^{-50}` relatively)."""
+    poly = sp.Poly(charpoly, LAMBDA)
+    coeffs = poly.all_coeffs()
+    if all(c.is_Rational for c in coeffs):
+        return charpoly, 0.0
+    image = [sp.S.Zero if default_policy().is_zero(c) else
+             sp.Rational(str(sp.re(sp.N(c, _DIGITS)))) for c in coeffs]
+    return sp.Poly(image, LAMBDA).as_expr(), 1e-30
+
+
+def _shown(f: sp.Expr, numeric: bool) -> str:
+    """A factor for a reason: its first 60 characters, monic with 6 digits when it is the
+    image of irrational coefficients."""
+    if numeric and f.has(LAMBDA):
+        f = sp.N(sp.Poly(f, LAMBDA).monic().as_expr(), 6)
+    return sp.sstr(f)[:60]
+
+
+def _factor_verdict(fc: FactorConditions, values: dict, margin: float = 0.0
+                    ) -> tuple[str, str]:
+    """``("hurwitz" | "spectral" | "critical" | "unstable", why)`` of one factor (a
+    condition within ``margin`` of 0 counts as 0)."""
+    def sign(e: sp.Expr) -> int:
+        return 0 if margin and abs(float(sp.N(e, _DIGITS))) <= margin else _sign(e)
+
+    signs = [sign(c.xreplace(values)) for c in fc.conditions]
+    signs += [0 for e in fc.nondegenerate if sign(e.xreplace(values)) == 0]
     roots = _roots(sp.Poly(fc.factor.xreplace(values), LAMBDA))
     top = max(roots.real) if roots.size else -np.inf
     scale = max(1.0, float(np.max(np.abs(roots)))) if roots.size else 1.0
@@ -283,15 +317,16 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
     """The verdict of ``lin`` at numeric values of its parameters and constants."""
     values = numeric_values(lin.system, lin.reduced_matrix.free_symbols,
                             {**lin.parameters, **dict(parameters or {})})
-    Jr = lin.reduced_matrix.xreplace(values).applyfunc(default_policy().normalize)
+    Jr = lin.reduced_matrix_at(parameters)
     ev = _eigenvalues(Jr)
     # the criteria applied to the numeric characteristic polynomial (exact numbers): cheap,
     # where the symbolic conditions of a large system may be expensive
-    conds = polynomial_conditions(sp.expand(Jr.charpoly(LAMBDA).as_expr()) if Jr.rows
-                                  else sp.S.One)
+    charpoly = sp.expand(Jr.charpoly(LAMBDA).as_expr()) if Jr.rows else sp.S.One
+    charpoly, margin = _rational_image(charpoly)
+    conds = polynomial_conditions(charpoly)
     kernel = Jr.rows - default_policy().rank(Jr) if Jr.rows else 0
     z = conds.zero_roots
-    results = [(_factor_verdict(fc, values), fc) for fc in conds.factors]
+    results = [(_factor_verdict(fc, values, margin), fc) for fc in conds.factors]
     shared = [r for r in conds.resultants if _sign(r.xreplace(values)) == 0]
     parts = []
     if lin.cyclic:
@@ -308,8 +343,12 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
                      "steady motions, fixed by the first integrals (stability on their level)"
                      + energy)
     kinds = [k for (k, _), _ in results]
-    parts += [f"factor {sp.sstr(fc.factor.xreplace(values))[:60]}: {why}"
+    parts += [f"factor {_shown(fc.factor.xreplace(values), margin)}: {why}"
               for (k, why), fc in results]
+    if margin:
+        parts.append(f"the characteristic polynomial has irrational coefficients: the "
+                     f"criteria were applied to their {_DIGITS}-digit rational values, a "
+                     f"condition within {margin:.0e} of 0 counting as on its boundary")
     if "unstable" in kinds:
         v = Verdict.UNSTABLE
     elif "critical" in kinds or shared:

@@ -126,16 +126,17 @@ def stability_diagram(system, parameter: str, values: Sequence, steady=None,
         parameter = getattr(parameter, "name", None) or str(parameter)
     lin = linearize(system, steady_state_with(system, steady, parameter))
     J = lin.reduced_matrix
-    sym = next((s for s in J.free_symbols if s.name == parameter), None)
-    others = {s for s in J.free_symbols if s.name != parameter}
-    vals = numeric_values(system, others, parameters)
-    Jn = J.xreplace(vals)
+    # heavy systems: the small mass-matrix form E J = A, solved numerically at each value
+    mats = lin.mass_form if lin.mass_form is not None else (sp.eye(J.rows), J)
+    free = set().union(*(m.free_symbols for m in mats))
+    sym = next((s for s in free if s.name == parameter), None)
+    vals = numeric_values(system, {s for s in free if s.name != parameter}, parameters)
     if sym is None:
         sym = sp.Symbol(parameter)
-    f = sp.lambdify(sym, Jn, modules="numpy")
+    fE, fA = (sp.lambdify(sym, m.xreplace(vals), modules="numpy") for m in mats)
     rows = []
     for v in values:
-        M = np.array(f(float(v)), dtype=complex).reshape(J.shape)
-        ev = np.linalg.eigvals(M) if J.rows else np.zeros(0, complex)
+        E, A = (np.array(f(float(v)), dtype=complex).reshape(J.shape) for f in (fE, fA))
+        ev = np.linalg.eigvals(np.linalg.solve(E, A)) if J.rows else np.zeros(0, complex)
         rows.append(ev[np.lexsort((ev.imag, ev.real))])
     return StabilityDiagram(parameter, values, np.array(rows).reshape(len(rows), J.rows), lin)

@@ -45,10 +45,12 @@ from collections.abc import Mapping
 
 import sympy as sp
 
+from geomech.core.kernel import symengine_for
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
-__all__ = ["field_jacobian", "field_jacobian_mass_form", "field_at", "full_velocity_at", "reduced_mass_matrix_at"]
+__all__ = ["field_jacobian", "field_jacobian_mass_form", "jacobian_of_mass_form", "field_at",
+           "full_velocity_at", "reduced_mass_matrix_at", "energy_gradient_at"]
 
 
 def _point(system, state: Mapping) -> dict:
@@ -169,25 +171,6 @@ def reduced_mass_matrix_at(system, state: Mapping) -> sp.Matrix:
 # =============================================================================================
 # the data and its derivatives at the point
 # =============================================================================================
-def _symengine(exprs) -> object | None:
-    """The symengine module when installed and able to carry ``exprs`` (no undefined
-    functions or derivatives; no two symbols of one name), else ``None`` (sympy is used)."""
-    try:
-        import symengine
-    except ImportError:        # pragma: no cover - symengine is an optional extra
-        return None
-    from sympy.core.function import AppliedUndef
-
-    names: dict = {}
-    for e in exprs:
-        if e.has(AppliedUndef, sp.Derivative):
-            return None
-        for s in e.free_symbols:
-            if names.setdefault(s.name, s) != s:
-                return None
-    return symengine
-
-
 class _DataAt:
     r"""The data of a system -- :math:`L`, :math:`a`, :math:`b`, :math:`Q` -- and the
     expressions built from them (:math:`H = \partial^2L/\partial\dot q^2`, :math:`\beta`,
@@ -203,7 +186,7 @@ class _DataAt:
         A, b = system.constraint_matrix, system.constraint_affine
         Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
         data = [as_expr(system.lagrangian), *A, *b, *map(as_expr, Q)]
-        self._se = _symengine([*data, *map(as_expr, P.values()), *P])
+        self._se = symengine_for([*data, *map(as_expr, P.values()), *P])
         self._originals = {s.name: s for e in [*data, *map(as_expr, P.values())]
                            for s in e.free_symbols}
         c = self.convert
@@ -286,7 +269,22 @@ def field_jacobian(system, state: Mapping) -> sp.Matrix:
         A missing or unknown coordinate, or a singular constraint minor or reduced mass
         matrix at the state.
     """
-    V, M, R = field_jacobian_mass_form(system, state)
+    return jacobian_of_mass_form(*field_jacobian_mass_form(system, state))
+
+
+def jacobian_of_mass_form(V: sp.Matrix, M: sp.Matrix, R: sp.Matrix) -> sp.Matrix:
+    r"""The Jacobian :math:`\begin{pmatrix} V \\ M^{-1}R\end{pmatrix}` of a first variation
+    in mass-matrix form (:func:`field_jacobian_mass_form`), exact: :math:`M` is inverted
+    block by block (its diagonal blocks), by Cramer's rule for blocks of up to three rows,
+    the entries put in the zero policy's normal form in the sparse ring (flint's gcd).
+
+    >>> import sympy as sp
+    >>> m, k = sp.symbols("m k", positive=True)
+    >>> jacobian_of_mass_form(sp.Matrix([[0, 1]]), sp.Matrix([[m]]), sp.Matrix([[-k, 0]]))
+    Matrix([
+    [   0, 1],
+    [-k/m, 0]])
+    """
     return V.col_join(_solve(M, R))
 
 
@@ -368,6 +366,43 @@ def _accelerations(system, data: _DataAt) -> tuple[list, list]:
     return list(a0.applyfunc(default_policy().normalize)), lam0
 
 
+def _velocity_variation(system, data: _DataAt) -> sp.Matrix:
+    r""":math:`V = (W \mid T)`: :math:`\delta\dot q = W\delta q + T\delta u` at the point,
+    :math:`W = -a_{\rm dep}^{-1}\partial_q(a\dot q + b)` on the dependent rows."""
+    n = system.manifold.dim
+    dep = list(system.dependent_indices)
+    W = sp.zeros(n, n)
+    if dep:
+        W_dep = _solve(data.A0[:, dep], -data.gradient(data.cons, data.q))
+        for m, j in enumerate(dep):
+            W[j, :] = W_dep[m, :]
+    return W.row_join(data.T)
+
+
+def energy_gradient_at(system, state: Mapping) -> sp.Matrix:
+    r"""The differential of the energy :math:`E = \sum_i\dot q_i\,\partial L/\partial
+    \dot q_i - L` restricted to the phase space, at ``state`` (a row in the order of
+    ``system.phase_space.coords``), from the data at the point:
+    :math:`dE = \partial_qE\,(1 \mid 0) + \partial_{\dot q}E\,V`, :math:`V` the
+    variation of the velocities (module docstring).  No constraint is solved symbolically.
+
+    >>> import geomech as gm
+    >>> S = gm.examples.chaplygin_sleigh()
+    >>> energy_gradient_at(S, {"x": 0, "y": 0, "phi": 0, "xdot": 2, "phidot": 0})
+    Matrix([[0, 0, 0, 2*m, 0]])
+    """
+    x0 = _point(system, state)
+    N = system.manifold
+    n, r = N.dim, len(system.independent_indices)
+    data = _DataAt(system, {**{c: x0[c] for c in N.coords}, **full_velocity_at(system, x0)})
+    _accelerations(system, data)                         # the frame T and A0 at the point
+    L = data.convert(system.lagrangian)
+    E = [sum((v * L.diff(v) for v in data.v), 0) - L]
+    Eq, Ev = data.gradient(E, data.q), data.gradient(E, data.v)
+    dE = Eq * sp.eye(n).row_join(sp.zeros(n, r)) + Ev * _velocity_variation(system, data)
+    return dE.applyfunc(default_policy().normalize)
+
+
 def _assemble(system, data: _DataAt, G: list, K: list) -> sp.Matrix:
     r"""``(V, M, R)`` of :func:`field_jacobian_mass_form` (module docstring)."""
     N = system.manifold
@@ -375,13 +410,7 @@ def _assemble(system, data: _DataAt, G: list, K: list) -> sp.Matrix:
     ind, dep = list(system.independent_indices), list(system.dependent_indices)
     r = len(ind)
     H0, A0, T = data.H0, data.A0, data.T
-    # velocities: dqdot = T du + W dq
-    W = sp.zeros(n, n)
-    if dep:
-        W_dep = _solve(A0[:, dep], -data.gradient(data.cons, data.q))
-        for m, j in enumerate(dep):
-            W[j, :] = W_dep[m, :]
-    dv = W.row_join(T)                                   # n x (n + r): d qdot / d(q, u)
+    dv = _velocity_variation(system, data)               # n x (n + r): d qdot / d(q, u)
     dq = sp.eye(n).row_join(sp.zeros(n, r))              # d q / d(q, u)
     Gq, Gv = data.gradient(G, data.q), data.gradient(G, data.v)
     Z = sp.zeros(n, n + r)
