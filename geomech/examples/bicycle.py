@@ -45,7 +45,7 @@ if TYPE_CHECKING:   # sympy.physics.mechanics and interop load when a bicycle is
     from geomech.mechanics.analysis.steady_motions import SteadyFamily
 
 __all__ = ["whipple_bicycle", "whipple_bicycle_model", "benchmark_matrices",
-           "BenchmarkMatrices", "BENCHMARK_PARAMETERS"]
+           "BenchmarkMatrices", "parameter_symbols", "BENCHMARK_PARAMETERS"]
 
 _NAMES = ("w c lam g rR mR IRxx IRyy xB zB mB IBxx IByy IBzz IBxz xH zH mH IHxx IHyy IHzz "
           "IHxz rF mF IFxx IFyy").split()
@@ -68,7 +68,14 @@ BENCHMARK_PARAMETERS = {
 }
 
 
-def _symbols() -> dict:
+def parameter_symbols() -> dict:
+    """The 26 parameters of Table 1 of Meijaard et al. (2007) as the model's symbols, by
+    name: positive, except the signed ones (``c``, ``xB``, ``zB``, ``xH``, ``zH``,
+    ``IBxz``, ``IHxz``: real).
+
+    >>> parameter_symbols()["zB"].is_positive, parameter_symbols()["mB"].is_positive
+    (None, True)
+    """
     return {n: sp.Symbol(n, real=True) if n in _SIGNED else sp.Symbol(n, positive=True)
             for n in _NAMES}
 
@@ -92,7 +99,7 @@ def whipple_bicycle_model() -> me.System:
     """
     import sympy.physics.mechanics as me
 
-    p = _symbols()
+    p = parameter_symbols()
     q = me.dynamicsymbols("x y psi phi thetaB thetaR delta thetaF")
     x, y, psi, phi, thB, thR, delta, thF = q
     N = me.ReferenceFrame("N")
@@ -163,7 +170,7 @@ def whipple_bicycle() -> NonholonomicSystem:
     """
     from geomech.interop.sympy_mechanics import from_sympy_mechanics
 
-    p = _symbols()
+    p = parameter_symbols()
     defaults = {p[k]: v for k, v in BENCHMARK_PARAMETERS.items()}
     return from_sympy_mechanics(
         whipple_bicycle_model(), independent=["phidot", "thetaRdot", "deltadot"],

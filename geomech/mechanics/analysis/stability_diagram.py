@@ -47,11 +47,29 @@ class StabilityDiagram:
         self.eigenvalues = np.asarray(eigenvalues, dtype=complex)
         self.linearization = linearization
 
+    def structural_zeros(self, tol: float = 1e-9) -> int:
+        """The number of eigenvalues that vanish (:math:`|\lambda| \le` ``tol`` times the
+        largest modulus) at every value: the zero roots of the family of steady motions
+        (e.g. the bicycle's rear-wheel rate), which never cross."""
+        ev = self.eigenvalues
+        if ev.shape[1] == 0 or len(self.values) == 0:
+            return 0
+        scale = np.maximum(1.0, np.abs(ev).max(axis=1, initial=0.0))
+        return int(min(np.sum(np.abs(row) <= tol * s) for row, s in zip(ev, scale)))
+
     def max_real(self) -> np.ndarray:
-        """The largest real part at each value."""
+        """The largest real part at each value, the :meth:`structural_zeros` left out (the
+        zero roots of the family would mask the crossings of the other modes)."""
         if self.eigenvalues.shape[1] == 0:
             return np.zeros(len(self.values))
-        return self.eigenvalues.real.max(axis=1)
+        z = self.structural_zeros()
+        if z == self.eigenvalues.shape[1]:
+            return np.zeros(len(self.values))
+        out = []
+        for row in self.eigenvalues:
+            keep = np.argsort(np.abs(row))[z:]
+            out.append(row[keep].real.max())
+        return np.array(out)
 
     def crossings(self, tol: float = 1e-9) -> list[float]:
         """Values (linearly interpolated) where the largest real part crosses ``tol``."""
