@@ -51,11 +51,14 @@ def _family_lines(sys_, fam, params: dict) -> list:
                 f"{', '.join(map(str, lin.cyclic)) or 'none'}", None))
     for note in lin.notes:
         out.append((f"  {note}", None))
-    size = count_ops(lin.characteristic_polynomial(factored=False))
-    if size > CONDITIONS_OPS:
-        out.append((f"  conditions: the characteristic polynomial has {size} operations; the "
-                    "symbolic conditions are not formed here (lin.stability_conditions())",
-                    None))
+    if lin.mass_form is not None:       # heavy systems (the bicycle): no polynomial formed
+        size, what = None, "linearisation is in mass-matrix form (a large system)"
+    else:
+        size = count_ops(lin.characteristic_polynomial(factored=False))
+        what = f"characteristic polynomial has {size} operations"
+    if size is None or size > CONDITIONS_OPS:
+        out.append((f"  conditions: the {what}; the symbolic conditions are not formed here "
+                    "(lin.stability_conditions()); verdicts at numbers below", None))
     else:
         conds = lin.stability_conditions()
         out.append((f"  criterion: {conds.meaning}", None))

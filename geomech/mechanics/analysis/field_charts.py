@@ -81,12 +81,23 @@ class FieldChart:
         return {} if self.rhs is None else dict(zip(self.variables, self.rhs))
 
     def rates_at(self) -> dict:
-        """``{variable: rate at the point}`` (exact)."""
+        """``{variable: rate at the point}`` (exact; from the data remembered per system and
+        point)."""
         if self.rhs is None:
             from geomech.mechanics.equations.first_variation import field_at
 
-            return field_at(self.system, self.point)
+            try:
+                memo = _RATES.setdefault(self.system, {})
+            except TypeError:
+                memo = {}
+            key = frozenset(self.point.items())
+            if key not in memo:
+                memo[key] = field_at(self.system, self.point)
+            return dict(memo[key])
         return {v: r.xreplace(self.point) for v, r in self.rates.items()}
+
+
+_RATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 _CHARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -278,11 +289,15 @@ class _DataOnTN:
 
         se = self.se
         field = {x: se.sympify(e) for x, e in zip(self.variables, prolong(u)) if e != 0}
-        images = [se.expand(sum((field[x] * d for x, d in grad.items() if x in field),
-                                se.Integer(0))) for grad in self.gradients]
-        if images[0] != 0:
-            return False if self._nonzero_somewhere(images[0]) else None
-        return True if all(e == 0 for e in images[1:]) else None
+
+        def image(grad: dict):
+            return se.expand(sum((field[x] * d for x, d in grad.items() if x in field),
+                                 se.Integer(0)))
+
+        uL = image(self.gradients[0])
+        if uL != 0:
+            return False if self._nonzero_somewhere(uL) else None
+        return True if all(image(g) == 0 for g in self.gradients[1:]) else None
 
     def _nonzero_somewhere(self, e, points: int = 2) -> bool:
         """Whether ``e`` is clearly non-zero (:math:`|e| > 10^{-25}` at 40 digits) at one of

@@ -273,7 +273,8 @@ class Linearization:
         from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
 
         E, A = self._mass_form_at(parameters, default_policy().normalize)
-        return jacobian_of_mass_form(sp.zeros(0, A.cols), E, A)
+        exact = all(e.is_Rational for e in (*E, *A))
+        return jacobian_of_mass_form(sp.zeros(0, A.cols), E, A, normalize=exact)
 
     def _mass_form_at(self, parameters, finish) -> tuple:
         E, A = self.mass_form

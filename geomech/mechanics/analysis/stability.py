@@ -278,8 +278,15 @@ def _rational_image(charpoly: sp.Expr) -> tuple[sp.Expr, float]:
     coeffs = poly.all_coeffs()
     if all(c.is_Rational for c in coeffs):
         return charpoly, 0.0
-    image = [sp.S.Zero if default_policy().is_zero(c) else
-             sp.Rational(str(sp.re(sp.N(c, _DIGITS)))) for c in coeffs]
+    image = []
+    for c in coeffs:
+        value = sp.N(c, _DIGITS)
+        # the zero policy only where the value is tiny (its exact test of nested radicals
+        # builds minimal polynomials: seconds each)
+        if abs(value) < 1e-40 and default_policy().is_zero(c):
+            image.append(sp.S.Zero)
+        else:
+            image.append(sp.Rational(str(sp.re(value))))
     return sp.Poly(image, LAMBDA).as_expr(), 1e-30
 
 
@@ -321,11 +328,15 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
     ev = _eigenvalues(Jr)
     # the criteria applied to the numeric characteristic polynomial (exact numbers): cheap,
     # where the symbolic conditions of a large system may be expensive
-    charpoly = sp.expand(Jr.charpoly(LAMBDA).as_expr()) if Jr.rows else sp.S.One
+    # numbers: the zero policy's normal form inside Berkowitz (sympy's simplify on nested
+    # radicals takes seconds); it decides the coefficients that are zero (_rational_image)
+    charpoly = sp.expand(Jr.charpoly(LAMBDA, simplify=default_policy().normalize).as_expr()
+                         ) if Jr.rows else sp.S.One
     charpoly, margin = _rational_image(charpoly)
     conds = polynomial_conditions(charpoly)
-    kernel = Jr.rows - default_policy().rank(Jr) if Jr.rows else 0
     z = conds.zero_roots
+    # one zero root always has an eigenvector; several need the rank
+    kernel = Jr.rows - default_policy().rank(Jr) if z > 1 else z
     results = [(_factor_verdict(fc, values, margin), fc) for fc in conds.factors]
     shared = [r for r in conds.resultants if _sign(r.xreplace(values)) == 0]
     parts = []

@@ -42,6 +42,7 @@ parameters and in the state's constants) and equals the Jacobian of the explicit
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 
 import sympy as sp
 
@@ -70,7 +71,7 @@ def _point(system, state: Mapping) -> dict:
     return out
 
 
-def _solve(M: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
+def _solve(M: sp.Matrix, B: sp.Matrix, normalize: bool = True) -> sp.Matrix:
     r"""``M^{-1} B`` exactly, block by block of ``M`` (its diagonal blocks coupled by
     non-zero entries); blocks of up to three rows by Cramer's rule (no nested fractions),
     larger ones by LU; entries in the normal form of the zero policy, computed in the
@@ -94,7 +95,7 @@ def _solve(M: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
             Xb = Mb.LUsolve(Bb)
         for a, i in enumerate(block):
             sol[i, :] = Xb[a, :]
-    return _normal_forms(sol)
+    return _normal_forms(sol) if normalize else sol
 
 
 def _diagonal_blocks(M: sp.Matrix) -> list[list[int]]:
@@ -182,6 +183,7 @@ class _DataAt:
 
     def __init__(self, system, P: Mapping):
         N = system.manifold
+        self.system = system
         n, k = N.dim, system.n_constraints
         A, b = system.constraint_matrix, system.constraint_affine
         Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
@@ -204,6 +206,23 @@ class _DataAt:
         # d/dt (a qdot + b) = a qddot + c,  c = sum_j d(a qdot + b)/dq_j qdot_j
         self.rate = [sum((f.diff(qj) * vj for qj, vj in zip(self.q, self.v)), 0)
                      for f in self.cons]
+
+    @cached_property
+    def H0(self) -> sp.Matrix:
+        r""":math:`H = \partial^2L/\partial\dot q^2` at the point."""
+        return sp.Matrix([[self.at(e) for e in row] for row in self.H])
+
+    @cached_property
+    def A0(self) -> sp.Matrix:
+        """The constraint matrix at the point."""
+        return sp.Matrix(len(self.A), len(self.q), lambda m, i: self.at(self.A[m][i]))
+
+    @cached_property
+    def T(self) -> sp.Matrix:
+        """The adapted frame at the point (:func:`_frame_at`)."""
+        s = self.system
+        return _frame_at(self.A0, list(s.independent_indices), list(s.dependent_indices),
+                         len(self.q))
 
     def convert(self, e):
         """``e`` in the backend."""
@@ -272,11 +291,13 @@ def field_jacobian(system, state: Mapping) -> sp.Matrix:
     return jacobian_of_mass_form(*field_jacobian_mass_form(system, state))
 
 
-def jacobian_of_mass_form(V: sp.Matrix, M: sp.Matrix, R: sp.Matrix) -> sp.Matrix:
+def jacobian_of_mass_form(V: sp.Matrix, M: sp.Matrix, R: sp.Matrix,
+                          normalize: bool = True) -> sp.Matrix:
     r"""The Jacobian :math:`\begin{pmatrix} V \\ M^{-1}R\end{pmatrix}` of a first variation
     in mass-matrix form (:func:`field_jacobian_mass_form`), exact: :math:`M` is inverted
     block by block (its diagonal blocks), by Cramer's rule for blocks of up to three rows,
-    the entries put in the zero policy's normal form in the sparse ring (flint's gcd).
+    the entries put in the zero policy's normal form in the sparse ring (flint's gcd) unless
+    ``normalize`` is false (numbers: algebraic ones are left as they come).
 
     >>> import sympy as sp
     >>> m, k = sp.symbols("m k", positive=True)
@@ -285,7 +306,7 @@ def jacobian_of_mass_form(V: sp.Matrix, M: sp.Matrix, R: sp.Matrix) -> sp.Matrix
     [   0, 1],
     [-k/m, 0]])
     """
-    return V.col_join(_solve(M, R))
+    return V.col_join(_solve(M, R, normalize))
 
 
 def field_jacobian_mass_form(system, state: Mapping) -> tuple[sp.Matrix, sp.Matrix,
@@ -344,11 +365,9 @@ def _frame_at(A0: sp.Matrix, ind, dep, n: int) -> sp.Matrix:
 def _accelerations(system, data: _DataAt) -> tuple[list, list]:
     r""":math:`(\ddot q_0, \lambda_0)` at the point: :math:`(T^{\mathsf T}HT)\dot u =
     T^{\mathsf T}(Q - \beta - Hp)` with :math:`a_{\rm dep}p_{\rm dep} = -c`."""
-    ind, dep = list(system.independent_indices), list(system.dependent_indices)
+    dep = list(system.dependent_indices)
     n = system.manifold.dim
-    H0 = sp.Matrix([[data.at(e) for e in row] for row in data.H])
-    A0 = sp.Matrix(len(data.A), n, lambda m, i: data.at(data.A[m][i]))
-    T = _frame_at(A0, ind, dep, n)
+    H0, A0, T = data.H0, data.A0, data.T
     F0 = data.values([Qi - bi for Qi, bi in zip(data.Q, data.beta)])
     pvec = sp.zeros(n, 1)
     if dep:
@@ -356,13 +375,18 @@ def _accelerations(system, data: _DataAt) -> tuple[list, list]:
         for m, j in enumerate(dep):
             pvec[j] = e[m]
     M = (T.T * H0 * T).applyfunc(default_policy().normalize)
-    udot = _solve(M, T.T * (F0 - H0 * pvec))
+    rhs = (T.T * (F0 - H0 * pvec)).applyfunc(default_policy().normalize)
+    if all(e == 0 for e in rhs):      # a steady state: no solve (M is checked regular)
+        if default_policy().rank(M) < M.rows:
+            raise ValueError("the reduced mass matrix is singular at the state")
+        udot = sp.zeros(M.rows, 1)
+    else:
+        udot = _solve(M, rhs)
     a0 = T * udot + pvec
     lam0 = []
     if dep:
         resid = H0 * a0 - F0
         lam0 = list(_solve(A0[:, dep].T, sp.Matrix([resid[j] for j in dep])))
-    data.H0, data.A0, data.T = H0, A0, T
     return list(a0.applyfunc(default_policy().normalize)), lam0
 
 
@@ -395,7 +419,6 @@ def energy_gradient_at(system, state: Mapping) -> sp.Matrix:
     N = system.manifold
     n, r = N.dim, len(system.independent_indices)
     data = _DataAt(system, {**{c: x0[c] for c in N.coords}, **full_velocity_at(system, x0)})
-    _accelerations(system, data)                         # the frame T and A0 at the point
     L = data.convert(system.lagrangian)
     E = [sum((v * L.diff(v) for v in data.v), 0) - L]
     Eq, Ev = data.gradient(E, data.q), data.gradient(E, data.v)
