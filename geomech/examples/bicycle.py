@@ -176,7 +176,9 @@ def whipple_bicycle() -> NonholonomicSystem:
         whipple_bicycle_model(), independent=["phidot", "thetaRdot", "deltadot"],
         name="whipple_bicycle",
         description="Whipple bicycle: four rigid bodies, knife-edge wheels rolling on a "
-                    "plane (Meijaard, Papadopoulos, Ruina and Schwab 2007).",
+                    "plane (Meijaard, Papadopoulos, Ruina and Schwab 2007); the pitch thetaB "
+                    "is a dependent coordinate, defined by the holonomic constraint that the "
+                    "front wheel touches the ground.",
         numeric_defaults=(defaults, {}), steady=(_upright_rolling(p["rR"]),))
 
 
@@ -190,7 +192,8 @@ def _upright_rolling(rR) -> SteadyFamily:
                                   "thetaB", "phidot", "deltadot")}
     return SteadyFamily("upright rolling", (v,), {**state, "thetaRdot": -v / rR}, (), {},
                         "upright, straight ahead at forward speed v = -rR thetaRdot "
-                        "(x, y, thetaR, thetaF and the heading psi cyclic)")
+                        "(x, y, thetaR, thetaF and the heading psi cyclic)",
+                        ranges={"speed": (0, 10)})
 
 
 class BenchmarkMatrices(NamedTuple):

@@ -244,14 +244,16 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     c = next((c for c in family.constants if c.name not in defaults), family.constants[0])
     centre = defaults.pop(c.name, 0.0)
     span = 3.0 * max(abs(centre), 1.0)
-    values = np.linspace(centre - span, centre + span, 61)
+    low, high = dict(getattr(family, "ranges", {}) or {}).get(c.name,
+                                                              (centre - span, centre + span))
+    values = np.linspace(float(low), float(high), 61)
     diagram = S.stability_diagram(c.name, values, steady=family.name, parameters={
         **{str(k): v for k, v in ctx.parameters.items()}, **defaults} or None)
     fig = diagram.plot()
     eig = np.asarray(getattr(diagram, "eigenvalues", np.empty((0, 0))))
-    where = (f"; spectrally stable (every real part <= 0) for {c.name} in "
-             f"{_stable_runs(values, eig.real.max(axis=1))}" if eig.ndim == 2 and eig.size
-             else "")
+    where = (f"; spectrally stable (every real part <= 0, the zero roots of the family "
+             f"aside) for {c.name} in {_stable_runs(values, diagram.max_real())}"
+             if eig.ndim == 2 and eig.size else "")
     alt = (f"Real parts of the eigenvalues of the linearisation along the steady motions "
            f"'{family.name}', against {c.name} from {values[0]:.3g} to {values[-1]:.3g}"
            f"{where}.")

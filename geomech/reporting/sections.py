@@ -26,7 +26,8 @@ from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_run
 from geomech.reporting.stability import stability_section
 
-__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence"]
+__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence",
+           "unsolved_constraints", "SOLVE_OPS"]
 
 #: the former private name of :func:`~geomech.reporting.energy.energy_section`
 _energy_section = energy_section
@@ -83,7 +84,42 @@ def _system_section(obj, omitted: tuple[str, ...] = ()) -> Section:
         s.add(f"model file: {source}")
     for what in omitted:
         s.add(f"not in this report, as asked: {what}")
+    for c, h in zip(getattr(obj, "dependent_coordinates", ()), getattr(obj, "holonomic", ())):
+        s.add(f"{c} is a dependent coordinate: defined implicitly by the holonomic "
+              f"(configuration) constraint h(q) = 0 ({count_ops(h)} operations), solved for "
+              f"{c} where a state omits it; it stays a coordinate of the phase space")
+    heavy = unsolved_constraints(obj)
+    if heavy:
+        s.add(f"a large system: {heavy}")
     return s
+
+
+#: constraint minors (the dependent columns of the constraint matrix) larger than this many
+#: operations are not solved symbolically by the report (the Whipple bicycle: 5960)
+SOLVE_OPS = 2000
+
+
+def unsolved_constraints(obj) -> str | None:
+    """Why the report does not solve the constraints of ``obj`` symbolically for its
+    dependent velocities (a minor over :data:`SOLVE_OPS` operations), or ``None``.  The
+    sections that need that solution -- the dependent velocities as expressions, the
+    constraint distribution, the equations of motion, the energy check, the analyses on the
+    phase space, the simulation -- are then reported as not computed; the linearisation and
+    the stability of steady motions work from the data at a point."""
+    dep = list(getattr(obj, "dependent_indices", ()) or ())
+    if not dep or not hasattr(obj, "constraint_matrix"):
+        return None
+    n = count_ops(obj.constraint_matrix[:, dep])
+    if n <= SOLVE_OPS:
+        return None
+    return (f"the constraints are not solved symbolically for the dependent velocities "
+            f"{', '.join(map(str, obj.dependent_velocities))} here (their minor has {n} "
+            f"operations, over the report's {SOLVE_OPS})")
+
+
+def _unsolved_section(title: str, why: str) -> Section:
+    return Section(title, status="not computed").add(
+        f"not computed: {why}; this section needs them in closed form")
 
 
 def _configuration_section(sys_) -> Section:
@@ -109,7 +145,10 @@ def _lagrangian_section(sys_) -> Section:
         s.add("no constraints")
     for i, c in enumerate(sys_.constraints, 1):
         s.add(f"constraint {i}: 0 =", c)
-    if sys_.constraints:
+    heavy = unsolved_constraints(sys_)
+    if sys_.constraints and heavy:
+        s.add(f"dependent velocities: {heavy}")
+    elif sys_.constraints:
         s.add("dependent velocities:")
         for k, v in sys_.dependent_solution.items():
             s.add("  ", sp.Eq(k, v, evaluate=False))
@@ -343,17 +382,12 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
         if callable(getattr(obj, "vector_field", None)):
             steps.append(Step("equations of the flow", lambda: _flow_section(obj)))
     else:
-        steps += [Step("configuration space", lambda: _configuration_section(obj)),
-                  Step("Lagrangian and constraints", lambda: _lagrangian_section(obj)),
-                  Step("constraint geometry", lambda: _geometry_section(obj))]
-        if getattr(obj, "natural_frame", None):
-            steps.append(Step("compact equations", lambda: _compact_section(obj)))
-        steps += [Step("equations of motion", lambda: _equations_section(obj, method)),
-                  Step("energy", lambda: energy_section(obj))]
-        if analyses:
-            steps += [Step(label, lambda fn=fn: fn(obj), "analysis") for label, fn in ANALYSES]
+        steps += _system_steps(obj, method, analyses)
     runs: dict = {}
-    if simulate and hasattr(obj, "phase_space"):
+    heavy = unsolved_constraints(obj)
+    if simulate and heavy:
+        steps.append(Step("simulation", lambda: _unsolved_section("Simulation", heavy)))
+    elif simulate and hasattr(obj, "phase_space"):
         steps.append(Step("simulation", lambda: _simulation_step(obj, t_end, parameters, runs)))
     elif simulate:
         steps.append(Step("simulation", lambda: Section("Simulation").add(
@@ -362,6 +396,29 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
     if figures:
         steps.append(Step("figures", lambda: _figures_step(obj, runs, simulate)))
     return steps
+
+
+def _system_steps(obj, method: str, analyses: bool) -> list[Step]:
+    """The steps of a nonholonomic system; those needing the constraints solved in closed
+    form are not computed for a large system (:func:`unsolved_constraints`)."""
+    steps = [Step("configuration space", lambda: _configuration_section(obj)),
+             Step("Lagrangian and constraints", lambda: _lagrangian_section(obj)),
+             Step("constraint geometry", lambda: _geometry_section(obj))]
+    if getattr(obj, "natural_frame", None):
+        steps.append(Step("compact equations", lambda: _compact_section(obj)))
+    steps += [Step("equations of motion", lambda: _equations_section(obj, method)),
+              Step("energy", lambda: energy_section(obj))]
+    if analyses:
+        steps += [Step(label, lambda fn=fn: fn(obj), "analysis") for label, fn in ANALYSES]
+    heavy = unsolved_constraints(obj)
+    if not heavy:
+        return steps
+    keep = {"configuration space", "Lagrangian and constraints", "steady motions and stability"}
+    titles = {"constraint geometry": "Geometry of the constraints",
+              "equations of motion": f"Equations of motion ({method.replace('_', '-')})"}
+    return [st if st.label in keep else Step(st.label, lambda st=st: _unsolved_section(
+        titles.get(st.label, st.label[:1].upper() + st.label[1:]), heavy), st.kind)
+        for st in steps]
 
 
 def _simulation_step(obj, t_end: float, parameters, runs: dict) -> Section:
@@ -378,8 +435,9 @@ def _figures_step(obj, runs: dict, simulate: bool) -> list[Section]:
     if not simulate:
         sec = figures_section(obj, None)
         return [sec] if sec.figures else []
-    why = ("the simulation did not complete" if hasattr(obj, "phase_space") else
-           "this object is not simulated (see the Simulation section)")
+    why = ("the system was not simulated (see the Simulation section)"
+           if unsolved_constraints(obj) or not hasattr(obj, "phase_space")
+           else "the simulation did not complete")
     return [figures_section(obj, None, reason=why)]
 
 

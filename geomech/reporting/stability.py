@@ -69,13 +69,30 @@ def _family_lines(sys_, fam, params: dict) -> list:
         c = free[0]
         fixed = {k: v for k, v in fam.defaults.items()}
         at = "".join(f", {k} = {v}" for k, v in fixed.items())
-        for v in SAMPLE_CONSTANTS:
+        values = {k.name: x for k, x in params.items()}
+        span = dict(fam.ranges).get(c.name)
+        samples = SAMPLE_CONSTANTS if span is None else [
+            sp.nsimplify(x) for x in np.linspace(float(span[0]), float(span[1]), 5)]
+        for v in samples:
             check()
-            verdict = lin.stability({**{k.name: x for k, x in params.items()}, **fixed,
-                                     c.name: v})
+            verdict = lin.stability({**values, **fixed, c.name: v})
             out.append((f"  at the default parameters{at} and {c} = {v}: {verdict.verdict}",
                         None))
+        if span is not None:
+            out.append(_crossings_line(lin, c.name, span, {**values, **fixed}))
     return out
+
+
+def _crossings_line(lin, name: str, span, values: dict) -> tuple:
+    """Where the largest real part (the family's zero roots aside) changes sign on the range
+    of interest of the constant (201 values, linear interpolation)."""
+    from geomech.mechanics.analysis.stability_diagram import StabilityDiagram
+
+    grid = np.linspace(float(span[0]), float(span[1]), 201)
+    d = StabilityDiagram.of(lin, name, grid, values)
+    where = ", ".join(f"{x:.4f}" for x in d.crossings()) or "nowhere"
+    return (f"  the largest real part (the family's zero roots aside) changes sign at {name} "
+            f"= {where} on [{span[0]}, {span[1]}] (201 values, linear interpolation)", None)
 
 
 def stability_section(sys_, overrides: Mapping | None = None) -> Section:

@@ -40,6 +40,7 @@ lambda**4*(lambda + V*a*m/I)
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from functools import cached_property
 
@@ -357,6 +358,37 @@ def linearize(system, state, parameters=None, chart: str = "auto") -> Linearizat
     point = phase_state(system, state)
     if chart not in ("auto", "phase space", "natural"):
         raise ValueError(f"chart must be 'auto', 'phase space' or 'natural', got {chart!r}")
+    key = _memo_key(point, chart, parameters)
+    memo = _memo(system)
+    if key is not None and key in memo:
+        return memo[key]
+    lin = _linearize_at(system, point, chart, parameters)
+    if key is not None and lin.mass_form is not None:    # heavy systems: remembered
+        memo[key] = lin
+    return lin
+
+
+_LINEARIZATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _memo(system) -> dict:
+    try:
+        return _LINEARIZATIONS.setdefault(system, {})
+    except TypeError:
+        return {}
+
+
+def _memo_key(point: dict, chart: str, parameters) -> tuple | None:
+    try:
+        key = (frozenset(point.items()), chart, frozenset(dict(parameters or {}).items()))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _linearize_at(system, point: dict, chart: str, parameters) -> Linearization:
+    """:func:`linearize` at a checked phase-space point."""
     fc, notes = steady_chart(system, point, chart)
     R, C = cyclic_split(fc)
     J, form = _jacobian_and_mass_form(fc)

@@ -47,6 +47,15 @@ class StabilityDiagram:
         self.eigenvalues = np.asarray(eigenvalues, dtype=complex)
         self.linearization = linearization
 
+    @classmethod
+    def of(cls, linearization, parameter: str, values: Sequence,
+           parameters: Mapping | None = None) -> StabilityDiagram:
+        """The diagram of an existing linearisation (symbolic in ``parameter``) at
+        ``values``, the other parameters from ``parameters`` or the system's defaults."""
+        if not isinstance(parameter, str):
+            parameter = getattr(parameter, "name", None) or str(parameter)
+        return _diagram(linearization, parameter, values, parameters)
+
     def structural_zeros(self, tol: float = 1e-9) -> int:
         """The number of eigenvalues that vanish (:math:`|\lambda| \le` ``tol`` times the
         largest modulus) at every value: the zero roots of the family of steady motions
@@ -143,6 +152,13 @@ def stability_diagram(system, parameter: str, values: Sequence, steady=None,
     if not isinstance(parameter, str):
         parameter = getattr(parameter, "name", None) or str(parameter)
     lin = linearize(system, steady_state_with(system, steady, parameter))
+    return StabilityDiagram.of(lin, parameter, values, parameters)
+
+
+def _diagram(lin, parameter: str, values: Sequence, parameters: Mapping | None
+             ) -> StabilityDiagram:
+    """:meth:`StabilityDiagram.of`."""
+    system = lin.system
     J = lin.reduced_matrix
     # heavy systems: the small mass-matrix form E J = A, solved numerically at each value
     mats = lin.mass_form if lin.mass_form is not None else (sp.eye(J.rows), J)

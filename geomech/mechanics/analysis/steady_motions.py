@@ -64,6 +64,9 @@ class SteadyFamily:
     defaults : dict
         Default values of some constants (``{name: value}``).
     description : str
+    ranges : dict
+        The range of interest of some constants, ``{name: (low, high)}`` (the bicycle's
+        speeds 0 to 10 m/s): stability diagrams and the report's sample verdicts span it.
     """
 
     name: str
@@ -72,6 +75,7 @@ class SteadyFamily:
     relations: tuple = ()
     defaults: Mapping = field(default_factory=dict)
     description: str = ""
+    ranges: Mapping = field(default_factory=dict)
 
     def at(self, **values) -> dict:
         r"""One state of the family: ``{coordinate name: value}``.  Every constant without a
