@@ -228,7 +228,7 @@ def benchmark_matrices(bike: NonholonomicSystem | None = None) -> BenchmarkMatri
     >>> B.M[0, 0]
     IBxx + IFxx + IHxx + IRxx + mB*zB**2 + mF*rF**2 + mH*zH**2 + mR*rR**2
     >>> B.K0[0, 0]
-    mB*zB - mF*rF - mH*rF*sin(lam)**2 ... 
+    mB*zB - mF*rF - mH*rF*sin(lam)**2 ...
     """
     from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from geomech.core.budget import check
+from geomech.mechanics.system import NonholonomicSystem
 from geomech.reporting.formulas import latex_name
 from geomech.reporting.model import Figure, Section
 
@@ -228,15 +229,11 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     against its first free constant (``S.stability_diagram``; systems with steady motions
     only)."""
     S = ctx.system
-    if not (callable(getattr(S, "steady_motions", None))
-            and callable(getattr(S, "stability_diagram", None))):
-        return None                       # no steady motions in this system (or version)
-    try:
-        families = S.steady_motions(search=False)       # the declared ones: no search
-    except TypeError:
-        families = S.steady_motions()
+    if not isinstance(S, NonholonomicSystem):
+        return None                       # steady motions are a NonholonomicSystem's
+    families = S.steady_motions(search=False)       # the declared ones: no search
     # the first family whose constants, but one, have default values (the one is varied)
-    family = next((f for f in families if getattr(f, "constants", ())
+    family = next((f for f in families if f.constants
                    and sum(c.name not in dict(f.defaults) for c in f.constants) <= 1), None)
     if family is None:
         return None
@@ -244,16 +241,14 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     c = next((c for c in family.constants if c.name not in defaults), family.constants[0])
     centre = defaults.pop(c.name, 0.0)
     span = 3.0 * max(abs(centre), 1.0)
-    low, high = dict(getattr(family, "ranges", {}) or {}).get(c.name,
-                                                              (centre - span, centre + span))
+    low, high = dict(family.ranges).get(c.name, (centre - span, centre + span))
     values = np.linspace(float(low), float(high), 61)
     diagram = S.stability_diagram(c.name, values, steady=family.name, parameters={
         **{str(k): v for k, v in ctx.parameters.items()}, **defaults} or None)
     fig = diagram.plot()
-    eig = np.asarray(getattr(diagram, "eigenvalues", np.empty((0, 0))))
     where = (f"; spectrally stable (every real part <= 0, the zero roots of the family "
              f"aside) for {c.name} in {_stable_runs(values, diagram.max_real())}"
-             if eig.ndim == 2 and eig.size else "")
+             if diagram.eigenvalues.size else "")
     alt = (f"Real parts of the eigenvalues of the linearisation along the steady motions "
            f"'{family.name}', against {c.name} from {values[0]:.3g} to {values[-1]:.3g}"
            f"{where}.")

@@ -57,7 +57,7 @@ class StabilityDiagram:
         return _diagram(linearization, parameter, values, parameters)
 
     def structural_zeros(self, tol: float = 1e-9) -> int:
-        """The number of eigenvalues that vanish (:math:`|\lambda| \le` ``tol`` times the
+        r"""The number of eigenvalues that vanish (:math:`|\lambda| \le` ``tol`` times the
         largest modulus) at every value: the zero roots of the family of steady motions
         (e.g. the bicycle's rear-wheel rate), which never cross."""
         ev = self.eigenvalues

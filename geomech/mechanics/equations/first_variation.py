@@ -317,7 +317,8 @@ def field_jacobian_mass_form(system, state: Mapping) -> tuple[sp.Matrix, sp.Matr
 
     :math:`\delta x` the variation of the phase-space coordinates (in the order of
     ``system.phase_space.coords``: :math:`q`, then :math:`u`), :math:`V = (W \mid T)`
-    (:math:`n` rows, the configuration rates), :math:`M = T^{\mathsf T}HT` the reduced mass matrix and
+    (:math:`n` rows, the configuration rates), :math:`M = T^{\mathsf T}HT` the reduced mass
+    matrix and
     :math:`R = -T^{\mathsf T}(HZ + \partial_q G\,\partial x/\partial x + \partial_{\dot q}G
     \,V)` (module docstring).  No inverse is formed: for large systems (the Whipple
     bicycle) :math:`M` and :math:`R` are polynomial in the parameters while
