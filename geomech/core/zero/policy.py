@@ -31,6 +31,7 @@ from geomech.core.zero.certificates import (
     vanishes_over_common_denominator,
 )
 from geomech.core.zero.evaluation import (
+    certified_float_minor,
     certified_float_rank,
     evaluate_at,
     formal_rank,
@@ -156,6 +157,9 @@ class ZeroPolicy:
             # ``cancel`` is canonical on rational functions and the rewriting is injective
             return ZeroVerdict(False, True, "normal form")
         if self._signs_cancel(rat):
+            return ZeroVerdict(True, True, "normal form")
+        if rw.ring and _ring_image_vanishes(rw.ring[0]):
+            # exp/log generators with their relations: a zero image is an identity
             return ZeroVerdict(True, True, "normal form")
         alg = algebraic_reduction(rat)
         if alg is not None and alg.zero:
@@ -326,6 +330,11 @@ class ZeroPolicy:
         exact_points = exact_points and rw.faithful
         if lower == full and exact_points:
             return lower
+        if exact_points and lower and any(not p.exp.is_Integer for v in rat
+                                          for p in v.atoms(sp.Pow)):
+            # the formal rank ignores (sqrt P)^2 = P: certify the lower bound instead
+            if self._bordered_minors_vanish(rat, lower):
+                return lower
         formal = formal_rank(rat)
         if formal is not None and sample is None:
             lower = formal[0]           # no real points to sample: the formal rank
@@ -341,6 +350,52 @@ class ZeroPolicy:
                 return upper
         self._record(sp.Symbol(f"rank={lower}"))
         return lower
+
+    def _bordered_minors_vanish(self, rat: sp.Matrix, r: int) -> bool:
+        r"""Whether the rank of the (faithful) image ``rat`` is exactly ``r``: an ``r x r``
+        minor non-zero at a random point, and every ``(r+1) x (r+1)`` minor bordering it
+        identically zero in the ring with :math:`(\sqrt P)^2 = P` and the exponential and
+        logarithmic generators (Kronecker's bordered-minor theorem: Gantmacher 1959, *The
+        Theory of Matrices*, vol. 1, ch. I, §3).  ``False`` means "not shown"."""
+        pos = self._nonzero_minor(rat, r)
+        if pos is None:
+            return False
+        rows, cols = pos
+        other_rows = [i for i in range(rat.rows) if i not in rows]
+        other_cols = [j for j in range(rat.cols) if j not in cols]
+        if len(other_rows) * len(other_cols) > _MAX_BORDERED:
+            return False
+        for i in other_rows:
+            for j in other_cols:
+                check()
+                minor = expanded_det(rat.extract([*rows, i], [*cols, j]))
+                if algebra_certificate(minor) is not True and not _ring_image_vanishes(minor):
+                    return False
+        return True
+
+    def _nonzero_minor(self, rat: sp.Matrix, r: int) -> tuple[list, list] | None:
+        """Rows and columns of an ``r x r`` minor of ``rat`` proved non-zero at a random
+        point (exact rational values, or a value with guaranteed accuracy)."""
+        from geomech.core.algebra.matrices import independent_rows, rational_rref_pivots
+
+        syms = sorted(rat.free_symbols, key=sp.default_sort_key)
+        for _ in range(self.samples):
+            check()
+            try:
+                num = rat.xreplace(self.random_point(syms))
+                if all(v.is_Rational for v in num):
+                    rows_ = num.tolist()
+                    cols = rational_rref_pivots(rows_, num.cols)
+                    rows = independent_rows([[row[j] for j in cols] for row in rows_], len(cols))
+                    proved = len(cols) == r
+                else:
+                    got, proved, rows, cols = certified_float_minor(num)
+                    proved = proved and got == r
+            except (ZeroDivisionError, TypeError, ValueError):
+                continue
+            if proved and len(rows) == r:
+                return list(rows), list(cols)
+        return None
 
     def rank_at_random_points(self, m: sp.Matrix) -> int:
         """Maximum rank over a few random exact points (a certain lower bound when the
@@ -404,6 +459,46 @@ class ZeroPolicy:
         m = as_matrix(matrix)
         ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
         return [v.applyfunc(self.normalize) for v in ns]
+
+#: at most this many bordered minors are formed to certify a rank (ZeroPolicy.rank)
+_MAX_BORDERED = 16
+
+
+def expanded_det(m: sp.Matrix) -> sp.Expr:
+    """Determinant by Laplace expansion along the first row, as an unexpanded sum of products
+    (no simplification of intermediate results; Berkowitz above 4 x 4).
+
+    >>> a, b, c, d = sp.symbols("a b c d")
+    >>> expanded_det(sp.Matrix([[a, b], [c, d]]))
+    a*d - b*c
+    """
+    n = m.rows
+    if n == 0:
+        return sp.S.One
+    if n == 1:
+        return m[0, 0]
+    if n > 4:
+        from sympy.simplify.simplify import dotprodsimp
+
+        with dotprodsimp(False):
+            return m.det(method="berkowitz")
+    terms = []
+    for j in range(n):
+        if m[0, j] != 0:
+            sub = m.extract(list(range(1, n)), [k for k in range(n) if k != j])
+            terms.append((-1) ** j * m[0, j] * expanded_det(sub))
+    return sp.Add(*terms)
+
+
+def _ring_image_vanishes(img: sp.Expr) -> bool:
+    """Whether an image under the exponential-logarithmic ring map is zero: its cancelled form,
+    or its remainder modulo the square-root relations (certain in both cases)."""
+    rat = cancel_or_together(img)
+    if rat == 0:
+        return True
+    alg = algebraic_reduction(rat)
+    return alg is not None and alg.zero
+
 
 def _as_expr(expr) -> sp.Expr:
     if isinstance(expr, str):
