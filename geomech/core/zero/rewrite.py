@@ -86,6 +86,10 @@ def closed_forms(e: sp.Expr) -> sp.Expr:
         e = e.replace(lambda a: isinstance(a, sp.DiracDelta) and a.args[0].free_symbols
                       and is_rational_in_symbols(a.args[0]), lambda *a: sp.S.Zero)
     if e.has(sp.Abs):
+        # log|g| = log(g**2)/2 for real g: the logarithm of a positive argument (ring generators)
+        e = e.replace(lambda a: isinstance(a, sp.log) and isinstance(a.args[0], sp.Abs)
+                      and a.args[0].args[0].is_extended_real,
+                      lambda a: sp.log(a.args[0].args[0] ** 2) / 2)
         e = e.replace(lambda a: isinstance(a, sp.Abs) and a.args[0].is_extended_real,
                       lambda a: a.args[0] * sp.sign(a.args[0]))
     return e

@@ -244,11 +244,38 @@ def _log_constant(c: sp.Rational) -> sp.Expr | None:
     return out
 
 
-def _log_image(f: sp.Expr, exclude: frozenset) -> sp.Expr | None:
-    r""":math:`\log f = \log c + \sum k_i \log|p_i|` for a provably positive rational ``f``,
-    ``None`` otherwise."""
+def _positive_factors(args: list, exclude: frozenset) -> set:
+    """Irreducible polynomials (primitive, positive leading coefficient) proved positive by
+    sympy's assumptions on an unexpanded factor of one of ``args`` (``(x+y)**2 + 1`` is
+    positive; its expanded form is recognised through this set)."""
+    out = set()
+    for f in args:
+        for part in sp.fraction(f):
+            for g in sp.Mul.make_args(part):
+                g = g.base if g.is_Pow and g.exp.is_Integer else g
+                if not (g.free_symbols and g.is_Add and g.is_positive):
+                    continue
+                gens = tuple(sorted(g.free_symbols, key=sp.default_sort_key))
+                parts = _rational_parts(g, gens, exclude)
+                if parts is None:
+                    continue
+                facs = parts[0].factor_list()[1]
+                if len(facs) == 1 and facs[0][1] == 1:
+                    q = facs[0][0]
+                    out.add((q if q.LC() > 0 else -q).as_expr())
+    return out
+
+
+def _log_image(f: sp.Expr, exclude: frozenset, positive: set = frozenset()
+               ) -> sp.Expr | None:
+    r""":math:`\log f = \log c + \sum k_i \log|p_i|` for a provably positive rational ``f``
+    (``positive``: irreducible polynomials known to be positive), ``None`` otherwise."""
+    f, head = _split_exponentials(f)
+    if head is None:
+        return None
     if not f.free_symbols:
-        return _log_constant(f) if f.is_Rational else None
+        const = _log_constant(f) if f.is_Rational else None
+        return None if const is None else head + const
     gens = tuple(sorted(f.free_symbols, key=sp.default_sort_key))
     parts = _rational_parts(f, gens, exclude)
     if parts is None:
@@ -261,18 +288,42 @@ def _log_image(f: sp.Expr, exclude: frozenset) -> sp.Expr | None:
             if p.LC() < 0:
                 p, const = -p, const * (-1) ** k
             terms.append((p.as_expr(), sign * k))
-    for p, k in terms:
-        if k % 2 and not p.is_positive:
-            if p.is_negative:
+    if not (f.is_positive or f.is_nonnegative):
+        # f > 0 from the signs of its factors of odd multiplicity
+        for p, k in terms:
+            if k % 2 and not (p.is_positive or p in positive):
+                if not p.is_negative:
+                    return None         # a factor of unknown sign: log is not split
                 const = -const
-            else:
-                return None             # a factor of unknown sign: log is not split
-    head = _log_constant(const)
-    if head is None:
+        if const < 0:
+            return None
+    const = abs(const)                  # f > 0: log f = log|c| + sum k log|p|
+    const = _log_constant(const)
+    if const is None:
         return None
-    real = all(s.is_extended_real for s in gens)
-    return head + sum(k * _symbol(_LOG, p, ("log", p), f"L{len(_LOG)}", real=real or None)
-                      for p, k in terms)
+    real = {"real": True} if all(s.is_extended_real for s in gens) else {}
+    return head + const + sum(k * _symbol(_LOG, p, ("log", p), f"L{len(_LOG)}", **real)
+                              for p, k in terms)
+
+
+def _split_exponentials(f: sp.Expr) -> tuple[sp.Expr, sp.Expr | None]:
+    r"""``(rest, log of the exponential factors)``: :math:`\log(e^{b} g) = b + \log g` for
+    real ``b`` (``f`` has its exponentials already written in generators); ``None`` when an
+    exponential generator occurs other than as a factor."""
+    gens = f.free_symbols & set(_MEANING)
+    if not gens:
+        return f, sp.S.Zero
+    head, rest = sp.S.Zero, []
+    for fac in sp.Mul.make_args(f):
+        base, k = (fac.base, fac.exp) if fac.is_Pow else (fac, sp.S.One)
+        kind = _MEANING.get(base)
+        if kind is not None and base.is_positive and k.is_Integer and (
+                kind[0] == "exp" or isinstance(kind[1], sp.exp)):
+            head += k * (kind[1] if kind[0] == "exp" else kind[1].args[0])
+        else:
+            rest.append(fac)
+    f = sp.Mul(*rest)
+    return (f, head) if not f.free_symbols & gens else (f, None)
 
 
 # -- the map ------------------------------------------------------------------------------------
@@ -301,8 +352,11 @@ def exp_log_rewrite(exprs: Iterable, exclude: Iterable = ()) -> ExpLogImage:
                               else []), exclude)
     if sp.exp(1, evaluate=False) in rep:
         rep[sp.E] = rep.pop(sp.exp(1, evaluate=False))
+    exp_rep = dict(rep)
+    positive = _positive_factors([a.args[0] for a in logs], exclude)
     for a in logs:
-        img = _log_image(a.args[0], exclude)
+        img = _log_image(a.args[0].xreplace(exp_rep) if exp_rep else a.args[0], exclude,
+                         positive)
         if img is not None:
             rep[a] = img
     out = tuple(e.xreplace(rep) if rep else e for e in es)
