@@ -262,8 +262,11 @@ def _truly_zero(e: sp.Expr) -> bool:
     quadrant, at scales 0.1 to 50 (the roots of the random polynomials are below 5)."""
     rng = random.Random(5)
     fn = sp.lambdify((x, y), e, modules="mpmath")
-    pts = [(sx * rng.uniform(0.1, 1) * 50 ** rng.random(), sy * rng.uniform(0.1, 1) * 50 ** rng.random())
-           for sx in (1, -1) for sy in (1, -1) for _ in range(16)]
+    def coordinate(sign: int) -> float:
+        return sign * rng.uniform(0.1, 1) * 50 ** rng.random()
+
+    pts = [(coordinate(sx), coordinate(sy)) for sx in (1, -1) for sy in (1, -1)
+           for _ in range(16)]
     with mpmath.workdps(50):
         return all(abs(complex(fn(mpmath.mpf(a), mpmath.mpf(b)))) < 1e-30 for a, b in pts)
 
