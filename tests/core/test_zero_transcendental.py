@@ -277,3 +277,15 @@ def test_logs_of_arguments_of_unknown_sign_are_never_certainly_wrong(a, b) -> No
     """log(ab) = log a + log b fails where a, b < 0 (log(-1) = i pi)."""
     e = sp.log(a * b) - sp.log(a) - sp.log(b)
     never_wrong(e, truly_zero=_truly_zero(e))
+
+
+def test_outside_the_structure_theorem_the_verdict_is_probable_and_says_why() -> None:
+    """log(1 + e^x) - x - log(1 + e^-x) = 0, but log of 1 + e^x is not a generator of the
+    ring (its argument is not rational): numerical evidence only, and the message says so."""
+    from geomech.core.zero import UndecidedZero
+
+    e = sp.log(1 + sp.exp(x)) - x - sp.log(1 + sp.exp(-x))
+    v = exact_policy().zero_test(e)
+    assert v.zero and not v.certain
+    with pytest.raises(UndecidedZero, match="not in the ring"):
+        exact_policy(strict=True).zero_test(e)

@@ -183,12 +183,12 @@ class ZeroPolicy:
         elif self._numerically_zero(rat) is False:
             # values of the same function at arguments not proved different were
             # sampled independently: the difference is only probable
-            return self._uncertain(e, False)
+            return self._uncertain(e, False, rw.reasons)
         if self.confirm_with_simplify:
             with contextlib.suppress(Exception):
                 if sp.simplify(rat) == 0 or sp.simplify(e) == 0:
                     return ZeroVerdict(True, True, "simplify")
-        return self._uncertain(e, True)
+        return self._uncertain(e, True, rw.reasons)
 
     def _constant_test(self, e: sp.Expr) -> ZeroVerdict:
         """Zero test of a number: exact for rationals and algebraic numbers (minimal
@@ -248,18 +248,21 @@ class ZeroPolicy:
         e = as_expr(expr)
         return all(self.is_zero(sp.diff(e, s)) for s in symbols if e.has(s))
 
-    def _uncertain(self, e, zero: bool) -> ZeroVerdict:
+    def _uncertain(self, e, zero: bool, reasons: tuple = ()) -> ZeroVerdict:
         """A verdict resting on numerical evidence: recorded, raises under ``strict``."""
-        self._record(e, zero)
+        self._record(e, reasons, zero)
         return ZeroVerdict(zero, False, "numeric only")
 
-    def _record(self, e, zero: bool = True) -> None:
+    def _record(self, e, reasons: tuple = (), zero: bool = True) -> None:
+        """Record an uncertain decision; ``reasons`` say why no exact stage applied (e.g.
+        a logarithm of an argument of unknown sign)."""
         self.uncertain.append(e)
         what = "zero" if zero else "non-zero"
+        why = f" ({'; '.join(reasons)})" if reasons else ""
         if self.strict:
-            raise UndecidedZero(f"expression is only numerically {what}: {e}")
+            raise UndecidedZero(f"expression is only numerically {what}{why}: {e}")
         if self.warn:
-            warnings.warn(f"{what} decided numerically only: {sp.sstr(e)[:200]}",
+            warnings.warn(f"{what} decided numerically only{why}: {sp.sstr(e)[:200]}",
                           ProbablyZeroWarning, stacklevel=3)
 
     # -- evaluation ---------------------------------------------------------------------
@@ -330,11 +333,13 @@ class ZeroPolicy:
         exact_points = exact_points and rw.faithful
         if lower == full and exact_points:
             return lower
-        if exact_points and lower and any(not p.exp.is_Integer for v in rat
-                                          for p in v.atoms(sp.Pow)):
-            # the formal rank ignores (sqrt P)^2 = P: certify the lower bound instead
-            if self._bordered_minors_vanish(rat, lower):
-                return lower
+        # with square roots the formal rank ignores (sqrt P)^2 = P: the lower bound is
+        # certified by its bordered minors instead (first when they are small)
+        radicals = bool(exact_points and lower and any(
+            not p.exp.is_Integer for v in rat for p in v.atoms(sp.Pow)))
+        bordered_first = radicals and lower < 4
+        if bordered_first and self._bordered_minors_vanish(rat, lower):
+            return lower
         formal = formal_rank(rat)
         if formal is not None and sample is None:
             lower = formal[0]           # no real points to sample: the formal rank
@@ -344,11 +349,12 @@ class ZeroPolicy:
                 return upper
             if rw.faithful and symbolic_only:
                 return upper
-            minor = m.extract(rows, cols).det(method="berkowitz")
-            v = self.zero_test(minor)
+            v = self.zero_test(expanded_det(m.extract(rows, cols)))
             if v.certain and not v.zero:
                 return upper
-        self._record(sp.Symbol(f"rank={lower}"))
+        if radicals and not bordered_first and self._bordered_minors_vanish(rat, lower):
+            return lower
+        self._record(sp.Symbol(f"rank={lower}"), rw.reasons)
         return lower
 
     def _bordered_minors_vanish(self, rat: sp.Matrix, r: int) -> bool:

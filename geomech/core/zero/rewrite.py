@@ -55,6 +55,7 @@ class _Rewritten:
     faithful: bool
     angles: tuple = ()
     ring: tuple = ()
+    reasons: tuple = ()
 
     @property
     def ring_images(self) -> tuple:
@@ -350,7 +351,8 @@ def rewrite_jointly(exprs: Iterable, full: bool = True) -> _Rewritten:
         return _Rewritten(el.exprs, faithful, rw.angles or tuple(es))
     angle_syms = set().union(*(a.free_symbols for e in es for a in e.atoms(*_TRIG)))
     return _Rewritten(rw.exprs, faithful and not _logs_of_angles(rw.exprs, angle_syms),
-                      rw.angles or tuple(es), el.exprs)
+                      rw.angles or tuple(es), el.exprs,
+                      tuple(f"exponential-logarithmic ring: {r}" for r in el.reasons))
 
 
 def _logs_of_angles(exprs, angle_syms: set) -> bool:
