@@ -248,13 +248,15 @@ def test_perturbed_expressions_are_never_called_zero(FG, a, P, kind) -> None:
         assert any(abs(val) > 1e-45 for val in values(r))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(combinations())
 def test_derivative_of_the_image_is_the_image_of_the_derivative(FG) -> None:
+    """d/dx E = b' E, d/dx L = p'/p: an identity in the ring of the images (with the
+    square-root relations), certified by the ring certificate alone."""
     F, _ = FG
     img = exp_log_rewrite([F, sp.diff(F, x)])
     lhs, rhs = diff_image(img.exprs[0], x), img.exprs[1]
-    assert sp.cancel(sp.together(lhs - rhs)) == 0 or exact_policy().zero_test(lhs - rhs).zero
+    assert ring_zero_test(lhs - rhs) is True
 
 
 def _truly_zero(e: sp.Expr) -> bool:
