@@ -97,7 +97,7 @@ def test_unknown_targets(capsys, no_work):
     assert "cannot import the module" in capsys.readouterr().err
     assert main(["report", "geomech.examples:no_such_function"]) == 2
     assert "has no function" in capsys.readouterr().err
-    assert main(["report", "chaplygin_sleigh", "--format", "html"]) == 2
+    assert main(["report", "chaplygin_sleigh", "--format", "pdf"]) == 2
 
 
 def test_model_file_door_full_report(tmp_path, capsys):

@@ -37,7 +37,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .simulate import SimulationResult, simulate
+from geomech.numeric.result import SimulationResult
+
+from .simulate import simulate
 
 __all__ = ["sweep", "SweepResult", "parallel_map"]
 
@@ -436,7 +438,8 @@ def sweep(system, initial_conditions, t_span, parameters=None, client=None,
                            workers=workers, chunksize=chunksize, progress=progress,
                            desc="sweep")
     field = _field_of_target(target)
+    owner = None if field is system else getattr(system, "system", system)   # equations: theirs
     runs = [SimulationResult(t, states, coords, series, drift, solution, params,
-                             field if fld is None else fld)
+                             field if fld is None else fld, system=owner)
             for t, states, coords, series, drift, solution, params, fld in records]
     return SweepResult(runs, [(i, j) for _, i, j, _, _ in jobs], n_sets)
