@@ -28,10 +28,11 @@ from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import compact
+from geomech.mechanics.equations.elimination import eliminate
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
-           "split_velocities", "solve_dependent", "preferred_minor", "velocity_of",
-           "natural_frame_of"]
+           "split_indices", "split_velocities", "structured_split", "solve_dependent",
+           "preferred_minor", "velocity_of", "natural_frame_of"]
 
 
 _NONSMOOTH = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.DiracDelta, sp.Max, sp.Min,
@@ -141,27 +142,59 @@ def check_independent_rows(A: sp.Matrix) -> None:
                 f"{others} (rank of the constraint matrix {pol.rank(A)} < {k})")
 
 
+def split_indices(N: Manifold, A: sp.Matrix, independent=None) -> tuple[list, list]:
+    r"""``(independent indices, dependent indices)`` of the split of the velocities by
+    constraints :math:`A\dot q + b = 0` of full rank :math:`k`.
+
+    ``independent`` (velocity or coordinate names or symbols) fixes the split (checked: the
+    minor of the dependent velocities must not vanish); by default a non-singular
+    :math:`k\times k` minor of :math:`A` is chosen: a constant determinant first, then the
+    shortest one, then the earliest coordinates as dependent.
+
+    >>> N = Manifold("N", "x y z"); y = N.coords[1]
+    >>> split_indices(N, sp.Matrix([[-y, 0, 1]]))
+    ([0, 1], [2])
+    """
+    if independent is not None:
+        return _given_split(N, A, independent)
+    dep_idx = preferred_minor(A)
+    return [i for i in range(N.dim) if i not in dep_idx], dep_idx
+
+
 def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
                      ) -> tuple[list, list, dict]:
     r"""The split of the velocities by constraints :math:`A\dot q + b = 0` of full rank
-    :math:`k`: ``(independent indices, dependent indices, {dependent velocity: expression})``.
-
-    ``independent`` (velocity or coordinate names or symbols) fixes the split; by default a
-    non-singular :math:`k\times k` minor of :math:`A` is chosen: a constant determinant first,
-    then the shortest one, then the earliest coordinates as dependent.  The dependent
-    velocities are :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind}
-    + b)` (Cramer's rule).
+    :math:`k`: ``(independent indices, dependent indices, {dependent velocity: expression})``
+    (:func:`split_indices`, then :func:`solve_dependent`): :math:`\dot q_{\rm dep} =
+    -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind} + b)` (Cramer's rule).
 
     >>> N = Manifold("N", "x y z"); xd, yd, zd = N.velocities; y = N.coords[1]
     >>> split_velocities(N, sp.Matrix([[-y, 0, 1]]), [0])
     ([0, 1], [2], {zdot: xdot*y})
     """
-    if independent is not None:
-        ind_idx, dep_idx = _given_split(N, A, independent)
-    else:
-        dep_idx = preferred_minor(A)
-        ind_idx = [i for i in range(N.dim) if i not in dep_idx]
+    ind_idx, dep_idx = split_indices(N, A, independent)
     return ind_idx, dep_idx, solve_dependent(A, affine, N.velocities, dep_idx)
+
+
+def structured_split(A: sp.Matrix, affine, dep_idx, ind_idx) -> tuple[dict, dict]:
+    r"""The split :math:`\dot q_r = \sum_\alpha b_{r\alpha}\dot q_\alpha + b_r` as
+    ``({r: (b_r1, ...)}, {r: b_r})``, solved by
+    :func:`~geomech.mechanics.equations.elimination.eliminate`: forward substitution when the
+    minor :math:`A_{\rm dep}` is triangular up to permutations (knife edges along a chain),
+    small entries in their compact normal form, large ones as built.
+
+    >>> y = sp.Symbol("y")
+    >>> structured_split(sp.Matrix([[-y, 0, 1]]), [1], [2], [0, 1])
+    ({2: (y, 0)}, {2: -1})
+    """
+    k = A.shape[0]
+    cols = [[-A[i, j] for i in range(k)] for j in ind_idx] + [[-b for b in affine]]
+    X = eliminate(A[:, list(dep_idx)], sp.Matrix(k, len(cols), lambda i, c: cols[c][i]),
+                  what="constraint minor")
+    r = len(ind_idx)
+    rows = {j: tuple(X[m, a] for a in range(r)) for m, j in enumerate(dep_idx)}
+    free = {j: X[m, r] for m, j in enumerate(dep_idx)}
+    return rows, free
 
 
 def solve_dependent(A: sp.Matrix, affine, velocities, dep_idx) -> dict:

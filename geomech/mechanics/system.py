@@ -49,9 +49,12 @@ from .constraints import (
     finite_expression,
     forces_tuple,
     natural_frame_of,
-    split_velocities,
+    solve_dependent,
+    split_indices,
+    structured_split,
 )
 from .equations.common import compact
+from .equations.elimination import keep_small, triangular_order
 
 __all__ = ["NonholonomicSystem"]
 
@@ -188,14 +191,38 @@ class NonholonomicSystem:
         return self._source
 
     def _choose_split(self, independent) -> None:
-        ind_idx, dep_idx, sol = split_velocities(self.manifold, self.constraint_matrix,
-                                                 self.constraint_affine, independent)
+        ind_idx, dep_idx = split_indices(self.manifold, self.constraint_matrix, independent)
         vel = self.manifold.velocities
         self.independent_indices = tuple(ind_idx)
         self.dependent_indices = tuple(dep_idx)
         self.independent_velocities = tuple(vel[i] for i in ind_idx)
         self.dependent_velocities = tuple(vel[i] for i in dep_idx)
-        self.dependent_solution = sol
+
+    @cached_property
+    def dependent_solution(self) -> dict:
+        r"""``{dependent velocity: expression in q and the independent velocities}``,
+        :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind} + b)`
+        (computed on first access).  Small solutions are in their compact normal form
+        (Cramer's rule, cancelled); a minor triangular up to permutations (a chain of knife
+        edges) is solved by forward substitution and large entries are kept as built
+        (:meth:`velocity_split`)."""
+        vel = self.manifold.velocities
+        if not self.dependent_indices:
+            return {}
+        if self._split_is_structured:
+            rows, free = self._velocity_split
+            u = self.independent_velocities
+            return {vel[r]: keep_small(sp.Add(*[b * ua for b, ua in zip(rows[r], u)],
+                                              free[r])) for r in self.dependent_indices}
+        return solve_dependent(self.constraint_matrix, self.constraint_affine, vel,
+                               self.dependent_indices)
+
+    @cached_property
+    def _split_is_structured(self) -> bool:
+        """Whether the constraint minor is triangular up to permutations (then the split is
+        solved by forward substitution)."""
+        A = self.constraint_matrix[:, list(self.dependent_indices)]
+        return triangular_order(A) is not None
 
     # -- basic derived data ---------------------------------------------------------------
     @cached_property
@@ -256,6 +283,9 @@ class NonholonomicSystem:
 
     @cached_property
     def _velocity_split(self) -> tuple[dict, dict]:
+        if self._split_is_structured:
+            return structured_split(self.constraint_matrix, self.constraint_affine,
+                                    self.dependent_indices, self.independent_indices)
         sol, u = self.dependent_solution, self.independent_velocities
         vel = self.manifold.velocities
         rows = {r: tuple(compact(sp.diff(sol[vel[r]], ua)) for ua in u)

@@ -31,6 +31,12 @@ from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.core.polykernel import poly_cancel, poly_gcd
+from geomech.mechanics.equations.elimination import (
+    SMALL_OPS,
+    adjugate_solve,
+    expansion_bound,
+    normal_form_pays,
+)
 
 __all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
            "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
@@ -72,6 +78,7 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
 
 _TIDY_NODE_LIMIT = 25000  # tidy leaves larger expressions as they are (presentation only:
 #                           the ring tidy of the heavy bodies' rates costs 2-5 s each)
+_TIDY_TERMS = 5000      # tidy leaves expressions whose expansion may exceed this many terms
 _TIDY_GCD_LIMIT = 600   # tidy: total terms of the coefficients above which no gcd is taken
 
 
@@ -182,13 +189,25 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     [0],
     [1]])
 
+    A mass matrix with an entry over :data:`~geomech.mechanics.equations.elimination.SMALL_OPS`
+    operations (kept as built by the structured solves) is solved as
+    :math:`\operatorname{adj}(M)\,b/\det M` unexpanded
+    (:func:`~geomech.mechanics.equations.elimination.adjugate_solve`).
+
     Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
     """
     deferred = _defer(M, rhs, what)
     if deferred is not None:
         return deferred
-    if "mass matrix" in what and M.shape[0] > 1 and large_rhs(rhs):
-        return inverse_solve(M, rhs, what)
+    if "mass matrix" in what:
+        if any(count_ops(e) > SMALL_OPS for e in M):
+            # a mass matrix kept as built (too large for its normal form): Cramer unexpanded
+            return sp.Matrix(adjugate_solve(M, rhs, what))
+        if M.shape[0] > 1 and large_rhs(rhs):
+            return inverse_solve(M, rhs, what)
+        x = adjugate_solve(M, rhs, what)
+        if not all(normal_form_pays(e) for e in x):
+            return sp.Matrix(x)      # the cancelled solution would be far longer
     return _solve_linear(M, rhs, what, cancel_limit)
 
 
@@ -286,6 +305,9 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     (:func:`ring_normal_forms`) and not normalised again by ``sympy.cancel``
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`): for the rolling ellipsoid
     seconds instead of minutes.  Others are normalised by the zero policy as any field.
+    Components whose cancelled fraction would be far longer than themselves
+    (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`: the structured solves
+    of long chains of knife edges) are kept as derived, equal as functions.
 
     >>> from geomech.core.manifold import Manifold
     >>> M = Manifold("M", "x y"); x, y = M.coords
@@ -293,11 +315,14 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     True
     """
     comps = list(comps)
+    if not all(normal_form_pays(c) for c in comps):
+        return VectorField.from_normal_form(chart, comps)
     if large_rhs(sp.Matrix(comps)):
         normal = ring_normal_forms(comps)
         if normal is not None:
             return VectorField.from_normal_form(chart, normal)
     return VectorField(chart, comps)
+
 
 
 def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ...]:
@@ -322,7 +347,8 @@ def tidy(e, velocities) -> sp.Expr:
     vel = [v for v in velocities if e.has(v)]
     if e.is_Atom or not vel:
         return e
-    if sum(1 for _ in sp.preorder_traversal(e)) > _TIDY_NODE_LIMIT:
+    if sum(1 for _ in sp.preorder_traversal(e)) > _TIDY_NODE_LIMIT \
+            or expansion_bound(e) > _TIDY_TERMS:
         return e                    # presentation only: very large expressions are kept
     try:
         out = _ring_tidy(e, vel)

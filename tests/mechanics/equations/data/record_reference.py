@@ -20,6 +20,7 @@ import gzip
 import json
 import multiprocessing as mp
 import pathlib
+import queue
 import sys
 
 OUT = pathlib.Path(__file__).with_name("reference_outputs.json.gz")
@@ -60,12 +61,14 @@ def run(args, cap: float):
     q = ctx.Queue()
     p = ctx.Process(target=_target, args=(q, args))
     p.start()
-    p.join(cap)
+    try:                 # read before joining: a child blocks on a full pipe until read
+        out = q.get(timeout=cap)
+    except queue.Empty:
+        out = ("timeout", cap)
     if p.is_alive():
         p.terminate()
-        p.join()
-        return ("timeout", cap)
-    return q.get() if not q.empty() else ("error", "no result")
+    p.join()
+    return out
 
 
 def cases():
