@@ -132,12 +132,17 @@ def velocity_symbols(N: Manifold, names) -> tuple[sp.Symbol, ...] | None:
 
 
 def build_system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, description: str,
-            forces=None, independent=None, natural_frame=None):
-    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily)."""
+            forces=None, independent=None, natural_frame=None, tidy_input: bool = True):
+    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily).
+
+    With ``tidy_input`` (default) the Lagrangian and the constraints are first brought to
+    their :func:`tidy` form; a constructor that writes them compactly itself passes
+    ``False``."""
     from geomech.mechanics.system import NonholonomicSystem
 
-    lagrangian = tidy(lagrangian, N.velocities)
-    constraints = [tidy(c, N.velocities) for c in constraints]
+    if tidy_input:
+        lagrangian = tidy(lagrangian, N.velocities)
+        constraints = [tidy(c, N.velocities) for c in constraints]
     return NonholonomicSystem(N, lagrangian=lagrangian, constraints=list(constraints),
                               forces=forces, independent=velocity_symbols(N, independent),
                               name=name, description=description,

@@ -254,7 +254,7 @@ def chaplygin_snake(n: int = 3, m=None, J=None, l=None, a=None,  # noqa: E741
     L, f = _snake_lagrangian(N, n, p)
     return build_system(N, L, f, name="chaplygin_snake", independent=independent,
                         description=f"{n}-link snake of Chaplygin sleighs joined by pin "
-                                    "joints (Ostrowski-Burdick 1998)")
+                                    "joints (Ostrowski-Burdick 1998)", tidy_input=False)
 
 
 def _link_parameters(value, name: str, n: int) -> tuple:

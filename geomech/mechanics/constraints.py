@@ -25,10 +25,11 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.forms import DifferentialForm
+from geomech.core.kernel import polynomial_coefficients
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import compact
-from geomech.mechanics.equations.elimination import eliminate
+from geomech.mechanics.equations.elimination import certainly_full_rank, eliminate
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
            "split_indices", "split_velocities", "structured_split", "solve_dependent",
@@ -74,11 +75,17 @@ def constraint_row(N: Manifold, c, idx: int) -> tuple[list, sp.Expr, sp.Expr]:
         else:
             f = N.sympify(c)
         f = finite_expression(f, f"constraint {idx}")
-        a = [pol.normalize(sp.diff(f, v)) for v in vel]
-        b = pol.normalize(f.xreplace({v: 0 for v in vel}))
         nonsmooth = any(g.has(*vel) for g in f.atoms(*_NONSMOOTH))
-        if nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
-                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
+        coeffs = None if nonsmooth else polynomial_coefficients(f, vel, 1)
+        if coeffs is not None:       # a polynomial of degree <= 1: linear by construction
+            one = [tuple(int(i == j) for j in range(len(vel))) for i in range(len(vel))]
+            a = [pol.normalize(coeffs.get(m, sp.S.Zero)) for m in one]
+            b = pol.normalize(coeffs.get((0,) * len(vel), sp.S.Zero))
+        else:
+            a = [pol.normalize(sp.diff(f, v)) for v in vel]
+            b = pol.normalize(f.xreplace({v: 0 for v in vel}))
+        if coeffs is None and (nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
+                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b)):
             raise ValueError(f"constraint {idx} is not linear in the velocities: "
                              f"{sp.sstr(f)}")
     if all(pol.is_zero(ai) for ai in a):
@@ -132,7 +139,7 @@ def check_independent_rows(A: sp.Matrix) -> None:
     if k == 0:
         return
     pol = default_policy()
-    if pol.rank(A) == k:
+    if certainly_full_rank(A) or pol.rank(A) == k:
         return
     for i in range(1, k + 1):
         if pol.rank(A[:i, :]) < i:

@@ -54,7 +54,7 @@ from .constraints import (
     structured_split,
 )
 from .equations.common import compact
-from .equations.elimination import keep_small, triangular_order
+from .equations.elimination import certainly_full_rank, keep_small, triangular_order
 
 __all__ = ["NonholonomicSystem"]
 
@@ -155,7 +155,7 @@ class NonholonomicSystem:
 
         # -- non-degeneracy --------------------------------------------------------------
         H = self.hessian
-        r = default_policy().rank(H)
+        r = n if certainly_full_rank(H) else default_policy().rank(H)
         if r < n:
             raise ValueError(
                 f"degenerate Lagrangian: det d2L/dqdot2 = 0 identically (rank {r} < {n}); the "

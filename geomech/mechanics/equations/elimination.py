@@ -28,8 +28,8 @@ only what stays small (a deterministic criterion, not a time limit).
 [(0, 0), (1, 1)]
 >>> eliminate(sp.Matrix([[a, 0], [b, c]]), sp.Matrix([x, y]))
 Matrix([
-[              x/a],
-[(a*y - b*x)/(a*c)]])
+[          x/a],
+[(y - b*x/a)/c]])
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ from geomech.core.algebra import solve_linear as ring_solve
 from geomech.core.opcount import count_ops
 
 __all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
-           "expansion_bound", "normal_form_pays", "rational_value", "certainly_nonzero"]
+           "expansion_bound", "normal_form_pays", "rational_value", "certainly_nonzero",
+           "certainly_full_rank"]
 
 #: pieces of at most this many operations are brought to their compact normal form by
 #: :func:`keep_small`; larger ones are kept as built
@@ -51,7 +52,8 @@ SMALL_OPS = 300
 
 
 def keep_small(e: sp.Expr) -> sp.Expr:
-    """``compact(e)`` when ``e`` has at most :data:`SMALL_OPS` operations and its compact
+    """``compact(e)`` when ``e`` has at most :data:`SMALL_OPS` operations, its cancelled
+    fraction is not expected to be far longer (:func:`normal_form_pays`) and its compact
     form is not longer, else ``e`` (no expansion unless it pays).
 
     >>> s = sp.Symbol("s")
@@ -62,7 +64,7 @@ def keep_small(e: sp.Expr) -> sp.Expr:
     if e.is_Atom:
         return e
     ops = count_ops(e)
-    if ops > SMALL_OPS:
+    if ops > SMALL_OPS or not normal_form_pays(e):
         return e
     c = compact(e)
     return c if count_ops(c) <= ops else e
@@ -321,6 +323,47 @@ class _NoValue(Exception):
     """An atom :func:`rational_value` cannot evaluate exactly."""
 
 
+def _trig_rational_points(symbols, tries: int):
+    """``(point, angles)`` pairs: rational values, and for every symbol as an angle the
+    rational sine and cosine :math:`(1-t^2, 2t)/(1+t^2)` of :math:`s = 2\arctan t`."""
+    import random
+
+    rng = random.Random(20260)
+    for _ in range(tries):
+        point, angles = {}, {}
+        for s in symbols:
+            t = sp.Rational(rng.randint(1, 40), rng.randint(1, 40))
+            point[s] = t
+            angles[s] = ((1 - t**2) / (1 + t**2), 2 * t / (1 + t**2))
+        yield point, angles
+
+
+def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
+    """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
+    full rank at a random point (:func:`rational_value`); ``False`` means "not proved here"
+    (the caller then asks the zero policy).
+
+    >>> s = sp.Symbol("s")
+    >>> certainly_full_rank(sp.Matrix([[1, sp.sin(s)], [sp.sin(s), 1]]))
+    True
+    >>> certainly_full_rank(sp.Matrix([[1, s], [s, s**2]]))
+    False
+    """
+    from sympy.polys.matrices import DomainMatrix
+
+    syms = sorted(set().union(*[e.free_symbols for e in M]), key=sp.default_sort_key)
+    full = min(M.shape)
+    for point, angles in _trig_rational_points(syms, tries):
+        vals = [rational_value(e, point, angles) for e in M]
+        if any(v is None for v in vals):
+            continue
+        vals = [sp.QQ.from_sympy(v) for v in vals]
+        rows = [vals[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]
+        if DomainMatrix(rows, M.shape, sp.QQ).rank() == full:
+            return True
+    return False
+
+
 def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
     (:func:`rational_value`, angles with rational sine and cosine
@@ -330,19 +373,11 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     >>> certainly_nonzero(sp.sin(s)**2 + sp.cos(s)**2 - 1), certainly_nonzero(sp.sin(2*s))
     (False, True)
     """
-    import random
-
     from geomech.core.zero import default_policy
 
     e = sp.sympify(e)
-    rng = random.Random(20260)
     syms = sorted(e.free_symbols, key=sp.default_sort_key)
-    for _ in range(tries):
-        point, angles = {}, {}
-        for s in syms:
-            t = sp.Rational(rng.randint(1, 40), rng.randint(1, 40))
-            point[s] = t
-            angles[s] = ((1 - t**2) / (1 + t**2), 2 * t / (1 + t**2))
+    for point, angles in _trig_rational_points(syms, tries):
         v = rational_value(e, point, angles)
         if v is not None and v != 0:
             return True
