@@ -17,7 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra import trig_reduce as ring_trig_reduce
 from geomech.core.manifold import Manifold, as_symbols
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, parse_expr
 
 __all__ = ["PARAM_ASSUMPTIONS", "ParamValue", "UserExpr", "parameter", "parameters",
@@ -165,6 +168,13 @@ def trig_reduce(c: sp.Expr) -> sp.Expr:
     angles = {t.args[0] for t in c0.atoms(sp.sin, sp.cos)}
     if not angles:
         return c0
+    if all(a.is_Symbol for a in angles):       # the same reductions, in the ring
+        try:
+            cands = [c0, ring_trig_reduce(c0, keep="cos"), ring_trig_reduce(c0, keep="sin")]
+        except UnsupportedExpression:
+            pass
+        else:
+            return min(cands, key=count_ops)
     cands = [c0]
     for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin)):
         cands.append(sp.expand(c0.subs({f(a)**2: 1 - g(a)**2 for a in angles})))

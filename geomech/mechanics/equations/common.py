@@ -252,7 +252,7 @@ def inverse_solve(M: sp.Matrix, rhs: sp.Matrix, what: str = "system") -> sp.Matr
                       for i in range(n)])
 
 
-def ring_normal_forms(exprs: Sequence) -> list | None:
+def ring_normal_forms(exprs: Sequence, shortest: bool = False) -> list | None:
     r"""Each expression as one cancelled fraction :math:`n/d` of expanded polynomials in
     :math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt b]` reduced modulo
     :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2=b` (degree < 2 in each ``cos`` and each
@@ -261,7 +261,11 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
     :meth:`geomech.core.zero.ZeroPolicy.normalize`, computed in the sparse ring of
     :class:`~geomech.core.algebra.RationalAlgebra` (flint gcd) instead of by ``sympy.cancel``.
 
-    Used for the vector fields of large right-hand sides
+    With ``shortest=True`` both reductions (degree < 2 in each ``cos``, or in each ``sin``)
+    are cancelled and the one with fewer operations is kept (as
+    :meth:`~geomech.core.zero.ZeroPolicy.normalize` shortens by the Pythagorean relation).
+
+    Used for the vector fields of the equations of motion
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`); the value is the same
     function (exact ring operations only).  ``None`` when an expression is outside the ring
     (floats, free functions, nested roots).
@@ -286,16 +290,22 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
             n, d = alg.fraction(e)
         except _Unsupported:
             return None
-        n, d = alg.reduce(n), alg.reduce(d)
-        if not d.is_ground:
-            n, d = poly_cancel(n, d)
-        if d.LC < 0:
-            n, d = -n, -d
-        if d.is_ground:
-            out.append(alg.expr(n.quo_ground(d.LC)))
-        else:
-            out.append(alg.expr(n) / alg.expr(d))
+        rules = ("sin", "cos") if shortest and alg.trig_idx else (None,)
+        cands = [_cancelled(alg, alg.reduce(n, k) if k else alg.reduce(n),
+                            alg.reduce(d, k) if k else alg.reduce(d)) for k in rules]
+        out.append(min(cands, key=count_ops) if len(cands) > 1 else cands[0])
     return out
+
+
+def _cancelled(alg, n, d) -> sp.Expr:
+    """``n/d`` cancelled, the leading coefficient of the denominator positive."""
+    if not d.is_ground:
+        n, d = poly_cancel(n, d)
+    if d.LC < 0:
+        n, d = -n, -d
+    if d.is_ground:
+        return alg.expr(n.quo_ground(d.LC))
+    return alg.expr(n) / alg.expr(d)
 
 
 def normal_field(chart, comps: Sequence) -> VectorField:
@@ -304,7 +314,9 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     operations: the heavy bodies) are brought to their normal form in the sparse ring
     (:func:`ring_normal_forms`) and not normalised again by ``sympy.cancel``
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`): for the rolling ellipsoid
-    seconds instead of minutes.  Others are normalised by the zero policy as any field.
+    seconds instead of minutes.  Smaller ones get the shorter of the two Pythagorean
+    reductions there (``shortest=True``); expressions outside the ring are normalised by the
+    zero policy as any field.
     Components whose cancelled fraction would be far longer than themselves
     (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`: the structured solves
     of long chains of knife edges) are kept as derived, equal as functions.
@@ -317,10 +329,9 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     comps = list(comps)
     if not all(normal_form_pays(c) for c in comps):
         return VectorField.from_normal_form(chart, comps)
-    if large_rhs(sp.Matrix(comps)):
-        normal = ring_normal_forms(comps)
-        if normal is not None:
-            return VectorField.from_normal_form(chart, normal)
+    normal = ring_normal_forms(comps, shortest=not large_rhs(sp.Matrix(comps)))
+    if normal is not None:
+        return VectorField.from_normal_form(chart, normal)
     return VectorField(chart, comps)
 
 
