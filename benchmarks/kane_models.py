@@ -1,4 +1,4 @@
-"""``sympy.physics.mechanics`` models of catalogue mechanisms, built independently of geomech
+r"""``sympy.physics.mechanics`` models of catalogue mechanisms, built independently of geomech
 (frames, points, rigid bodies, nonholonomic velocity constraints) for the growth studies and
 the agreement tests.
 

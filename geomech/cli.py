@@ -196,7 +196,7 @@ def _parameter_values(obj, given: dict[str, str]) -> dict[str, float]:
 def _describe(func) -> str:
     """One plain line for ``geomech list``: the first sentence of the docstring, without
     markup or references to internal notes."""
-    from .report import first_sentence
+    from geomech.reporting.sections import first_sentence
 
     text = first_sentence(func.__doc__ or "")
     text = re.sub(r"\s*\((?:spec |seeds?[_ \d])[^)]*\)", "", text)
@@ -223,7 +223,10 @@ def _progress(k: int, n: int, label: str, seconds: float | None) -> None:
 
 def _stream(obj, args, params, out):
     """Compute the report section by section, writing (and flushing) each one."""
-    from .report import Report, iter_report, writer
+    from geomech.reporting.model import Report
+    from geomech.reporting.render import writer
+
+    from .report import iter_report
 
     rep = Report(getattr(obj, "name", type(obj).__name__))
     sections = iter_report(obj, method=args.method, simulate=not args.no_simulation,

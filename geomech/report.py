@@ -11,7 +11,7 @@ in a :class:`Report`.  Every section ends in one of four states: computed (``"ok
 
 The module is the front: the value types are in :mod:`geomech.reporting.model`, the sections
 and the steps computing them in :mod:`geomech.reporting.sections`, the rendering in
-:mod:`geomech.reporting.render`; every public name is importable from here.
+:mod:`geomech.reporting.render`, each name in its own module.
 
 Time limits are cooperative (:func:`geomech.core.budget.time_limit`): they hold in any
 thread, without signals.
@@ -35,12 +35,10 @@ import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 
-from geomech.reporting.model import STATUSES, Report, Section
-from geomech.reporting.render import FORMATS, TEXT_WIDTH, render, writer
-from geomech.reporting.sections import ANALYSES, first_sentence, report_steps, run_step
+from geomech.reporting.model import Report, Section
+from geomech.reporting.sections import report_steps, run_step
 
-__all__ = ["Section", "Report", "report", "build_report", "iter_report", "render", "writer",
-           "first_sentence", "STATUSES", "ANALYSES", "FORMATS", "TEXT_WIDTH"]
+__all__ = ["report", "build_report", "iter_report"]
 
 
 def iter_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,

@@ -18,7 +18,7 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.examples import boards, particles, rolling, rolling_bodies, sleighs
-from geomech.examples.rolling import body_angular_velocity, euler_matrix, space_angular_velocity
+from geomech.examples.kinematics import body_angular_velocity, euler_matrix, space_angular_velocity
 
 Z = default_policy()
 
@@ -215,20 +215,16 @@ def test_euler_kinematics():
     assert all(zero(e) for e in (ws - Q.T * w))
 
 
-def test_split_rolling_modules_keep_the_old_paths():
-    """The catalogue functions of rolling_bodies and the kinematics of kinematics are the
-    same objects under geomech.examples.rolling, and all are registered; the kinematics'
+def test_rolling_modules_are_registered_and_the_kinematics_agree():
+    """The catalogue functions of rolling and rolling_bodies are registered; the kinematics'
     frame agrees with the angular velocity: omega = (Q' Q^T)^vee in body axes."""
     from geomech.examples import kinematics
 
     for name in rolling_bodies.__all__:
-        assert getattr(rolling, name) is getattr(rolling_bodies, name)
         assert name in gm.examples.list()
         assert getattr(gm.examples, name) is getattr(rolling_bodies, name)
     for name in rolling.__all__:
         assert name in gm.examples.list()
-    for name in ("euler_matrix", "body_angular_velocity", "space_angular_velocity"):
-        assert getattr(rolling, name) is getattr(kinematics, name)
     N = gm.Manifold("N", "x y theta phi psi")
     th, ph, ps, thd, phd, psd = kinematics.euler_angles(N)
     Q = kinematics.euler_matrix(th, ph, ps)

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.budget import check, time_limit
-from geomech.report import Report, Section, build_report
+from geomech.report import build_report
 from geomech.reporting.energy import energy_section as _energy_section
+from geomech.reporting.model import Report, Section
 from geomech.reporting.render import _latex_name, _md_escape, _wrap
 from geomech.reporting.render import formula_latex as _latex
 from geomech.reporting.sections import _hamiltonian_section, _measure_section

@@ -33,14 +33,12 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
-from .opcount import count_ops  # re-exported: sympy's operation count, faster
 from .parse import as_expr
 from .zero import default_policy
 
-__all__ = ["polynomial_coefficients", "available_backends", "get_backend", "set_backend",
-           "using_backend",
-           "jacobian", "bracket_components", "directional_derivative", "hessian",
-           "lagrangian_derivatives", "count_ops"]
+__all__ = ["available_backends", "get_backend", "set_backend", "using_backend", "jacobian",
+           "bracket_components", "directional_derivative", "hessian", "lagrangian_derivatives",
+           "polynomial_coefficients"]
 
 try:  # pragma: no cover - depends on the environment
     import symengine as _se

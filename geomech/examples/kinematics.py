@@ -4,8 +4,7 @@ Orientation is described by ZXZ Euler angles as in Borisov & Mamaev (2015), §5 
 Tzenoff (1953): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
 :math:`\theta` nutation, :math:`\varphi` proper rotation, :math:`\psi` precession); the body
 angular velocity is (5.7) (:func:`body_angular_velocity`), the space one :math:`Q^T\omega`
-(:func:`space_angular_velocity`).  The functions are importable from
-:mod:`geomech.examples.rolling` as before.
+(:func:`space_angular_velocity`).
 """
 
 from __future__ import annotations

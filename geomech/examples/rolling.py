@@ -3,7 +3,7 @@ r"""Rigid bodies rolling (or skating) on a plane or a surface, and the free rigi
 Here: the free rigid body and the balls (Chaplygin's ball, Routh's sphere, the rubber ball,
 the ball on a surface of revolution).  The disks, the hoop, the body with a sharp edge, the
 convex body and the ellipsoid are in :mod:`geomech.examples.rolling_bodies`, the Euler-angle
-kinematics in :mod:`geomech.examples.kinematics`; all are importable from here as before.
+kinematics in :mod:`geomech.examples.kinematics`.
 
 Orientation is described by ZXZ Euler angles as in Borisov & Mamaev (2015), §5 and
 Tzenoff (1953): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
@@ -46,19 +46,10 @@ from .kinematics import (
     body_over_plane,
     dot,
     euler_angles,
-    euler_matrix,  # noqa: F401  (importable from here, as before)
     space_angular_velocity,
 )
-from .rolling_bodies import (
-    convex_body_on_plane,
-    ellipsoid,
-    hoop,
-    rolling_disk,
-    sharp_edge_body,
-)
 
-__all__ = ["free_rigid_body", "rolling_disk", "hoop", "sharp_edge_body", "chaplygin_ball",
-           "routh_sphere", "convex_body_on_plane", "ellipsoid", "rubber_ball",
+__all__ = ["free_rigid_body", "chaplygin_ball", "routh_sphere", "rubber_ball",
            "ball_on_surface_of_revolution"]
 
 

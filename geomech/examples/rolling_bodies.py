@@ -2,11 +2,10 @@ r"""Rigid bodies rolling or sliding on a plane on an edge or a convex surface: t
 the hoop, the body with a sharp edge, the convex body and the ellipsoid.
 
 Euler angles and angular velocities as in Borisov & Mamaev (2015), §5
-(:mod:`geomech.examples.kinematics`).  Every function is registered in the catalogue and
-importable from :mod:`geomech.examples.rolling` as before.
+(:mod:`geomech.examples.kinematics`).  Every function is registered in the catalogue.
 
 >>> import geomech as gm
->>> gm.examples.rolling.rolling_disk is gm.examples.rolling_disk is rolling_disk
+>>> gm.examples.rolling_disk is rolling_disk
 True
 """
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-from .compile import CompiledFunction
+from geomech.numeric.functions import CompiledFunction
 
 __all__ = ["SimulationResult", "coordinate_index", "UnknownCoordinate", "ABS_THRESHOLD",
            "figure_axes"]

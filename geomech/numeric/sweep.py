@@ -35,7 +35,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .simulate import SimulationResult, simulate
+from geomech.numeric.result import SimulationResult
+
+from .simulate import simulate
 
 __all__ = ["sweep", "SweepResult", "parallel_map"]
 

@@ -24,8 +24,7 @@ from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_section
 
-__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
-           "first_sentence", "energy_section"]
+__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence"]
 
 #: the former private name of :func:`~geomech.reporting.energy.energy_section`
 _energy_section = energy_section
@@ -172,7 +171,7 @@ def _equations_section(sys_, method: str) -> Section:
 
 def _compact_section(sys_) -> Section:
     """The explicit equations in the natural quasi-velocities (``system.natural_frame``)."""
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.equations.compact import compact_equations
 
     ce = compact_equations(sys_, frame="natural")
     s = Section("Equations in natural quasi-velocities")
@@ -226,7 +225,7 @@ def _symmetry_section(sys_) -> Section:
 
 def _integrals_section(sys_) -> Section:
     """Linear (Noether / Kozlov–Kolesnikov) integrals, each verified along the flow."""
-    from geomech.mechanics.analysis.symmetry import linear_integrals
+    from geomech.mechanics.analysis.noether import linear_integrals
 
     s = Section("First integrals")
     s.add("energy: see the Energy section")
@@ -276,7 +275,7 @@ def _measure_section(sys_) -> Section:
 
 
 def _hamiltonian_section(sys_) -> Section:
-    from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
+    from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
 
     s = Section("Hamiltonian structure")
     if has_forces(sys_) or getattr(sys_, "is_affine", False):

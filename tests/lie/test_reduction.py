@@ -9,7 +9,8 @@ import sympy as sp
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.action import LieAlgebraAction, prolong
+from geomech.lie.action import LieAlgebraAction
+from geomech.lie.prolongation import prolong
 from geomech.lie.reduction import reconstruct, reduce
 
 c, s = sp.cos, sp.sin

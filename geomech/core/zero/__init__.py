@@ -88,9 +88,6 @@ from geomech.core.zero.verdicts import (
     ZeroVerdict,
 )
 
-#: deprecated private alias of :func:`jet_replacement` (kept for old imports)
-_jet_replacement = jet_replacement
-
 __all__ = [
     "ZeroPolicy",
     "UNDECIDABLE_ERRORS",

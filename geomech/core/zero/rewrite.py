@@ -283,7 +283,7 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
            for g, m in dens.items()}
     # the one expansion of multiple angles (Chebyshev, addition formulas) of the engine;
     # imported at call time: core.algebra's linear algebra imports this module
-    from geomech.core.algebra.rings import trig_polynomial
+    from geomech.core.algebra.angles import trig_polynomial
 
     rep = {a: trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
            for a, (terms, const) in dec.items()}

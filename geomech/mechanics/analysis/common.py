@@ -5,7 +5,7 @@ and the exact zero test.
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
   :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system);
 * :func:`prolong` -- the tangent (complete) lift of a field on :math:`N` to :math:`TN`
-  (velocity components by :func:`geomech.lie.action.velocity_lift`, the one implementation),
+  (velocity components by :func:`geomech.lie.prolongation.velocity_lift`, the one implementation),
 
   .. math:: \tilde u = \sum_i u_i\,\partial_{q_i}
             + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i},
@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.lie.action import velocity_lift
-from geomech.mechanics.analysis.integrals import fast_is_zero
+from geomech.lie.prolongation import velocity_lift
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
            "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space"]
@@ -91,7 +91,7 @@ def as_field(system, u) -> VectorField:
 
 def is_zero(e) -> bool:
     """Zero test: the exact ring certificate of
-    :func:`geomech.mechanics.analysis.integrals.fast_is_zero`
+    :func:`geomech.core.algebra.solve.fast_is_zero`
     (common denominator without ``cancel``, numerator reduced modulo the Pythagorean
     relations), then the zero policy of :mod:`geomech.core.zero` when it is undecided."""
     return fast_is_zero(e)

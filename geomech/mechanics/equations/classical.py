@@ -43,22 +43,14 @@ import itertools
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import (
-    acceleration_symbols,
-    compact,
-    deferring,
-    solve_linear,
-)
+from geomech.mechanics.equations.common import acceleration_symbols, deferring, solve_linear
 from geomech.mechanics.equations.forms import ChaplyginEquations, LagrangeDalembertEquations
-from geomech.mechanics.equations.motion import (
-    EquationsOfMotion,
-    ImplicitEquations,
-    ReducedDynamics,
-    form_class,
-    phase_rhs_from_quasi,
-)
+from geomech.mechanics.equations.implicit import ImplicitEquations
+from geomech.mechanics.equations.motion import EquationsOfMotion, form_class
+from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 
 __all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates",

@@ -3,12 +3,13 @@ r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves, p
 The exact algebra (normal forms, ring fractions, linear solves) is the engine of
 :mod:`geomech.core.algebra`; this module adds what only the equations of motion need: the
 deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form), the presentation
-form :func:`tidy` and acceleration symbols.  :func:`compact` (a cancelled fraction whose
-numerator and denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
-:func:`trig_reduce` are :func:`geomech.core.algebra.compact` and
-:func:`geomech.core.algebra.trig_reduce`.
+form :func:`tidy` and acceleration symbols.  The normal forms are those of the engine:
+:func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
+denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
+:func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
+>>> from geomech.core.algebra.normal_form import compact
 >>> p, m = sp.symbols("phi m", real=True)
 >>> compact(m*sp.cos(p)**2 + m*sp.sin(p)**2)
 m
@@ -23,14 +24,14 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.algebra import RationalAlgebra, compact, factor_expr, trig_reduce
+from geomech.core.algebra import RationalAlgebra, factor_expr
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
 from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
 from geomech.core.fields import VectorField
+from geomech.core.flintpolys import poly_cancel, poly_gcd
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import poly_cancel, poly_gcd
 from geomech.mechanics.equations.elimination import (
     SMALL_OPS,
     adjugate_solve,
@@ -38,10 +39,9 @@ from geomech.mechanics.equations.elimination import (
     normal_form_pays,
 )
 
-__all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
-           "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
-           "inverse_solve", "large_rhs", "ABBREVIATE_OPS", "ring_normal_forms",
-           "normal_field"]
+__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "tidy", "deferred_solves",
+           "DeferredSolve", "deferring", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
+           "ring_normal_forms", "normal_field"]
 
 
 def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:

@@ -3,8 +3,7 @@ placeholders :math:`z` of one system :math:`M z = F` into lazy explicit equation
 :class:`~geomech.mechanics.equations.implicit.ImplicitEquations` form; :math:`z = M^{-1}F`
 is solved exactly only when the explicit right-hand sides are first read.
 
-Split out of :mod:`geomech.mechanics.equations.motion` (which re-exports
-:func:`make_implicit`); this module does not import it, so ``eq`` is any
+This module does not import :mod:`geomech.mechanics.equations.motion`, so ``eq`` is any
 :class:`~geomech.mechanics.equations.motion.EquationsOfMotion`.
 """
 
@@ -16,12 +15,8 @@ from typing import Any
 
 import sympy as sp
 
-from geomech.mechanics.equations.common import (
-    acceleration_symbols,
-    compact,
-    no_deferral,
-    solve_linear,
-)
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import acceleration_symbols, no_deferral, solve_linear
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.phase import own_velocities_on_phase
 

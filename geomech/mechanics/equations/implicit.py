@@ -2,8 +2,7 @@ r"""Equations of motion in mass-matrix (implicit) form, :math:`M(x)\,z = F(x)`,
 :math:`\dot x = g(x) + P(x)\,z` (:class:`ImplicitEquations`), and the random-point filter
 :func:`numerically_zero` used to compare forms.
 
-Split out of :mod:`geomech.mechanics.equations.motion` (which re-exports both names); this
-module imports no form and not :mod:`~geomech.mechanics.equations.motion`.
+This module imports no form and not :mod:`~geomech.mechanics.equations.motion`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ r"""The base of equations of motion, shared by every form.
 multipliers) and :func:`form_class`.  The mass-matrix form :math:`M(x)z = F(x)`
 (:class:`ImplicitEquations`, :func:`numerically_zero`) is in
 :mod:`geomech.mechanics.equations.implicit`, the deferred solves (:func:`make_implicit`) in
-:mod:`geomech.mechanics.equations.deferred`; both are importable from here as before.
+:mod:`geomech.mechanics.equations.deferred`.
 The passage from a form's own velocities to the phase space (:func:`phase_rhs_from_quasi`,
 :class:`ReducedDynamics`) is in :mod:`geomech.mechanics.equations.phase`.  The forms
 themselves live in :mod:`geomech.mechanics.equations` and the modules it loads;
@@ -22,19 +22,16 @@ from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, normal_field
 from geomech.mechanics.equations.common import tidy as _tidy
-from geomech.mechanics.equations.deferred import make_implicit  # noqa: F401  (importable from here)
-from geomech.mechanics.equations.implicit import (  # importable from here
+from geomech.mechanics.equations.implicit import (
     ImplicitEquations,
     numerically_zero,
 )
-from geomech.mechanics.equations.phase import (  # importable from here
-    ReducedDynamics,
+from geomech.mechanics.equations.phase import (
     own_velocities_on_phase,
     phase_rhs_from_quasi,
 )
 
-__all__ = ["EquationsOfMotion", "ImplicitEquations", "ReducedDynamics",
-           "phase_rhs_from_quasi", "form_class"]
+__all__ = ["EquationsOfMotion", "form_class"]
 
 
 #: the class of each registered form, by its ``form`` name (filled by ``__init_subclass__``)
@@ -325,7 +322,7 @@ class EquationsOfMotion:
 
     def compact(self, **options):
         r"""Compact explicit equations :math:`\dot q = K\eta`, :math:`\dot\eta = F` in
-        quasi-velocities (a :class:`~geomech.mechanics.equations.quasi.CompactEquations`).
+        quasi-velocities (a :class:`~geomech.mechanics.equations.compact.CompactEquations`).
 
         ``options`` go to :meth:`~geomech.mechanics.system.NonholonomicSystem.compact_equations`
         (``frame="natural"`` ...); the ``quasi_velocities`` form reuses the Hamel equations it

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.mechanics.equations.common import compact, large_rhs, solve_linear
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import large_rhs, solve_linear
 from geomech.mechanics.equations.elimination import eliminate
 
 __all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics"]

@@ -1,7 +1,7 @@
 r"""The n-dimensional rigid body: the Euler–Arnold equations on :math:`\mathfrak{so}(n)`.
 
 The algebra itself (coordinates, bivectors, moments of forces, the bracket) is in
-:mod:`geomech.mechanics.models.so_n`; its names also import from here.
+:mod:`geomech.mechanics.models.so_n`.
 
 Euler–Arnold equations (Shamolin (2017), (2.7)–(2.10))
 ------------------------------------------------------
@@ -21,6 +21,7 @@ Examples
 >>> rb = rigid_body_so_n(3, inertia=sp.symbols("A B C", positive=True))
 >>> rb.equations()[0]
 Eq(A*omega1dot - B*omega2*omega3 + C*omega2*omega3, L1)
+>>> from geomech.mechanics.models.so_n import moment_coordinates
 >>> moment_coordinates(sp.symbols("x1:4"), sp.symbols("F1:4"))
 (-F2*x3 + F3*x2, F1*x3 - F3*x1, -F1*x2 + F2*x1)
 """
@@ -32,12 +33,12 @@ import functools
 import sympy as sp
 
 from geomech.core.algebra import polynomial_ring
+from geomech.core.exprbuild import expr_builder
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.core.exprbuild import expr_builder
-from geomech.mechanics.models.euler_arnold import (  # the kernel, importable from here
+from geomech.mechanics.models.euler_arnold import (
     euler_arnold_polys,
     euler_arnold_terms,
     inertia_lambdas,
@@ -45,36 +46,15 @@ from geomech.mechanics.models.euler_arnold import (  # the kernel, importable fr
     linear_quotients,
     parse_inertia,
     ring_quotients,
-    symmetric_inertia,
 )
-from geomech.mechanics.models.so_n import (  # the algebra, importable from here
-    ORDERINGS,
-    SoNBasis,
+from geomech.mechanics.models.so_n import (
     as_vector,
-    bivector_algebra,
-    bivector_commutator,
-    bivector_to_coords,
-    bivector_to_skew,
-    coords_to_bivector,
     hat,
-    moment_bivector,
-    moment_coordinates,
-    moment_matrix,
-    skew_to_bivector,
     so_n_basis,
-    so_n_bracket,
-    sparse_hat,  # noqa: F401 - importable from here, as before
-    structure_constants,
     vee,
 )
 
-__all__ = [
-    "SoNBasis", "so_n_basis", "hat", "vee", "moment_matrix", "moment_coordinates",
-    "moment_bivector", "bivector_algebra", "skew_to_bivector", "bivector_to_skew",
-    "coords_to_bivector", "bivector_to_coords", "bivector_commutator", "so_n_bracket",
-    "structure_constants", "inertia_lambdas", "symmetric_inertia", "euler_arnold_terms",
-    "RigidBodySoN", "rigid_body_so_n", "ORDERINGS",
-]
+__all__ = ["RigidBodySoN", "rigid_body_so_n"]
 
 
 # ----------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import sympy as sp
 
 import geomech as gm
 from geomech.mechanics.analysis.common import is_zero as _is_zero
+from geomech.mechanics.analysis.common import prolong_to_phase_space
+from geomech.mechanics.analysis.noether import is_first_integral
 from geomech.mechanics.analysis.reduction import (
     chaplygin_reduction,
     reconstruction_quadratures,
@@ -15,7 +17,6 @@ from geomech.mechanics.analysis.reduction import (
     restrict_to_level,
     routh_reduction,
 )
-from geomech.mechanics.analysis.symmetry import is_first_integral, prolong_to_phase_space
 from geomech.mechanics.system import NonholonomicSystem
 
 from .test_symmetry import params, skateboard, snakeboard

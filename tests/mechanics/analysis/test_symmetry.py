@@ -9,20 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geomech as gm
+from geomech.mechanics.analysis.ansatz import Ansatz, FunctionAnsatz
 from geomech.mechanics.analysis.common import is_zero as _is_zero
-from geomech.mechanics.analysis.symmetry import (
-    Ansatz,
-    FunctionAnsatz,
+from geomech.mechanics.analysis.common import prolong, prolong_to_phase_space
+from geomech.mechanics.analysis.noether import (
     check_noether_field,
-    check_symmetry,
-    classify_action,
-    find_point_symmetries,
     is_first_integral,
     linear_integrals,
     noether_field_from_integral,
     noether_fields,
-    prolong,
-    prolong_to_phase_space,
+)
+from geomech.mechanics.analysis.symmetry import (
+    check_symmetry,
+    classify_action,
+    find_point_symmetries,
 )
 from geomech.mechanics.system import NonholonomicSystem
 

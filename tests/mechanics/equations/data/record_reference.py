@@ -73,7 +73,6 @@ def run(args, cap: float):
 
 def cases():
     import geomech as gm
-
     from geomech.mechanics.system import NonholonomicSystem
 
     for name in gm.examples.list():
