@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import UnsupportedExpression
-from geomech.core.algebra import trig_reduce as ring_trig_reduce
+from geomech.core.algebra.normal_form import trig_reduce as ring_trig_reduce
+from geomech.core.algebra.rings import UnsupportedExpression
 from geomech.core.manifold import Manifold, as_symbols
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, parse_expr

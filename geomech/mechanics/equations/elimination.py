@@ -38,8 +38,9 @@ from collections.abc import Callable, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import compact
-from geomech.core.algebra import solve_linear as ring_solve
+from geomech.core.algebra.matrices import rational_rank
+from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import solve_linear as ring_solve
 from geomech.core.opcount import count_ops
 
 __all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
@@ -349,17 +350,14 @@ def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     >>> certainly_full_rank(sp.Matrix([[1, s], [s, s**2]]))
     False
     """
-    from sympy.polys.matrices import DomainMatrix
-
     syms = sorted(set().union(*[e.free_symbols for e in M]), key=sp.default_sort_key)
     full = min(M.shape)
     for point, angles in _trig_rational_points(syms, tries):
         vals = [rational_value(e, point, angles) for e in M]
         if any(v is None for v in vals):
             continue
-        vals = [sp.QQ.from_sympy(v) for v in vals]
         rows = [vals[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]
-        if DomainMatrix(rows, M.shape, sp.QQ).rank() == full:
+        if rational_rank(rows, M.cols) == full:
             return True
     return False
 
