@@ -45,7 +45,7 @@ from geomech.core.opcount import count_ops
 
 __all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
            "expansion_bound", "normal_form_pays", "rational_value", "certainly_nonzero",
-           "certainly_full_rank"]
+           "certainly_full_rank", "interval_value"]
 
 #: pieces of at most this many operations are brought to their compact normal form by
 #: :func:`keep_small`; larger ones are kept as built
@@ -341,8 +341,9 @@ def _trig_rational_points(symbols, tries: int):
 
 def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
-    full rank at a random point (:func:`rational_value`); ``False`` means "not proved here"
-    (the caller then asks the zero policy).
+    full rank at a random point (:func:`rational_value`) or, with other atoms (roots), by
+    interval elimination with pivots excluding zero (:func:`interval_value`); ``False``
+    means "not proved here" (the caller then asks the zero policy).
 
     >>> s = sp.Symbol("s")
     >>> certainly_full_rank(sp.Matrix([[1, sp.sin(s)], [sp.sin(s), 1]]))
@@ -355,6 +356,10 @@ def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     for point, angles in _trig_rational_points(syms, tries):
         vals = [rational_value(e, point, angles) for e in M]
         if any(v is None for v in vals):
+            boxes = [interval_value(e, point) for e in M]
+            if all(b is not None for b in boxes) and _interval_pivots(
+                    [boxes[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]) == full:
+                return True
             continue
         rows = [vals[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]
         if rational_rank(rows, M.cols) == full:
@@ -362,10 +367,97 @@ def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     return False
 
 
+def _interval_pivots(rows: list) -> int:
+    """The number of pivots of Gaussian elimination on an interval matrix whose intervals
+    exclude zero (pivots chosen by the largest midpoint): a lower bound of the rank of every
+    matrix enclosed (the same pivot positions give non-zero pivots)."""
+    rows = [list(r) for r in rows]
+    found = 0
+    while rows and rows[0]:
+        best = None
+        for i, r in enumerate(rows):
+            for j, x in enumerate(r):
+                if 0 not in x and (best is None or abs(x.mid) > abs(rows[best[0]][best[1]].mid)):
+                    best = (i, j)
+        if best is None:
+            break
+        i, j = best
+        piv = rows.pop(i)
+        for r in rows:
+            f = r[j] / piv[j]
+            for c in range(len(r)):
+                r[c] = r[c] - f * piv[c]
+        for r in rows:
+            del r[j]
+        found += 1
+    return found
+
+
+def interval_value(e: sp.Expr, point: dict, prec: int = 120):
+    r"""An interval enclosing the value of ``e`` at ``point`` (symbols -> rationals), by
+    interval arithmetic at ``prec`` bits (``mpmath``'s interval context; Moore, Kearfott &
+    Cloud (2009), *Introduction to Interval Analysis*): sums, products, integer and rational
+    powers, ``sin``, ``cos``, ``exp``, ``log``; each distinct sub-expression evaluated once.
+    ``None`` for other atoms.  An enclosure that excludes 0 proves the value non-zero.
+
+    >>> x = sp.Symbol("x")
+    >>> 0 in interval_value(sp.sqrt(x) - 1, {x: sp.Rational(9, 4)})
+    False
+    """
+    from mpmath.ctx_iv import MPIntervalContext
+
+    ctx = MPIntervalContext()
+    ctx.prec = prec
+    funcs = {sp.sin: ctx.sin, sp.cos: ctx.cos, sp.exp: ctx.exp, sp.log: ctx.log}
+    memo: dict = {}
+
+    def num(r):
+        r = sp.Rational(r)
+        return ctx.mpf(int(r.p)) / int(r.q)
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = num(a)
+        elif a.is_Symbol:
+            if a not in point:
+                raise _NoValue
+            got = num(point[a])
+        elif a.is_Add:
+            got = sum((val(t) for t in a.args[1:]), val(a.args[0]))
+        elif a.is_Mul:
+            got = val(a.args[0])
+            for t in a.args[1:]:
+                got = got * val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = val(a.base) ** int(a.exp)
+        elif a.is_Pow and a.exp.is_Rational:
+            b = val(a.base)
+            if b.a < 0:
+                raise _NoValue                     # a root of a possibly negative number
+            got = ctx.exp(ctx.log(b) * num(a.exp)) if a.exp.q != 2 else \
+                ctx.sqrt(b) ** int(a.exp.p)
+        elif type(a) in funcs:
+            got = funcs[type(a)](val(a.args[0]))
+        else:
+            raise _NoValue
+        memo[a] = got
+        return got
+
+    try:
+        return val(sp.sympify(e))
+    except (_NoValue, ZeroDivisionError, ValueError):
+        return None
+
+
 def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
     (:func:`rational_value`, angles with rational sine and cosine
-    :math:`(1-t^2, 2t)/(1+t^2)`) proves it; otherwise the zero policy decides.
+    :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
+    enclosure of the value excluding zero (:func:`interval_value`) proves it; otherwise the
+    zero policy decides.
 
     >>> s = sp.Symbol("s")
     >>> certainly_nonzero(sp.sin(s)**2 + sp.cos(s)**2 - 1), certainly_nonzero(sp.sin(2*s))
@@ -379,4 +471,8 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
         v = rational_value(e, point, angles)
         if v is not None and v != 0:
             return True
+        if v is None:            # other atoms (roots ...): an enclosure without 0 decides
+            box = interval_value(e, point)
+            if box is not None and 0 not in box:
+                return True
     return not default_policy().is_zero(e)
