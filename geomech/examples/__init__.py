@@ -23,7 +23,7 @@ from .rolling import (
     rubber_ball,
 )
 from .rolling_bodies import convex_body_on_plane, ellipsoid, hoop, rolling_disk, sharp_edge_body
-from .sleighs import chaplygin_sleigh, inclined_chaplygin_sleigh, skate
+from .sleighs import chaplygin_sleigh, chaplygin_snake, inclined_chaplygin_sleigh, skate
 from .so_n import rigid_body_so_n, shamolin_pendulum
 
 # Each catalogue module registers its functions with ``@register`` when imported above, and
@@ -36,6 +36,7 @@ def list() -> list:  # noqa: A001 - the design's public name
 
 
 __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate",
+           "chaplygin_snake",
            "free_rigid_body", "chaplygin_ball", "routh_sphere", "rubber_ball",
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",
