@@ -228,10 +228,11 @@ def expansion_bound(e: sp.Expr) -> int:
 TERM_OPS = 12
 
 
-def normal_form_pays(e: sp.Expr) -> bool:
-    """Whether one cancelled fraction is expected to be at most about twice as long as
-    ``e``: :func:`expansion_bound` times :data:`TERM_OPS` operations per term against the
-    operations of ``e`` (deterministic; the normal form is computed only where it pays).
+def normal_form_pays(e: sp.Expr, factor: int = 2) -> bool:
+    """Whether one cancelled fraction is expected to be at most about ``factor`` times as
+    long as ``e``: :func:`expansion_bound` times :data:`TERM_OPS` operations per term against
+    the operations of ``e`` (deterministic; the normal form is computed only where it pays).
+    The bound is an upper bound: cancellation often makes the fraction far shorter.
 
     >>> x, y = sp.symbols("x y")
     >>> normal_form_pays(x/(x + y) + 1/y), normal_form_pays((x + y + 1)**12 / (x - y)**9)
@@ -240,7 +241,7 @@ def normal_form_pays(e: sp.Expr) -> bool:
     e = sp.sympify(e)
     if e.is_Atom:
         return True
-    return expansion_bound(e) * TERM_OPS <= 2 * count_ops(e) + 2 * SMALL_OPS
+    return expansion_bound(e) * TERM_OPS <= factor * (count_ops(e) + SMALL_OPS)
 
 
 def rational_value(e: sp.Expr, point: dict, angles: dict):

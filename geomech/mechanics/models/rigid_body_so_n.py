@@ -140,6 +140,12 @@ class RigidBodySoN:
                                  f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
         self._terms = coefs
 
+    def __getstate__(self) -> dict:
+        """Pickled without the polynomial ring of the Euler-Arnold coefficients (sympy's
+        ``PolyRing`` cannot be copied once its monomial caches are filled); the copy takes
+        the expression route of :meth:`vector_field`, with the same components."""
+        return {**self.__dict__, "_polys": None}
+
     # -- matrices ---------------------------------------------------------------------
     @functools.cached_property
     def lambdas(self) -> tuple:
