@@ -113,7 +113,8 @@ class ZeroPolicy:
             n, d = sp.fraction(e)
             n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
             return e if (n2 is n and d2 is d) else sp.cancel(n2 / d2)
-        return pythagorean_shortening(sp.expand(e))
+        return pythagorean_shortening(e if is_expanded_polynomial(e, trig=True)
+                                      else sp.expand(e))
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:

@@ -16,8 +16,8 @@ natural frame of a system (``S.polynomial_integrals(degree)``) is in
 :mod:`geomech.mechanics.analysis.polynomial_integrals`.
 
 The Kozlov--Kolesnikov (Noether) integrals (Borisov & Mamaev (2015), Thm 4) are in
-:mod:`geomech.mechanics.analysis.kozlov_kolesnikov` (``complete_lift``,
-``check_noether_field``, ``noether_integral``, ``find_noether_fields``).
+:mod:`geomech.mechanics.analysis.kozlov_kolesnikov` (``check_noether_field``,
+``noether_integral``, ``find_noether_fields``).
 
 Examples
 --------
