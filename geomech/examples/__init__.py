@@ -8,6 +8,10 @@ catalogue is also the test fixture set and the source of the report's systems.
 True
 """
 
+from geomech.mechanics.models.rigid_body_so_n import rigid_body_so_n
+from geomech.mechanics.models.shamolin import shamolin_pendulum
+
+from . import so_n  # noqa: F401 - enters the two models above in the catalogue
 from ._registry import REGISTRY, get, register
 from .boards import board_with_fixed_axis, skateboard, snakeboard
 from .bodies import suslov, veselova
@@ -21,7 +25,6 @@ from .rolling import (
 )
 from .rolling_bodies import convex_body_on_plane, ellipsoid, hoop, rolling_disk, sharp_edge_body
 from .sleighs import chaplygin_sleigh, inclined_chaplygin_sleigh, skate
-from .so_n import rigid_body_so_n, shamolin_pendulum
 
 # Each catalogue module registers its functions with ``@register`` when imported above.
 
