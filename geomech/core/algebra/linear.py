@@ -161,7 +161,7 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     syms = list(alg.ring.symbols)
     kidx = [i for i, g in enumerate(syms) if g in keep]
     oidx = [i for i, g in enumerate(syms) if g not in keep]
-    conv = linear_forms.converter(alg, unknowns)
+    conv = linear_forms.linear_fraction_memo(alg, unknowns)
     rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
     for k, e in enumerate(exprs):
         try:
