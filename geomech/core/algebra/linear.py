@@ -16,8 +16,8 @@ matrices over :math:`\mathbb Q` and :math:`\mathbb Q(p)` are in
 * :func:`solve_constant_linear`, :func:`solve_homogeneous` -- bases of the constant
   solutions; :func:`~geomech.core.algebra.solve.solve_over_functions` -- :math:`AX = b` over
   the field of functions.
-* :func:`~geomech.core.algebra.solve.fast_is_zero` -- the zero policy's decision (its first
-  stage is the ring certificate :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
+* zero decisions are the zero policy's (:mod:`geomech.core.zero`; its first stage is the
+  ring certificate :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
 
 Sampling at random exact points is used only to *choose* (pivots, independent rows); every
 answer is verified exactly before it is returned.

@@ -327,10 +327,9 @@ def test_bad_input():
         is_first_integral("v", 1)
 
 
-def test_check_field_is_public_and_the_old_names_are_the_same_function():
+def test_check_field_is_public():
     from geomech.mechanics.analysis import integrals
 
-    assert integrals._check_field is integrals.check_field is integrals.check_vector_field
     integrals.check_field(Manifold("M", "x").vector_field([1]))
     with pytest.raises(TypeError, match="VectorField"):
         integrals.check_field([1])
