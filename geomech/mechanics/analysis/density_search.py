@@ -21,7 +21,6 @@ import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.budget import check
-from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
     ZeroPolicy,
@@ -43,12 +42,6 @@ from geomech.mechanics.equations.heavy import has_radicals
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
            "heavy_system", "ring_density_search", "ring_log_linear_exponents"]
-
-
-def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
-    """:math:`v(f)` without normalisation."""
-    return sp.Add(*[c * sp.diff(f, x) for x, c in zip(v.manifold.coords, v.components)
-                    if c != 0 and f.has(x)])
 
 
 def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
