@@ -95,9 +95,10 @@ def test_core_and_lie_are_acyclic():
 
 
 def test_mechanics_is_laid_out_by_the_mathematics():
-    """Top level: the system and its constraints; below it: equations, analyses, models."""
+    """Top level: the system and its (velocity and configuration) constraints; below it:
+    equations, analyses, models."""
     flat = sorted(p.stem for p in (ROOT / "mechanics").glob("*.py"))
-    assert flat == ["__init__", "constraints", "converters", "system"]
+    assert flat == ["__init__", "constraints", "converters", "holonomic", "system"]
     for sub in ("equations", "analysis", "models"):
         assert (ROOT / "mechanics" / sub / "__init__.py").exists()
 

@@ -13,6 +13,7 @@ from geomech.mechanics.models.shamolin import shamolin_pendulum
 
 from . import so_n  # noqa: F401 - enters the two models above in the catalogue
 from ._registry import REGISTRY, get, register
+from .bicycle import whipple_bicycle
 from .boards import board_with_fixed_axis, skateboard, snakeboard
 from .bodies import suslov, veselova
 from .particles import particle_holonomic_in_disguise, particle_zdot_y_xdot
@@ -39,4 +40,4 @@ __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sl
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",
            "particle_zdot_y_xdot", "particle_holonomic_in_disguise", "suslov", "veselova",
-           "rigid_body_so_n", "shamolin_pendulum"]
+           "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle"]

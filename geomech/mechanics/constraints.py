@@ -82,8 +82,8 @@ def constraint_row(N: Manifold, c, idx: int) -> tuple[list, sp.Expr, sp.Expr]:
                              f"{sp.sstr(f)}")
     if all(pol.is_zero(ai) for ai in a):
         raise ValueError(
-            f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a holonomic "
-            "constraint by its differential or use coordinates on the constraint surface")
+            f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a configuration "
+            "constraint h(q) = 0 with holonomic=[...]")
     return a, b, f
 
 
@@ -141,8 +141,8 @@ def check_independent_rows(A: sp.Matrix) -> None:
                 f"{others} (rank of the constraint matrix {pol.rank(A)} < {k})")
 
 
-def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
-                     ) -> tuple[list, list, dict]:
+def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None, required=(),
+                     solve: bool = True) -> tuple[list, list, dict | None]:
     r"""The split of the velocities by constraints :math:`A\dot q + b = 0` of full rank
     :math:`k`: ``(independent indices, dependent indices, {dependent velocity: expression})``.
 
@@ -150,7 +150,9 @@ def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
     non-singular :math:`k\times k` minor of :math:`A` is chosen: a constant determinant first,
     then the shortest one, then the earliest coordinates as dependent.  The dependent
     velocities are :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind}
-    + b)` (Cramer's rule).
+    + b)` (Cramer's rule).  ``required`` are indices that must be dependent (the velocities
+    of the dependent coordinates of holonomic constraints); ``solve=False`` returns ``None``
+    for the solution (computed later, on demand).
 
     >>> N = Manifold("N", "x y z"); xd, yd, zd = N.velocities; y = N.coords[1]
     >>> split_velocities(N, sp.Matrix([[-y, 0, 1]]), [0])
@@ -158,10 +160,16 @@ def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
     """
     if independent is not None:
         ind_idx, dep_idx = _given_split(N, A, independent)
+        clash = [str(N.velocities[i]) for i in required if i in ind_idx]
+        if clash:
+            raise ValueError(f"independent={[str(N.velocities[i]) for i in ind_idx]} contains "
+                             f"{', '.join(clash)}, the velocity of a dependent coordinate of a "
+                             "holonomic constraint (it follows from the constraints)")
     else:
-        dep_idx = preferred_minor(A)
+        dep_idx = preferred_minor(A, required)
         ind_idx = [i for i in range(N.dim) if i not in dep_idx]
-    return ind_idx, dep_idx, solve_dependent(A, affine, N.velocities, dep_idx)
+    sol = solve_dependent(A, affine, N.velocities, dep_idx) if solve else None
+    return ind_idx, dep_idx, sol
 
 
 def solve_dependent(A: sp.Matrix, affine, velocities, dep_idx) -> dict:
@@ -201,29 +209,39 @@ def _given_split(N: Manifold, A: sp.Matrix, independent) -> tuple[list, list]:
         raise ValueError(f"{len(ind)} independent velocities given, but {n} velocities "
                          f"and {k} constraints leave {n - k}")
     dep_idx = [i for i, v in enumerate(vel) if v not in ind]
-    det = A[:, dep_idx].det(method="berkowitz") if k else sp.S.One
-    if default_policy().is_zero(det):
+    # the generic rank (random exact points first: cheap on large constraints)
+    if k and default_policy().rank(A[:, dep_idx]) < k:
         raise ValueError(
             f"independent={[str(v) for v in ind]} is a singular choice: the constraints "
             f"cannot be solved for {[str(vel[i]) for i in dep_idx]} (the minor vanishes)")
     return [vel.index(v) for v in ind], dep_idx
 
 
-def preferred_minor(A: sp.Matrix) -> list:
+def preferred_minor(A: sp.Matrix, required=()) -> list:
     """Columns of the preferred non-singular :math:`k\\times k` minor of ``A`` (full rank
-    :math:`k`): a constant determinant first, then the shortest, then the first columns.
+    :math:`k`): a constant determinant first, then the shortest, then the first columns;
+    the columns ``required`` are always among them.
 
     >>> x = sp.Symbol("x"); preferred_minor(sp.Matrix([[x, 1, 0]]))
     [1]
+    >>> preferred_minor(sp.Matrix([[x, 1, 0]]), required=[0])
+    [0]
     """
     (k, n), pol, best = A.shape, default_policy(), None
-    for combo in itertools.combinations(range(n), k):
+    req = sorted(set(required))
+    rest = [i for i in range(n) if i not in req]
+    for extra in itertools.combinations(rest, k - len(req)):
+        combo = tuple(sorted((*req, *extra)))
         det = pol.normalize(A[:, list(combo)].det(method="berkowitz")) if k else sp.S.One
         if det == 0 or pol.is_zero(det):
             continue
         score = (0 if det.is_number else 1, min(sp.count_ops(det), sp.count_ops(-det)), combo)
         if best is None or score < best[0]:
             best = (score, combo)
+    if best is None and req:
+        raise ValueError("the constraints cannot be solved for the velocities of the dependent "
+                         "coordinates of the holonomic constraints together with others: "
+                         "choose other dependent coordinates (holonomic={coordinate: h})")
     if best is None:  # pragma: no cover - excluded by the rank check
         raise ValueError("dependent constraints: no non-singular minor")
     return list(best[1])

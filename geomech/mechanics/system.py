@@ -51,10 +51,28 @@ from .constraints import (
     finite_expression,
     forces_tuple,
     natural_frame_of,
+    solve_dependent,
     split_velocities,
+    velocity_of,
 )
+from .holonomic import complete_state, holonomic_constraints
 
 __all__ = ["NonholonomicSystem"]
+
+
+def _independent_velocities(N: Manifold, independent) -> tuple:
+    """The velocity symbols named by ``independent`` (``()`` when ``None`` or unreadable: the
+    split checks it properly)."""
+    if independent is None:
+        return ()
+    if isinstance(independent, str):
+        independent = independent.replace(",", " ").split()
+    elif isinstance(independent, sp.Symbol):
+        independent = [independent]
+    try:
+        return tuple(velocity_of(N, s) for s in independent)
+    except (TypeError, ValueError):
+        return ()
 
 class NonholonomicSystem:
     r"""A Lagrangian system with constraints linear (or affine) in the velocities.
@@ -85,6 +103,18 @@ class NonholonomicSystem:
         ``(parameter values, initial state)`` for numerics and reports.
     source : str, optional
         Where the system was read from (model files).
+    holonomic : sequence or mapping, optional
+        Configuration constraints :math:`h_j(q) = 0` (expressions in the coordinates), or
+        ``{dependent coordinate: h_j}`` to choose the coordinate each one defines.  The
+        dependent coordinates stay coordinates of ``manifold`` and of :attr:`phase_space`
+        (defined implicitly: :meth:`complete_state` solves them where a state omits them and
+        refuses a state that violates a constraint); the differentials
+        :math:`\sum_i \partial_i h_j\,\dot q_i = 0` are appended to :attr:`constraints`, so
+        every form of the equations, the analyses and the numerics take them (module
+        :mod:`geomech.mechanics.holonomic`).  By default the dependent coordinates are a
+        non-singular minor of :math:`\partial h/\partial q` among the coordinates whose
+        velocities are not in ``independent`` (constant determinant first, then the
+        shortest, then the earliest coordinates).
 
     Raises
     ------
@@ -106,12 +136,20 @@ class NonholonomicSystem:
     {xdot: zdot/y}
     >>> S.energy()
     xdot**2*y**2/2 + xdot**2/2 + ydot**2/2
+
+    A particle on the parabola :math:`y = x^2` in the plane (``y`` defined implicitly):
+
+    >>> x, y = N.coords[:2]
+    >>> P = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2 - y, holonomic={"y": y - x**2})
+    >>> P.constraints, P.dependent_coordinates, P.phase_space.coords
+    ((-2*x*xdot + ydot,), (y,), (x, y, z, xdot, zdot))
     """
 
     def __init__(self, manifold: Manifold, lagrangian, constraints=(), forces=None,
                  independent=None, name: str | None = None, description: str = "",
                  natural_frame: Mapping | None = None, numeric_defaults: tuple | None = None,
-                 source: str | None = None):
+                 source: str | None = None, holonomic=None):
+        # long: reads and checks every argument of an immutable value, in order
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
                             f"{type(manifold).__name__}")
@@ -137,6 +175,14 @@ class NonholonomicSystem:
             rows.append(a)
             affine.append(b)
             exprs.append(f)
+        # -- configuration constraints h(q) = 0: their differentials are velocity constraints
+        self.holonomic, self.dependent_coordinate_indices = holonomic_constraints(
+            N, holonomic, _independent_velocities(N, independent))
+        for h in self.holonomic:
+            a = [sp.diff(h, c) for c in N.coords]
+            rows.append(a)
+            affine.append(sp.S.Zero)
+            exprs.append(sp.Add(*[ai * v for ai, v in zip(a, N.velocities)]))
         k = len(rows)
         self.constraints: tuple[sp.Expr, ...] = tuple(exprs)
         self.constraint_matrix = sp.Matrix(k, n, lambda i, j: rows[i][j]) if k else \
@@ -189,14 +235,41 @@ class NonholonomicSystem:
         return self._source
 
     def _choose_split(self, independent) -> None:
-        ind_idx, dep_idx, sol = split_velocities(self.manifold, self.constraint_matrix,
-                                                 self.constraint_affine, independent)
+        ind_idx, dep_idx, _ = split_velocities(self.manifold, self.constraint_matrix,
+                                               self.constraint_affine, independent,
+                                               required=self.dependent_coordinate_indices,
+                                               solve=False)
         vel = self.manifold.velocities
         self.independent_indices = tuple(ind_idx)
         self.dependent_indices = tuple(dep_idx)
         self.independent_velocities = tuple(vel[i] for i in ind_idx)
         self.dependent_velocities = tuple(vel[i] for i in dep_idx)
-        self.dependent_solution = sol
+
+    @cached_property
+    def dependent_solution(self) -> dict:
+        r"""``{dependent velocity: expression}``: the constraints solved for the dependent
+        velocities, :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind}
+        + b)` (computed on first use)."""
+        return solve_dependent(self.constraint_matrix, self.constraint_affine,
+                               self.manifold.velocities, self.dependent_indices)
+
+    # -- configuration constraints ----------------------------------------------------------
+    @property
+    def dependent_coordinates(self) -> tuple[sp.Symbol, ...]:
+        """The coordinates defined implicitly by the holonomic constraints (one each)."""
+        return tuple(self.manifold.coords[i] for i in self.dependent_coordinate_indices)
+
+    @property
+    def n_holonomic(self) -> int:
+        """Number :math:`m` of holonomic constraints :math:`h_j(q) = 0` (their
+        differentials are the last :math:`m` of :attr:`constraints`)."""
+        return len(self.holonomic)
+
+    def complete_state(self, state: Mapping, parameters: Mapping | None = None) -> dict:
+        """Every phase-space coordinate of ``state``: the dependent coordinates solved where
+        omitted, the holonomic constraints checked (``ValueError`` naming the one violated);
+        see :func:`geomech.mechanics.holonomic.complete_state`."""
+        return complete_state(self, state, parameters)
 
     # -- basic derived data ---------------------------------------------------------------
     @cached_property
@@ -384,11 +457,13 @@ class NonholonomicSystem:
             return True
         if (other.manifold is not self.manifold
                 or other.independent_velocities != self.independent_velocities
+                or other.dependent_coordinates != self.dependent_coordinates
                 or len(other.constraints) != len(self.constraints)
                 or (other.forces is None) != (self.forces is None)):
             return False
         pairs = [(self.lagrangian, other.lagrangian),
                  *zip(self.constraints, other.constraints),
+                 *zip(self.holonomic, other.holonomic),
                  *zip(self.forces or (), other.forces or ())]
         is_zero = default_policy().is_zero
         return all(a == b or is_zero(a - b) for a, b in pairs)
@@ -402,6 +477,9 @@ class NonholonomicSystem:
         coords = ", ".join(str(c) for c in self.manifold.coords)
         ind = ", ".join(str(v) for v in self.independent_velocities)
         extra = ", affine" if self.is_affine else ""
+        if self.holonomic:
+            dep = ", ".join(str(c) for c in self.dependent_coordinates)
+            extra += f", {self.n_holonomic} holonomic (dependent {dep})"
         extra += ", with forces" if self.forces is not None else ""
         return (f"NonholonomicSystem({self.name!r}, N=({coords}), {k} constraint"
                 f"{'s' if k != 1 else ''}{extra}, independent=({ind}))")
@@ -410,8 +488,10 @@ class NonholonomicSystem:
         coords = ", ".join(sp.latex(c) for c in self.manifold.coords)
         lines = [rf"\text{{{self.name}}}:\ N = ({coords})",
                  rf"L = {sp.latex(self.lagrangian)}"]
-        for f in self.constraints:
+        for f in self.constraints[:len(self.constraints) - self.n_holonomic]:
             lines.append(rf"{sp.latex(f)} = 0")
+        for h in self.holonomic:
+            lines.append(rf"{sp.latex(h)} = 0")
         if self.forces is not None:
             lines.append(rf"Q = \left({', '.join(sp.latex(q) for q in self.forces)}\right)")
         return r"\begin{aligned}" + r"\\ ".join("&" + ln for ln in lines) + r"\end{aligned}"
@@ -519,6 +599,8 @@ class NonholonomicSystem:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
         out = [repr(self), "L = " + sp.sstr(self.lagrangian)]
         out += [f"constraint {i}: {sp.sstr(f)} = 0" for i, f in enumerate(self.constraints, 1)]
+        out += [f"holonomic constraint {j}: {sp.sstr(h)} = 0 (defines {c})"
+                for j, (h, c) in enumerate(zip(self.holonomic, self.dependent_coordinates), 1)]
         if self.dependent_solution:
             out += [f"  {v} = {sp.sstr(e)}" for v, e in self.dependent_solution.items()]
         return "\n".join(out)

@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
 from geomech.core.budget import check
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero.certificates import (
     algebra_certificate,
@@ -58,6 +59,11 @@ from geomech.core.zero.verdicts import (
 
 __all__ = ["ZeroPolicy", "default_policy", "set_default_policy", "using_policy", "normalize",
            "is_zero"]
+
+
+#: operation count above which a zero test first evaluates at one random point (a certified
+#: non-zero value decides at once; a zero value goes on to the exact normal forms)
+LARGE_EXPRESSION = 500
 
 
 @dataclass
@@ -131,6 +137,10 @@ class ZeroPolicy:
             return ZeroVerdict(False, True, "non-finite")
         if e.is_number:
             return self._constant_test(e)
+        if count_ops(e) > LARGE_EXPRESSION and self._nonzero_at_a_point(e):
+            # a non-zero value (30 correct digits) at one real point proves non-zero-ness;
+            # for large expressions it is far cheaper than the normal forms below
+            return ZeroVerdict(False, True, "evaluation")
         # polynomials: the packed ring kernel first; fractions, multiple angles and roots:
         # the engine's lazy fractions first (each declines what it does not cover)
         stages = (algebra_certificate, trig_ring_zero_test) if has_negative_power(e) else \
@@ -310,6 +320,11 @@ class ZeroPolicy:
                 val = -val
             pt[s] = val
         return pt
+
+    def _nonzero_at_a_point(self, e: sp.Expr) -> bool:
+        """Whether ``e`` has a certified non-zero real value at one random exact point."""
+        val = evaluate_at(e, self.random_point(sorted(e.free_symbols, key=sp.default_sort_key)))
+        return val is not None and val.is_real is True and val != 0
 
     def _numerically_zero(self, rat: sp.Expr, signs: bool = False) -> bool | None:
         """Evaluate at random points: ``False`` if clearly non-zero, ``True`` if zero at all,

@@ -44,7 +44,12 @@ True
 
 from __future__ import annotations
 
-from geomech.mechanics.equations import quasi, tzenoff, vakonomic  # noqa: F401  (importing registers the forms)
+from geomech.mechanics.equations import (  # noqa: F401  (importing registers the forms)
+    appell,
+    quasi,
+    tzenoff,
+    vakonomic,
+)
 from geomech.mechanics.equations.classical import lagrange_dalembert
 from geomech.mechanics.equations.forms import (
     AppellEquations,

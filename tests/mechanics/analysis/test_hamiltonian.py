@@ -319,8 +319,8 @@ def _catalogue_systems():
     import geomech as gm
     from geomech.mechanics.system import NonholonomicSystem
 
-    names = [n for n in gm.examples.list()
-             if isinstance(gm.examples.get(n), NonholonomicSystem)]
+    names = [n for n in gm.examples.list() if n != "whipple_bicycle"   # tests/examples
+             and isinstance(gm.examples.get(n), NonholonomicSystem)]
     return [pytest.param(n, marks=pytest.mark.slow) if n in _HEAVY_BODIES else n
             for n in names]
 

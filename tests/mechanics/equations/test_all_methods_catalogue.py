@@ -36,7 +36,11 @@ from geomech.numeric import compile_vector_field
 
 Rat = sp.Rational
 
-CATALOGUE = list(gm.examples.list())
+#: the Whipple bicycle (8 coordinates, constraint minors of ~30,000 operations): its explicit
+#: forms are out of reach symbolically; its linearisation is tested in tests/examples
+#: (test_bicycle.py) against bicycleparameters
+OUT_OF_REACH = {"whipple_bicycle"}
+CATALOGUE = [n for n in gm.examples.list() if n not in OUT_OF_REACH]
 
 #: catalogue entries that are not NonholonomicSystem objects, with the reason
 NOT_SYSTEMS = {
