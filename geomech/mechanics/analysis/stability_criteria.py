@@ -177,9 +177,9 @@ def positive_part(expr) -> sp.Expr:
     >>> positive_part(-3*m*(g - w**2)), positive_part(0)
     (-g + w**2, 0)
     """
-    e = sp.factor(sp.cancel(sp.together(expr)))
-    if e == 0:
+    if default_policy().is_zero(expr):
         return sp.S.Zero
+    e = sp.factor(sp.cancel(sp.together(expr)))
     num, den = sp.fraction(e)
     sign = 1
     keep = []
