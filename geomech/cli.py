@@ -303,4 +303,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:              # `geomech list | head`: the reader left, not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)                # stdout now refers to it; the spare descriptor goes
         return EXIT_OK

@@ -20,6 +20,9 @@ import geomech.reporting.sections as report_sections
 from geomech.cli import main
 from geomech.interop.model import ModelFileError, load_model, parse_model
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 DOCS_MODEL = Path(__file__).resolve().parents[1] / "docs" / "diff_drive.toml"
 
 SLEIGH = textwrap.dedent('''

@@ -26,6 +26,9 @@ from geomech.reporting.simulation import numeric_defaults as _numeric_defaults
 from geomech.reporting.simulation import simulation_section as _simulation_section
 from geomech.reporting.simulation import status_of_run as _status_of_run
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 
 def _diff_drive(affine: bool = False):
     """A differential-drive cart with wheel torques tl, tr (built in Python)."""

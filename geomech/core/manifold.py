@@ -288,12 +288,15 @@ class Manifold:
         ...
         ValueError: the symbol x declared positive=True has the name of the coordinate x ...
         """
-        if not isinstance(expr, sp.Basic) or not expr.free_symbols:
+        if not isinstance(expr, sp.Basic):
+            return expr
+        free = _free_symbols(expr)
+        if not free:
             return expr
         own = self.__dict__.get("_own")
         if own is None:
             own = self.__dict__["_own"] = _roles(self)
-        stray = {s: _identified(s, own[s.name], self.name) for s in expr.free_symbols
+        stray = {s: _identified(s, own[s.name], self.name) for s in free
                  if s.name in own and s is not own[s.name][0] and not isinstance(s, sp.Dummy)}
         return expr.xreplace(stray) if stray else expr
 
@@ -475,3 +478,34 @@ def _restore_manifold(token, name, coords, parameters, assumptions, velocities) 
         M.__dict__["_pickle_token"] = token
         _BY_TOKEN[token] = M
     return M
+
+
+_PLAIN = (sp.Add, sp.Mul, sp.Pow)
+
+
+def _free_symbols(expr: sp.Basic) -> set:
+    """``expr.free_symbols``, each distinct sub-expression visited once (sums, products,
+    powers and function applications; other nodes, which may bind variables, answer
+    themselves): large expressions that share sub-expressions (the unexpanded solves of
+    the equations of motion) are read in time proportional to their distinct nodes.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> sorted(_free_symbols(sp.sin(x)*(x + y)**2), key=str)
+    [x, y]
+    """
+    out: set = set()
+    seen: set = set()
+    stack = [expr]
+    while stack:
+        a = stack.pop()
+        if a in seen:
+            continue
+        seen.add(a)
+        if a.is_Symbol:
+            out.add(a)
+        elif isinstance(a, _PLAIN) or (isinstance(a, sp.Function) and not a.is_Derivative):
+            stack.extend(a.args)
+        elif not a.is_Atom:
+            out |= a.free_symbols
+    return out

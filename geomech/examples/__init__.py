@@ -8,7 +8,13 @@ catalogue is also the test fixture set and the source of the report's systems.
 True
 """
 
-from . import shapes  # noqa: F401 - registers the bodies' shapes
+from geomech.mechanics.models.rigid_body_so_n import rigid_body_so_n
+from geomech.mechanics.models.shamolin import shamolin_pendulum
+
+from . import (
+    shapes,  # noqa: F401 - registers the bodies' shapes
+    so_n,  # noqa: F401 - enters the two models above in the catalogue
+)
 from ._registry import REGISTRY, get, register
 from .bicycle import whipple_bicycle
 from .boards import board_with_fixed_axis, skateboard, snakeboard
@@ -23,8 +29,7 @@ from .rolling import (
     rubber_ball,
 )
 from .rolling_bodies import convex_body_on_plane, ellipsoid, hoop, rolling_disk, sharp_edge_body
-from .sleighs import chaplygin_sleigh, inclined_chaplygin_sleigh, skate
-from .so_n import rigid_body_so_n, shamolin_pendulum
+from .sleighs import chaplygin_sleigh, chaplygin_snake, inclined_chaplygin_sleigh, skate
 
 # Each catalogue module registers its functions with ``@register`` when imported above, and
 # ``shapes`` the bodies' shapes (for drawings and animations).
@@ -36,6 +41,7 @@ def list() -> list:  # noqa: A001 - the design's public name
 
 
 __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate",
+           "chaplygin_snake",
            "free_rigid_body", "chaplygin_ball", "routh_sphere", "rubber_ball",
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",

@@ -26,12 +26,14 @@ import sympy as sp
 from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.forms import DifferentialForm
+from geomech.core.kernel import polynomial_coefficients
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.mechanics.equations.elimination import certainly_full_rank, eliminate
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
-           "split_velocities", "solve_dependent", "preferred_minor", "velocity_of",
-           "natural_frame_of"]
+           "split_velocities", "structured_split", "solve_dependent", "preferred_minor",
+           "velocity_of", "natural_frame_of"]
 
 
 _NONSMOOTH = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.DiracDelta, sp.Max, sp.Min,
@@ -73,11 +75,17 @@ def constraint_row(N: Manifold, c, idx: int) -> tuple[list, sp.Expr, sp.Expr]:
         else:
             f = N.sympify(c)
         f = finite_expression(f, f"constraint {idx}")
-        a = [pol.normalize(sp.diff(f, v)) for v in vel]
-        b = pol.normalize(f.xreplace({v: 0 for v in vel}))
         nonsmooth = any(g.has(*vel) for g in f.atoms(*_NONSMOOTH))
-        if nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
-                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
+        coeffs = None if nonsmooth else polynomial_coefficients(f, vel, 1)
+        if coeffs is not None:       # a polynomial of degree <= 1: linear by construction
+            one = [tuple(int(i == j) for j in range(len(vel))) for i in range(len(vel))]
+            a = [pol.normalize(coeffs.get(m, sp.S.Zero)) for m in one]
+            b = pol.normalize(coeffs.get((0,) * len(vel), sp.S.Zero))
+        else:
+            a = [pol.normalize(sp.diff(f, v)) for v in vel]
+            b = pol.normalize(f.xreplace({v: 0 for v in vel}))
+        if coeffs is None and (nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
+                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b)):
             raise ValueError(f"constraint {idx} is not linear in the velocities: "
                              f"{sp.sstr(f)}")
     if all(pol.is_zero(ai) for ai in a):
@@ -131,7 +139,7 @@ def check_independent_rows(A: sp.Matrix) -> None:
     if k == 0:
         return
     pol = default_policy()
-    if pol.rank(A) == k:
+    if certainly_full_rank(A) or pol.rank(A) == k:
         return
     for i in range(1, k + 1):
         if pol.rank(A[:i, :]) < i:
@@ -170,6 +178,27 @@ def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None, requir
         ind_idx = [i for i in range(N.dim) if i not in dep_idx]
     sol = solve_dependent(A, affine, N.velocities, dep_idx) if solve else None
     return ind_idx, dep_idx, sol
+
+
+def structured_split(A: sp.Matrix, affine, dep_idx, ind_idx) -> tuple[dict, dict]:
+    r"""The split :math:`\dot q_r = \sum_\alpha b_{r\alpha}\dot q_\alpha + b_r` as
+    ``({r: (b_r1, ...)}, {r: b_r})``, solved by
+    :func:`~geomech.mechanics.equations.elimination.eliminate`: forward substitution when the
+    minor :math:`A_{\rm dep}` is triangular up to permutations (knife edges along a chain),
+    small entries in their compact normal form, large ones as built.
+
+    >>> y = sp.Symbol("y")
+    >>> structured_split(sp.Matrix([[-y, 0, 1]]), [1], [2], [0, 1])
+    ({2: (y, 0)}, {2: -1})
+    """
+    k = A.shape[0]
+    cols = [[-A[i, j] for i in range(k)] for j in ind_idx] + [[-b for b in affine]]
+    X = eliminate(A[:, list(dep_idx)], sp.Matrix(k, len(cols), lambda i, c: cols[c][i]),
+                  what="constraint minor")
+    r = len(ind_idx)
+    rows = {j: tuple(X[m, a] for a in range(r)) for m, j in enumerate(dep_idx)}
+    free = {j: X[m, r] for m, j in enumerate(dep_idx)}
+    return rows, free
 
 
 def solve_dependent(A: sp.Matrix, affine, velocities, dep_idx) -> dict:

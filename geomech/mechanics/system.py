@@ -53,8 +53,10 @@ from .constraints import (
     natural_frame_of,
     solve_dependent,
     split_velocities,
+    structured_split,
     velocity_of,
 )
+from .equations.elimination import certainly_full_rank, keep_small, triangular_order
 from .holonomic import complete_state, holonomic_constraints
 
 __all__ = ["NonholonomicSystem"]
@@ -202,7 +204,7 @@ class NonholonomicSystem:
 
         # -- non-degeneracy --------------------------------------------------------------
         H = self.hessian
-        r = default_policy().rank(H)
+        r = n if certainly_full_rank(H) else default_policy().rank(H)
         if r < n:
             raise ValueError(
                 f"degenerate Lagrangian: det d2L/dqdot2 = 0 identically (rank {r} < {n}); the "
@@ -253,11 +255,29 @@ class NonholonomicSystem:
 
     @cached_property
     def dependent_solution(self) -> dict:
-        r"""``{dependent velocity: expression}``: the constraints solved for the dependent
-        velocities, :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind}
-        + b)` (computed on first use)."""
-        return solve_dependent(self.constraint_matrix, self.constraint_affine,
-                               self.manifold.velocities, self.dependent_indices)
+        r"""``{dependent velocity: expression in q and the independent velocities}``,
+        :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind} + b)`
+        (computed on first access).  Small solutions are in their compact normal form
+        (Cramer's rule, cancelled); a minor triangular up to permutations (a chain of knife
+        edges) is solved by forward substitution and large entries are kept as built
+        (:meth:`velocity_split`)."""
+        vel = self.manifold.velocities
+        if not self.dependent_indices:
+            return {}
+        if self._split_is_structured:
+            rows, free = self._velocity_split
+            u = self.independent_velocities
+            return {vel[r]: keep_small(sp.Add(*[b * ua for b, ua in zip(rows[r], u)],
+                                              free[r])) for r in self.dependent_indices}
+        return solve_dependent(self.constraint_matrix, self.constraint_affine, vel,
+                               self.dependent_indices)
+
+    @cached_property
+    def _split_is_structured(self) -> bool:
+        """Whether the constraint minor is triangular up to permutations (then the split is
+        solved by forward substitution)."""
+        A = self.constraint_matrix[:, list(self.dependent_indices)]
+        return triangular_order(A) is not None
 
     # -- configuration constraints ----------------------------------------------------------
     @property
@@ -339,6 +359,9 @@ class NonholonomicSystem:
 
     @cached_property
     def _velocity_split(self) -> tuple[dict, dict]:
+        if self._split_is_structured:
+            return structured_split(self.constraint_matrix, self.constraint_affine,
+                                    self.dependent_indices, self.independent_indices)
         sol, u = self.dependent_solution, self.independent_velocities
         vel = self.manifold.velocities
         rows = {r: tuple(compact(sp.diff(sol[vel[r]], ua)) for ua in u)

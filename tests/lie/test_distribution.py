@@ -29,6 +29,9 @@ from .conftest import (
     sleigh_frame,
 )
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 pol = default_policy()
 
 

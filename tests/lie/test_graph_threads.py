@@ -20,6 +20,9 @@ from geomech.core.manifold import Manifold
 from geomech.lie.distribution import Distribution
 from geomech.lie.graph import BracketGraph
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 NTHREADS = 8
 
 

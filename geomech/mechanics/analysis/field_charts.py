@@ -237,13 +237,13 @@ def symmetry_cyclic(system) -> tuple:
 def _is_cyclic_shift(system, u, c, known: list, tn: _DataOnTN | None) -> bool:
     """``u`` passes Theorem 3 and its lift moves only ``c`` and ``known`` (the identities on
     :math:`TN` first, :meth:`_DataOnTN.invariant`; then the random-point filter)."""
-    from geomech.mechanics.analysis.common import prolong_to_phase_space
+    from geomech.lie.prolongation import prolong
     from geomech.mechanics.analysis.symmetry import check_symmetry
 
     exact = tn.invariant(u) if tn is not None else None
     if exact is False or exact is None and not _probably_symmetry(system, u):
         return False
-    lift = prolong_to_phase_space(system, u).components
+    lift = prolong(u, system.phase_space, system.dependent_solution).components
     if any(v not in known and v != c and not default_policy().is_zero(e)
            for v, e in zip(system.phase_space.coords, lift)):
         return False
@@ -285,10 +285,11 @@ class _DataOnTN:
         :math:`\tilde u(L)` is non-zero at a random exact point (40 digits, as
         :func:`~geomech.mechanics.equations.implicit.numerically_zero`: certain), ``None``
         otherwise."""
-        from geomech.mechanics.analysis.common import prolong
+        from geomech.lie.prolongation import prolong
 
         se = self.se
-        field = {x: se.sympify(e) for x, e in zip(self.variables, prolong(u)) if e != 0}
+        field = {x: se.sympify(e) for x, e in zip(self.variables, prolong(u).components)
+                 if e != 0}
 
         def image(grad: dict):
             return se.expand(sum((field[x] * d for x, d in grad.items() if x in field),
@@ -320,12 +321,14 @@ class _DataOnTN:
 def _probably_symmetry(system, u) -> bool:
     r"""The random-point filter of Theorem 3 (``False`` is certain): :math:`\tilde u(L)` and
     :math:`\tilde u(f_\mu)|_{\mathcal M}` vanish at random points."""
-    from geomech.mechanics.analysis.common import prolong, restrict
+    from geomech.lie.prolongation import prolong
+    from geomech.mechanics.analysis.common import restrict
     from geomech.mechanics.equations.implicit import numerically_zero
 
-    if not numerically_zero(prolong(u, system.lagrangian), 2):
+    lift = prolong(u)
+    if not numerically_zero(lift(system.lagrangian, normalize=False), 2):
         return False
-    return all(numerically_zero(restrict(system, prolong(u, f)), 2)
+    return all(numerically_zero(restrict(system, lift(f, normalize=False)), 2)
                for f in system.constraints)
 
 

@@ -274,12 +274,10 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     beta, c = _ld_terms(system)
     equations = _ld_equations(system, H, beta, Q, acc, lam)
 
-    # restrict everything to the phase space (for the implicit form, explicit=False, the
-    # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
-    norm = (lambda e: e) if deferring() else compact
+    # restrict everything to the phase space, nothing expanded: the solve decides what to
+    # bring to a normal form (for the implicit form, explicit=False, nothing is)
     red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
-                          "reduced mass matrix T^T H T on the constraint distribution",
-                          norm)
+                          "reduced mass matrix T^T H T on the constraint distribution")
     T, udot, pvec = red.T, red.udot, red.pvec
 
     def multipliers():     # evaluated on first access

@@ -1,12 +1,12 @@
-r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves, presentation.
+r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves.
 
 The exact algebra (normal forms, ring fractions, linear solves) is the engine of
 :mod:`geomech.core.algebra`; this module adds what only the equations of motion need: the
-deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form), the presentation
-form :func:`tidy` and acceleration symbols.  The normal forms are those of the engine:
-:func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
-denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
-:func:`~geomech.core.algebra.normal_form.trig_reduce`.
+deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form) and acceleration
+symbols.  The presentation form is :func:`geomech.core.algebra.presentation.tidy`; the normal
+forms are those of the engine: :func:`~geomech.core.algebra.normal_form.compact` (a
+cancelled fraction whose numerator and denominator are reduced modulo
+:math:`\sin^2 s + \cos^2 s = 1`) and :func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
 >>> from geomech.core.algebra.normal_form import compact
@@ -24,55 +24,22 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.algebra import RationalAlgebra, factor_expr
+from geomech.core.algebra import RationalAlgebra
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
-from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
 from geomech.core.fields import VectorField
-from geomech.core.flintpolys import poly_cancel, poly_gcd
+from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
+from geomech.mechanics.equations.elimination import (
+    SMALL_OPS,
+    adjugate_solve,
+    normal_form_pays,
+)
 
-__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "tidy", "deferred_solves",
+__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "deferred_solves",
            "DeferredSolve", "deferring", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
            "ring_normal_forms", "normal_field"]
-
-
-def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
-    alg = _Algebra([e])
-    n, d = alg.frac(e)
-    R = alg.ring
-    idx = [R.symbols.index(v) for v in vel if v in R.symbols]
-    if not idx or any(d.degree(R.gens[i]) > 0 for i in idx):
-        raise _Unsupported("velocities in the denominator")
-    groups: dict = {}
-    for m, c in n.items():
-        key = tuple(m[i] for i in idx)
-        rest = list(m)
-        for i in idx:
-            rest[i] = 0
-        groups.setdefault(key, {})[tuple(rest)] = c
-    coeffs = {k: R.from_dict(v) for k, v in groups.items()}
-    g = None
-    if sum(len(c) for c in coeffs.values()) > _TIDY_GCD_LIMIT:
-        g = R.one           # large coefficients: no common polynomial factor sought
-    for c in coeffs.values():
-        g = c if g is None else poly_gcd(g, c)
-    if g.LC < 0:
-        g = -g
-    vsyms = [R.symbols[i] for i in idx]
-    terms = [factor_expr(alg, c.exquo(g)) * sp.Mul(*[v**k for v, k in zip(vsyms, key)])
-             for key, c in coeffs.items()]
-    out = factor_expr(alg, g) * sp.Add(*terms)
-    if not d.is_one:
-        out = out / factor_expr(alg, d)
-    return out
-
-
-
-_TIDY_NODE_LIMIT = 25000  # tidy leaves larger expressions as they are (presentation only:
-#                           the ring tidy of the heavy bodies' rates costs 2-5 s each)
-_TIDY_GCD_LIMIT = 600   # tidy: total terms of the coefficients above which no gcd is taken
 
 
 def bracket_via_graph(X, Y):
@@ -182,13 +149,25 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     [0],
     [1]])
 
+    A mass matrix with an entry over :data:`~geomech.mechanics.equations.elimination.SMALL_OPS`
+    operations (kept as built by the structured solves) is solved as
+    :math:`\operatorname{adj}(M)\,b/\det M` unexpanded
+    (:func:`~geomech.mechanics.equations.elimination.adjugate_solve`).
+
     Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
     """
     deferred = _defer(M, rhs, what)
     if deferred is not None:
         return deferred
-    if "mass matrix" in what and M.shape[0] > 1 and large_rhs(rhs):
-        return inverse_solve(M, rhs, what)
+    if "mass matrix" in what:
+        if any(count_ops(e) > SMALL_OPS for e in M):
+            # a mass matrix kept as built (too large for its normal form): Cramer unexpanded
+            return sp.Matrix(adjugate_solve(M, rhs, what))
+        if M.shape[0] > 1 and large_rhs(rhs):
+            return inverse_solve(M, rhs, what)
+        x = adjugate_solve(M, rhs, what)
+        if not all(normal_form_pays(e) for e in x):
+            return sp.Matrix(x)      # the cancelled solution would be far longer
     return _solve_linear(M, rhs, what, cancel_limit)
 
 
@@ -233,7 +212,7 @@ def inverse_solve(M: sp.Matrix, rhs: sp.Matrix, what: str = "system") -> sp.Matr
                       for i in range(n)])
 
 
-def ring_normal_forms(exprs: Sequence) -> list | None:
+def ring_normal_forms(exprs: Sequence, shortest: bool = False) -> list | None:
     r"""Each expression as one cancelled fraction :math:`n/d` of expanded polynomials in
     :math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt b]` reduced modulo
     :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2=b` (degree < 2 in each ``cos`` and each
@@ -242,7 +221,11 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
     :meth:`geomech.core.zero.ZeroPolicy.normalize`, computed in the sparse ring of
     :class:`~geomech.core.algebra.RationalAlgebra` (flint gcd) instead of by ``sympy.cancel``.
 
-    Used for the vector fields of large right-hand sides
+    With ``shortest=True`` both reductions (degree < 2 in each ``cos``, or in each ``sin``)
+    are cancelled and the one with fewer operations is kept (as
+    :meth:`~geomech.core.zero.ZeroPolicy.normalize` shortens by the Pythagorean relation).
+
+    Used for the vector fields of the equations of motion
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`); the value is the same
     function (exact ring operations only).  ``None`` when an expression is outside the ring
     (floats, free functions, nested roots).
@@ -267,16 +250,22 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
             n, d = alg.fraction(e)
         except _Unsupported:
             return None
-        n, d = alg.reduce(n), alg.reduce(d)
-        if not d.is_ground:
-            n, d = poly_cancel(n, d)
-        if d.LC < 0:
-            n, d = -n, -d
-        if d.is_ground:
-            out.append(alg.expr(n.quo_ground(d.LC)))
-        else:
-            out.append(alg.expr(n) / alg.expr(d))
+        rules = ("sin", "cos") if shortest and alg.trig_idx else (None,)
+        cands = [_cancelled(alg, alg.reduce(n, k) if k else alg.reduce(n),
+                            alg.reduce(d, k) if k else alg.reduce(d)) for k in rules]
+        out.append(min(cands, key=count_ops) if len(cands) > 1 else cands[0])
     return out
+
+
+def _cancelled(alg, n, d) -> sp.Expr:
+    """``n/d`` cancelled, the leading coefficient of the denominator positive."""
+    if not d.is_ground:
+        n, d = poly_cancel(n, d)
+    if d.LC < 0:
+        n, d = -n, -d
+    if d.is_ground:
+        return alg.expr(n.quo_ground(d.LC))
+    return alg.expr(n) / alg.expr(d)
 
 
 def normal_field(chart, comps: Sequence) -> VectorField:
@@ -285,7 +274,14 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     operations: the heavy bodies) are brought to their normal form in the sparse ring
     (:func:`ring_normal_forms`) and not normalised again by ``sympy.cancel``
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`): for the rolling ellipsoid
-    seconds instead of minutes.  Others are normalised by the zero policy as any field.
+    seconds instead of minutes.  Smaller ones get the shorter of the two Pythagorean
+    reductions there (``shortest=True``); expressions outside the ring are normalised by the
+    zero policy as any field.
+    Large components whose cancelled fraction would be far longer than themselves
+    (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`: the structured solves
+    of long chains of knife edges) are kept as derived, equal as functions; small ones are
+    always normalised (a derived form can read a coordinate it does not depend on, e.g.
+    through :math:`\sin^2\psi + \cos^2\psi`, which hides cyclic coordinates).
 
     >>> from geomech.core.manifold import Manifold
     >>> M = Manifold("M", "x y"); x, y = M.coords
@@ -293,11 +289,22 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     True
     """
     comps = list(comps)
-    if large_rhs(sp.Matrix(comps)):
-        normal = ring_normal_forms(comps)
-        if normal is not None:
-            return VectorField.from_normal_form(chart, normal)
-    return VectorField(chart, comps)
+    large = large_rhs(sp.Matrix(comps))
+    if large and not all(normal_form_pays(c, TRY_NORMAL_FORM) for c in comps):
+        return VectorField.from_normal_form(chart, comps)
+    normal = ring_normal_forms(comps, shortest=not large)
+    if normal is None:
+        return VectorField(chart, comps)
+    if large:          # the bound is loose: keep whichever is shorter, component by component
+        normal = [min(n, c, key=count_ops) for n, c in zip(normal, comps)]
+    return VectorField.from_normal_form(chart, normal)
+
+
+#: a large right-hand side is brought to its normal form when its expansion bound is at most
+#: this many times its length (the sharp-edge body: bound 20x, normal form 8x shorter; the
+#: three-link snake: bound 10^130x)
+TRY_NORMAL_FORM = 50
+
 
 
 def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ...]:
@@ -307,49 +314,3 @@ def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ..
         name = v.name[:-3] + "ddot" if v.name.endswith("dot") else v.name + "_t"
         out.append(sp.Symbol(name, real=True))
     return tuple(out)
-
-
-def tidy(e, velocities) -> sp.Expr:
-    """Presentation form: the numerator collected in the monomials of ``velocities`` with
-    factored coefficients, the denominator factored; returned only when it is shorter.
-
-    >>> import sympy as sp
-    >>> a, b, v = sp.symbols("a b v")
-    >>> tidy(a*b*v**2 + a*v**2 + a*b + a, [v])
-    a*(b + 1)*(v**2 + 1)
-    """
-    e = as_expr(e)
-    vel = [v for v in velocities if e.has(v)]
-    if e.is_Atom or not vel:
-        return e
-    if sum(1 for _ in sp.preorder_traversal(e)) > _TIDY_NODE_LIMIT:
-        return e                    # presentation only: very large expressions are kept
-    try:
-        out = _ring_tidy(e, vel)
-    except _Unsupported:
-        return _tidy_expr(e, vel)
-    return out if count_ops(out) < count_ops(e) else e
-
-
-def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
-    n, d = sp.fraction(e)
-    try:
-        P = sp.Poly(n, *vel)
-    except sp.PolynomialError:
-        return e
-    if not all(c.free_symbols.isdisjoint(vel) for c in P.coeffs()):
-        return e
-    def fac(c):
-        return sp.factor(c) if count_ops(c) < 120 else sp.factor_terms(c)
-
-    terms = [fac(c) * sp.Mul(*[g**k for g, k in zip(vel, mon)]) for mon, c in P.terms()]
-    num = sp.Add(*terms)
-    common = sp.factor_terms(num)
-    den = fac(d) if d != 1 else 1
-    out = common / den
-    if len(terms) <= 3 and count_ops(n) < 120:
-        alt = sp.factor(num) / den
-        if count_ops(alt) < count_ops(out):
-            out = alt
-    return out if count_ops(out) < count_ops(e) else e
-

@@ -41,7 +41,8 @@ def make_implicit(eq: Any, records: list) -> Any:
     rec = records[0]
     system = eq.system
     N = system.manifold
-    raw_rhs, raw_form = eq._rhs, (eq._form_rhs if eq._form_rhs is not None else eq._rhs)
+    raw_rhs = eq._raw()
+    raw_form = eq._form_rhs if eq._form_rhs is not None else raw_rhs
     own = [c for c in raw_form if c not in N.coords]
     z = rec.unknowns
     names = tuple(_dummy_names(z))
@@ -62,7 +63,8 @@ def make_implicit(eq: Any, records: list) -> Any:
     eq._implicit = imp
     eq.equations = [e.xreplace(ren) for e in eq.equations]
     solution = _DeferredSolution(rec, s_of_u)
-    eq._rhs, eq._rhs_factory = None, functools.partial(solution.substituted, raw_rhs, True)
+    eq._rhs, eq._raw_rhs = None, None
+    eq._rhs_factory = functools.partial(solution.substituted, raw_rhs, True)
     eq._form_rhs, eq._form_factory = None, functools.partial(solution.substituted, raw_form,
                                                              False)
     mult = eq._multipliers

@@ -33,15 +33,19 @@ import functools
 import sympy as sp
 
 from geomech.core.algebra import polynomial_ring
+from geomech.core.exprbuild import expr_builder
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.models.euler_arnold import (
+    euler_arnold_polys,
     euler_arnold_terms,
     inertia_lambdas,
+    kernel_applies,
     linear_quotients,
     parse_inertia,
+    ring_quotients,
 )
 from geomech.mechanics.models.so_n import (
     as_vector,
@@ -98,7 +102,6 @@ class RigidBodySoN:
         self.basis = so_n_basis(n, ordering)
         self.ordering = ordering
         self.inertia = parse_inertia(n, inertia)
-        self.lambdas = inertia_lambdas(self.inertia)
         N = self.basis.dim
         coords = sp.symbols(f"{coordinates}1:{N + 1}", real=True)
         params = sorted({s for I in self.inertia for s in as_expr(I).free_symbols},
@@ -122,19 +125,33 @@ class RigidBodySoN:
                 else f"inertia diag{tuple(self.inertia)}")
         self.description = (f"{n}-dimensional rigid body (Euler-Arnold equations on so({n}), "
                             f"{ordering} ordering, {kind})")
-        coefs = euler_arnold_terms(self.inertia, coords, ordering)
-        pol = default_policy()
-        for (i, j), (c, _) in zip(self.basis.pairs, coefs):
-            # c is linear in the moments: its expanded form is canonical when they are
-            # numbers or symbols; anything else goes through the zero policy
-            cheap = all(as_expr(I).is_Symbol or as_expr(I).is_number
-                        for I in self.inertia)
-            if (sp.expand(c) == 0) if cheap else pol.is_zero(c):
+        self._polys = None
+        if kernel_applies(self.inertia, coords):
+            self._polys = euler_arnold_polys(self.inertia, coords, self.basis)
+            build = expr_builder(self._polys[0])
+            coefs = [(build(c), build(Q)) for c, Q, _ in self._polys[1]]
+            zero = [not c for c, _, _ in self._polys[1]]   # c linear: the ring decides
+        else:
+            coefs = euler_arnold_terms(self.inertia, coords, ordering)
+            zero = [default_policy().is_zero(c) for c, _ in coefs]
+        for (i, j), z in zip(self.basis.pairs, zero):
+            if z:
                 raise ValueError(f"degenerate inertia: lambda_{i + 1} + lambda_{j + 1} = "
                                  f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
         self._terms = coefs
 
+    def __getstate__(self) -> dict:
+        """Pickled without the polynomial ring of the Euler-Arnold coefficients (sympy's
+        ``PolyRing`` cannot be copied once its monomial caches are filled); the copy takes
+        the expression route of :meth:`vector_field`, with the same components."""
+        return {**self.__dict__, "_polys": None}
+
     # -- matrices ---------------------------------------------------------------------
+    @functools.cached_property
+    def lambdas(self) -> tuple:
+        r""":math:`\lambda_i = (I_1+\dots+I_n)/2 - I_i` (Shamolin (2017), (2.8))."""
+        return inertia_lambdas(self.inertia)
+
     @property
     def omega(self) -> tuple:
         """The phase coordinates :math:`\\omega_1..\\omega_N`."""
@@ -192,6 +209,9 @@ class RigidBodySoN:
         the returned field then uses :math:`\mathbf M = 0`.  Pass ``torque=`` explicitly for
         a forced body.
         """
+        if self._torque_symbolic and self._polys is not None:
+            comps = ring_quotients(*self._polys)
+            return VectorField.from_normal_form(self.phase_space, comps)
         if self._torque_symbolic:
             nums = [-Q for _, Q in self._terms]
         else:
@@ -435,9 +455,11 @@ def _pfaffian(A: sp.Matrix) -> sp.Expr:
 
 def rigid_body_so_n(n: int = 3, inertia=None, torque=None,
                     ordering: str = "shamolin") -> RigidBodySoN:
-    r"""The n-dimensional rigid body with principal moments ``inertia`` (Euler–Arnold).
+    r"""The free n-dimensional rigid body with principal moments ``inertia`` (Euler–Arnold
+    equations on :math:`\mathfrak{so}(n)`; a catalogue system, ``gm.examples.rigid_body_so_n``).
 
-    See :class:`RigidBodySoN`.
+    ``inertia``: principal moments ``I_1..I_n``, a symmetric case ``"k-(n-k)"`` or ``None``
+    (symbols).  See :class:`RigidBodySoN`.
 
     >>> rb = rigid_body_so_n(3, [1, 2, 3], torque=0)
     >>> rb.vector_field().components
