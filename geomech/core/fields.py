@@ -153,7 +153,8 @@ class VectorField:
         """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
-            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords)
+            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords,
+                                                    composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
         return self._ring or None
@@ -265,8 +266,8 @@ class VectorField:
         check_same_manifold(self, other)
         if kernel.use_rings():
             a, b = self.ring_form(), other.ring_form()
-            if a and b:
-                R = polykernel.union_ring(a[0], b[0])
+            R = polykernel.union_ring(a[0], b[0]) if a and b else None
+            if R is not None:
                 PX, PY = self._packed(R), other._packed(R)
                 if PX is not None and PY is not None:
                     polys = polykernel.bracket_packed(PX, PY)
@@ -363,6 +364,8 @@ def _ring_difference(X: VectorField, Y: VectorField):
     if not (a and b):
         return None
     R = polykernel.union_ring(a[0], b[0])
+    if R is None:
+        return None
     return R, [R.lift(p) - R.lift(q) for p, q in zip(a[1], b[1])]
 
 

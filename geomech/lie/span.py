@@ -28,6 +28,7 @@ from sympy.polys.polyerrors import BasePolynomialError
 
 from geomech.core import budget
 from geomech.core.algebra import nullspace, rank
+from geomech.core.algebra.membership import certified_membership
 from geomech.core.zero import rational_rewrite
 
 __all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "exact_rank", "columns", "kernel"]
@@ -116,15 +117,19 @@ def _reduce(ech: list[tuple[int, list[Fraction]]], vec: list[Fraction]) -> list[
 
 class Span:
     """A growing generic basis: independence at a random point proves generic independence;
-    dependence is confirmed exactly with the zero policy."""
+    dependence is proved exactly, by a verified linear combination
+    (:func:`~geomech.core.algebra.membership.certified_membership`) or, failing that, by an
+    exact rank."""
 
     def __init__(self, n: int, ev: Evaluator):
         self.n = n
         self.ev = ev
         self.keys: list[str] = []
         self.vals: list[tuple] = []
+        self.at_points: list[list] = []     # values of each basis vector at the points
         self.ech: list[list] = [[] for _ in ev.points]
         self.ok = [True for _ in ev.points]  # echelon rank == len(keys)
+        self._vecs: dict = {}               # key -> values at the points (offered vectors)
 
     @property
     def rank(self) -> int:
@@ -133,6 +138,7 @@ class Span:
     def _push(self, key: str, comps: tuple, vecs) -> None:
         self.keys.append(key)
         self.vals.append(comps)
+        self.at_points.append(list(vecs))
         for p, vec in enumerate(vecs):
             if not self.ok[p] or vec is None:
                 self.ok[p] = False
@@ -163,7 +169,17 @@ class Span:
         if ind:
             self._push(key, comps, vecs)
             return True
+        self._vecs[key] = vecs
         return None
+
+    def certify(self, comps: tuple, vecs=None) -> bool | None:
+        """Exact decision whether ``comps`` (dependent at the points) lies in the span:
+        ``True`` proved inside, ``False`` proved outside, ``None`` undecided."""
+        vecs = self.ev.vectors(comps) if vecs is None else vecs
+        samples = [([b[p] for b in self.at_points], vec) for p, vec in enumerate(vecs)
+                   if self.ok[p] and vec is not None
+                   and all(b[p] is not None for b in self.at_points)]
+        return certified_membership(self.vals, comps, samples)
 
     def first_outside(self, items: Sequence[tuple[str, tuple]]) -> str | None:
         """Key of the first vector of ``items`` (``(key, components)`` pairs) outside the span,
@@ -181,10 +197,14 @@ class Span:
         for key, comps in items:
             if all(c == 0 for c in comps) or self.rank >= self.n:
                 continue
-            independent, _ = self.independent_numerically(comps)
+            independent, vecs = self.independent_numerically(comps)
             if independent:
                 return key
-            undecided.append((key, comps))
+            undecided.append((key, comps, vecs))
+        verdicts = [self.certify(c, vecs) for _, c, vecs in undecided]
+        if False in verdicts:
+            return undecided[verdicts.index(False)][0]
+        undecided = [(k, c) for (k, c, _), v in zip(undecided, verdicts) if v is None]
         if not undecided or rank(columns(self.vals + [c for _, c in undecided], self.n)) \
                 == self.rank:
             return None
@@ -202,8 +222,27 @@ class Span:
 
     def confirm(self, undecided: list[tuple[str, tuple]]) -> list[str]:
         """Exact check that ``undecided`` lie in the span; adds (and returns) those that do
-        not (a random point was unlucky)."""
+        not (a random point was unlucky).  Each is certified by a verified combination
+        (:meth:`certify`); those left undecided by an exact rank."""
         undecided = [(k, c) for k, c in undecided if not all(x == 0 for x in c)]
+        if not undecided or self.rank >= self.n:
+            return []
+        added, rest = [], []
+        for k, c in undecided:
+            budget.check()
+            if self.rank >= self.n:
+                return added
+            verdict = self.certify(c, self._vecs.pop(k, None))
+            if verdict is False:
+                self._push(k, c, self.ev.vectors(c))
+                self.ok = [False] * len(self.ok)  # echelons no longer trustworthy
+                added.append(k)
+            elif verdict is None:
+                rest.append((k, c))
+        return added + self._confirm_by_rank(rest)
+
+    def _confirm_by_rank(self, undecided: list[tuple[str, tuple]]) -> list[str]:
+        """Exact ranks: one for all of ``undecided``, then one by one if it grew."""
         if not undecided or self.rank >= self.n:
             return []
         full = rank(columns(self.vals + [c for _, c in undecided], self.n))
