@@ -26,7 +26,8 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from math import comb
 
 import sympy as sp
 from sympy.polys.rings import PolyRing
@@ -372,14 +373,40 @@ class DiffRing:
 
         With ``prefer="sin"`` every ``sin`` has degree < 2, with ``prefer="cos"`` every
         ``cos``.  The relations have coprime leading monomials, so they form a Gröbner basis
-        and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function."""
-        rel = self.pythagoras
-        if not (rel and p):
+        and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function.
+        It is computed term by term, :math:`s^{2q+r} = s^r(1-c^2)^q` expanded binomially
+        (linear in the size of the result; no polynomial division)."""
+        pairs = self._trig_pairs
+        if not (pairs and p):
             return p
-        if prefer == "sin":
-            return p.rem(list(rel))
-        ring, rel_c = self._cos_first
-        return p.set_ring(ring).rem(rel_c).set_ring(self.ring)
+        terms = dict(p.items())
+        for i_s, i_c in pairs:
+            if prefer != "sin":
+                i_s, i_c = i_c, i_s
+            if not any(m[i_s] >= 2 for m in terms):
+                continue
+            out: dict = {}
+            for m, c in terms.items():
+                e = m[i_s]
+                if e < 2:
+                    out[m] = out.get(m, 0) + c
+                    continue
+                q, r = divmod(e, 2)
+                base = list(m)
+                base[i_s] = r
+                for j in range(q + 1):      # (1 - c^2)^q = sum_j binom(q, j) (-c^2)^j
+                    mm = list(base)
+                    mm[i_c] += 2 * j
+                    mm = tuple(mm)
+                    out[mm] = out.get(mm, 0) + (-1) ** j * comb(q, j) * c
+            terms = {m: c for m, c in out.items() if c}
+        return self._from_dict(terms)
+
+    @cached_property
+    def _trig_pairs(self) -> list[tuple[int, int]]:
+        """Indices ``(sin L, cos L)`` of the trigonometric generators."""
+        return [(i, self._index[sp.cos(g.args[0])]) for i, g in enumerate(self.gens)
+                if isinstance(g, sp.sin)]
 
     def is_zero(self, p) -> bool:
         """Exact zero test of a ring element as a function."""

@@ -244,7 +244,7 @@ class Distribution:
         if sp_ is None:
             n_uncertain = len(default_policy().uncertain)
             sp_ = Span(self._manifold.dim, self._ev)
-            sp_.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
+            sp_.extend(list(zip(self._keys, self._fields)))
             self._cache["span"] = sp_
             self._cache["span certain"] = len(default_policy().uncertain) == n_uncertain
         return sp_
@@ -323,7 +323,7 @@ class Distribution:
         G = self._graph
         words = [G.bracket_node(a, b) for a, b in itertools.combinations(self._keys, 2)]
         vals = G.evaluate(words) if words else {}
-        offending = span.first_outside([(w, vals[w].components) for w in words])
+        offending = span.first_outside([(w, vals[w]) for w in words])
         res = FrobeniusResult(
             involutive=offending is None, offending=offending,
             bracket=None if offending is None else G.value(offending),
@@ -348,7 +348,7 @@ class Distribution:
             return self._cache[ck]
         n_uncertain = len(default_policy().uncertain)
         span = Span(self._manifold.dim, self._ev)
-        span.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
+        span.extend(list(zip(self._keys, self._fields)))
         stages = flag_stages(self._graph, self._keys, span, basis, executor, max_depth, flag)
         self._cache[ck] = stages
         self._cache[("flag certain", basis, max_depth, flag)] = \
@@ -421,7 +421,7 @@ class Distribution:
     def contains(self, X: VectorField) -> bool:
         """Whether the field ``X`` is (generically) a section of ``D``."""
         self._check_field(X, "contains")
-        return self._span().contains(X.components)
+        return self._span().contains(X)
 
     def is_invariant_under(self, v: VectorField) -> bool:
         """Whether ``[v, X_i] ∈ D`` for every generator (``L_v D ⊂ D``,
@@ -438,7 +438,7 @@ class Distribution:
         kv = self._graph.add(v)
         words = [self._graph.bracket_node(kv, k) for k in self._keys]
         vals = self._graph.evaluate(words)
-        return all(self._span().contains(vals[w].components) for w in words)
+        return all(self._span().contains(vals[w]) for w in words)
 
     # -- annihilators --------------------------------------------------------------------
     def _annihilator_forms(self) -> list[DifferentialForm]:

@@ -142,8 +142,8 @@ def grow(G, span: Span, words: Sequence[str], executor: str) -> list[str]:
         if span.rank >= span.n:
             break
         X = vals[w] if executor != "serial" else G.value(w)
-        if span.offer(w, X.components) is None:
-            undecided.append((w, X.components))
+        if span.offer(w, X) is None:
+            undecided.append((w, X))
     if span.rank < span.n:
         span.confirm(undecided)
     return span.keys[before:]

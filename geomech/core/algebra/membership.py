@@ -78,28 +78,106 @@ def _exact_zero(e: sp.Expr) -> bool | None:
     return bool(v.zero) if v.certain else None
 
 
-def _residuals_vanish(basis, v, coeffs: dict, rows) -> bool | None:
-    """Exact test of :math:`v_i - \\sum_k c_k b_{k,i} = 0` on ``rows``: ``True`` when all
-    vanish, ``False`` when one is certainly non-zero, ``None`` when undecided."""
+class _Exprs:
+    """Arithmetic of the guess-and-verify on sympy expressions (zero policy decisions)."""
+
+    def __init__(self):
+        self.zero = sp.S.Zero
+
+    @staticmethod
+    def const(c: Fraction) -> sp.Rational:
+        return sp.Rational(c.numerator, c.denominator)
+
+    @staticmethod
+    def is_zero(e) -> bool | None:
+        return _exact_zero(e)
+
+    @staticmethod
+    def solve(A: list[list], b: list) -> tuple[list, object] | None:
+        """``(numerators, denominator)`` of the solution of the square system."""
+        try:
+            x = solve_linear(sp.Matrix(A), sp.Matrix(b), what="minor")
+        except (ValueError, *UNDECIDABLE_ERRORS):
+            return None
+        return list(x), sp.S.One
+
+
+class _Ring:
+    r"""The same in a :class:`~geomech.core.polykernel.DiffRing` whose angles are independent:
+    an element is zero iff its remainder modulo :math:`\sin^2+\cos^2=1` is (exact, no
+    sympy expression built); square systems by Cramer's rule with memoised minors."""
+
+    def __init__(self, R):
+        self.R = R
+        self.zero = R.ring.zero
+        self._dom = R.ring.domain
+
+    def const(self, c: Fraction):
+        return self._dom(c.numerator) / self._dom(c.denominator)
+
+    def is_zero(self, e) -> bool:
+        return self.R.is_zero(e)
+
+    def solve(self, A: list[list], b: list, limit: int = 10):
+        n = len(A)
+        if n > limit:
+            return None
+        rows = [[self.R.reduce(e) for e in r] + [self.R.reduce(bi)] for r, bi in zip(A, b)]
+        memo: dict = {}
+
+        def minor(cols: tuple):
+            got = memo.get(cols)
+            if got is None:
+                r0 = n - len(cols)
+                if len(cols) == 1:
+                    got = rows[r0][cols[0]]
+                else:
+                    got = self.zero
+                    for pos, j in enumerate(cols):
+                        if rows[r0][j]:
+                            term = rows[r0][j] * minor(cols[:pos] + cols[pos + 1:])
+                            got = got + term if pos % 2 == 0 else got - term
+                    got = self.R.reduce(got)      # a ring map: Cramer's identities hold
+                memo[cols] = got
+            return got
+
+        den = minor(tuple(range(n)))
+        nums = [(-1 if (n - 1 - i) % 2 else 1) * minor(tuple(j for j in range(n) if j != i)
+                                                        + (n,)) for i in range(n)]
+        return nums, den
+
+
+def _residuals_vanish(ar, basis, v, nums: dict, den, rows) -> bool | None:
+    """Exact test of :math:`\mathrm{den}\,v_i - \sum_k \mathrm{num}_k b_{k,i} = 0` on
+    ``rows``: ``True`` when all vanish, ``False`` when one is certainly non-zero, ``None``
+    when undecided."""
     undecided = False
     for i in rows:
-        e = v[i] - sp.Add(*[c * basis[k][i] for k, c in coeffs.items() if c != 0])
-        z = _exact_zero(e)
+        e = den * v[i] if den != 1 else v[i]
+        for k, c in nums.items():
+            if c != 0 and basis[k][i] != 0:
+                e = e - c * basis[k][i]
+        z = ar.is_zero(e)
         if z is False:
             return False
         undecided = undecided or z is None
     return None if undecided else True
 
 
-def certified_membership(basis: Sequence[Sequence[sp.Expr]], v: Sequence[sp.Expr],
-                         samples: Sequence[tuple]) -> bool | None:
+def certified_membership(basis: Sequence[Sequence], v: Sequence, samples: Sequence[tuple],
+                         ring=None) -> bool | None:
     r"""Whether ``v`` lies in the span of the generically independent ``basis`` vectors,
     decided exactly, guided by ``samples`` = ``[(basis values, v values)]`` at points where
     the basis is independent (exact rationals).  ``True``: proved in the span; ``False``:
     proved outside; ``None``: undecided (no sample, or a zero test was not certain).
+
+    The vectors are sympy expressions, or elements of the
+    :class:`~geomech.core.polykernel.DiffRing` ``ring`` (whose angles must be independent,
+    as the rings of vector fields are): then every test is a remainder in the ring.
     """
+    ar = _Exprs() if ring is None else _Ring(ring)
     n = len(v)
-    if all(e == 0 for e in v):
+    if all(ar.is_zero(e) is True for e in v):
         return True
     got = [coefficients_at(bp, vp) for bp, vp in samples]
     got = [g for g in got if g is not None]
@@ -108,32 +186,30 @@ def certified_membership(basis: Sequence[Sequence[sp.Expr]], v: Sequence[sp.Expr
     r = len(basis)
     first = got[0][0]
     if all(c == first for c, _ in got):
-        coeffs = {k: sp.Rational(c.numerator, c.denominator) for k, c in enumerate(first)}
-        if _residuals_vanish(basis, v, coeffs, range(n)) is True:
+        coeffs = {k: ar.const(c) for k, c in enumerate(first) if c}
+        if _residuals_vanish(ar, basis, v, coeffs, 1, range(n)) is True:
             return True
     support = sorted({k for c, _ in got for k in range(r) if c[k] != 0})
     tries = [support] if len(support) == r else [support, list(range(r))]
     for cols in tries:
-        verdict = _solved_and_verified(basis, v, cols, samples)
+        verdict = _solved_and_verified(ar, basis, v, cols, samples)
         if verdict is True or (verdict is False and len(cols) == r):
             return verdict
     return None
 
 
-def _solved_and_verified(basis, v, cols: list[int], samples) -> bool | None:
+def _solved_and_verified(ar, basis, v, cols: list[int], samples) -> bool | None:
     """Coefficients on ``cols`` from a square subsystem independent at a sample point,
     then the other rows tested exactly."""
     if not cols:
-        return _residuals_vanish(basis, v, {}, range(len(v)))
+        return _residuals_vanish(ar, basis, v, {}, 1, range(len(v)))
     bp = samples[0][0]
     rows = independent_rows([[bp[k][i] for k in cols] for i in range(len(v))], len(cols))
     if len(rows) < len(cols):
         return None
-    A = sp.Matrix(len(cols), len(cols), lambda a, b: basis[cols[b]][rows[a]])
-    try:
-        x = solve_linear(A, sp.Matrix([v[i] for i in rows]), what="minor")
-    except (ValueError, *UNDECIDABLE_ERRORS):
+    got = ar.solve([[basis[k][i] for k in cols] for i in rows], [v[i] for i in rows])
+    if got is None:
         return None
-    coeffs = dict(zip(cols, x))
+    nums, den = got
     others = [i for i in range(len(v)) if i not in rows]
-    return _residuals_vanish(basis, v, coeffs, others)
+    return _residuals_vanish(ar, basis, v, dict(zip(cols, nums)), den, others)
