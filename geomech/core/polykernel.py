@@ -376,7 +376,7 @@ class DiffRing:
         and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function.
         It is computed term by term, :math:`s^{2q+r} = s^r(1-c^2)^q` expanded binomially
         (linear in the size of the result; no polynomial division)."""
-        pairs = self._trig_pairs
+        pairs = self.trig_pairs
         if not (pairs and p):
             return p
         terms = dict(p.items())
@@ -403,7 +403,7 @@ class DiffRing:
         return self._from_dict(terms)
 
     @cached_property
-    def _trig_pairs(self) -> list[tuple[int, int]]:
+    def trig_pairs(self) -> list[tuple[int, int]]:
         """Indices ``(sin L, cos L)`` of the trigonometric generators."""
         return [(i, self._index[sp.cos(g.args[0])]) for i, g in enumerate(self.gens)
                 if isinstance(g, sp.sin)]

@@ -102,6 +102,7 @@ class Evaluator:
         rew = [self._rewrite(g) for g in R.gens]
         points = self._points_for(set().union(*(r.free_symbols for r in rew)))
         dom = R.ring.domain
+        fast = _flint_polys(R, polys)
         out = []
         for pt in points:
             vals = []
@@ -111,8 +112,12 @@ class Evaluator:
                     vals = None
                     break
                 vals.append(dom(int(v.p)) / dom(int(v.q)))
-            out.append(None if vals is None else [_rational(_evaluate(p, vals, dom))
-                                                   for p in polys])
+            if vals is None:
+                out.append(None)
+            elif fast is not None:
+                out.append([_rational(f(*vals)) if f else Fraction(0) for f in fast])
+            else:
+                out.append([_rational(_evaluate(p, vals, dom)) for p in polys])
         return out
 
     def vectors(self, comps: Sequence[sp.Expr]) -> list[list[Fraction] | None]:
@@ -136,6 +141,18 @@ class Evaluator:
                 vec.append(Fraction(int(v.p), int(v.q)))
             out.append(vec)
         return out
+
+
+def _flint_polys(R, polys) -> list | None:
+    """The ring elements as python-flint ``fmpq_mpoly`` (evaluated in C), or ``None``."""
+    try:
+        import flint
+    except ImportError:             # pragma: no cover - depends on the installation
+        return None
+    if type(R.ring.domain.one).__name__ != "fmpq":
+        return None
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(R.gens))), "lex")
+    return [ctx.from_dict(dict(p.items())) for p in polys]
 
 
 def _evaluate(p, vals: list, dom):

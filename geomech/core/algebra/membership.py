@@ -39,6 +39,11 @@ from geomech.core.algebra.matrices import independent_rows, rational_solve
 from geomech.core.algebra.solve import solve_linear
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy
 
+try:                                # python-flint: optional, polynomial arithmetic in C
+    import flint
+except ImportError:                 # pragma: no cover - depends on the installation
+    flint = None
+
 __all__ = ["certified_membership", "coefficients_at"]
 
 _EXACT = ZeroPolicy(warn=False, confirm_with_simplify=False)
@@ -118,6 +123,38 @@ class _Ring:
     def is_zero(self, e) -> bool:
         return self.R.is_zero(e)
 
+    def convert(self, p):
+        return p
+
+
+class _FlintRing(_Ring):
+    r""":class:`_Ring` on python-flint's ``fmpq_mpoly`` (lex order, the ring's generator
+    order, so each :math:`\sin L` precedes its :math:`\cos L`): the remainder modulo
+    :math:`\sin^2 L + \cos^2 L - 1` by multivariate division is the same unique normal
+    form, computed in C."""
+
+    def __init__(self, R):
+        self.R = self
+        self.ctx = flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(R.gens))), "lex")
+        g = self.ctx.gens()
+        self.rel = [g[i] ** 2 + g[j] ** 2 - 1 for i, j in R.trig_pairs]
+        self.zero = self.ctx.from_dict({})
+
+    @staticmethod
+    def const(c: Fraction):
+        return flint.fmpq(c.numerator, c.denominator)
+
+    def convert(self, p):
+        return self.ctx.from_dict(dict(p.items()))
+
+    def reduce(self, f):
+        for r in self.rel:
+            f = f % r
+        return f
+
+    def is_zero(self, e) -> bool:
+        return not self.reduce(e)
+
     def solve(self, A: list[list], b: list, limit: int = 10):
         n = len(A)
         if n > limit:
@@ -175,7 +212,13 @@ def certified_membership(basis: Sequence[Sequence], v: Sequence, samples: Sequen
     :class:`~geomech.core.polykernel.DiffRing` ``ring`` (whose angles must be independent,
     as the rings of vector fields are): then every test is a remainder in the ring.
     """
-    ar = _Exprs() if ring is None else _Ring(ring)
+    if ring is None:
+        ar = _Exprs()
+    else:
+        fast = flint is not None and type(ring.ring.domain.one).__name__ == "fmpq"
+        ar = _FlintRing(ring) if fast else _Ring(ring)
+        basis = [[ar.convert(p) for p in b] for b in basis]
+        v = [ar.convert(p) for p in v]
     n = len(v)
     if all(ar.is_zero(e) is True for e in v):
         return True
