@@ -144,9 +144,16 @@ class VectorField:
         if self._exprs is None:
             R, polys = self._ring
             # a ring element without trigonometric generators converts to an expanded
-            # polynomial, which is already the normal form
-            norm = default_policy().normalize if R.has_trig else (lambda e: e)
-            object.__setattr__(self, "_exprs", tuple(norm(R.to_expr(p)) for p in polys))
+            # polynomial, which is already the normal form; with sin/cos of symbols the
+            # normal form's Pythagorean shortening is made in the ring (the same choice)
+            if not R.has_trig:
+                exprs = tuple(R.to_expr(p) for p in polys)
+            elif R.plain_angles:
+                exprs = tuple(R.to_expr(R.shortest(p)) for p in polys)
+            else:
+                norm = default_policy().normalize
+                exprs = tuple(norm(R.to_expr(p)) for p in polys)
+            object.__setattr__(self, "_exprs", exprs)
         return self._exprs
 
     def ring_form(self):

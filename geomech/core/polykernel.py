@@ -379,14 +379,14 @@ class DiffRing:
         pairs = self.trig_pairs
         if not (pairs and p):
             return p
-        terms = dict(p.items())
+        terms, changed = None, False
         for i_s, i_c in pairs:
             if prefer != "sin":
                 i_s, i_c = i_c, i_s
-            if not any(m[i_s] >= 2 for m in terms):
+            if not any(m[i_s] >= 2 for m in (p if terms is None else terms)):
                 continue
             out: dict = {}
-            for m, c in terms.items():
+            for m, c in (p.items() if terms is None else terms.items()):
                 e = m[i_s]
                 if e < 2:
                     out[m] = out.get(m, 0) + c
@@ -399,8 +399,24 @@ class DiffRing:
                     mm[i_c] += 2 * j
                     mm = tuple(mm)
                     out[mm] = out.get(mm, 0) + (-1) ** j * comb(q, j) * c
-            terms = {m: c for m, c in out.items() if c}
-        return self._from_dict(terms)
+            terms, changed = {m: c for m, c in out.items() if c}, True
+        return self._from_dict(terms) if changed else p
+
+    def shortest(self, p):
+        """``p`` or one of its two remainders (:meth:`reduce` with ``sin``, then ``cos``),
+        whichever has the fewest terms; ties keep ``p``, then the ``sin`` remainder.  The
+        choice of :func:`geomech.core.zero.certificates.pythagorean_shortening`."""
+        best, n_best = p, len(p)
+        for prefer in ("sin", "cos"):
+            cand = self.reduce(p, prefer=prefer)
+            if len(cand) < n_best:
+                best, n_best = cand, len(cand)
+        return best
+
+    @property
+    def plain_angles(self) -> bool:
+        """Whether every angle is a symbol (no ``sin(x - y)`` generator)."""
+        return all(g.args[0].is_Symbol for g in self.gens if isinstance(g, sp.sin))
 
     @cached_property
     def trig_pairs(self) -> list[tuple[int, int]]:

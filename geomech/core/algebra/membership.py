@@ -185,7 +185,7 @@ class _FlintRing(_Ring):
 
 
 def _residuals_vanish(ar, basis, v, nums: dict, den, rows) -> bool | None:
-    """Exact test of :math:`\mathrm{den}\,v_i - \sum_k \mathrm{num}_k b_{k,i} = 0` on
+    r"""Exact test of :math:`\mathrm{den}\,v_i - \sum_k \mathrm{num}_k b_{k,i} = 0` on
     ``rows``: ``True`` when all vanish, ``False`` when one is certainly non-zero, ``None``
     when undecided."""
     undecided = False
