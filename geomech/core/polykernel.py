@@ -36,7 +36,8 @@ from .exprbuild import CACHE_MAX, ExprBuilder, canonical_key, expr_builder, ring
 from .flintpolys import poly_cancel, poly_factor_list, poly_gcd
 from .parse import as_expr
 
-__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "canonical_key", "clear_caches", "ExprBuilder",
+__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "canonical_key",
+           "clear_caches", "ExprBuilder",
            "ring_to_expr", "poly_gcd", "poly_cancel", "poly_factor_list"]
 
 

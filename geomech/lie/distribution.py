@@ -14,7 +14,9 @@ with words in a Hall basis.
 
 Ranks are decided in two steps: independence at a random exact rational point (after the
 policy's half-angle rewriting, so ``sin``/``cos`` take exact rational values) is a *proof*
-of generic independence; dependence is then confirmed exactly by the zero policy's ``rank``.
+of generic independence; dependence is then proved exactly, by a verified linear combination
+(:mod:`geomech.core.algebra.membership`) or an exact rank, and only where the answer depends
+on it (nothing once the rank reaches the dimension).
 
 Examples
 --------
@@ -362,9 +364,13 @@ class Distribution:
 
         Each member is a :class:`Distribution` spanned by a generic basis of bracket words
         (its :attr:`keys` are the words, e.g. ``"[tau1,tau2]"``); the flag stops when the rank
-        stabilises or reaches the dimension.  ``basis="hall"`` (default) or ``"lyndon"``
-        forms only basis words of the free Lie algebra; ``"right-normed"`` forms every
-        ``[X_i,[X_j,...]]`` (same flag, more work).  ``flag="derived"`` computes
+        stabilises or reaches the dimension.  ``basis="hall"`` (default) forms the Hall words
+        :math:`[X_a, X_b]` and then only the brackets :math:`[X_a, W]` of the generators
+        with the basis words :math:`W` found at the previous step (they span
+        :math:`D^{j+1}` modulo :math:`D^j` generically, as :math:`[X_a, fW] = f[X_a, W] +
+        X_a(f)W`); ``"lyndon"`` forms every Lyndon word of each length and
+        ``"right-normed"`` every ``[X_i,[X_j,...]]`` (the literal flag: same ranks, more
+        work).  ``flag="derived"`` computes
         :math:`D^{(j+1)} = D^{(j)} + [D^{(j)}, D^{(j)}]` instead (brackets of pairs of a
         basis of :math:`D^{(j)}`).  ``max_depth`` bounds the word length.
         """

@@ -56,8 +56,8 @@ def _random_function(rng: random.Random, xs, kind: str) -> sp.Expr:
 def random_frame(n: int, k: int, kind: str, seed: int) -> tuple[Manifold, list]:
     """``k`` random fields on ``R^n`` (``kind`` ``"poly"``, ``"trig"`` or ``"angles"``;
     ``"flat"``: fields (trigonometric on ``R^4``, polynomial above) without the last two
-    components, so the flag stops below the dimension; ``"dependent"``: the third field a combination of the first two
-    with function coefficients)."""
+    components, so the flag stops below the dimension; ``"dependent"``: the third field a
+    combination of the first two with function coefficients)."""
     rng = random.Random(seed)
     M = Manifold(f"R{n}{kind}{seed}", [f"x{i}" for i in range(n)])
     xs = M.coords
