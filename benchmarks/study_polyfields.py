@@ -43,41 +43,20 @@ def fields(n: int, seed: int = 11):
 
 
 def peer_growth(xs, comps, seed: int = 5) -> tuple[int, ...]:
+    """Every Hall word (``study_trailers.hall_flag``), exact rank over QQ at one point."""
     import os
     import sys
 
     sys.path.insert(0, os.path.dirname(__file__))
-    from study_trailers import hall_by_length
-
-    n = len(xs)
-
-    def br(X, Y):
-        return [sp.expand(sum(X[j] * sp.diff(Y[i], xs[j]) - Y[j] * sp.diff(X[i], xs[j])
-                              for j in range(n))) for i in range(n)]
+    from study_trailers import hall_flag
 
     rng = random.Random(seed)
     pt = {x: sp.Rational(rng.randint(1, 97), rng.randint(1, 89)) for x in xs}
-    val = {0: comps[0], 1: comps[1]}
-
-    def value(w):
-        if w not in val:
-            val[w] = br(value(w[0]), value(w[1]))
-        return val[w]
 
     def rank(cols):
         return sp.Matrix([[sp.sympify(c).xreplace(pt) for c in col] for col in cols]).rank()
 
-    cols = list(comps)
-    ranks = [rank(cols)]
-    depth = 1
-    while ranks[-1] < n:
-        depth += 1
-        cols = cols + [value(w) for w in hall_by_length(2, depth)[depth]]
-        r = rank(cols)
-        if r == ranks[-1]:
-            break
-        ranks.append(r)
-    return tuple(ranks)
+    return hall_flag(xs, comps, rank)[0]
 
 
 def measure(size: int, tool: str) -> dict:

@@ -55,41 +55,48 @@ def hall_by_length(ngens: int, depth: int) -> dict:
     return by_len
 
 
-def peer_growth(N: int, seed: int = 1) -> tuple[tuple[int, ...], int]:
-    """The straightforward route; returns the ranks and the number of brackets formed."""
-    import numpy as np
-
-    coords, drive, steer = fields(N)
+def hall_flag(coords, comps, rank) -> tuple[tuple[int, ...], int]:
+    """The straightforward Lie flag: brackets by ``diff`` + ``expand`` of every Hall word of
+    each length, ``rank`` of the columns at a point; the ranks and the brackets formed."""
     n = len(coords)
 
     def br(X, Y):
         return [sp.expand(sum(X[j] * sp.diff(Y[i], coords[j]) - Y[j] * sp.diff(X[i], coords[j])
                               for j in range(n))) for i in range(n)]
 
-    rng = random.Random(seed)
-    pt = {c: sp.Rational(rng.randint(1, 97), rng.randint(1, 89)) for c in coords}
-    val = {0: drive, 1: steer}
+    val = dict(enumerate(comps))
 
     def value(w):
         if w not in val:
             val[w] = br(value(w[0]), value(w[1]))
         return val[w]
 
-    def rank(cols):
-        return int(np.linalg.matrix_rank(np.array(
-            [[float(sp.sympify(c).xreplace(pt).evalf()) for c in col] for col in cols])))
-
-    cols = [drive, steer]
+    cols = list(comps)
     ranks = [rank(cols)]
     depth = 1
     while ranks[-1] < n:
         depth += 1
-        cols = cols + [value(w) for w in hall_by_length(2, depth)[depth]]
+        cols = cols + [value(w) for w in hall_by_length(len(comps), depth)[depth]]
         r = rank(cols)
         if r == ranks[-1]:
             break
         ranks.append(r)
-    return tuple(ranks), len(val) - 2
+    return tuple(ranks), len(val) - len(comps)
+
+
+def peer_growth(N: int, seed: int = 1) -> tuple[tuple[int, ...], int]:
+    """The straightforward route; returns the ranks and the number of brackets formed."""
+    import numpy as np
+
+    coords, drive, steer = fields(N)
+    rng = random.Random(seed)
+    pt = {c: sp.Rational(rng.randint(1, 97), rng.randint(1, 89)) for c in coords}
+
+    def rank(cols):
+        return int(np.linalg.matrix_rank(np.array(
+            [[float(sp.sympify(c).xreplace(pt).evalf()) for c in col] for col in cols])))
+
+    return hall_flag(coords, [drive, steer], rank)
 
 
 def measure(size: int, tool: str) -> dict:
