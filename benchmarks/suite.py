@@ -166,6 +166,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=2, help="runs per cell (best CPU time)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
     ap.add_argument("--one", nargs=3, metavar=("STUDY", "SIZE", "TOOL"))
+    ap.add_argument("--table", action="store_true",
+                    help="only regenerate the README table from results.json")
     args = ap.parse_args(argv)
     if args.one:
         study, size, tool = args.one
@@ -177,7 +179,7 @@ def main(argv=None) -> int:
     saved = json.loads(out_json.read_text()) if out_json.exists() else {}
     sections = []
     for name, mod in studies.items():
-        if only and name not in only:
+        if args.table or (only and name not in only):
             if name in saved:
                 sections += table(mod, saved[name])
             continue
