@@ -28,15 +28,9 @@ from sympy.core.function import AppliedUndef
 
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy, half_angle_symbol
+from geomech.core.zero import default_policy, half_angle_symbol, is_zero
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz
-from geomech.mechanics.analysis.common import (
-    active_forces,
-    all_zero,
-    as_field,
-    check_system,
-    is_zero,
-)
+from geomech.mechanics.analysis.common import as_field, check_system
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
 
 __all__ = ["NoetherFieldSystem", "noether_field_system", "ode_solution_dimension"]
@@ -81,7 +75,7 @@ class NoetherFieldSystem:
             for f, v in rep.items():
                 ee = ee.subs(f, v)
             out.append(ee.doit())
-        return all_zero(out)
+        return all(is_zero(e) for e in out)
 
     def field_for(self, values: Mapping) -> VectorField:
         """The template with the unknown functions replaced by ``values``."""
@@ -124,7 +118,7 @@ def noether_field_system(system, ans: FunctionAnsatz, solve: bool = False) -> No
     tpl = as_field(system, ans.template)
     funcs = _unknown_functions(tpl, ans.functions)
     args = set().union(*(set(f.args) for f in funcs))
-    conds = _theorem4_conditions(system, tpl)
+    conds = theorem4_conditions(system, tpl)
     derivs = sorted({d for c in conds for d in as_expr(c).atoms(sp.Derivative)},
                     key=sp.default_sort_key)
     jets = {a: sp.Dummy(f"J{i}") for i, a in enumerate([*derivs, *funcs])}
@@ -153,15 +147,6 @@ def _unknown_functions(tpl: VectorField, functions: Sequence) -> list:
             raise ValueError(f"unknown function {f} does not occur in the template")
         funcs.append(apps[0])
     return funcs
-
-
-def _theorem4_conditions(system, u: VectorField) -> list:
-    r""":math:`Au`, :math:`\tilde u(L)|_{\mathcal M}` and :math:`(Q,u)|_{\mathcal M}`
-    (:func:`~geomech.mechanics.analysis.kozlov_kolesnikov.theorem4_conditions`)."""
-    N = system.manifold
-    return theorem4_conditions(u.components, system.lagrangian, N.coords, N.velocities,
-                               system.constraints, active_forces(system),
-                               solution=dict(system.dependent_solution))
 
 
 def _coefficient_equations(conds: list, jets: dict, split_syms: list) -> list:

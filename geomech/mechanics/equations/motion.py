@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.presentation import tidy as _tidy
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, large_rhs, normal_field
-from geomech.mechanics.equations.common import tidy as _tidy
 from geomech.mechanics.equations.implicit import (
     ImplicitEquations,
     numerically_zero,
