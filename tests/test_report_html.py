@@ -318,34 +318,18 @@ def test_pages_stay_small_whatever_the_formulas(monkeypatch):
 
 
 def test_stability_figure_appears_with_steady_motions():
-    """The stability maker applies to a system with ``steady_motions`` and
-    ``stability_diagram`` (the third-wave API): here the family x'' = w x, eigenvalues
-    +-sqrt(w), spectrally stable exactly for w <= 0."""
-    from types import SimpleNamespace
-
-    from geomech.numeric.result import figure_axes
+    """The stability maker draws the rolling disk's upright rolling against its rate omega:
+    for the uniform thin disk (A = m a^2/4, C = m a^2/2) the classical condition is
+    omega^2 > g/(3a) (Neimark & Fufaev 1972, Ch. V), and the figure's stable runs are the grid
+    values beyond it; a system without steady motions (the skate) gets no figure."""
     from geomech.reporting.figures import FigureContext, stability_figure
 
-    w = sp.Symbol("w")
-
-    class Spinning:
-        def steady_motions(self, search=True):
-            assert search is False                   # the declared families, no search
-            return [SimpleNamespace(name="moving", constants=(w, sp.Symbol("u")), defaults={}),
-                    SimpleNamespace(name="rest", constants=(w, sp.Symbol("h")),
-                                    defaults={"h": 0})]
-
-        def stability_diagram(self, parameter, values, steady=None, parameters=None):
-            assert parameter == "w" and steady == "rest" and parameters == {"h": 0.0}
-            eig = np.array([[np.sqrt(complex(v)), -np.sqrt(complex(v))] for v in values])
-
-            def plot():
-                fig, ax = figure_axes()
-                ax[0, 0].plot(values, eig.real)
-                return fig
-            return SimpleNamespace(eigenvalues=eig, plot=plot)
-
-    assert stability_figure(FigureContext(gm.examples.skate())) is None   # no steady API
-    fig = stability_figure(FigureContext(Spinning()))
-    assert fig.title == "Stability of the steady motions (rest)"
-    assert "spectrally stable (every real part <= 0) for w in [-3, 0]" in fig.alt
+    params = {"A": 0.25, "C": 0.5, "a": 1.0, "g": 9.81, "m": 1.0}
+    assert stability_figure(FigureContext(gm.examples.skate(), None, params)) is None
+    fig = stability_figure(FigureContext(gm.examples.rolling_disk(), None, params))
+    assert fig.title == "Stability of the steady motions (upright rolling)"
+    grid = np.linspace(-3, 3, 61)
+    critical = np.sqrt(9.81 / 3)
+    low, high = grid[grid < -critical].max(), grid[grid > critical].min()
+    assert f"for omega in [-3, {low:.3g}], [{high:.3g}, 3]" in fig.alt
+    assert fig.alt.startswith("Real parts of the eigenvalues")
