@@ -12,7 +12,7 @@ Borisov–Mamaev equations (Borisov & Mamaev (2015, Russian Math. Surveys), (5))
           M = \partial^2 L^*/\partial\eta^2 .
 
 :func:`hamel_terms` returns these pieces (:class:`HamelTerms`) before any solve; the forms
-:func:`~geomech.mechanics.equations.quasi.quasi_velocity_equations` and
+:meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive` and
 :func:`~geomech.mechanics.equations.compact.compact_equations` solve them.
 
 >>> import sympy as sp
@@ -38,9 +38,10 @@ import sympy as sp
 
 from geomech.core.algebra import RingCalculus, UnsupportedExpression, policy_algebra
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import bracket_via_graph, solve_linear
+from geomech.mechanics.equations.common import bracket_via_graph
 from geomech.mechanics.equations.heavy import (
     FactoredCalculus,
     coframe_structure_functions,
@@ -337,7 +338,7 @@ def _mass_and_drift(rc, Pn, Pa, eta, q, qdot) -> tuple:
 def hamel_terms(system, frame=None, transversal=None, names=None) -> HamelTerms:
     """The Hamel / Borisov–Mamaev equations (5) before solving for the accelerations
     (module docstring); ``frame``, ``transversal``, ``names`` as for
-    :func:`~geomech.mechanics.equations.quasi.quasi_velocity_equations`."""
+    :meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive`."""
     N = system.manifold
     n, k = N.dim, system.n_constraints
     r = n - k

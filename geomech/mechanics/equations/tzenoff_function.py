@@ -1,7 +1,7 @@
 r"""Tzenoff's (Ценов's) K-function and its equations (Tzenoff (1953)).
 
 The registered form ``"tzenoff"`` of a nonholonomic system is
-:func:`geomech.mechanics.equations.tzenoff.tzenoff_form`.
+:meth:`geomech.mechanics.equations.tzenoff.TzenoffEquations.derive`.
 
 For a Lagrangian (or kinetic energy) :math:`T(q,\dot q,t)` Tzenoff's function is
 
