@@ -184,8 +184,9 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     :math:`M = \partial^2L^*/\partial\eta^2`, :math:`f` = the right-hand side of (5) minus
     :math:`\dot M\eta` (see :meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive`),
     each entry normalised with the ring-based
-    :func:`~geomech.core.algebra.normal_form.compact` (no ``simplify``).  The linear system is solved *keeping its structure*: :math:`M = M_0 + U` with :math:`M_0` the part
-    free of :math:`q`; if :math:`U = \sum_{c\le k}\sigma_c u_c w_c^{\mathsf T}` has low rank
+    :func:`~geomech.core.algebra.normal_form.compact` (no ``simplify``).  The linear system is
+    solved *keeping its structure*: :math:`M = M_0 + U` with :math:`M_0` the part free of
+    :math:`q`; if :math:`U = \sum_{c\le k}\sigma_c u_c w_c^{\mathsf T}` has low rank
     (primitive vectors :math:`u_c, w_c`, named ``g_1, g_2, ...``), the Woodbury formula
 
     .. math:: \dot\eta = y - Z\mu,\quad y = M_0^{-1}f,\quad Z = M_0^{-1}U_h,\quad
