@@ -8,7 +8,8 @@ deferral for the implicit form (``explicit=False`` passed to :func:`mass_matrix_
 and acceleration symbols.  The presentation form is
 :func:`geomech.core.algebra.presentation.tidy`; the normal forms are those of the engine:
 :func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
-denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and :func:`~geomech.core.algebra.normal_form.trig_reduce`.
+denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
+:func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
 >>> from geomech.core.algebra.normal_form import compact
