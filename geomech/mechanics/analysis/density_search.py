@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.calculus import has_radicals
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
@@ -38,7 +39,6 @@ from geomech.mechanics.analysis.divergence import (
     ring_points,
     root_is_irrational,
 )
-from geomech.mechanics.equations.heavy import has_radicals
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
            "heavy_system", "ring_density_search", "ring_log_linear_exponents"]

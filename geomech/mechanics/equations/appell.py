@@ -129,8 +129,10 @@ class AppellEquations(EquationsOfMotion):
         Mass, free, Pi, qdot = _appell_gradient(system, K, k0, s)
         sdot, rec = mass_matrix_solution(Mass, sp.Matrix([Pi[a] - free[a] for a in range(r)]),
                                          "Appell mass matrix d2S*/dsdot2", explicit)
-        equations = [sp.Eq(sp.Add(*[Mass[a, b] * sd[b] for b in range(r)]) + free[a], Pi[a])
-                     for a in range(r)]
+        # evaluate=False: deciding the truth of an Eq of large expressions costs seconds (the
+        # three-link snake: 51 s of 67)
+        equations = [sp.Eq(sp.Add(*[Mass[a, b] * sd[b] for b in range(r)]) + free[a], Pi[a],
+                           evaluate=False) for a in range(r)]
         phase = phase_rhs_from_quasi(system, K, k0, s, list(sdot))
         form_rhs = {**dict(zip(q, qdot)), **dict(zip(s, sdot))}
         return cls(system, cls.form, equations, phase, multipliers=None, variables={},

@@ -107,9 +107,10 @@ class HamelEquations(EquationsOfMotion):
                                            "mass matrix d2L*/deta2 of the quasi-velocities",
                                            explicit)
         etad_syms = acceleration_symbols(eta)
+        # evaluate=False: deciding the truth of an Eq of large expressions costs seconds
         equations = [sp.Eq(sp.Add(*[Mass[a, b] * etad_syms[b] for b in range(r)]) + drift[a],
-                           rhs[a]) for a in range(r)]
-        equations += [sp.Eq(v, e) for v, e in zip(vel, qdot)]
+                           rhs[a], evaluate=False) for a in range(r)]
+        equations += [sp.Eq(v, e, evaluate=False) for v, e in zip(vel, qdot)]
         form_rhs = {**dict(zip(q, qdot)), **dict(zip(eta, etadot))}
         K = E[:, :r]
         k0 = [compact(sp.Add(*[E[i, r + m] * w0[m] for m in range(k)])) for i in range(n)]

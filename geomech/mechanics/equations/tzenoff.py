@@ -237,7 +237,7 @@ class TzenoffEquations(EquationsOfMotion):
         form_rhs = {c: compact(v) for c, v in zip(N.coords, res.velocity)}
         form_rhs.update(zip(omega, sol))
         variables = {} if frame is None else _frame_variables(system, b, b0, omega)
-        equations = [sp.Eq(compact(e), 0) for e in res.equations]
+        equations = [sp.Eq(compact(e), 0, evaluate=False) for e in res.equations]
         return cls(system, cls.form, equations, rhs, multipliers=None, variables=variables,
                    form_rhs=form_rhs,
                    data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
@@ -275,7 +275,7 @@ class TzenoffEquations(EquationsOfMotion):
             out.update(imp.solve().items())
             return {(omega[wd.index(k)] if k in wd else k): v for k, v in out.items()}
 
-        equations = [sp.Eq(compact(e), 0) for e in res.equations]
+        equations = [sp.Eq(compact(e), 0, evaluate=False) for e in res.equations]
         return cls(system, cls.form, equations, phase_rhs, multipliers=None,
                    variables={}, form_rhs=form_rhs, implicit=imp,
                    data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,

@@ -69,6 +69,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.calculus import has_radicals
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -77,7 +78,6 @@ from geomech.mechanics.equations.common import (
     acceleration_symbols,
     inverse_solve,
 )
-from geomech.mechanics.equations.heavy import has_radicals
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics
 from geomech.mechanics.equations.vakonomic_hamilton import (
