@@ -435,7 +435,7 @@ def ring_log_linear_exponents(L: Sequence, div, params: Sequence = ()) -> tuple:
     identically, so :math:`A` has the same rank for symbolic parameters and a solution
     :math:`a(p)` would specialise to one at :math:`p_0`.
 
-    >>> from geomech.mechanics.equations.heavy import RadicalCalculus
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
     >>> from geomech.mechanics.analysis.divergence import RingFraction
     >>> x = sp.Symbol("x", positive=True)
     >>> rc = RadicalCalculus([1/x, sp.sqrt(1 + x**2)])

@@ -49,6 +49,7 @@ from geomech.core.algebra.normal_form import compact
 from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
+from geomech.mechanics.equations.elimination import keep_small
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
@@ -103,15 +104,18 @@ def _voronets(system, explicit: bool, chaplygin: bool = False) -> tuple:
     r = len(u)
     brows, bfree = _split_data(system)
     L = system.lagrangian
-    Theta = compact(system.restricted(L))
-    pr = {j: compact(system.restricted(sp.diff(L, vel[j]))) for j in dep}
+    # every piece is brought to its normal form only when that is small and pays (keep_small):
+    # the cancelled L* of a chain of knife edges is 20x its restriction and its derivatives
+    # dominate (the three-link snake: 45 s -> 0.7 s); the value is the same function
+    Theta = keep_small(system.restricted(L))
+    pr = {j: keep_small(system.restricted(sp.diff(L, vel[j]))) for j in dep}
     qdot = system.velocity_on_phase_space()
     rhs, Smat = _voronets_forces(system, brows, bfree, Theta, pr, chaplygin)
     # the implicit form (explicit=False) keeps the right-hand sides unnormalised
-    norm = compact if explicit else (lambda e: e)
+    norm = keep_small if explicit else (lambda e: e)
     rhs = [norm(e) for e in rhs]
     dTheta = [sp.diff(Theta, ua) for ua in u]
-    Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(dTheta[a], u[b])))
+    Mass = sp.Matrix(r, r, lambda a, b: keep_small(sp.diff(dTheta[a], u[b])))
     drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(N.dim)
                       if dTheta[a].has(q[i])]) for a in range(r)]
     udot, rec = mass_matrix_solution(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
@@ -166,7 +170,7 @@ def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[
             e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
         rhs.append(e)
     if chaplygin:
-        Smat = Smat.applyfunc(compact)
+        Smat = Smat.applyfunc(keep_small)
         for a in range(r):
             rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
     return rhs, Smat
