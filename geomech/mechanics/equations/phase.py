@@ -84,13 +84,21 @@ def phase_rhs_from_quasi(system, K: sp.Matrix, k0: Sequence, s: Sequence[sp.Symb
     for j, i in enumerate(ind):
         kin = sp.Add(*[sp.diff(qdot[i], N.coords[m]) * qdot[m] for m in range(N.dim)
                        if qdot[i].has(N.coords[m])])
+        # structural zeros of K are skipped: 0*F asks whether the large F is infinite (the
+        # three-link snake: minutes of assumption queries)
+        kb = [(compact(K[i, c]), c) for c in range(r) if K[i, c] != 0]
         if keep:        # heavy bodies: the solved accelerations are not expanded
-            dyn = [compact(K[i, b]) * sdot[b].xreplace(s_of_u) for b in range(r)]
+            dyn = [_times(k, sdot[c].xreplace(s_of_u)) for k, c in kb if k != 0]
             out[u[j]] = sp.Add(compact(kin.xreplace(s_of_u)), *dyn)
             continue
-        e = kin + sp.Add(*[K[i, b] * sdot[b] for b in range(r)])
+        e = kin + sp.Add(*[_times(k, sdot[c]) for k, c in kb if k != 0])
         out[u[j]] = compact(e.xreplace(s_of_u))
     return out
+
+
+def _times(k: sp.Expr, f: sp.Expr) -> sp.Expr:
+    """``k*f`` without distributing a number over a large sum."""
+    return f if k == 1 else sp.Mul(k, f, evaluate=not f.is_Add)
 
 
 class ReducedDynamics:
