@@ -120,6 +120,7 @@ class AppellEquations(EquationsOfMotion):
         by the chain rule (:math:`\partial\ddot q/\partial\dot s = K`).  The velocities
         :math:`s` are those of ``frame`` (default: the independent velocities).
         """
+        cls._check(system, explicit)
         if options:
             raise TypeError(f"appell got unknown options {sorted(options)}")
         q = system.manifold.coords

@@ -89,6 +89,7 @@ class VoronetsEquations(EquationsOfMotion):
     @classmethod
     def derive(cls, system, *, explicit: bool = True, **options) -> VoronetsEquations:
         """Voronets equations (see the module docstring) in the independent velocities."""
+        cls._check(system, explicit)
         if options:
             raise TypeError(f"voronets takes no options, got {sorted(options)}")
         equations, rhs, data, rec = _voronets(system, explicit)
@@ -239,6 +240,7 @@ class ChaplyginEquations(EquationsOfMotion):
         ``z`` entries (``eq.data["reduced"]``); ``eq.rhs`` adds the kinematics of the cyclic
         coordinates.  Raises ``ValueError`` when the system is not a Chaplygin system.
         """
+        cls._check(system, explicit)
         if options:
             raise TypeError(f"chaplygin takes no options, got {sorted(options)}")
         combo = chaplygin_coordinates(system)
@@ -338,6 +340,7 @@ class LagrangeDalembertEquations(EquationsOfMotion):
         >>> eq.multipliers
         {lambda_1: xdot*ydot/(y**2 + 1)}
         """
+        cls._check(system, explicit)
         if options:
             raise TypeError(f"lagrange_dalembert takes no options, got {sorted(options)}")
         N = system.manifold

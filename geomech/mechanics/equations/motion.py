@@ -106,6 +106,15 @@ class EquationsOfMotion:
         raise NotImplementedError(f"{cls.__name__} does not derive equations of motion "
                                   "(a form class defines the class method derive)")
 
+    @staticmethod
+    def _check(system, explicit: bool = True) -> None:
+        """``TypeError`` unless ``system`` is a nonholonomic system and ``explicit`` a bool
+        (the first line of every ``derive``)."""
+        if not (hasattr(system, "phase_space") and hasattr(system, "manifold")):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
+        if not isinstance(explicit, bool):
+            raise TypeError(f"explicit must be True or False, got {explicit!r}")
+
     @classmethod
     def implicit_equations(cls, system) -> EquationsOfMotion | None:
         """The equations without options in implicit form when the form builds them by a

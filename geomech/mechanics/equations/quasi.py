@@ -94,6 +94,7 @@ class HamelEquations(EquationsOfMotion):
         :math:`[v_\alpha, e_b]` (from the bracket graph) in the frame; they are returned in
         ``eq.data["structure"]`` as ``{(alpha, b): [c^1, ..., c^n]}`` (0-based indices).
         """
+        cls._check(system, explicit)
         if options:
             raise TypeError(f"quasi_velocities got unknown options {sorted(options)}")
         N = system.manifold

@@ -222,6 +222,7 @@ class TzenoffEquations(EquationsOfMotion):
         >>> eq.agrees_with(skate.equations("lagrange_dalembert"))
         True
         """
+        cls._check(system, explicit)
         N = system.manifold
         jets = JetSpace.from_manifold(N, order=3)
         b, omega = _tzenoff_frame(system, frame, quasi_velocities)
@@ -251,6 +252,7 @@ class TzenoffEquations(EquationsOfMotion):
         :math:`\partial K^{nh}/\partial\dot\omega = M\dot\omega - F = 0`, read off the
         K-function directly: no normal form of the equations and no frame checks (``derive``
         with ``explicit=False`` also defers its solve, but normalises the equations)."""
+        cls._check(system)
 
         N = system.manifold
         n = N.dim

@@ -331,6 +331,7 @@ class VakonomicEquations(EquationsOfMotion):
         >>> vak.agrees_with(S.equations("lagrange_dalembert"))
         True
         """
+        cls._check(system, explicit)
         m = system.n_constraints
         lambdas = multiplier_symbols(m, multipliers)
         if form == "lagrangian":
