@@ -454,7 +454,7 @@ class NonholonomicSystem:
         ``appell`` and the plug-ins ``tzenoff``, ``vakonomic``.  Results without options are
         cached.
         """
-        from .equations import get_method
+        from geomech.mechanics.equations.registry import get_method
 
         if not options and method in self._eq_cache:
             return self._eq_cache[method]

@@ -18,9 +18,10 @@ import pytest
 import sympy as sp
 
 import geomech as gm
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations import ImplicitEquations
-from geomech.mechanics.equations.common import deferred_solves, solve_linear
+from geomech.mechanics.equations.common import mass_matrix_solution
 from geomech.numeric import compile_vector_field, simulate
 from geomech.numeric.implicit import CompiledImplicitField
 
@@ -42,14 +43,16 @@ def disk():
 def test_deferred_solve_records_only_mass_matrices():
     x = sp.Symbol("x")
     M = sp.Matrix([[2, x], [x, 3]])
-    with deferred_solves() as rec:
-        z = solve_linear(M, sp.Matrix([1, x]), what="mass matrix of something")
-        w = solve_linear(M, sp.Matrix([1, x]), what="constraint minor")
-    assert len(rec) == 1 and tuple(z) == rec[0].unknowns
+    # explicit=False is an argument of the mass-matrix solve, never ambient state
+    z, rec = mass_matrix_solution(M, sp.Matrix([1, x]), "mass matrix of something",
+                                  explicit=False)
+    w = solve_linear(M, sp.Matrix([1, x]), what="constraint minor")
+    assert rec is not None and tuple(z) == rec.unknowns
     assert zero((M * w)[0] - 1) and zero((M * w)[1] - x)       # solved as usual
-    # outside the context nothing is deferred
-    s = solve_linear(M, sp.Matrix([1, x]), what="mass matrix")
-    assert all(zero(e) for e in M * s - sp.Matrix([1, x]))
+    # with explicit=True nothing is deferred
+    s, none = mass_matrix_solution(M, sp.Matrix([1, x]), "mass matrix")
+    assert none is None and all(zero(e) for e in M * s - sp.Matrix([1, x]))
+    assert all(zero(a - b) for a, b in zip(rec.solve(), s))
 
 
 @pytest.mark.parametrize("method", ["lagrange_dalembert", "voronets", "quasi_velocities",

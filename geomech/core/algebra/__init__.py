@@ -3,7 +3,9 @@ r"""The one exact engine: rings, normal forms and exact linear algebra.
 * :mod:`~geomech.core.algebra.rings` -- polynomial rings and fraction fields for given
   generators (:func:`polynomial_ring`, :func:`fraction_field`), the ring of a set of
   expressions modulo :math:`\sin^2+\cos^2=1` and :math:`(\sqrt b)^2=b`
-  (:class:`RationalAlgebra`), derivatives in it (:class:`RingCalculus`);
+  (:class:`RationalAlgebra`);
+* :mod:`~geomech.core.algebra.calculus` -- derivatives in that ring, with square roots as
+  generators (:class:`RingCalculus`, ``RadicalCalculus``, ``FactoredCalculus``);
 * :mod:`~geomech.core.algebra.reduction` -- the normal form modulo the relations
   :math:`\sin^2+\cos^2=1` and :math:`r^2=b`
   (:class:`~geomech.core.algebra.reduction.RelationReducer`);
@@ -39,6 +41,7 @@ zero policy (:mod:`geomech.core.zero`).
 from geomech.core.algebra.fraction_forms import content_expr, factor_expr
 from geomech.core.algebra.matrices import fraction_free
 
+from .calculus import RingCalculus
 from .linear import (
     CoefficientRows,
     nullspace,
@@ -67,7 +70,6 @@ from .matrices import (
 from .normal_form import compact, has_denominator, ring_zero_test, trig_reduce
 from .rings import (
     RationalAlgebra,
-    RingCalculus,
     UnsupportedExpression,
     fraction_field,
     polynomial_ring,

@@ -17,8 +17,8 @@ each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root; comput
 :math:`\sin^2+\cos^2=1` is the Gröbner basis of the ideal of relations of
 :math:`(\sin s, \cos s)` over :math:`\mathbb Q(s)` (Cox, Little & O'Shea, *Ideals, Varieties,
 and Algorithms*, 2015, §2.6), so the reduced form of a polynomial in symbols and
-:math:`\sin s, \cos s` of symbols is canonical.  :class:`RingCalculus` differentiates in
-that ring (:math:`\partial_s \sin s = \cos s`, :math:`\partial_s\cos s = -\sin s`).
+:math:`\sin s, \cos s` of symbols is canonical.  Derivatives in that ring are
+:mod:`geomech.core.algebra.calculus`.
 
 >>> import sympy as sp
 >>> p, m = sp.symbols("phi m", real=True)
@@ -56,8 +56,7 @@ from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 
-__all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus"]
+__all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -415,64 +414,3 @@ class RationalAlgebra:
         if d.LC < 0:
             n, d = -n, -d
         return content_expr(self, n) / content_expr(self, d)
-
-
-class RingCalculus:
-    r"""Derivatives of rational functions in the ring of a :class:`RationalAlgebra`, as
-    ``(numerator, denominator)`` pairs: :math:`\partial_s \sin s = \cos s`,
-    :math:`\partial_s\cos s = -\sin s` and the quotient rule
-    :math:`(n/d)' = (n'd - nd')/d^2`.
-
-    Raises :class:`UnsupportedExpression` for expressions with square roots or free
-    functions (whose derivatives are not in the ring).
-
-    >>> import sympy as sp
-    >>> x, s = sp.symbols("x s")
-    >>> rc = RingCalculus([x*sp.sin(s)**2])
-    >>> rc.expr(rc.diff(rc.frac(x*sp.sin(s)**2), s))
-    2*x*sin(s)*cos(s)
-    """
-
-    def __init__(self, exprs):
-        self.alg = RationalAlgebra(exprs)
-        if not self.alg.faithful:
-            raise UnsupportedExpression("square roots or free functions")
-        self.R = self.alg.ring
-        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
-
-    def frac(self, e):
-        """``(n, d)``: ``e`` as a cancelled fraction of ring elements."""
-        return self.alg.frac(e)
-
-    def _d(self, p, x):
-        R, idx = self.R, self.idx
-        out = R.zero
-        if x in idx:
-            out += p.diff(R.gens[idx[x]])
-        a = self.alg.base.get(x)
-        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
-            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
-            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
-        return out
-
-    def diff(self, nd, x):
-        """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
-        n, d = nd
-        dn = self._d(n, x)
-        if d.is_ground:
-            return dn, d
-        dd = self._d(d, x)
-        return (dn, d) if not dd else (dn * d - n * dd, d * d)
-
-    def at_zero(self, nd, syms):
-        """The fraction with the generators ``syms`` set to zero."""
-        n, d = nd
-        for s in syms:
-            if s in self.idx:
-                g = self.R.gens[self.idx[s]]
-                n, d = n.subs(g, 0), d.subs(g, 0)
-        return n, d
-
-    def expr(self, nd) -> sp.Expr:
-        """The shortest reduced, cancelled sympy form of the fraction."""
-        return self.alg.quotient(*nd)

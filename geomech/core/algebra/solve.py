@@ -32,7 +32,8 @@ from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_matrix
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
-__all__ = ["solve_linear", "solve_over_functions", "function_rref", "policy_algebra"]
+__all__ = ["solve_linear", "solve_over_functions", "function_rref", "policy_algebra",
+           "adjugate_inverse"]
 
 
 def policy_algebra(exprs) -> RationalAlgebra:
@@ -369,3 +370,86 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
             out.append(sp.factor_terms(num) / sp.factor_terms(det))
     return sp.Matrix(out)
 
+
+def _ring_rows(alg, E: sp.Matrix) -> list:
+    """Rows of ``E`` as ``([numerators], common denominator)`` in the ring of ``alg``."""
+    R = alg.ring
+    rows = []
+    for i in range(E.shape[0]):
+        fr = [alg.frac(e) for e in E.row(i)]
+        den = R.one
+        for _, d in fr:
+            if d != 1 and d != den:
+                den = den.lcm(d)
+        rows.append(([alg.reduce(num * den.exquo(d)) for num, d in fr], den))
+    return rows
+
+
+class _Minors:
+    """Memoised division-free minors of a square ring matrix (Laplace along the top row of
+    the remaining rows): ``minor(cols, skip)`` is the determinant of the rows other than
+    ``skip`` (the last ``len(cols)`` of them) and the columns ``cols``."""
+
+    def __init__(self, alg, mat: list):
+        self.alg, self.mat, self.n, self.memo = alg, mat, len(mat), {}
+
+    def __call__(self, cols: tuple, skip: int):
+        key = (cols, skip)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        k = len(cols)
+        rs = [i for i in range(self.n) if i != skip][-k:]
+        if k == 1:
+            out = self.mat[rs[0]][cols[0]]
+        else:
+            out = self.alg.ring.zero
+            for pos, j in enumerate(cols):
+                a = self.mat[rs[0]][j]
+                if a:
+                    sub = self(cols[:pos] + cols[pos + 1:], skip)
+                    if sub:
+                        out = out + a * sub if pos % 2 == 0 else out - a * sub
+            out = self.alg.reduce(out)
+        self.memo[key] = out
+        return out
+
+
+def adjugate_inverse(E: sp.Matrix) -> tuple:
+    r"""``(E^{-1}, det E)`` of a square matrix (a frame matrix, a mass matrix),
+    :math:`E^{-1} = \operatorname{adj}(E)/\det E` by division-free Laplace expansion in the
+    ring of :class:`~geomech.core.algebra.rings.RationalAlgebra` (memoised minors shared by
+    all columns of the adjugate); Berkowitz outside the ring.  ``(None, 0)`` when
+    :math:`\det E \equiv 0`.
+
+    >>> t = sp.Symbol("t")
+    >>> adjugate_inverse(sp.Matrix([[1, t], [0, 1]]))
+    (Matrix([
+    [1, -t],
+    [0,  1]]), 1)
+    """
+    n = E.shape[0]
+    try:
+        alg = policy_algebra(list(E))
+        rows = _ring_rows(alg, E)
+    except UnsupportedExpression:
+        det = compact(E.det(method="berkowitz"))
+        if default_policy().is_zero(det):
+            return None, sp.S.Zero
+        return (E.adjugate(method="berkowitz") / det).applyfunc(compact), det
+    minor = _Minors(alg, [r for r, _ in rows])
+    detp = minor(tuple(range(n)), -1)
+    if alg.is_zero(detp):
+        return None, sp.S.Zero
+    rowden = alg.ring.one
+    for _, d in rows:
+        rowden *= d
+    # E^{-1}[j, i] = (-1)^(i+j) minor(delete row i, column j) * (row factor of row i) / det
+    inv = sp.zeros(n, n)
+    for i in range(n):
+        for j in range(n):
+            c = alg.ring.one if n == 1 else minor(tuple(x for x in range(n) if x != j), i)
+            if c:
+                c = c if (i + j) % 2 == 0 else -c
+                inv[j, i] = alg.quotient(c * rows[i][1], detp)
+    return inv, alg.quotient(detp, rowden)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.calculus import has_radicals
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
@@ -38,7 +39,6 @@ from geomech.mechanics.analysis.divergence import (
     ring_points,
     root_is_irrational,
 )
-from geomech.mechanics.equations.heavy import has_radicals
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
            "heavy_system", "ring_density_search", "ring_log_linear_exponents"]
@@ -435,7 +435,7 @@ def ring_log_linear_exponents(L: Sequence, div, params: Sequence = ()) -> tuple:
     identically, so :math:`A` has the same rank for symbolic parameters and a solution
     :math:`a(p)` would specialise to one at :math:`p_0`.
 
-    >>> from geomech.mechanics.equations.heavy import RadicalCalculus
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
     >>> from geomech.mechanics.analysis.divergence import RingFraction
     >>> x = sp.Symbol("x", positive=True)
     >>> rc = RadicalCalculus([1/x, sp.sqrt(1 + x**2)])

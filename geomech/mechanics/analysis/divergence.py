@@ -16,7 +16,7 @@ divergence of the field :math:`v = (g, M^{-1}F)` on the phase space is
 condition :math:`\operatorname{div}(\rho v) = 0` of Borisov & Mamaev (2015), §1.3, needs
 only this divergence and :math:`\dot q`), computed in the ring
 :math:`\mathbb Q[\text{symbols}, \sin, \cos, \rho]/(\sin^2+\cos^2-1, \rho^2-b)` of
-:class:`~geomech.mechanics.equations.heavy.RadicalCalculus` (:math:`\rho = \sqrt b` the
+:class:`~geomech.core.algebra.calculus.RadicalCalculus` (:math:`\rho = \sqrt b` the
 support function's root): the explicit field :math:`M^{-1}F` is never formed.
 
 With one root :math:`\rho` every element is :math:`E = E_0 + E_1\rho` with :math:`E_0, E_1`
@@ -39,10 +39,10 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.budget import check
 from geomech.core.zero import ZeroVerdict
-from geomech.mechanics.equations.heavy import RadicalCalculus
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
            "ring_points", "mass_matrix_determinant", "root_is_irrational", "MASS_MATRIX_FORMS"]
@@ -56,7 +56,7 @@ MASS_MATRIX_FORMS = ("voronets", "lagrange_dalembert")
 
 class RingFraction:
     r"""A fraction :math:`n/d` of ring elements of ``calc`` (a
-    :class:`~geomech.mechanics.equations.heavy.RadicalCalculus`) with a denominator free of
+    :class:`~geomech.core.algebra.calculus.RadicalCalculus`) with a denominator free of
     square roots.
 
     >>> t = sp.Symbol("t", real=True)

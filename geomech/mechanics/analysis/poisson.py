@@ -29,12 +29,12 @@ import itertools
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy, is_zero
 from geomech.lie.graph import BracketGraph
-from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 
 __all__ = ["AlmostPoissonStructure", "PoissonBivector"]
 
@@ -229,11 +229,11 @@ class AlmostPoissonStructure:
 
 class _RingJacobiator:
     r"""The Jacobiator of a matrix with square roots, summed in the ring of
-    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (entries as numerators over
+    :class:`~geomech.core.algebra.calculus.FactoredCalculus` (entries as numerators over
     products of known factors, derivatives in the ring, skew by construction:
     :math:`J^{ji} = -J^{ij}`); a component is zero iff its reduced numerator is, non-zero
     when the norm of the quadratic extensions does not vanish
-    (:meth:`~geomech.mechanics.equations.heavy.RadicalCalculus.certainly_nonzero`), the zero
+    (:meth:`~geomech.core.algebra.calculus.RadicalCalculus.certainly_nonzero`), the zero
     policy otherwise."""
 
     def __init__(self, J: sp.Matrix, X):

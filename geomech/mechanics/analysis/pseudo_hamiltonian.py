@@ -30,20 +30,16 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.lie.coframe import coframe_structure_functions
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
-from geomech.mechanics.equations.common import solve_linear
-from geomech.mechanics.equations.hamel import frame_inverse
-from geomech.mechanics.equations.heavy import (
-    FactoredCalculus,
-    coframe_structure_functions,
-    has_radicals,
-)
 
 __all__ = ["PseudoHamiltonianForm", "pseudo_hamiltonian_form", "frame_structure_functions",
            "chaplygin_gyroscopic_matrix", "reduced_pseudo_hamiltonian",
@@ -106,8 +102,8 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
 
 def _cartan_structure(E: sp.Matrix, coords, m: int) -> dict | None:
     """Structure functions of a frame with square roots from its coframe (Cartan's formula,
-    :func:`~geomech.mechanics.equations.heavy.coframe_structure_functions`), or ``None``."""
-    Einv, _ = frame_inverse(E)
+    :func:`~geomech.lie.coframe.coframe_structure_functions`), or ``None``."""
+    Einv, _ = adjugate_inverse(E)
     if Einv is None:
         return None
     pairs = [(s, r) for s in range(m) for r in range(s + 1, m)]
@@ -277,7 +273,7 @@ def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
     r""":math:`L^* = \tilde L|_{w=0}` and :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}`.
 
     With square roots (rolling ellipsoid) both are computed in the ring of
-    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (no ``expand`` of the
+    :class:`~geomech.core.algebra.calculus.FactoredCalculus` (no ``expand`` of the
     substituted Lagrangian, which dominated the construction); otherwise, or when the
     Lagrangian leaves that ring, by expansion and :func:`compact`."""
     zero_w = {w: 0 for w in ws}

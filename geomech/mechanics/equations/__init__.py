@@ -1,14 +1,15 @@
 r"""Equations of motion of nonholonomic systems in the classical forms.
 
-Every form returns an instance of its own subclass of the abstract base
-:class:`EquationsOfMotion` (:mod:`geomech.mechanics.equations.forms`; the class attribute
-``form`` is the registered name): the equations in the form's own variables
+Every form is a subclass of the abstract base :class:`EquationsOfMotion` that derives its
+own equations (the class method ``derive``; the class attribute ``form`` is its name) and
+returns an instance of itself: the equations in the form's own variables
 (``eq.equations``), the multipliers where the form has them, and the explicit vector field on
 the common phase space :math:`\mathcal M = \{(q, \dot q_{\rm ind})\}` of the system
 (``eq.rhs``, ``eq.vector_field()``), so that forms can be compared exactly
 (``eq.agrees_with(other)``).
 
-Forms are registered by name with :func:`register_method`:
+The forms are listed in one table (:mod:`geomech.mechanics.equations.registry`; a user
+adds one with :func:`register_method`):
 
 * ``lagrange_dalembert`` (:mod:`geomech.mechanics.equations.classical`):
   equations with multipliers (Borisov & Mamaev (2015), §3.1),
@@ -16,14 +17,14 @@ Forms are registered by name with :func:`register_method`:
   .. math:: \frac{d}{dt}\frac{\partial L}{\partial\dot q_i}-\frac{\partial L}{\partial q_i}
             = Q_i + \sum_\mu\lambda_\mu a_{\mu i}, \qquad a\dot q + b = 0;
 
-* ``quasi_velocities`` (Hamel / Borisov–Mamaev (5)), ``voronets``, ``chaplygin`` and
-  ``appell`` in :mod:`geomech.mechanics.equations.quasi` and
-  :mod:`geomech.mechanics.equations.classical`;
+* ``voronets`` and ``chaplygin`` in :mod:`geomech.mechanics.equations.classical`,
+  ``quasi_velocities`` (Hamel / Borisov–Mamaev (5)) in
+  :mod:`geomech.mechanics.equations.quasi`, ``appell`` in
+  :mod:`geomech.mechanics.equations.appell`;
 * ``tzenoff`` and ``vakonomic`` in :mod:`geomech.mechanics.equations.tzenoff` and
   :mod:`geomech.mechanics.equations.vakonomic`.
 
-The value types are in :mod:`geomech.mechanics.equations.motion`; importing this module registers
-every built-in form in :mod:`geomech.mechanics.equations.registry`.
+The value types are in :mod:`geomech.mechanics.equations.motion`.
 
 Examples
 --------
@@ -44,18 +45,10 @@ True
 
 from __future__ import annotations
 
-from geomech.mechanics.equations import (  # noqa: F401  (importing registers the forms)
-    appell,
-    quasi,
-    tzenoff,
-    vakonomic,
-)
-from geomech.mechanics.equations.classical import lagrange_dalembert
-from geomech.mechanics.equations.forms import (
-    AppellEquations,
+from geomech.mechanics.equations.appell import AppellEquations
+from geomech.mechanics.equations.classical import (
     ChaplyginEquations,
     LagrangeDalembertEquations,
-    TzenoffEquations,
     VoronetsEquations,
 )
 from geomech.mechanics.equations.implicit import ImplicitEquations
@@ -63,10 +56,11 @@ from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
 from geomech.mechanics.equations.quasi import HamelEquations
 from geomech.mechanics.equations.registry import get_method, register_method, registered_methods
+from geomech.mechanics.equations.tzenoff import TzenoffEquations
 from geomech.mechanics.equations.vakonomic import VakonomicEquations
 
 __all__ = ["EquationsOfMotion", "ImplicitEquations", "register_method", "get_method",
-           "available_methods", "lagrange_dalembert", "phase_rhs_from_quasi",
+           "available_methods", "phase_rhs_from_quasi",
            "ReducedDynamics", "LagrangeDalembertEquations", "VoronetsEquations",
            "ChaplyginEquations", "HamelEquations", "AppellEquations", "TzenoffEquations",
            "VakonomicEquations"]

@@ -9,7 +9,7 @@ q_i` (Appell's lemma :math:`\partial S/\partial\ddot q = E(T)`).  On the constra
 
 >>> import geomech as gm
 >>> S = gm.examples.chaplygin_sleigh()
->>> appell_equations(S).agrees_with(S.equations("lagrange_dalembert"))
+>>> AppellEquations.derive(S).agrees_with(S.equations("lagrange_dalembert"))
 True
 """
 
@@ -18,14 +18,12 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
-from geomech.mechanics.equations.common import acceleration_symbols, solve_linear
-from geomech.mechanics.equations.forms import AppellEquations
+from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
 from geomech.mechanics.equations.hamel import quasi_velocity_names, resolve_frame
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import phase_rhs_from_quasi
-from geomech.mechanics.equations.registry import register_method
 
-__all__ = ["appell_equations", "acceleration_energy"]
+__all__ = ["AppellEquations", "acceleration_energy"]
 
 
 def _appell_velocities(system, frame, transversal, names) -> tuple:
@@ -98,32 +96,47 @@ def _appell_gradient(system, K, k0, s) -> tuple:
     return Mass, free, Pi, qdot
 
 
-@register_method("appell")
-def appell_equations(system, frame=None, transversal=None, names=None,
-                     **options) -> EquationsOfMotion:
-    r"""Gibbs–Appell equations :math:`\partial S^*/\partial\dot s_\beta = \Pi_\beta`.
+class AppellEquations(EquationsOfMotion):
+    r"""Gibbs--Appell equations (Appell (1899); Neimark & Fufaev (1972)):
 
-    :math:`S^*` is :func:`acceleration_energy` with :math:`\dot q = K(q)s + k_0(q)`,
-    :math:`\ddot q = K\dot s + \partial_q(Ks+k_0)\dot q` substituted and
-    :math:`\Pi_\beta = \sum_iK_{i\beta}(Q_i-\partial U/\partial q_i)`; its gradient is taken
-    by the chain rule (:math:`\partial\ddot q/\partial\dot s = K`).  The velocities
-    :math:`s` are those of ``frame`` (default: the independent velocities).
+    .. math:: \frac{\partial S^*}{\partial\dot s_\beta} = \Pi_\beta,\qquad
+              S = \tfrac12\ddot q^{\mathsf T}H\ddot q + \ddot q^{\mathsf T}\beta_T ,
+
+    :math:`S^*` the acceleration energy on the constraint manifold
+    :math:`\dot q = K(q)s + k_0(q)` and :math:`\Pi_\beta = \sum_i K_{i\beta}(Q_i -
+    \partial U/\partial q_i)` (see :meth:`derive`).
     """
-    if options:
-        raise TypeError(f"appell got unknown options {sorted(options)}")
-    q = system.manifold.coords
-    K, k0, s = _appell_velocities(system, frame, transversal, names)
-    r = len(s)
-    sd = acceleration_symbols(s)
-    Mass, free, Pi, qdot = _appell_gradient(system, K, k0, s)
-    sdot = solve_linear(Mass, sp.Matrix([Pi[a] - free[a] for a in range(r)]),
-                        what="Appell mass matrix d2S*/dsdot2")
-    equations = [sp.Eq(sp.Add(*[Mass[a, b] * sd[b] for b in range(r)]) + free[a], Pi[a])
-                 for a in range(r)]
-    phase = phase_rhs_from_quasi(system, K, k0, s, list(sdot))
-    form_rhs = {**dict(zip(q, qdot)), **dict(zip(s, sdot))}
-    eq = AppellEquations(system, "appell", equations, phase, multipliers=None, variables={},
-                         form_rhs=form_rhs,
-                         data={"quasi_velocities": tuple(s), "mass_matrix": Mass})
-    eq._lazy_data["acceleration_energy"] = lambda: acceleration_energy(system)[0]
-    return eq
+
+    form = "appell"
+
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, frame=None, transversal=None, names=None,
+               **options) -> AppellEquations:
+        r"""Gibbs–Appell equations :math:`\partial S^*/\partial\dot s_\beta = \Pi_\beta`.
+
+        :math:`S^*` is :func:`acceleration_energy` with :math:`\dot q = K(q)s + k_0(q)`,
+        :math:`\ddot q = K\dot s + \partial_q(Ks+k_0)\dot q` substituted and
+        :math:`\Pi_\beta = \sum_iK_{i\beta}(Q_i-\partial U/\partial q_i)`; its gradient is taken
+        by the chain rule (:math:`\partial\ddot q/\partial\dot s = K`).  The velocities
+        :math:`s` are those of ``frame`` (default: the independent velocities).
+        """
+        cls._check(system, explicit)
+        if options:
+            raise TypeError(f"appell got unknown options {sorted(options)}")
+        q = system.manifold.coords
+        K, k0, s = _appell_velocities(system, frame, transversal, names)
+        r = len(s)
+        sd = acceleration_symbols(s)
+        Mass, free, Pi, qdot = _appell_gradient(system, K, k0, s)
+        sdot, rec = mass_matrix_solution(Mass, sp.Matrix([Pi[a] - free[a] for a in range(r)]),
+                                         "Appell mass matrix d2S*/dsdot2", explicit)
+        # evaluate=False: deciding the truth of an Eq of large expressions costs seconds (the
+        # three-link snake: 51 s of 67)
+        equations = [sp.Eq(sp.Add(*[Mass[a, b] * sd[b] for b in range(r)]) + free[a], Pi[a],
+                           evaluate=False) for a in range(r)]
+        phase = phase_rhs_from_quasi(system, K, k0, s, list(sdot))
+        form_rhs = {**dict(zip(q, qdot)), **dict(zip(s, sdot))}
+        return cls(system, cls.form, equations, phase, multipliers=None, variables={},
+                   form_rhs=form_rhs, data={"quasi_velocities": tuple(s), "mass_matrix": Mass},
+                   lazy_data={"acceleration_energy": lambda: acceleration_energy(system)[0]},
+                   deferred=rec)

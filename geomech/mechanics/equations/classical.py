@@ -1,6 +1,7 @@
 r"""The classical forms: Lagrange--d'Alembert equations with multipliers
-(:func:`lagrange_dalembert`, Borisov & Mamaev (2015), §3.1), and the Voronets and Chaplygin
-equations (in the independent velocities).
+(:class:`LagrangeDalembertEquations`, Borisov & Mamaev (2015), §3.1), and the Voronets and
+Chaplygin equations (in the independent velocities); each class derives its form
+(``derive``).
 
 With the constraints solved as :math:`\dot q_r = b_{r\alpha}(q)\dot q_\alpha + b_r(q)`
 (:math:`r` dependent, :math:`\alpha` independent), :math:`\Theta = L^*` the Lagrangian with
@@ -40,21 +41,21 @@ m*(a*phidot*sin(phi)**2 - ydot*cos(phi))/sin(phi)**3
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
 from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, deferring, solve_linear
-from geomech.mechanics.equations.forms import ChaplyginEquations, LagrangeDalembertEquations
+from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
+from geomech.mechanics.equations.elimination import keep_small
 from geomech.mechanics.equations.implicit import ImplicitEquations
-from geomech.mechanics.equations.motion import EquationsOfMotion, form_class
+from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
-from geomech.mechanics.equations.registry import register_method
 
-__all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates",
-           "lagrange_dalembert"]
+__all__ = ["LagrangeDalembertEquations", "VoronetsEquations", "ChaplyginEquations",
+           "chaplygin_coordinates"]
 
 
 def _split_data(system):
@@ -67,15 +68,36 @@ def _forces_star(system):
     return [compact(system.restricted(Qi)) for Qi in system.forces]
 
 
-@register_method("voronets")
-def voronets_equations(system, **options) -> EquationsOfMotion:
-    """Voronets equations (see the module docstring) in the independent velocities."""
-    if options:
-        raise TypeError(f"voronets takes no options, got {sorted(options)}")
-    return _voronets(system, method="voronets")
+class VoronetsEquations(EquationsOfMotion):
+    r"""Voronets equations in the independent velocities (Voronets (1901); Neimark & Fufaev
+    (1972)):
+
+    .. math:: \frac{d}{dt}\frac{\partial\Theta}{\partial\dot q_\alpha}
+       = \tau_\alpha(\Theta) + \sum_r\Big(\frac{\partial L}{\partial\dot q_r}\Big)^*
+         \Big(\sum_\beta A^r_{\alpha\beta}\dot q_\beta + B^r_\alpha\Big)
+         + Q^*_\alpha + \sum_r b_{r\alpha}Q^*_r ,
+
+    with the constraints solved as :math:`\dot q_r = b_{r\alpha}\dot q_\alpha + b_r`,
+    :math:`\Theta = L^*`, :math:`\tau_\alpha = \partial_{q_\alpha} + b_{r\alpha}\partial_{q_r}`,
+    :math:`A^r_{\alpha\beta}=\tau_\beta(b_{r\alpha})-\tau_\alpha(b_{r\beta})` and
+    :math:`B^r_\alpha=\sum_s b_s\partial_{q_s}b_{r\alpha}-\tau_\alpha(b_r)`
+    (see :mod:`geomech.mechanics.equations.classical`).
+    """
+
+    form = "voronets"
+
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, **options) -> VoronetsEquations:
+        """Voronets equations (see the module docstring) in the independent velocities."""
+        cls._check(system, explicit)
+        if options:
+            raise TypeError(f"voronets takes no options, got {sorted(options)}")
+        equations, rhs, data, rec = _voronets(system, explicit)
+        return cls(system, cls.form, equations, rhs, variables={}, data=data, deferred=rec)
 
 
-def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion:
+def _voronets(system, explicit: bool, chaplygin: bool = False) -> tuple:
+    """``(equations, rhs, data, deferred solve)`` of the Voronets (or Chaplygin) equations."""
     N = system.manifold
     q, vel = N.coords, N.velocities
     dep = system.dependent_indices
@@ -83,19 +105,22 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
     r = len(u)
     brows, bfree = _split_data(system)
     L = system.lagrangian
-    Theta = compact(system.restricted(L))
-    pr = {j: compact(system.restricted(sp.diff(L, vel[j]))) for j in dep}
+    # every piece is brought to its normal form only when that is small and pays (keep_small):
+    # the cancelled L* of a chain of knife edges is 20x its restriction and its derivatives
+    # dominate (the three-link snake: 45 s -> 0.7 s); the value is the same function
+    Theta = keep_small(system.restricted(L))
+    pr = {j: keep_small(system.restricted(sp.diff(L, vel[j]))) for j in dep}
     qdot = system.velocity_on_phase_space()
     rhs, Smat = _voronets_forces(system, brows, bfree, Theta, pr, chaplygin)
     # the implicit form (explicit=False) keeps the right-hand sides unnormalised
-    norm = (lambda e: e) if deferring() else compact
+    norm = keep_small if explicit else (lambda e: e)
     rhs = [norm(e) for e in rhs]
     dTheta = [sp.diff(Theta, ua) for ua in u]
-    Mass = sp.Matrix(r, r, lambda a, b: compact(sp.diff(dTheta[a], u[b])))
+    Mass = sp.Matrix(r, r, lambda a, b: keep_small(sp.diff(dTheta[a], u[b])))
     drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(N.dim)
                       if dTheta[a].has(q[i])]) for a in range(r)]
-    udot = solve_linear(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
-                        what="mass matrix d2L*/dqdot_ind2")
+    udot, rec = mass_matrix_solution(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
+                                     "mass matrix d2L*/dqdot_ind2", explicit)
     acc = acceleration_symbols(u)
     # evaluate=False: deciding the truth of an Eq of large expressions costs seconds
     equations = [sp.Eq(sp.Add(*[Mass[a, b] * acc[b] for b in range(r)]) + drift[a], rhs[a],
@@ -108,7 +133,7 @@ def _voronets(system, method: str, chaplygin: bool = False) -> EquationsOfMotion
             "mass_matrix": Mass}
     if chaplygin:
         data["S"] = Smat
-    return form_class(method)(system, method, equations, out, variables={}, data=data)
+    return equations, out, data, rec
 
 
 def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[list, object]:
@@ -146,7 +171,7 @@ def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[
             e += Qs[ind[a]] + sp.Add(*[brows[j][a] * Qs[j] for j in dep])
         rhs.append(e)
     if chaplygin:
-        Smat = Smat.applyfunc(compact)
+        Smat = Smat.applyfunc(keep_small)
         for a in range(r):
             rhs[a] += sp.Add(*[Smat[a, b] * u[b] for b in range(r)])
     return rhs, Smat
@@ -191,109 +216,165 @@ def chaplygin_coordinates(system) -> tuple[int, ...] | None:
     return None
 
 
-@register_method("chaplygin")
-def chaplygin_equations(system, **options) -> EquationsOfMotion:
-    """Chaplygin's equations for a Chaplygin system (see the module docstring).
+class ChaplyginEquations(EquationsOfMotion):
+    r"""Chaplygin's equations of a Chaplygin system (Chaplygin (1897); Borisov & Mamaev
+    (2015), Prop. 5, the abelian case): :math:`L`, :math:`b` and :math:`Q` free of the
+    cyclic coordinates,
 
-    The reduced equations on :math:`(z,\\dot z)` are in ``eq.form_rhs`` restricted to the
-    ``z`` entries (``eq.data["reduced"]``); ``eq.rhs`` adds the kinematics of the cyclic
-    coordinates.  Raises ``ValueError`` when the system is not a Chaplygin system.
+    .. math:: \frac{d}{dt}\frac{\partial\Theta}{\partial\dot z_\alpha}
+       -\frac{\partial\Theta}{\partial z_\alpha} = \sum_\beta S_{\alpha\beta}\dot z_\beta
+       - \sum_r p_r\frac{\partial b_r}{\partial z_\alpha} + Q^*_\alpha+\sum_rb_{r\alpha}Q^*_r,
+       \qquad S_{\alpha\beta} = \sum_r p_r\Big(\frac{\partial b_{r\alpha}}{\partial z_\beta}
+       -\frac{\partial b_{r\beta}}{\partial z_\alpha}\Big),
+
+    a closed system on :math:`(z, \dot z)` (``eq.data["reduced"]``, ``eq.data["S"]``).
     """
-    if options:
-        raise TypeError(f"chaplygin takes no options, got {sorted(options)}")
-    # a system of the same class as the given one (no import of the system module)
-    new_system = type(system)
 
-    combo = chaplygin_coordinates(system)
-    if combo is None:
-        raise ValueError(
-            f"{system.name} is not a Chaplygin system: there is no set of {system.n_constraints} "
-            "coordinate(s) on which the Lagrangian, the constraints and the forces do not depend "
-            "and whose velocities the constraints determine")
-    N = system.manifold
-    if tuple(combo) == tuple(system.dependent_indices):
-        eq = _voronets(system, "chaplygin", chaplygin=True)
+    form = "chaplygin"
+
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, **options) -> ChaplyginEquations:
+        """Chaplygin's equations for a Chaplygin system (see the module docstring).
+
+        The reduced equations on :math:`(z,\\dot z)` are in ``eq.form_rhs`` restricted to the
+        ``z`` entries (``eq.data["reduced"]``); ``eq.rhs`` adds the kinematics of the cyclic
+        coordinates.  Raises ``ValueError`` when the system is not a Chaplygin system.
+        """
+        cls._check(system, explicit)
+        if options:
+            raise TypeError(f"chaplygin takes no options, got {sorted(options)}")
+        combo = chaplygin_coordinates(system)
+        if combo is None:
+            raise ValueError(
+                f"{system.name} is not a Chaplygin system: there is no set of "
+                f"{system.n_constraints} coordinate(s) on which the Lagrangian, the constraints "
+                "and the forces do not depend and whose velocities the constraints determine")
+        N = system.manifold
         red_sys = system
-    else:
-        ind = [N.velocities[i] for i in range(N.dim) if i not in combo]
-        red_sys = new_system(N, system.lagrangian, system.constraints,
-                                     forces=system.forces, independent=ind,
-                                     name=system.name + "_chaplygin")
-        inner = _voronets(red_sys, "chaplygin", chaplygin=True)
-        tangent = red_sys.adapted_frame()[0]
-        n, r = N.dim, len(ind)
-        K = sp.Matrix(n, r, lambda i, a: tangent[a].components[i])
-        k0 = list(red_sys.affine_velocity().components)
-        s = red_sys.independent_velocities
-        phase = phase_rhs_from_quasi(system, K, k0, s, [inner.form_rhs[v] for v in s])
-        eq = ChaplyginEquations(system, "chaplygin", inner.equations, phase, variables={},
-                               form_rhs=inner.form_rhs, data=inner.data)
-    z = [N.coords[i] for i in red_sys.independent_indices]
-    zd = red_sys.independent_velocities
-    eq.data["reduced"] = {c: eq.form_rhs[c] for c in (*z, *zd)}
-    eq.data["cyclic_coordinates"] = tuple(N.coords[i] for i in combo)
-    return eq
+        if tuple(combo) != tuple(system.dependent_indices):
+            # a system of the same class as the given one (no import of the system module)
+            ind = [N.velocities[i] for i in range(N.dim) if i not in combo]
+            red_sys = type(system)(N, system.lagrangian, system.constraints,
+                                   forces=system.forces, independent=ind,
+                                   name=system.name + "_chaplygin")
+        equations, rhs, data, rec = _voronets(red_sys, explicit, chaplygin=True)
+        form_rhs = None
+        if red_sys is not system:
+            inner = cls(red_sys, cls.form, equations, rhs, variables={}, data=data)
+            tangent = red_sys.adapted_frame()[0]
+            K = sp.Matrix(N.dim, len(tangent), lambda i, a: tangent[a].components[i])
+            k0 = list(red_sys.affine_velocity().components)
+            s = red_sys.independent_velocities
+            form_rhs = inner.form_rhs
+            rhs = phase_rhs_from_quasi(system, K, k0, s, [form_rhs[v] for v in s])
+        z = [N.coords[i] for i in red_sys.independent_indices]
+        keys = (*z, *red_sys.independent_velocities)
+        data["cyclic_coordinates"] = tuple(N.coords[i] for i in combo)
+        eq = cls(system, cls.form, equations, rhs, variables={}, form_rhs=form_rhs, data=data,
+                 lazy_data={"reduced": lambda: {c: eq.form_rhs[c] for c in keys}},
+                 deferred=rec)
+        return eq
 
 
 # ---------------------------------------------------------------------------------------
-@register_method("lagrange_dalembert")
-def lagrange_dalembert(system, **options) -> EquationsOfMotion:
-    r"""Lagrange–d'Alembert equations with explicit multipliers (Borisov & Mamaev (2015), §3.1).
+class LagrangeDalembertEquations(EquationsOfMotion):
+    r"""Lagrange--d'Alembert equations with multipliers (Borisov & Mamaev (2015), §3.1;
+    Neimark & Fufaev (1972)):
 
-    .. math:: H\ddot q + \beta = Q + a^{\mathsf T}\lambda,\qquad a\ddot q + \dot a\dot q
-              + \dot b = 0,
+    .. math:: \frac{d}{dt}\frac{\partial L}{\partial\dot q_i}-\frac{\partial L}{\partial q_i}
+              = Q_i + \sum_\mu\lambda_\mu a_{\mu i}, \qquad a(q)\dot q + b(q) = 0 .
 
-    with :math:`H=\partial^2L/\partial\dot q^2`, :math:`\beta_i=\sum_j\partial^2L/
-    \partial\dot q_i\partial q_j\,\dot q_j-\partial L/\partial q_i`.  The linear system for
-    :math:`(\ddot q,\lambda)` is solved exactly on the phase space by eliminating
-    :math:`\ddot q_{\rm dep}` (Schur complement on the constraint distribution):
-    :math:`\ddot q = T\dot u + p` with :math:`aT=0`, :math:`(T^{\mathsf T}HT)\dot u =
-    T^{\mathsf T}(Q-\beta-Hp)`, then :math:`\lambda = a_{\rm dep}^{-\mathsf T}(H\ddot q+\beta
-    -Q)_{\rm dep}`.
-
-    >>> import geomech as gm
-    >>> from geomech.mechanics.system import NonholonomicSystem
-    >>> N = gm.Manifold("N", "x y z"); (xd, yd, zd), y = N.velocities, N.coords[1]
-    >>> S = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd], independent="x y")
-    >>> eq = lagrange_dalembert(S)
-    >>> eq.rhs[xd]
-    -xdot*y*ydot/(y**2 + 1)
-    >>> eq.multipliers
-    {lambda_1: xdot*ydot/(y**2 + 1)}
+    ``eq.multipliers`` holds :math:`\lambda_\mu` on the phase space; besides the reduced
+    mass-matrix form, ``eq.mass_matrix_form("bordered")`` gives the saddle-point system in
+    :math:`(\ddot q, \lambda)`.
     """
-    if options:
-        raise TypeError(f"lagrange_dalembert takes no options, got {sorted(options)}")
-    N = system.manifold
-    n, k = N.dim, system.n_constraints
-    q, vel = N.coords, N.velocities
-    A = system.constraint_matrix
-    acc = acceleration_symbols(vel)
-    lam = tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(k))
-    Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
-    H = system.hessian
-    beta, c = _ld_terms(system)
-    equations = _ld_equations(system, H, beta, Q, acc, lam)
 
-    # restrict everything to the phase space, nothing expanded: the solve decides what to
-    # bring to a normal form (for the implicit form, explicit=False, nothing is)
-    red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
-                          "reduced mass matrix T^T H T on the constraint distribution")
-    T, udot, pvec = red.T, red.udot, red.pvec
+    form = "lagrange_dalembert"
+    #: builder of the bordered system (a callable until first use, then its value)
+    _bordered: ImplicitEquations | Callable | None = None
 
-    def multipliers():     # evaluated on first access
-        return dict(zip(lam, red.multipliers(T * udot + pvec)))
+    def __init__(self, *args, bordered: ImplicitEquations | Callable | None = None,
+                 **kwargs):
+        super().__init__(*args, **kwargs)
+        if bordered is not None:
+            self._bordered = bordered
 
-    rhs = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
-    for j, i in enumerate(system.independent_indices):
-        rhs[vel[i]] = udot[j]      # the rows of T at the independent indices are the identity
-    # form_rhs: the form's own variables are the phase-space coordinates (the same tidied rhs)
-    eq = LagrangeDalembertEquations(
-        system, "lagrange_dalembert", equations, rhs, multipliers=multipliers if k else None,
-        variables={}, data={"reduced_mass_matrix": red.mass},
-        bordered=lambda: _ld_bordered(system, red, acc, lam))
-    eq._lazy_data["accelerations"] = lambda: dict(zip(acc, (T * udot + pvec).applyfunc(compact)))
-    eq._implicit = lambda: _ld_implicit(system, red, acc)
-    return eq
+    def _bordered_form(self) -> ImplicitEquations:
+        r""":math:`\begin{pmatrix} H & -a^{\mathsf T}\\ a & 0\end{pmatrix}
+        \begin{pmatrix}\ddot q\\ \lambda\end{pmatrix} = \begin{pmatrix} Q - \beta\\
+        -\dot a\dot q - \dot b\end{pmatrix}` on the constraint manifold."""
+        if self._bordered is None:
+            return super()._bordered_form()
+        if not isinstance(self._bordered, ImplicitEquations):
+            self._bordered = self._bordered()
+        return self._bordered
+
+    def __getstate__(self) -> dict:
+        if callable(self._bordered) and not isinstance(self._bordered, ImplicitEquations):
+            self._bordered = self._bordered()
+        return super().__getstate__()
+
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True,
+               **options) -> LagrangeDalembertEquations:
+        r"""Lagrange–d'Alembert equations with explicit multipliers (Borisov & Mamaev (2015), §3.1).
+
+        .. math:: H\ddot q + \beta = Q + a^{\mathsf T}\lambda,\qquad a\ddot q + \dot a\dot q
+                  + \dot b = 0,
+
+        with :math:`H=\partial^2L/\partial\dot q^2`, :math:`\beta_i=\sum_j\partial^2L/
+        \partial\dot q_i\partial q_j\,\dot q_j-\partial L/\partial q_i`.  The linear system for
+        :math:`(\ddot q,\lambda)` is solved exactly on the phase space by eliminating
+        :math:`\ddot q_{\rm dep}` (Schur complement on the constraint distribution):
+        :math:`\ddot q = T\dot u + p` with :math:`aT=0`, :math:`(T^{\mathsf T}HT)\dot u =
+        T^{\mathsf T}(Q-\beta-Hp)`, then :math:`\lambda = a_{\rm dep}^{-\mathsf T}(H\ddot q+\beta
+        -Q)_{\rm dep}`.
+
+        >>> import geomech as gm
+        >>> from geomech.mechanics.system import NonholonomicSystem
+        >>> N = gm.Manifold("N", "x y z"); (xd, yd, zd), y = N.velocities, N.coords[1]
+        >>> S = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2, [zd - y*xd], independent="x y")
+        >>> eq = LagrangeDalembertEquations.derive(S)
+        >>> eq.rhs[xd]
+        -xdot*y*ydot/(y**2 + 1)
+        >>> eq.multipliers
+        {lambda_1: xdot*ydot/(y**2 + 1)}
+        """
+        cls._check(system, explicit)
+        if options:
+            raise TypeError(f"lagrange_dalembert takes no options, got {sorted(options)}")
+        N = system.manifold
+        n, k = N.dim, system.n_constraints
+        q, vel = N.coords, N.velocities
+        acc = acceleration_symbols(vel)
+        lam = tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(k))
+        Q = list(system.forces) if system.forces is not None else [sp.S.Zero] * n
+        H = system.hessian
+        beta, c = _ld_terms(system)
+        equations = _ld_equations(system, H, beta, Q, acc, lam)
+        # restrict everything to the phase space, nothing expanded: the solve decides what to
+        # bring to a normal form (for the implicit form, explicit=False, nothing is solved)
+        red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c,
+                              system.constraint_matrix,
+                              "reduced mass matrix T^T H T on the constraint distribution",
+                              explicit=explicit)
+        T, udot, pvec = red.T, red.udot, red.pvec
+
+        def multipliers():     # evaluated on first access
+            return dict(zip(lam, red.multipliers(T * udot + pvec)))
+
+        rhs = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
+        for j, i in enumerate(system.independent_indices):
+            rhs[vel[i]] = udot[j]   # the rows of T at the independent indices are the identity
+        # form_rhs: the form's own variables are the phase-space coordinates
+        return cls(system, cls.form, equations, rhs,
+                   multipliers=multipliers if k else None, variables={},
+                   data={"reduced_mass_matrix": red.mass},
+                   bordered=lambda: _ld_bordered(system, red, acc, lam),
+                   implicit=lambda: _ld_implicit(system, red, acc),
+                   lazy_data={"accelerations": lambda: dict(
+                       zip(acc, (T * udot + pvec).applyfunc(compact)))},
+                   deferred=red.deferred)
 
 
 def _ld_equations(system, H, beta, Q, acc, lam) -> list:

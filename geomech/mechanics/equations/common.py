@@ -1,12 +1,15 @@
-r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves.
+r"""Shared helpers of the equation-of-motion forms: brackets, the mass-matrix solve and its
+deferral.
 
 The exact algebra (normal forms, ring fractions, linear solves) is the engine of
 :mod:`geomech.core.algebra`; this module adds what only the equations of motion need: the
-deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form) and acceleration
-symbols.  The presentation form is :func:`geomech.core.algebra.presentation.tidy`; the normal
-forms are those of the engine: :func:`~geomech.core.algebra.normal_form.compact` (a
-cancelled fraction whose numerator and denominator are reduced modulo
-:math:`\sin^2 s + \cos^2 s = 1`) and :func:`~geomech.core.algebra.normal_form.trig_reduce`.
+solve of a form's mass-matrix system keeping its structure (:func:`solve_mass_matrix`), its
+deferral for the implicit form (``explicit=False`` passed to :func:`mass_matrix_solution`)
+and acceleration symbols.  The presentation form is
+:func:`geomech.core.algebra.presentation.tidy`; the normal forms are those of the engine:
+:func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
+denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
+:func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
 >>> from geomech.core.algebra.normal_form import compact
@@ -17,16 +20,14 @@ m
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.algebra import RationalAlgebra
-from geomech.core.algebra import UnsupportedExpression as _Unsupported
-from geomech.core.algebra import solve_linear as _solve_linear
+from geomech.core.algebra.rings import RationalAlgebra
+from geomech.core.algebra.rings import UnsupportedExpression as _Unsupported
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.fields import VectorField
 from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
@@ -37,8 +38,8 @@ from geomech.mechanics.equations.elimination import (
     normal_form_pays,
 )
 
-__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "deferred_solves",
-           "DeferredSolve", "deferring", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
+__all__ = ["bracket_via_graph", "solve_mass_matrix", "mass_matrix_solution",
+           "acceleration_symbols", "DeferredSolve", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
            "ring_normal_forms", "normal_field"]
 
 
@@ -59,116 +60,89 @@ def bracket_via_graph(X, Y):
 
 @dataclass(frozen=True)
 class DeferredSolve:
-    r"""A mass-matrix system :math:`M z = F` recorded instead of solved (see
-    :func:`deferred_solves`): ``z`` are the placeholder symbols returned to the caller."""
+    r"""A mass-matrix system :math:`M z = F` recorded instead of solved (the implicit form,
+    ``explicit=False``): ``unknowns`` are the placeholder symbols :math:`z` the form was built
+    with (:func:`mass_matrix_solution`)."""
 
     matrix: sp.Matrix
     rhs: sp.Matrix
     unknowns: tuple
     what: str
 
+    @classmethod
+    def of(cls, M: sp.Matrix, rhs: sp.Matrix, what: str = "mass matrix") -> DeferredSolve:
+        """The system ``M z = rhs`` with fresh placeholders ``z`` (checked square).
 
-_DEFERRED: contextvars.ContextVar = contextvars.ContextVar("geomech_deferred_solves",
-                                                           default=None)
+        >>> x = sp.Symbol("x")
+        >>> rec = DeferredSolve.of(sp.Matrix([[2, x], [x, 3]]), sp.Matrix([1, 0]))
+        >>> len(rec.unknowns), rec.matrix[0, 1]
+        (2, x)
+        """
+        n = M.shape[0]
+        if M.shape != (n, n) or rhs.shape[0] != n:
+            raise ValueError(f"the {what} must be square with a matching right-hand side, "
+                             f"got {M.shape} and {rhs.shape}")
+        z = tuple(sp.Dummy(f"z_{i + 1}", real=True) for i in range(n))
+        return cls(sp.Matrix(M), sp.Matrix(rhs), z, what)
+
+    def solve(self) -> sp.Matrix:
+        """The exact solution :math:`z = M^{-1}F` (:func:`solve_mass_matrix`)."""
+        return solve_mass_matrix(self.matrix, self.rhs, self.what)
 
 
-@contextlib.contextmanager
-def deferred_solves() -> Iterator[list]:
-    r"""Within this context :func:`solve_linear` does not invert *mass matrices*.
+def mass_matrix_solution(M: sp.Matrix, rhs: sp.Matrix, what: str,
+                         explicit: bool = True) -> tuple[sp.Matrix, DeferredSolve | None]:
+    r"""``(z, record)``: the solution of the mass-matrix system :math:`Mz = F` of a form
+    and ``None`` (``explicit=True``, :func:`solve_mass_matrix`), or placeholder symbols
+    :math:`z` and the :class:`DeferredSolve` that records the system (``explicit=False``).
 
-    A call whose ``what`` names a mass matrix (every form of the equations of motion solves
-    its mass-matrix system :math:`M\dot\nu = F` through :func:`solve_linear` with such a
-    description) returns fresh placeholder symbols :math:`z` and appends a
-    :class:`DeferredSolve` ``(M, F, z)`` to the yielded list; all other solves (constraint
-    minors, frame changes) are done as usual.  The caller's expressions then contain
-    :math:`z` linearly: that is the implicit (mass-matrix) form of its equations.
+    The form builds its expressions from :math:`z` either way; with a record it passes it to
+    the constructor of its equations (``deferred=``), which gives them their implicit form
+    at once and solves the system only when the explicit right-hand sides are first read.
 
-    >>> import sympy as sp
     >>> x = sp.Symbol("x")
-    >>> with deferred_solves() as rec:
-    ...     z = solve_linear(sp.Matrix([[2, x], [x, 3]]), sp.Matrix([1, 0]), what="mass matrix")
-    >>> rec[0].matrix == sp.Matrix([[2, x], [x, 3]]), rec[0].unknowns == tuple(z)
-    (True, True)
+    >>> M = sp.Matrix([[2, x], [x, 3]])
+    >>> z, rec = mass_matrix_solution(M, sp.Matrix([1, 0]), "mass matrix", explicit=False)
+    >>> tuple(z) == rec.unknowns, mass_matrix_solution(M, sp.Matrix([1, 0]), "mass matrix")[1]
+    (True, None)
     """
-    records: list = []
-    token = _DEFERRED.set(records)
-    try:
-        yield records
-    finally:
-        _DEFERRED.reset(token)
+    if not isinstance(explicit, bool):
+        raise TypeError(f"explicit must be True or False, got {explicit!r}")
+    if explicit:
+        return solve_mass_matrix(M, rhs, what), None
+    rec = DeferredSolve.of(M, rhs, what)
+    return sp.Matrix(rec.unknowns), rec
 
 
-def deferring() -> bool:
-    """Whether mass-matrix solves are being deferred (inside :func:`deferred_solves`): forms
-    may then skip normalising what only the implicit form uses."""
-    return _DEFERRED.get() is not None
+def solve_mass_matrix(M: sp.Matrix, rhs: sp.Matrix, what: str = "mass matrix") -> sp.Matrix:
+    r"""Solve the mass-matrix system ``M x = rhs`` of a form exactly, keeping its structure.
 
+    A mass matrix with an entry over
+    :data:`~geomech.mechanics.equations.elimination.SMALL_OPS` operations (kept as built by
+    the structured solves) is solved as :math:`\operatorname{adj}(M)\,b/\det M` unexpanded
+    (:func:`~geomech.mechanics.equations.elimination.adjugate_solve`); a large right-hand side
+    by :func:`inverse_solve`; otherwise by Cramer's rule unexpanded when the cancelled
+    solution would be far longer
+    (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`), else by the one
+    exact linear solve :func:`geomech.core.algebra.solve.solve_linear`.
 
-@contextlib.contextmanager
-def no_deferral() -> Iterator[None]:
-    """Inside this block mass-matrix solves are done at once, even within
-    :func:`deferred_solves` (used where an explicit solution is needed now).
-
-    >>> with deferred_solves(), no_deferral():
-    ...     deferring()
-    False
-    """
-    token = _DEFERRED.set(None)
-    try:
-        yield
-    finally:
-        _DEFERRED.reset(token)
-
-
-_no_deferral = no_deferral             # the old private name, kept for one release
-
-
-def _defer(M: sp.Matrix, rhs: sp.Matrix, what: str):
-    records = _DEFERRED.get()
-    if records is None or "mass matrix" not in what:
-        return None
-    n = M.shape[0]
-    if M.shape != (n, n) or rhs.shape[0] != n:
-        raise ValueError(f"the {what} must be square with a matching right-hand side, got "
-                         f"{M.shape} and {rhs.shape}")
-    z = tuple(sp.Dummy(f"z{len(records) + 1}_{i + 1}", real=True) for i in range(n))
-    records.append(DeferredSolve(sp.Matrix(M), sp.Matrix(rhs), z, what))
-    return sp.Matrix(z)
-
-
-
-def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
-                 cancel_limit: int = 600) -> sp.Matrix:
-    r"""Solve ``M x = rhs`` exactly: :func:`geomech.core.algebra.solve_linear`, except that
-    inside :func:`deferred_solves` mass-matrix systems are recorded instead of solved.
-
-    >>> import sympy as sp
     >>> x = sp.Symbol("x")
-    >>> solve_linear(sp.Matrix([[2, x], [0, 1]]), sp.Matrix([x, 1]), what="mass matrix")
+    >>> solve_mass_matrix(sp.Matrix([[2, x], [0, 1]]), sp.Matrix([x, 1]))
     Matrix([
     [0],
     [1]])
 
-    A mass matrix with an entry over :data:`~geomech.mechanics.equations.elimination.SMALL_OPS`
-    operations (kept as built by the structured solves) is solved as
-    :math:`\operatorname{adj}(M)\,b/\det M` unexpanded
-    (:func:`~geomech.mechanics.equations.elimination.adjugate_solve`).
-
     Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
     """
-    deferred = _defer(M, rhs, what)
-    if deferred is not None:
-        return deferred
-    if "mass matrix" in what:
-        if any(count_ops(e) > SMALL_OPS for e in M):
-            # a mass matrix kept as built (too large for its normal form): Cramer unexpanded
-            return sp.Matrix(adjugate_solve(M, rhs, what))
-        if M.shape[0] > 1 and large_rhs(rhs):
-            return inverse_solve(M, rhs, what)
-        x = adjugate_solve(M, rhs, what)
-        if not all(normal_form_pays(e) for e in x):
-            return sp.Matrix(x)      # the cancelled solution would be far longer
-    return _solve_linear(M, rhs, what, cancel_limit)
+    if any(count_ops(e) > SMALL_OPS for e in M):
+        # a mass matrix kept as built (too large for its normal form): Cramer unexpanded
+        return sp.Matrix(adjugate_solve(M, rhs, what))
+    if M.shape[0] > 1 and large_rhs(rhs):
+        return inverse_solve(M, rhs, what)
+    x = adjugate_solve(M, rhs, what)
+    if not all(normal_form_pays(e) for e in x):
+        return sp.Matrix(x)      # the cancelled solution would be far longer
+    return solve_linear(M, rhs, what)
 
 
 #: right-hand sides of mass-matrix systems above this operation count are solved by
@@ -206,7 +180,7 @@ def inverse_solve(M: sp.Matrix, rhs: sp.Matrix, what: str = "system") -> sp.Matr
     Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
     """
     n = M.shape[0]
-    cols = [_solve_linear(M, sp.Matrix([1 if i == j else 0 for i in range(n)]), what)
+    cols = [solve_linear(M, sp.Matrix([1 if i == j else 0 for i in range(n)]), what)
             for j in range(n)]
     return sp.Matrix([sp.Add(*[cols[j][i] * rhs[j] for j in range(n) if rhs[j] != 0])
                       for i in range(n)])

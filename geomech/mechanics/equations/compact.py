@@ -182,10 +182,11 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     With :math:`\dot q = K(q)\eta + k_0(q)` (the frame fields :math:`v_a` are the columns
     of :math:`K`) the Hamel / Borisov–Mamaev equations read :math:`M(q)\dot\eta = f(q,\eta)`,
     :math:`M = \partial^2L^*/\partial\eta^2`, :math:`f` = the right-hand side of (5) minus
-    :math:`\dot M\eta` (see :func:`quasi_velocity_equations`), each entry normalised with the
-    ring-based :func:`~geomech.core.algebra.normal_form.compact` (no ``simplify``).  The linear
-    system is solved *keeping its structure*: :math:`M = M_0 + U` with :math:`M_0` the part
-    free of :math:`q`; if :math:`U = \sum_{c\le k}\sigma_c u_c w_c^{\mathsf T}` has low rank
+    :math:`\dot M\eta` (see :meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive`),
+    each entry normalised with the ring-based
+    :func:`~geomech.core.algebra.normal_form.compact` (no ``simplify``).  The linear system is
+    solved *keeping its structure*: :math:`M = M_0 + U` with :math:`M_0` the part free of
+    :math:`q`; if :math:`U = \sum_{c\le k}\sigma_c u_c w_c^{\mathsf T}` has low rank
     (primitive vectors :math:`u_c, w_c`, named ``g_1, g_2, ...``), the Woodbury formula
 
     .. math:: \dot\eta = y - Z\mu,\quad y = M_0^{-1}f,\quad Z = M_0^{-1}U_h,\quad
@@ -200,12 +201,12 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     Parameters
     ----------
     frame : sequence of VectorField, "natural" or None
-        As for :func:`quasi_velocity_equations` (default: the split frame); ``"natural"``
-        takes ``system.natural_frame`` (set by catalogue entries such as
+        As for :meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive` (default: the
+        split frame); ``"natural"`` takes ``system.natural_frame`` (set by catalogue entries such as
         :func:`~geomech.examples.chaplygin_ball`: body angular velocities, and
         :func:`~geomech.examples.rolling_disk`: the angular velocity in the König frame).
     transversal, names
-        As for :func:`quasi_velocity_equations`.
+        As for :meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive`.
     vector_name : str
         Stem of the names of the entries of the low-rank vectors (``g`` -> ``g_1, ...``).
 

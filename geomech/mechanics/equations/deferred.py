@@ -1,31 +1,52 @@
-r"""Deferred mass-matrix solves: :func:`make_implicit` turns a form built with the
-placeholders :math:`z` of one system :math:`M z = F` into lazy explicit equations with an
+r"""Deferred mass-matrix solves: :func:`deferred_parts` gives a form built with the
+placeholders :math:`z` of its system :math:`M z = F` (a
+:class:`~geomech.mechanics.equations.common.DeferredSolve`, ``explicit=False``) the parts of
+lazy explicit equations with an
 :class:`~geomech.mechanics.equations.implicit.ImplicitEquations` form; :math:`z = M^{-1}F`
-is solved exactly only when the explicit right-hand sides are first read.
+is solved exactly only when the explicit right-hand sides are first read.  The constructor
+of :class:`~geomech.mechanics.equations.motion.EquationsOfMotion` calls it (``deferred=``).
 
-This module does not import :mod:`geomech.mechanics.equations.motion`, so ``eq`` is any
-:class:`~geomech.mechanics.equations.motion.EquationsOfMotion`.
+This module does not import :mod:`geomech.mechanics.equations.motion`.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
-from geomech.mechanics.equations.common import acceleration_symbols, no_deferral, solve_linear
+from geomech.mechanics.equations.common import (
+    DeferredSolve,
+    acceleration_symbols,
+    solve_mass_matrix,
+)
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.phase import own_velocities_on_phase
 
-__all__ = ["make_implicit"]
+__all__ = ["DeferredParts", "deferred_parts"]
 
 
-def make_implicit(eq: Any, records: list) -> Any:
-    r"""Turn equations built with deferred mass-matrix solves into lazy explicit equations
-    with an implicit form.
+@dataclass(frozen=True)
+class DeferredParts:
+    """What the constructor of a form's equations takes from a deferred solve: the implicit
+    form, the equations with :math:`z` renamed, and callables computing the explicit
+    right-hand sides, the multipliers and the lazy data on first access."""
+
+    implicit: ImplicitEquations
+    equations: list
+    rhs: Callable
+    form_rhs: Callable
+    multipliers: Callable | None
+    lazy_data: dict
+
+
+def deferred_parts(system, method: str, equations: Sequence, rhs: Mapping,
+                   form_rhs: Mapping | None, multipliers, lazy_data: Mapping,
+                   quasi_accelerations: Sequence | None, rec: DeferredSolve) -> DeferredParts:
+    r"""The parts of lazy explicit equations built with the placeholders of ``rec``.
 
     The form's expressions contain the placeholders :math:`z` of the one deferred system
     :math:`Mz = F` (in the form's own variables :math:`(q, s)`).  The rates on the phase
@@ -33,21 +54,16 @@ def make_implicit(eq: Any, records: list) -> Any:
     make the :class:`ImplicitEquations`; ``rhs``, ``form_rhs``, the multipliers and lazy data
     get :math:`z` replaced by the exact solution only when first accessed.
     """
-    if not records:
-        return eq                     # nothing deferred: the form is explicit already
-    if len(records) > 1:
-        raise ValueError(f"the {eq.method} form defers {len(records)} mass-matrix systems; "
-                         "only one is supported")
-    rec = records[0]
-    system = eq.system
+    if not isinstance(rec, DeferredSolve):
+        raise TypeError(f"deferred must be a DeferredSolve, got {type(rec).__name__}")
     N = system.manifold
-    raw_rhs = eq._raw()
-    raw_form = eq._form_rhs if eq._form_rhs is not None else raw_rhs
+    raw_rhs = {c: rhs[c] for c in system.phase_space.coords}
+    raw_form = dict(form_rhs) if form_rhs is not None else raw_rhs
     own = [c for c in raw_form if c not in N.coords]
     z = rec.unknowns
     names = tuple(_dummy_names(z))
     if len(own) == len(z) and all(raw_form[s] == zj for s, zj in zip(own, z)):
-        names = tuple(eq._data.get("quasi_accelerations") or acceleration_symbols(own))
+        names = tuple(quasi_accelerations or acceleration_symbols(own))
     ren = dict(zip(z, names))
     if len(own) == len(z):
         K = sp.Matrix(N.dim, len(own), lambda i, a: sp.diff(raw_form[N.coords[i]], own[a]))
@@ -59,20 +75,20 @@ def make_implicit(eq: Any, records: list) -> Any:
     if s_of_u:
         M, F = M.xreplace(s_of_u), F.xreplace(s_of_u)
     rates = {c: e.xreplace(ren) for c, e in raw_rhs.items()}
-    imp = ImplicitEquations(system, eq.method, M, F, names, rates, own_velocities=s_of_u)
-    eq._implicit = imp
-    eq.equations = [e.xreplace(ren) for e in eq.equations]
+    imp = ImplicitEquations(system, method, M, F, names, rates, own_velocities=s_of_u)
     solution = _DeferredSolution(rec, s_of_u)
-    eq._rhs, eq._raw_rhs = None, None
-    eq._rhs_factory = functools.partial(solution.substituted, raw_rhs, True)
-    eq._form_rhs, eq._form_factory = None, functools.partial(solution.substituted, raw_form,
-                                                             False)
-    mult = eq._multipliers
-    if mult:
-        eq._multipliers = functools.partial(solution.multipliers, mult)
-    for key, fn in list(eq._lazy_data.items()):
-        eq._lazy_data[key] = lambda fn=fn: _substitute(fn(), solution(True))
-    return eq
+    mult = (functools.partial(solution.multipliers, multipliers) if multipliers else
+            multipliers)
+    lazy = {key: functools.partial(_substituted_value, fn, solution)
+            for key, fn in lazy_data.items()}
+    return DeferredParts(imp, [e.xreplace(ren) for e in equations],
+                         functools.partial(solution.substituted, raw_rhs, True),
+                         functools.partial(solution.substituted, raw_form, False), mult, lazy)
+
+
+def _substituted_value(fn: Callable, solution: _DeferredSolution):
+    """``fn()`` with the placeholders replaced by the solution on the phase space."""
+    return _substitute(fn(), solution(True))
 
 
 class _DeferredSolution:
@@ -86,9 +102,8 @@ class _DeferredSolution:
     def __call__(self, on_phase: bool) -> dict:
         cache, rec = self.cache, self.rec
         if "form" not in cache:
-            with no_deferral():
-                cache["form"] = solve_linear(rec.matrix, rec.rhs.applyfunc(compact),
-                                             what=rec.what)
+            cache["form"] = solve_mass_matrix(rec.matrix, rec.rhs.applyfunc(compact),
+                                              rec.what)
         if on_phase not in cache:
             sol = cache["form"]
             if on_phase and self.s_of_u:

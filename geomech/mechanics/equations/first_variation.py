@@ -10,7 +10,7 @@ variational equations) of the Lagrange--d'Alembert equations
           \qquad K(q,\dot q,\ddot q) = a\ddot q + c = 0,
           \qquad a\dot q + b = 0
 
-(:func:`~geomech.mechanics.equations.classical.lagrange_dalembert`; :math:`H =
+(:meth:`~geomech.mechanics.equations.classical.LagrangeDalembertEquations.derive`; :math:`H =
 \partial^2L/\partial\dot q^2`, :math:`\beta_i = \sum_j \partial^2L/\partial\dot q_i\partial
 q_j\,\dot q_j - \partial L/\partial q_i`, :math:`c = \dot a\dot q + \dot b`).  At the state,
 :math:`\dot q_0` solves the constraints, :math:`(\ddot q_0,\lambda_0)` the equations; a

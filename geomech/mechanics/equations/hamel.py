@@ -12,7 +12,7 @@ Borisov–Mamaev equations (Borisov & Mamaev (2015, Russian Math. Surveys), (5))
           M = \partial^2 L^*/\partial\eta^2 .
 
 :func:`hamel_terms` returns these pieces (:class:`HamelTerms`) before any solve; the forms
-:func:`~geomech.mechanics.equations.quasi.quasi_velocity_equations` and
+:meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive` and
 :func:`~geomech.mechanics.equations.compact.compact_equations` solve them.
 
 >>> import sympy as sp
@@ -36,18 +36,16 @@ from typing import NamedTuple
 
 import sympy as sp
 
-from geomech.core.algebra import RingCalculus, UnsupportedExpression, policy_algebra
+from geomech.core.algebra.calculus import FactoredCalculus, RingCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.rings import UnsupportedExpression
+from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import bracket_via_graph, solve_linear
-from geomech.mechanics.equations.heavy import (
-    FactoredCalculus,
-    coframe_structure_functions,
-    has_radicals,
-)
+from geomech.lie.coframe import coframe_structure_functions
+from geomech.mechanics.equations.common import bracket_via_graph
 
-__all__ = ["resolve_frame", "frame_inverse", "quasi_velocity_names", "frame_coefficients",
+__all__ = ["resolve_frame", "quasi_velocity_names", "frame_coefficients",
            "HamelTerms", "hamel_terms", "structure_functions"]
 
 
@@ -62,89 +60,6 @@ def _as_field(N, X, i):
         return N.vector_field(X)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"frame field {i} is not a vector field on {N.name}: {exc}") from exc
-
-
-def _ring_rows(alg, E: sp.Matrix) -> list:
-    """Rows of ``E`` as ``([numerators], common denominator)`` in the ring of ``alg``."""
-    R = alg.ring
-    rows = []
-    for i in range(E.shape[0]):
-        fr = [alg.frac(e) for e in E.row(i)]
-        den = R.one
-        for _, d in fr:
-            if d != 1 and d != den:
-                den = den.lcm(d)
-        rows.append(([alg.reduce(num * den.exquo(d)) for num, d in fr], den))
-    return rows
-
-
-class _Minors:
-    """Memoised division-free minors of a square ring matrix (Laplace along the top row of
-    the remaining rows): ``minor(cols, skip)`` is the determinant of the rows other than
-    ``skip`` (the last ``len(cols)`` of them) and the columns ``cols``."""
-
-    def __init__(self, alg, mat: list):
-        self.alg, self.mat, self.n, self.memo = alg, mat, len(mat), {}
-
-    def __call__(self, cols: tuple, skip: int):
-        key = (cols, skip)
-        got = self.memo.get(key)
-        if got is not None:
-            return got
-        k = len(cols)
-        rs = [i for i in range(self.n) if i != skip][-k:]
-        if k == 1:
-            out = self.mat[rs[0]][cols[0]]
-        else:
-            out = self.alg.ring.zero
-            for pos, j in enumerate(cols):
-                a = self.mat[rs[0]][j]
-                if a:
-                    sub = self(cols[:pos] + cols[pos + 1:], skip)
-                    if sub:
-                        out = out + a * sub if pos % 2 == 0 else out - a * sub
-            out = self.alg.reduce(out)
-        self.memo[key] = out
-        return out
-
-
-def frame_inverse(E: sp.Matrix) -> tuple:
-    r"""``(E^{-1}, det E)`` of a frame matrix, :math:`E^{-1} = \operatorname{adj}(E)/\det E`
-    by division-free Laplace expansion in the ring of
-    :class:`~geomech.core.algebra.RationalAlgebra` (memoised minors shared by all columns of
-    the adjugate); Berkowitz outside the ring.  ``(None, 0)`` when :math:`\det E \equiv 0`.
-
-    >>> t = sp.Symbol("t")
-    >>> frame_inverse(sp.Matrix([[1, t], [0, 1]]))
-    (Matrix([
-    [1, -t],
-    [0,  1]]), 1)
-    """
-    n = E.shape[0]
-    try:
-        alg = policy_algebra(list(E))
-        rows = _ring_rows(alg, E)
-    except UnsupportedExpression:
-        det = compact(E.det(method="berkowitz"))
-        if default_policy().is_zero(det):
-            return None, sp.S.Zero
-        return (E.adjugate(method="berkowitz") / det).applyfunc(compact), det
-    minor = _Minors(alg, [r for r, _ in rows])
-    detp = minor(tuple(range(n)), -1)
-    if alg.is_zero(detp):
-        return None, sp.S.Zero
-    rowden = alg.ring.one
-    for _, d in rows:
-        rowden *= d
-    # E^{-1}[j, i] = (-1)^(i+j) minor(delete row i, column j) * (row factor of row i) / det
-    inv = sp.zeros(n, n)
-    for i in range(n):
-        for j in range(n):
-            c = alg.ring.one if n == 1 else minor(tuple(x for x in range(n) if x != j), i)
-            if c:
-                c = c if (i + j) % 2 == 0 else -c
-                inv[j, i] = alg.quotient(c * rows[i][1], detp)
-    return inv, alg.quotient(detp, rowden)
 
 
 def resolve_frame(system, frame=None, transversal=None):
@@ -188,7 +103,7 @@ def resolve_frame(system, frame=None, transversal=None):
     if len(trans) != k:
         raise ValueError(f"{k} transversal fields are needed, got {len(trans)}")
     E = sp.Matrix(n, n, lambda i, j: (tangent + trans)[j].components[i])
-    Einv, det = frame_inverse(E)
+    Einv, det = adjugate_inverse(E)
     if det is None or pol.is_zero(det):
         raise ValueError("singular frame: the frame fields are linearly dependent "
                          "(det of the frame matrix vanishes identically)")
@@ -246,7 +161,7 @@ def _lagrangian_derivatives(Lt, xi, q, w, w0, affine: bool):
     """``(rc, Pn, P, dLq)``: :math:`\\partial\\tilde L/\\partial\\xi` and
     :math:`\\partial\\tilde L/\\partial q` at :math:`w = w_0`, in the ring of
     :class:`RingCalculus` or, with square roots, of
-    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (``rc``, ``Pn`` its
+    :class:`~geomech.core.algebra.calculus.FactoredCalculus` (``rc``, ``Pn`` its
     fractions) when possible, else by sympy."""
     if not affine:
         rc = None
@@ -271,7 +186,7 @@ def structure_functions(tangent, frame_fields, Einv, r: int, others) -> dict:
     r"""``{(alpha, b): [c^1..c^n]}``: :math:`[v_\alpha, e_b] = c^a_{\alpha b}e_a` from the
     bracket graph (antisymmetry reused among the tangent fields); for frames with square
     roots (rolling ellipsoid) from the coframe by Cartan's formula
-    (:func:`~geomech.mechanics.equations.heavy.coframe_structure_functions`), which needs no
+    (:func:`~geomech.lie.coframe.coframe_structure_functions`), which needs no
     normalisation of bracket expressions."""
     if has_radicals([*Einv, *(c for X in frame_fields for c in X.components)]):
         pairs = [(al, b) for al in range(r) for b in others if b > al or b >= r]
@@ -337,7 +252,7 @@ def _mass_and_drift(rc, Pn, Pa, eta, q, qdot) -> tuple:
 def hamel_terms(system, frame=None, transversal=None, names=None) -> HamelTerms:
     """The Hamel / Borisov–Mamaev equations (5) before solving for the accelerations
     (module docstring); ``frame``, ``transversal``, ``names`` as for
-    :func:`~geomech.mechanics.equations.quasi.quasi_velocity_equations`."""
+    :meth:`~geomech.mechanics.equations.quasi.HamelEquations.derive`."""
     N = system.manifold
     n, k = N.dim, system.n_constraints
     r = n - k

@@ -15,7 +15,7 @@ from geomech.core.algebra import rational_solve
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, jet_replacement
-from geomech.mechanics.equations.common import solve_linear
+from geomech.mechanics.equations.common import solve_mass_matrix
 
 __all__ = ["ImplicitEquations", "numerically_zero"]
 
@@ -117,11 +117,8 @@ class ImplicitEquations:
         r"""``{z_j: expression}``: the exact solution of :math:`Mz = F` (may be slow for big
         mass matrices -- that is what the implicit form avoids)."""
         if self._solution is None:
-            from geomech.mechanics.equations.common import no_deferral
-
-            with no_deferral():
-                self._solution = solve_linear(self.mass_matrix, self.forcing,
-                                              what=f"{self.method} mass matrix")
+            self._solution = solve_mass_matrix(self.mass_matrix, self.forcing,
+                                               f"{self.method} mass matrix")
         return dict(zip(self.unknowns, self._solution))
 
     def explicit_rates(self) -> dict:

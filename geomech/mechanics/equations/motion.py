@@ -1,14 +1,15 @@
 r"""The base of equations of motion, shared by every form.
 
-:class:`EquationsOfMotion` (a form's equations, its explicit phase-space vector field, its
-multipliers) and :func:`form_class`.  The mass-matrix form :math:`M(x)z = F(x)`
-(:class:`ImplicitEquations`, :func:`numerically_zero`) is in
-:mod:`geomech.mechanics.equations.implicit`, the deferred solves (:func:`make_implicit`) in
-:mod:`geomech.mechanics.equations.deferred`.
+:class:`EquationsOfMotion` is the abstract base of the forms: each subclass names its form
+(``form``) and owns its derivation (the class method ``derive``); what every form shares is
+here (its equations, its explicit phase-space vector field, its multipliers, the exact
+comparison of forms).  The mass-matrix form :math:`M(x)z = F(x)` (:class:`ImplicitEquations`,
+:func:`numerically_zero`) is in :mod:`geomech.mechanics.equations.implicit`, the deferred
+solves (:func:`deferred_parts`) in :mod:`geomech.mechanics.equations.deferred`.
 The passage from a form's own velocities to the phase space (:func:`phase_rhs_from_quasi`,
 :class:`ReducedDynamics`) is in :mod:`geomech.mechanics.equations.phase`.  The forms
-themselves live in :mod:`geomech.mechanics.equations` and the modules it loads;
-the registry of forms is :mod:`geomech.mechanics.equations.registry`.  This module imports no form.
+themselves live in one module per derivation; the table of forms is
+:mod:`geomech.mechanics.equations.registry`.  This module imports no form.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from geomech.core.algebra.presentation import tidy as _tidy
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, large_rhs, normal_field
+from geomech.mechanics.equations.common import (
+    DeferredSolve,
+    acceleration_symbols,
+    large_rhs,
+    normal_field,
+)
+from geomech.mechanics.equations.deferred import deferred_parts
 from geomech.mechanics.equations.implicit import (
     ImplicitEquations,
     numerically_zero,
@@ -31,31 +38,34 @@ from geomech.mechanics.equations.phase import (
     phase_rhs_from_quasi,
 )
 
-__all__ = ["EquationsOfMotion", "form_class"]
-
-
-#: the class of each registered form, by its ``form`` name (filled by ``__init_subclass__``)
-_FORM_CLASSES: dict[str, type] = {}
+__all__ = ["EquationsOfMotion"]
 
 
 class EquationsOfMotion:
     r"""Equations of motion of a :class:`~geomech.mechanics.system.NonholonomicSystem`: the
     abstract base of the classical forms.
 
-    Each form is a subclass naming its registered form in the class attribute ``form`` and
-    stating its formula and published source in its docstring:
-    :class:`~geomech.mechanics.equations.forms.LagrangeDalembertEquations`,
-    :class:`~geomech.mechanics.equations.forms.VoronetsEquations`,
-    :class:`~geomech.mechanics.equations.forms.ChaplyginEquations`,
+    Each form is a subclass naming its form in the class attribute ``form``, stating its
+    formula and published source in its docstring and owning its derivation, the class method
+    :meth:`derive`:
+    :class:`~geomech.mechanics.equations.classical.LagrangeDalembertEquations`,
+    :class:`~geomech.mechanics.equations.classical.VoronetsEquations`,
+    :class:`~geomech.mechanics.equations.classical.ChaplyginEquations`,
     :class:`~geomech.mechanics.equations.quasi.HamelEquations` (``"quasi_velocities"``),
-    :class:`~geomech.mechanics.equations.forms.AppellEquations`,
-    :class:`~geomech.mechanics.equations.forms.TzenoffEquations`,
-    :class:`~geomech.mechanics.equations.vakonomic.VakonomicEquations`.  What every form
-    shares is here: the explicit field on the common phase space :math:`\mathcal M =
+    :class:`~geomech.mechanics.equations.appell.AppellEquations`,
+    :class:`~geomech.mechanics.equations.tzenoff.TzenoffEquations`,
+    :class:`~geomech.mechanics.equations.vakonomic.VakonomicEquations`, listed in the one
+    table of :mod:`geomech.mechanics.equations.registry`.  What every form shares is here:
+    the explicit field on the common phase space :math:`\mathcal M =
     \{(q, \dot q_{\rm ind})\}` (``rhs``, :meth:`vector_field`), the exact comparison of
     forms (:meth:`agrees_with`) and the mass-matrix form (:meth:`mass_matrix_form`).  A form
     registered by a user (:func:`~geomech.mechanics.equations.registry.register_method`) may
     return the base itself (``form`` is then ``None``) or its own subclass.
+
+    Built with ``deferred=`` (a :class:`~geomech.mechanics.equations.common.DeferredSolve`:
+    the form's expressions contain the placeholders of its unsolved mass-matrix system) the
+    equations have their implicit form at once and their explicit right-hand sides,
+    multipliers and lazy data are computed on first access.
 
     Attributes
     ----------
@@ -63,8 +73,7 @@ class EquationsOfMotion:
         Class attribute: the registered name of the form of the class.
     system : NonholonomicSystem
     method : str
-        The registered name of the form these equations were derived by (``== form`` for
-        a subclass).
+        The name of the form these equations were derived by (``== form`` for a subclass).
     equations : list of sympy.Eq
         The equations in the form's own variables (accelerations ``xddot``, quasi-velocities
         and their derivatives ``eta_1_t`` ..., multipliers ``lambda_1`` ...).
@@ -89,23 +98,48 @@ class EquationsOfMotion:
 
     form: str | None = None
 
-    def __init_subclass__(cls, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("form")
-        if name is not None:
-            if not isinstance(name, str) or not name:
-                raise TypeError(f"{cls.__name__}.form must be a non-empty string")
-            _FORM_CLASSES[name] = cls
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, **options) -> EquationsOfMotion:
+        """The equations of ``system`` in this form (abstract: each form class derives its
+        own).  ``explicit=False`` leaves the form's mass-matrix system unsolved until the
+        explicit right-hand sides are first read (``mass_matrix_form()`` at once)."""
+        raise NotImplementedError(f"{cls.__name__} does not derive equations of motion "
+                                  "(a form class defines the class method derive)")
+
+    @staticmethod
+    def _check(system, explicit: bool = True) -> None:
+        """``TypeError`` unless ``system`` is a nonholonomic system and ``explicit`` a bool
+        (the first line of every ``derive``)."""
+        if not (hasattr(system, "phase_space") and hasattr(system, "manifold")):
+            raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
+        if not isinstance(explicit, bool):
+            raise TypeError(f"explicit must be True or False, got {explicit!r}")
+
+    @classmethod
+    def implicit_equations(cls, system) -> EquationsOfMotion | None:
+        """The equations without options in implicit form when the form builds them by a
+        derivation of its own (``None``: ``derive(system, explicit=False)`` does)."""
+        return None
 
     def __init__(self, system, method: str, equations: Sequence, rhs: Mapping | Callable,
                  multipliers: Mapping | None = None, variables: Mapping | None = None,
                  form_rhs: Mapping | Callable | None = None, data: Mapping | None = None,
-                 tidy: bool = True, implicit: ImplicitEquations | Callable | None = None):
+                 tidy: bool = True, implicit: ImplicitEquations | Callable | None = None,
+                 lazy_data: Mapping[str, Callable] | None = None,
+                 deferred: DeferredSolve | None = None):
         if not hasattr(system, "phase_space"):
             raise TypeError(f"expected a NonholonomicSystem, got {type(system).__name__}")
         if self.form is not None and method != self.form:
             raise ValueError(f"{type(self).__name__} holds the {self.form!r} form, "
                              f"not {method!r}")
+        lazy_data = dict(lazy_data or {})
+        if deferred is not None:
+            parts = deferred_parts(system, method, equations, rhs, form_rhs, multipliers,
+                                   lazy_data, (data or {}).get("quasi_accelerations"),
+                                   deferred)
+            equations, rhs, form_rhs = parts.equations, parts.rhs, parts.form_rhs
+            multipliers, lazy_data, implicit = parts.multipliers, parts.lazy_data, \
+                parts.implicit
         self.system = system
         self.method = method
         self.equations = list(equations)
@@ -126,7 +160,7 @@ class EquationsOfMotion:
         self._multipliers = multipliers
         self.variables = dict(variables or {})
         self._data = dict(data or {})
-        self._lazy_data: dict = {}
+        self._lazy_data: dict = lazy_data
 
     def _finish_rhs(self, rhs: Mapping) -> dict:
         coords = self.system.phase_space.coords
@@ -379,18 +413,3 @@ def _implicit_from_equations(eq: EquationsOfMotion) -> ImplicitEquations:
     if s_of_u:
         M, F = M.xreplace(s_of_u), F.xreplace(s_of_u)
     return ImplicitEquations(system, eq.method, M, F, zs, rates, own_velocities=s_of_u)
-
-
-def form_class(name: str) -> type:
-    """The class of the registered form ``name``: the subclass of :class:`EquationsOfMotion`
-    whose ``form`` is ``name``, or the base itself for a form without its own class.
-
-    >>> from geomech.mechanics.equations import forms
-    >>> form_class("voronets") is forms.VoronetsEquations
-    True
-    >>> form_class("_user_form") is EquationsOfMotion
-    True
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"a form name is a string, got {type(name).__name__}")
-    return _FORM_CLASSES.get(name, EquationsOfMotion)

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
-from geomech.mechanics.equations.common import large_rhs, solve_linear
+from geomech.core.algebra.solve import solve_linear
+from geomech.mechanics.equations.common import large_rhs, mass_matrix_solution
 from geomech.mechanics.equations.elimination import eliminate
 
 __all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics"]
@@ -83,13 +84,21 @@ def phase_rhs_from_quasi(system, K: sp.Matrix, k0: Sequence, s: Sequence[sp.Symb
     for j, i in enumerate(ind):
         kin = sp.Add(*[sp.diff(qdot[i], N.coords[m]) * qdot[m] for m in range(N.dim)
                        if qdot[i].has(N.coords[m])])
+        # structural zeros of K are skipped: 0*F asks whether the large F is infinite (the
+        # three-link snake: minutes of assumption queries)
+        kb = [(compact(K[i, c]), c) for c in range(r) if K[i, c] != 0]
         if keep:        # heavy bodies: the solved accelerations are not expanded
-            dyn = [compact(K[i, b]) * sdot[b].xreplace(s_of_u) for b in range(r)]
+            dyn = [_times(k, sdot[c].xreplace(s_of_u)) for k, c in kb if k != 0]
             out[u[j]] = sp.Add(compact(kin.xreplace(s_of_u)), *dyn)
             continue
-        e = kin + sp.Add(*[K[i, b] * sdot[b] for b in range(r)])
+        e = kin + sp.Add(*[_times(k, sdot[c]) for k, c in kb if k != 0])
         out[u[j]] = compact(e.xreplace(s_of_u))
     return out
+
+
+def _times(k: sp.Expr, f: sp.Expr) -> sp.Expr:
+    """``k*f`` without distributing a number over a large sum."""
+    return f if k == 1 else sp.Mul(k, f, evaluate=not f.is_Add)
 
 
 class ReducedDynamics:
@@ -107,16 +116,20 @@ class ReducedDynamics:
     permutations (:func:`~geomech.mechanics.equations.elimination.eliminate`), the products
     are formed without expansion (``norm``, if given, is applied to the restricted forces,
     constraint derivatives and right-hand sides) and the reduced mass-matrix system is
-    solved exactly by :func:`~geomech.mechanics.equations.common.solve_linear`: one
+    solved exactly by :func:`~geomech.mechanics.equations.common.solve_mass_matrix`: one
     cancelled fraction where that is short, :math:`\operatorname{adj}(M)\,b/\det M`
-    unexpanded where it would be far longer.  The explicit equations of a chain of
-    :math:`N` knife edges then grow like their solve, not like their expansion.
+    unexpanded where it would be far longer.  With ``explicit=False`` it is not solved:
+    ``udot`` are placeholders and ``deferred`` records the system
+    (:func:`~geomech.mechanics.equations.common.mass_matrix_solution`).  The explicit
+    equations of a chain of :math:`N` knife edges then grow like their solve, not like their
+    expansion.
 
     Attributes: ``T``, ``pvec``, ``udot`` and the restricted ``H``, ``force``, ``cdot``,
-    ``mass`` (:math:`T^{\mathsf T}HT`), ``rhs``.
+    ``mass`` (:math:`T^{\mathsf T}HT`), ``rhs``, ``deferred``.
     """
 
-    def __init__(self, system, H, force, cdot, A, what: str, norm=None):
+    def __init__(self, system, H, force, cdot, A, what: str, norm=None,
+                 explicit: bool = True):
         R = system.restricted
         n, k = H.rows, A.rows
         norm = norm or _as_built
@@ -140,7 +153,7 @@ class ReducedDynamics:
         self.mass = _product(self.T.T, _product(self.H, self.T))
         resid = self.force - _product(self.H, self.pvec)
         self.rhs = _product(self.T.T, resid).applyfunc(norm)
-        self.udot = solve_linear(self.mass, self.rhs, what=what)
+        self.udot, self.deferred = mass_matrix_solution(self.mass, self.rhs, what, explicit)
 
     def multipliers(self, qdd) -> list:
         r"""Multipliers: :math:`a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}`."""

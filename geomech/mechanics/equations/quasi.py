@@ -44,7 +44,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
-from geomech.mechanics.equations.common import acceleration_symbols, solve_linear
+from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
 from geomech.mechanics.equations.compact import (
     compact_equations,
     compact_from_hamel,
@@ -52,9 +52,8 @@ from geomech.mechanics.equations.compact import (
 from geomech.mechanics.equations.hamel import hamel_terms
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import phase_rhs_from_quasi
-from geomech.mechanics.equations.registry import register_method
 
-__all__ = ["quasi_velocity_equations", "HamelEquations"]
+__all__ = ["HamelEquations"]
 
 
 class HamelEquations(EquationsOfMotion):
@@ -73,57 +72,58 @@ class HamelEquations(EquationsOfMotion):
             return compact_from_hamel(self.system, hamel, **options)
         return compact_equations(self.system, **options)
 
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, frame=None, transversal=None, names=None,
+               **options) -> HamelEquations:
+        r"""Hamel / Borisov–Mamaev equations (5) in quasi-velocities of an adapted frame.
 
-@register_method("quasi_velocities")
-def quasi_velocity_equations(system, frame=None, transversal=None, names=None,
-                             **options) -> EquationsOfMotion:
-    r"""Hamel / Borisov–Mamaev equations (5) in quasi-velocities of an adapted frame.
+        Parameters
+        ----------
+        frame : sequence of VectorField, optional
+            ``n-k`` fields spanning the constraint distribution, or all ``n`` frame fields
+            (tangent ones first).  Default: the split frame of the system (then the
+            quasi-velocities are the independent velocities).
+        transversal : sequence of VectorField, optional
+            The ``k`` transversal fields :math:`n_\mu` (default :math:`\partial_{q_r}`).
+        names : str or sequence, optional
+            Names of the quasi-velocities (default ``eta_1 ...``).
 
-    Parameters
-    ----------
-    frame : sequence of VectorField, optional
-        ``n-k`` fields spanning the constraint distribution, or all ``n`` frame fields
-        (tangent ones first).  Default: the split frame of the system (then the
-        quasi-velocities are the independent velocities).
-    transversal : sequence of VectorField, optional
-        The ``k`` transversal fields :math:`n_\mu` (default :math:`\partial_{q_r}`).
-    names : str or sequence, optional
-        Names of the quasi-velocities (default ``eta_1 ...``).
-
-    Notes
-    -----
-    The structure functions :math:`c^a_{\alpha b}` are the coefficients of the brackets
-    :math:`[v_\alpha, e_b]` (from the bracket graph) in the frame; they are returned in
-    ``eq.data["structure"]`` as ``{(alpha, b): [c^1, ..., c^n]}`` (0-based indices).
-    """
-    if options:
-        raise TypeError(f"quasi_velocities got unknown options {sorted(options)}")
-    N = system.manifold
-    n, k = N.dim, system.n_constraints
-    r = n - k
-    q, vel = N.coords, N.velocities
-    h = hamel_terms(system, frame, transversal, names)
-    eta, Mass, rhs, drift, qdot = h.eta, h.mass, h.rhs, h.drift, h.qdot
-    tangent, trans, E, Einv, w0 = h.tangent, h.trans, h.E, h.Einv, h.w0
-    etadot = solve_linear(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
-                          what="mass matrix d2L*/deta2 of the quasi-velocities")
-    etad_syms = acceleration_symbols(eta)
-    equations = [sp.Eq(sp.Add(*[Mass[a, b] * etad_syms[b] for b in range(r)]) + drift[a],
-                       rhs[a]) for a in range(r)]
-    equations += [sp.Eq(v, e) for v, e in zip(vel, qdot)]
-    form_rhs = {**dict(zip(q, qdot)), **dict(zip(eta, etadot))}
-    K = E[:, :r]
-    k0 = [compact(sp.Add(*[E[i, r + m] * w0[m] for m in range(k)])) for i in range(n)]
-    phase = phase_rhs_from_quasi(system, K, k0, eta, list(etadot))
-    variables = {eta[a]: compact(sp.Add(*[Einv[a, i] * vel[i] for i in range(n)]))
-                 for a in range(r)}
-    eq = HamelEquations(
-        system, "quasi_velocities", equations, phase, multipliers=None, variables=variables,
-        form_rhs=form_rhs,
-        data={"quasi_velocities": eta, "frame": (tuple(tangent), tuple(trans)),
-              "structure": h.structure, "reduced_lagrangian": h.reduced_lagrangian,
-              "transversal_momenta": dict(zip(range(k), h.momenta[r:])), "mass_matrix": Mass,
-              "frame_determinant": h.det, "hamel": h})
-    return eq
+        Notes
+        -----
+        The structure functions :math:`c^a_{\alpha b}` are the coefficients of the brackets
+        :math:`[v_\alpha, e_b]` (from the bracket graph) in the frame; they are returned in
+        ``eq.data["structure"]`` as ``{(alpha, b): [c^1, ..., c^n]}`` (0-based indices).
+        """
+        cls._check(system, explicit)
+        if options:
+            raise TypeError(f"quasi_velocities got unknown options {sorted(options)}")
+        N = system.manifold
+        n, k = N.dim, system.n_constraints
+        r = n - k
+        q, vel = N.coords, N.velocities
+        h = hamel_terms(system, frame, transversal, names)
+        eta, Mass, rhs, drift, qdot = h.eta, h.mass, h.rhs, h.drift, h.qdot
+        tangent, trans, E, Einv, w0 = h.tangent, h.trans, h.E, h.Einv, h.w0
+        etadot, rec = mass_matrix_solution(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
+                                           "mass matrix d2L*/deta2 of the quasi-velocities",
+                                           explicit)
+        etad_syms = acceleration_symbols(eta)
+        # evaluate=False: deciding the truth of an Eq of large expressions costs seconds
+        equations = [sp.Eq(sp.Add(*[Mass[a, b] * etad_syms[b] for b in range(r)]) + drift[a],
+                           rhs[a], evaluate=False) for a in range(r)]
+        equations += [sp.Eq(v, e, evaluate=False) for v, e in zip(vel, qdot)]
+        form_rhs = {**dict(zip(q, qdot)), **dict(zip(eta, etadot))}
+        K = E[:, :r]
+        k0 = [compact(sp.Add(*[E[i, r + m] * w0[m] for m in range(k)])) for i in range(n)]
+        phase = phase_rhs_from_quasi(system, K, k0, eta, list(etadot))
+        variables = {eta[a]: compact(sp.Add(*[Einv[a, i] * vel[i] for i in range(n)]))
+                     for a in range(r)}
+        return cls(
+            system, cls.form, equations, phase, multipliers=None, variables=variables,
+            form_rhs=form_rhs,
+            data={"quasi_velocities": eta, "frame": (tuple(tangent), tuple(trans)),
+                  "structure": h.structure, "reduced_lagrangian": h.reduced_lagrangian,
+                  "transversal_momenta": dict(zip(range(k), h.momenta[r:])), "mass_matrix": Mass,
+                  "frame_determinant": h.det, "hamel": h}, deferred=rec)
 
 

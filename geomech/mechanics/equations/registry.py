@@ -1,23 +1,19 @@
-r"""The registry of the forms of the equations of motion.
+r"""The table of the forms of the equations of motion.
 
-Every form registers itself the same way, by name, with :func:`register_method`; the
-registry wraps nothing and knows no form by name.  :func:`get_method` returns a callable
-``run(system, *, explicit=True, **options)`` that handles the option ``explicit`` for every
-form alike: ``explicit=False`` derives the form with its mass-matrix solve deferred
-(``eq.mass_matrix_form()`` at once, ``eq.rhs`` on first access), or calls the form's own
-``implicit`` builder when it registered one (a form whose derivation cannot defer its solve,
-e.g. Tzenoff's equations invert their mass matrix by its adjugate).
+Every built-in form is a subclass of
+:class:`~geomech.mechanics.equations.motion.EquationsOfMotion` that owns its derivation (the
+class method ``derive(system, *, explicit=True, **options)``); they are listed once, by hand,
+in :data:`BUILTIN_FORMS` -- importing a module registers nothing.  A user adds a form to the
+same table with :func:`register_method` (a function, or a class with its own ``derive``).
 
-The built-in forms (``lagrange_dalembert``, ``quasi_velocities``, ``voronets``,
-``chaplygin``, ``appell``, ``tzenoff``, ``vakonomic``) are registered when
-:mod:`geomech.mechanics.equations` is imported (``NonholonomicSystem.equations`` does so);
-a user's module registers its own forms by importing this module.
-
-Each entry pairs the form's function with the form's class (:attr:`FormEntry.cls`, the
-subclass of :class:`~geomech.mechanics.equations.motion.EquationsOfMotion` whose ``form`` is
-the name; the base itself for a form without a class of its own).  ``register_method``
-accepts the class in place of the name: ``@register_method(MyEquations)`` registers under
-``MyEquations.form``.
+:func:`get_method` returns a callable ``run(system, *, explicit=True, **options)`` that
+handles the option ``explicit`` for every form alike: ``explicit=False`` is passed down to
+the derivation, which leaves its mass-matrix system unsolved
+(:func:`~geomech.mechanics.equations.common.mass_matrix_solution`): ``eq.mass_matrix_form()``
+at once, ``eq.rhs`` on first access.  A form with a derivation of its own for the implicit
+equations (``implicit_equations``, Tzenoff's) uses it when there are no options; implicit
+equations without options are cached per system.  A user's function, which takes no
+``explicit``, is called as it is (its mass-matrix form is read off its equations).
 
 >>> @register_method("_demo")
 ... def _demo(system, **options):
@@ -26,6 +22,8 @@ accepts the class in place of the name: ``@register_method(MyEquations)`` regist
 True
 >>> "_demo" in registered_methods()
 False
+>>> form_entry("appell").cls.__name__
+'AppellEquations'
 """
 
 from __future__ import annotations
@@ -35,66 +33,101 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from geomech.mechanics.equations.common import deferred_solves
-from geomech.mechanics.equations.deferred import make_implicit
-from geomech.mechanics.equations.motion import EquationsOfMotion, form_class
+from geomech.mechanics.equations.appell import AppellEquations
+from geomech.mechanics.equations.classical import (
+    ChaplyginEquations,
+    LagrangeDalembertEquations,
+    VoronetsEquations,
+)
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.quasi import HamelEquations
+from geomech.mechanics.equations.tzenoff import TzenoffEquations
+from geomech.mechanics.equations.vakonomic import VakonomicEquations
 
-__all__ = ["register_method", "get_method", "registered_methods", "form_entry", "FormEntry"]
+__all__ = ["register_method", "get_method", "registered_methods", "form_entry", "FormEntry",
+           "form_class", "BUILTIN_FORMS"]
+
+#: the built-in forms, each a class that derives its equations (``cls.derive``)
+BUILTIN_FORMS: tuple[type, ...] = (
+    LagrangeDalembertEquations, HamelEquations, VoronetsEquations, ChaplyginEquations,
+    AppellEquations, TzenoffEquations, VakonomicEquations,
+)
 
 
 @dataclass(frozen=True)
 class FormEntry:
-    """A registered form: ``derive(system, **options)`` returning an instance of ``cls``,
-    and optionally ``implicit(system)`` (the implicit equations without options)."""
+    """A form of the table: ``derive(system, **options)`` returning an instance of ``cls``,
+    optionally ``implicit(system)`` (the implicit equations without options), and whether
+    ``derive`` takes the option ``explicit`` (every form class does)."""
 
     name: str
     derive: Callable
     implicit: Callable | None = None
     cls: type = EquationsOfMotion
+    takes_explicit: bool = False
+
+    @classmethod
+    def of_class(cls, form: type) -> FormEntry:
+        """The entry of a form class: its ``derive`` and, if it has one, its own
+        ``implicit_equations``."""
+        if not isinstance(form, type) or not issubclass(form, EquationsOfMotion) or \
+                form.form is None:
+            raise TypeError(f"{getattr(form, '__name__', form)!r} is not a form class (a "
+                            "subclass of EquationsOfMotion with a name in its attribute form)")
+        if form.derive.__func__ is EquationsOfMotion.derive.__func__:
+            raise TypeError(f"{form.__name__} does not define the class method derive")
+        own = form.implicit_equations.__func__ is not EquationsOfMotion.implicit_equations.__func__
+        return cls(form.form, form.derive, form.implicit_equations if own else None, form,
+                   takes_explicit=True)
 
 
-_FORMS: dict[str, FormEntry] = {}
+#: the one table: form name -> entry (the built-in forms, then the user's)
+_FORMS: dict[str, FormEntry] = {c.form: FormEntry.of_class(c) for c in BUILTIN_FORMS}
 _IMPLICIT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def register_method(name: str | type, *, implicit: Callable | None = None):
-    """Decorator registering ``func(system, **options) -> EquationsOfMotion`` under ``name``
-    (a string, or a subclass of ``EquationsOfMotion``: then under its ``form``), with the
-    class of the form (:func:`~geomech.mechanics.equations.motion.form_class`).
+    """Add a user's form to the table: decorator registering
+    ``func(system, **options) -> EquationsOfMotion`` under ``name`` (a string, or a subclass
+    of ``EquationsOfMotion``: then under its ``form``, with that class).
 
-    ``implicit(system)``, optional, builds the implicit equations of the form without options
-    when the form's derivation cannot defer its mass-matrix solve.
+    ``implicit(system)``, optional, builds the implicit equations of the form without
+    options.  A form class with its own ``derive`` is added by ``register_method(cls)(cls)``
+    -- or simply listed in :data:`BUILTIN_FORMS` when it is part of the library.
     """
+    cls = EquationsOfMotion
     if isinstance(name, type):
         if not issubclass(name, EquationsOfMotion) or name.form is None:
             raise TypeError(f"{name.__name__} is not a form class (a subclass of "
                             "EquationsOfMotion with a name in its attribute form)")
-        name = name.form
+        cls, name = name, name.form
     if not isinstance(name, str) or not name:
         raise TypeError("a method name must be a non-empty string")
     if implicit is not None and not callable(implicit):
         raise TypeError(f"implicit must be callable, got {type(implicit).__name__}")
 
     def deco(func: Callable) -> Callable:
+        if func is cls and cls is not EquationsOfMotion:
+            _FORMS[name] = FormEntry.of_class(cls)
+            return func
         if not callable(func):
             raise TypeError(f"a form is a callable, got {type(func).__name__}")
-        _FORMS[name] = FormEntry(name, func, implicit, form_class(name))
+        _FORMS[name] = FormEntry(name, func, implicit, cls)
         return func
 
     return deco
 
 
 def registered_methods() -> list[str]:
-    """Names of the forms registered so far (names starting with ``_`` omitted)."""
+    """Names of the forms in the table (names starting with ``_`` omitted)."""
     return sorted(n for n in _FORMS if not n.startswith("_"))
 
 
 def form_entry(name: str) -> FormEntry:
-    """The registry entry of the form ``name`` (its function, implicit builder and class).
+    """The table entry of the form ``name`` (its derivation, implicit builder and class).
 
-    >>> import geomech.mechanics.equations                   # registers the built-in forms
-    >>> form_entry("appell").cls.__name__
-    'AppellEquations'
+    >>> form_entry("tzenoff").cls.__name__
+    'TzenoffEquations'
     """
     if not isinstance(name, str):
         raise TypeError(f"a method name is a string, got {type(name).__name__}")
@@ -105,8 +138,24 @@ def form_entry(name: str) -> FormEntry:
     return entry
 
 
+def form_class(name: str) -> type:
+    """The class of the form ``name``: the subclass of
+    :class:`~geomech.mechanics.equations.motion.EquationsOfMotion` whose ``form`` is
+    ``name``, or the base itself for a form without its own class.
+
+    >>> form_class("voronets") is VoronetsEquations
+    True
+    >>> form_class("_user_form") is EquationsOfMotion
+    True
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a form name is a string, got {type(name).__name__}")
+    entry = _FORMS.get(name)
+    return entry.cls if entry is not None else EquationsOfMotion
+
+
 def get_method(name: str) -> Callable:
-    """The registered form ``name`` as ``run(system, *, explicit=True, **options)``.
+    """The form ``name`` as ``run(system, *, explicit=True, **options)``.
 
     With ``explicit=False`` the form is derived with its mass-matrix solve deferred:
     ``eq.mass_matrix_form()`` is available at once and the explicit right-hand sides
@@ -135,10 +184,10 @@ def _with_options(entry: FormEntry) -> Callable:
                 return cached
         if plain and entry.implicit is not None:
             eq = entry.implicit(system)
+        elif entry.takes_explicit:
+            eq = entry.derive(system, *args, explicit=False, **options)
         else:
-            with deferred_solves() as records:
-                eq = entry.derive(system, *args, **options)
-            eq = make_implicit(eq, records)
+            eq = entry.derive(system, *args, **options)
         if plain:
             _IMPLICIT_CACHE.setdefault(system, {})[entry.name] = eq
         return eq

@@ -26,10 +26,10 @@ import itertools
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import adjugate_inverse
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.hamel import frame_inverse
 
 __all__ = ["structured_solve"]
 
@@ -169,11 +169,11 @@ def _rank_factors(U: sp.Matrix, max_rank: int):
 
 def _const_inverse(M: sp.Matrix) -> sp.Matrix:
     """Inverse of a matrix free of the coordinates (diagonal: entrywise; else the ring
-    adjugate of :func:`~geomech.mechanics.equations.hamel.frame_inverse`)."""
+    adjugate of :func:`~geomech.core.algebra.solve.adjugate_inverse`)."""
     r = M.shape[0]
     if all(M[i, j] == 0 for i in range(r) for j in range(r) if i != j):
         return sp.diag(*[1 / M[i, i] for i in range(r)])
-    inv, det = frame_inverse(M)
+    inv, det = adjugate_inverse(M)
     if inv is None:
         raise ValueError("the constant part of the mass matrix is singular")
     return inv

@@ -1,4 +1,4 @@
-r"""Tzenoff's equations (13)/(15) of a nonholonomic system, the registered form
+r"""Tzenoff's equations (13)/(15) of a nonholonomic system, the form
 ``"tzenoff"`` (Tzenoff (1953)).
 
 With :math:`\dot q = b(q)\omega + b_0(q)` (the columns of :math:`b` span the constraint
@@ -12,7 +12,7 @@ distribution; default: the independent velocities, Tzenoff's (13')) the equation
 >>> N = gm.Manifold("N", "x y phi")
 >>> x, y, phi = N.coords; xd, yd, phid = N.velocities
 >>> S = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2, [-xd*sp.sin(phi) + yd*sp.cos(phi)])
->>> tzenoff_form(S).agrees_with(S.equations("lagrange_dalembert"))
+>>> TzenoffEquations.derive(S).agrees_with(S.equations("lagrange_dalembert"))
 True
 """
 
@@ -23,39 +23,48 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import inverse_solve, large_rhs, solve_linear
-from geomech.mechanics.equations.forms import TzenoffEquations
+from geomech.mechanics.equations.common import (
+    DeferredSolve,
+    inverse_solve,
+    large_rhs,
+    mass_matrix_solution,
+)
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.jets import JetSpace
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import phase_rhs_from_quasi
-from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.tzenoff_function import (
     collect_monomials,
     tzenoff_quasi_velocity_K,
 )
 
-__all__ = ["tzenoff_form"]
+__all__ = ["TzenoffEquations"]
 
 
-def _solve_mass_matrix(M: sp.Matrix, rhs: sp.Matrix, gens: Sequence[sp.Symbol]) -> sp.Matrix:
-    r"""Solve :math:`M\dot\omega = r` exactly: :math:`\dot\omega = \operatorname{adj}(M)\,r/\det M`,
-    numerators normalised coefficient-wise as polynomials in the quasi-velocities ``gens``
-    (much cheaper than a global cancel for trigonometric mass matrices)."""
+def _solve_mass_matrix(M: sp.Matrix, rhs: sp.Matrix, gens: Sequence[sp.Symbol],
+                       explicit: bool = True) -> tuple[sp.Matrix, DeferredSolve | None]:
+    r"""``(solution, None)`` of :math:`M\dot\omega = r`, or placeholders and the deferred
+    system (``explicit=False``, :func:`~geomech.mechanics.equations.common.mass_matrix_solution`).
+
+    Solved exactly: :math:`\dot\omega = \operatorname{adj}(M)\,r/\det M`, numerators
+    normalised coefficient-wise as polynomials in the quasi-velocities ``gens`` (much cheaper
+    than a global cancel for trigonometric mass matrices)."""
     k = M.rows
     what = "Tzenoff mass matrix b^T (d2L/dqdot2) b"
-    if k == 1 or all(M[i, j] == 0 for i in range(k) for j in range(k) if i != j):
-        return solve_linear(M, rhs, what=what)
+    if not explicit or k == 1 or all(M[i, j] == 0 for i in range(k) for j in range(k)
+                                     if i != j):
+        return mass_matrix_solution(M, rhs, what, explicit)
     if large_rhs(rhs):                  # heavy bodies: M^{-1} r, r kept as it is
-        return inverse_solve(M, rhs, what)
+        return inverse_solve(M, rhs, what), None
     det = compact(M.det(method="berkowitz"))
     if default_policy().is_zero(det):
         raise ValueError("the Tzenoff mass matrix b^T (d2L/dqdot2) b is singular: det = 0 "
                          "identically (degenerate Lagrangian or singular frame)")
     adj = M.adjugate(method="berkowitz")
     return sp.Matrix([compact(collect_monomials((adj[i, :] * rhs)[0], gens) / det)
-                      for i in range(k)])
+                      for i in range(k)]), None
 
 
 def _frame_matrix(system, frame) -> sp.Matrix:
@@ -82,46 +91,9 @@ def _frame_matrix(system, frame) -> sp.Matrix:
     return b
 
 
-def _tzenoff_implicit(system) -> EquationsOfMotion:
-    r"""Tzenoff's equations (13') in the independent velocities, implicit: the K-function of
-    :func:`~geomech.mechanics.equations.tzenoff_function.tzenoff_quasi_velocity_K` gives
-    :math:`\partial K^{nh}/\partial\dot\omega = M\dot\omega - F = 0` (``tzenoff_form``
-    inverts :math:`M` by its own adjugate, which cannot be deferred)."""
-
-    N = system.manifold
-    n = N.dim
-    tangent = system.adapted_frame()[0]
-    b = sp.Matrix([list(X.components) for X in tangent]).T if tangent else sp.zeros(n, 0)
-    b0 = sp.Matrix(list(system.affine_velocity().components))
-    omega = tuple(system.independent_velocities)
-    res = tzenoff_quasi_velocity_K(system.lagrangian, JetSpace.from_manifold(N, order=3), b,
-                                   b0, omega, forces=system.forces, truncate=True)
-    M = res.mass_matrix()
-    zero = dict.fromkeys(res.omegadot, sp.S.Zero)
-    F = sp.Matrix([-e.xreplace(zero) for e in res.equations])
-    wd = tuple(res.omegadot)
-    rates = phase_rhs_from_quasi(system, b, list(b0), omega, list(wd))
-    imp = ImplicitEquations(system, "tzenoff", M, F, wd, rates)
-
-    def phase_rhs() -> dict:
-        return imp.explicit_rates()
-
-    def form_rhs() -> dict:
-        out = {c: compact(v) for c, v in zip(N.coords, res.velocity)}
-        out.update(imp.solve().items())
-        return {(omega[wd.index(k)] if k in wd else k): v for k, v in out.items()}
-
-    equations = [sp.Eq(compact(e), 0) for e in res.equations]
-    return TzenoffEquations(system, "tzenoff", equations, phase_rhs, multipliers=None,
-                             variables={}, form_rhs=form_rhs, implicit=imp,
-                             data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
-                                   "quasi_velocities": omega, "quasi_accelerations": wd,
-                                   "truncated": True})
-
-
 def _tzenoff_frame(system, frame, quasi_velocities) -> tuple:
     """``(b, omega)``: the frame matrix (columns spanning the constraint distribution) and
-    the quasi-velocity symbols of :func:`tzenoff_form`."""
+    the quasi-velocity symbols of :meth:`TzenoffEquations.derive`."""
     N = system.manifold
     n = N.dim
     policy = default_policy()
@@ -182,78 +154,131 @@ def _frame_variables(system, b, b0, omega) -> dict:
     return dict(zip(omega, solve_linear(Pb, u, what="frame minor")))
 
 
-@register_method("tzenoff", implicit=_tzenoff_implicit)
-def tzenoff_form(system, frame=None, quasi_velocities: Sequence | None = None, b0=None,
-                 truncate: bool = True) -> EquationsOfMotion:
-    r"""Tzenoff's equations (13)/(15) of a nonholonomic system (registered as ``"tzenoff"``).
+class TzenoffEquations(EquationsOfMotion):
+    r"""Tzenoff's equations (Tzenoff (1953), (13)/(15)) in quasi-velocities
+    :math:`\dot q = b\,\omega + b_0`:
 
     .. math:: \frac{\partial K^{nh}}{\partial\dot\omega_\beta} = 0,\qquad
               K^{nh} = \Big[\tfrac12(\ddot L - 3\ddot L_0)\Big]_{\dddot q := 0}
               - Q_i\ddot q_i\ \Big|_{\ddot q = b\dot\omega + \dot b\omega + \dot b_0,\;
               \dot q = b\omega + b_0}
 
-    The Lagrangian :math:`L = T - U` takes the place of Tzenoff's :math:`T`
-    (:math:`\tfrac12(\ddot L - 3\ddot L_0) = \tfrac12(\ddot T - 3\ddot T_0) - \ddot U`);
-    ``system.forces`` are the non-potential :math:`Q_i`.
-
-    Parameters
-    ----------
-    system : NonholonomicSystem
-    frame : sequence of VectorField on N, or n x k matrix, optional
-        Columns :math:`b_\beta` spanning the constraint distribution; default: the adapted
-        frame of the independent velocities, :math:`\omega = \dot q_{\rm ind}` (Tzenoff's
-        (13')).
-    quasi_velocities : sequence of Symbol or str, optional
-        Names of :math:`\omega` for a user frame (default ``omega1 ..``).
-    b0 : sequence, optional
-        Inhomogeneous part :math:`b_0(q)` of :math:`\dot q` (default: the system's affine
-        velocity, zero for homogeneous constraints).
-    truncate : bool
-        Apply the truncation rule T1.11 (default).  ``False`` gives *wrong* equations in
-        general and exists only for the negative check.
-
-    Returns
-    -------
-    EquationsOfMotion
-        ``equations``: :math:`\partial K^{nh}/\partial\dot\omega_\beta = 0`;
-        ``rhs``: the field on ``system.phase_space``; ``form_rhs``: in :math:`(q, \omega)`;
-        ``variables``: :math:`\omega` as functions on the phase space;
-        ``data["K"]``: :math:`K^{nh}` (its :math:`\dot\omega`-dependent part),
-        ``data["mass_matrix"]``: :math:`b^{T}\,\partial^2L/\partial\dot q^2\, b`.
-
-    Examples
-    --------
-    >>> import geomech as gm
-    >>> from geomech.mechanics.system import NonholonomicSystem
-    >>> N = gm.Manifold("N", "x y phi")
-    >>> x, y, phi = N.coords; xd, yd, phid = N.velocities
-    >>> skate = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2,
-    ...                            [xd*sp.sin(phi) - yd*sp.cos(phi)], independent=["x", "phi"])
-    >>> eq = tzenoff_form(skate)
-    >>> [e.lhs for e in eq.equations]
-    [(phidot*xdot*sin(phi) + xddot*cos(phi))/cos(phi)**3, phiddot]
-    >>> eq.agrees_with(skate.equations("lagrange_dalembert"))
-    True
+    (see :meth:`derive`; ``eq.data["K"]`` is :math:`K^{nh}`).
     """
-    N = system.manifold
-    jets = JetSpace.from_manifold(N, order=3)
-    b, omega = _tzenoff_frame(system, frame, quasi_velocities)
-    b0 = _tzenoff_b0(system, b0)
-    res = tzenoff_quasi_velocity_K(system.lagrangian, jets, b, b0, omega,
-                                   forces=system.forces, truncate=truncate)
-    M = res.mass_matrix()
-    zero = dict.fromkeys(res.omegadot, 0)
-    rhs_vec = sp.Matrix([-e.xreplace(zero) for e in res.equations])
-    sol = _solve_mass_matrix(M, rhs_vec, omega) if b.cols else sp.zeros(0, 1)
-    rhs = phase_rhs_from_quasi(system, b, list(b0), omega, list(sol))
-    form_rhs = {c: compact(v) for c, v in zip(N.coords, res.velocity)}
-    form_rhs.update(zip(omega, sol))
-    variables = {} if frame is None else _frame_variables(system, b, b0, omega)
-    equations = [sp.Eq(compact(e), 0) for e in res.equations]
-    return TzenoffEquations(system, "tzenoff", equations, rhs, multipliers=None,
-                             variables=variables, form_rhs=form_rhs,
-                             data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
-                                   "quasi_velocities": omega,
-                                   "quasi_accelerations": res.omegadot,
-                                   "truncated": truncate})
 
+    form = "tzenoff"
+
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, frame=None,
+               quasi_velocities: Sequence | None = None, b0=None,
+               truncate: bool = True) -> TzenoffEquations:
+        r"""Tzenoff's equations (13)/(15) of a nonholonomic system (the form ``"tzenoff"``).
+
+        .. math:: \frac{\partial K^{nh}}{\partial\dot\omega_\beta} = 0,\qquad
+                  K^{nh} = \Big[\tfrac12(\ddot L - 3\ddot L_0)\Big]_{\dddot q := 0}
+                  - Q_i\ddot q_i\ \Big|_{\ddot q = b\dot\omega + \dot b\omega + \dot b_0,\;
+                  \dot q = b\omega + b_0}
+
+        The Lagrangian :math:`L = T - U` takes the place of Tzenoff's :math:`T`
+        (:math:`\tfrac12(\ddot L - 3\ddot L_0) = \tfrac12(\ddot T - 3\ddot T_0) - \ddot U`);
+        ``system.forces`` are the non-potential :math:`Q_i`.
+
+        Parameters
+        ----------
+        system : NonholonomicSystem
+        frame : sequence of VectorField on N, or n x k matrix, optional
+            Columns :math:`b_\beta` spanning the constraint distribution; default: the adapted
+            frame of the independent velocities, :math:`\omega = \dot q_{\rm ind}` (Tzenoff's
+            (13')).
+        quasi_velocities : sequence of Symbol or str, optional
+            Names of :math:`\omega` for a user frame (default ``omega1 ..``).
+        b0 : sequence, optional
+            Inhomogeneous part :math:`b_0(q)` of :math:`\dot q` (default: the system's affine
+            velocity, zero for homogeneous constraints).
+        truncate : bool
+            Apply the truncation rule T1.11 (default).  ``False`` gives *wrong* equations in
+            general and exists only for the negative check.
+
+        Returns
+        -------
+        EquationsOfMotion
+            ``equations``: :math:`\partial K^{nh}/\partial\dot\omega_\beta = 0`;
+            ``rhs``: the field on ``system.phase_space``; ``form_rhs``: in :math:`(q, \omega)`;
+            ``variables``: :math:`\omega` as functions on the phase space;
+            ``data["K"]``: :math:`K^{nh}` (its :math:`\dot\omega`-dependent part),
+            ``data["mass_matrix"]``: :math:`b^{T}\,\partial^2L/\partial\dot q^2\, b`.
+
+        Examples
+        --------
+        >>> import geomech as gm
+        >>> from geomech.mechanics.system import NonholonomicSystem
+        >>> N = gm.Manifold("N", "x y phi")
+        >>> x, y, phi = N.coords; xd, yd, phid = N.velocities
+        >>> skate = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2,
+        ...                            [xd*sp.sin(phi) - yd*sp.cos(phi)], independent=["x", "phi"])
+        >>> eq = TzenoffEquations.derive(skate)
+        >>> [e.lhs for e in eq.equations]
+        [(phidot*xdot*sin(phi) + xddot*cos(phi))/cos(phi)**3, phiddot]
+        >>> eq.agrees_with(skate.equations("lagrange_dalembert"))
+        True
+        """
+        cls._check(system, explicit)
+        N = system.manifold
+        jets = JetSpace.from_manifold(N, order=3)
+        b, omega = _tzenoff_frame(system, frame, quasi_velocities)
+        b0 = _tzenoff_b0(system, b0)
+        res = tzenoff_quasi_velocity_K(system.lagrangian, jets, b, b0, omega,
+                                       forces=system.forces, truncate=truncate)
+        M = res.mass_matrix()
+        zero = dict.fromkeys(res.omegadot, 0)
+        rhs_vec = sp.Matrix([-e.xreplace(zero) for e in res.equations])
+        sol, rec = _solve_mass_matrix(M, rhs_vec, omega, explicit) if b.cols else \
+            (sp.zeros(0, 1), None)
+        rhs = phase_rhs_from_quasi(system, b, list(b0), omega, list(sol))
+        form_rhs = {c: compact(v) for c, v in zip(N.coords, res.velocity)}
+        form_rhs.update(zip(omega, sol))
+        variables = {} if frame is None else _frame_variables(system, b, b0, omega)
+        equations = [sp.Eq(compact(e), 0, evaluate=False) for e in res.equations]
+        return cls(system, cls.form, equations, rhs, multipliers=None, variables=variables,
+                   form_rhs=form_rhs,
+                   data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
+                         "quasi_velocities": omega, "quasi_accelerations": res.omegadot,
+                         "truncated": truncate}, deferred=rec)
+
+    @classmethod
+    def implicit_equations(cls, system) -> TzenoffEquations:
+        r"""Tzenoff's equations (13') in the independent velocities, implicit: the K-function of
+        :func:`~geomech.mechanics.equations.tzenoff_function.tzenoff_quasi_velocity_K` gives
+        :math:`\partial K^{nh}/\partial\dot\omega = M\dot\omega - F = 0`, read off the
+        K-function directly: no normal form of the equations and no frame checks (``derive``
+        with ``explicit=False`` also defers its solve, but normalises the equations)."""
+        cls._check(system)
+
+        N = system.manifold
+        n = N.dim
+        tangent = system.adapted_frame()[0]
+        b = sp.Matrix([list(X.components) for X in tangent]).T if tangent else sp.zeros(n, 0)
+        b0 = sp.Matrix(list(system.affine_velocity().components))
+        omega = tuple(system.independent_velocities)
+        res = tzenoff_quasi_velocity_K(system.lagrangian, JetSpace.from_manifold(N, order=3), b,
+                                       b0, omega, forces=system.forces, truncate=True)
+        M = res.mass_matrix()
+        zero = dict.fromkeys(res.omegadot, sp.S.Zero)
+        F = sp.Matrix([-e.xreplace(zero) for e in res.equations])
+        wd = tuple(res.omegadot)
+        rates = phase_rhs_from_quasi(system, b, list(b0), omega, list(wd))
+        imp = ImplicitEquations(system, "tzenoff", M, F, wd, rates)
+
+        def phase_rhs() -> dict:
+            return imp.explicit_rates()
+
+        def form_rhs() -> dict:
+            out = {c: compact(v) for c, v in zip(N.coords, res.velocity)}
+            out.update(imp.solve().items())
+            return {(omega[wd.index(k)] if k in wd else k): v for k, v in out.items()}
+
+        equations = [sp.Eq(compact(e), 0, evaluate=False) for e in res.equations]
+        return cls(system, cls.form, equations, phase_rhs, multipliers=None,
+                   variables={}, form_rhs=form_rhs, implicit=imp,
+                   data={"K": res.K, "mass_matrix": M, "frame": b, "b0": b0,
+                         "quasi_velocities": omega, "quasi_accelerations": wd, "truncated": True})

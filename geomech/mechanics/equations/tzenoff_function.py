@@ -1,7 +1,7 @@
 r"""Tzenoff's (Ценов's) K-function and its equations (Tzenoff (1953)).
 
 The registered form ``"tzenoff"`` of a nonholonomic system is
-:func:`geomech.mechanics.equations.tzenoff.tzenoff_form`.
+:meth:`geomech.mechanics.equations.tzenoff.TzenoffEquations.derive`.
 
 For a Lagrangian (or kinetic energy) :math:`T(q,\dot q,t)` Tzenoff's function is
 
@@ -55,10 +55,10 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression, policy_algebra
+from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 from geomech.mechanics.equations.jets import JetSpace, derivative_symbols, total_derivative
 
 __all__ = [
@@ -293,7 +293,7 @@ def _ring_R_gradient(T: sp.Expr, jets: JetSpace):
     r"""``(g, h)`` with :math:`\partial R/\partial\ddot q_i = g_i + \sum_jh_{ij}\ddot q_j`
     for Tzenoff's truncated :math:`R = [\tfrac12\ddot T - \tfrac32\ddot T_0]_{\dddot q := 0}`,
     from that definition in the ring of
-    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (square roots allowed):
+    :class:`~geomech.core.algebra.calculus.FactoredCalculus` (square roots allowed):
     with :math:`D = \dot q\cdot\partial_q + \ddot q\cdot\partial_{\dot q}` and the
     commutation :math:`[\partial_{\ddot q_i}, D] = \partial_{\dot q_i}`,
     :math:`\partial_{\ddot q_i}\ddot T = D(\partial_{\dot q_i}T) + \partial_{\dot q_i}(DT)`

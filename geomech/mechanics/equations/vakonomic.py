@@ -69,6 +69,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.calculus import has_radicals
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -76,12 +77,9 @@ from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import (
     acceleration_symbols,
     inverse_solve,
-    no_deferral,
 )
-from geomech.mechanics.equations.heavy import has_radicals
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics
-from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.vakonomic_hamilton import (
     compact_small,
     curvature_terms,
@@ -89,7 +87,7 @@ from geomech.mechanics.equations.vakonomic_hamilton import (
     vakonomic_hamiltonian,
 )
 
-__all__ = ["VakonomicEquations", "vakonomic_form"]
+__all__ = ["VakonomicEquations"]
 
 
 class VakonomicEquations(EquationsOfMotion):
@@ -109,7 +107,7 @@ class VakonomicEquations(EquationsOfMotion):
     form : str
         ``"vakonomic"`` (the registered name, as for every form).
     variant : {"hamiltonian", "lagrangian"}
-        Which of the two equivalent forms (the option ``form=`` of :func:`vakonomic_form`).
+        Which of the two equivalent forms (the option ``form=`` of :meth:`derive`).
     space : Manifold
         The state space: :math:`\mathcal M\times\mathbb R^m` with coordinates
         ``phase_space.coords + lambdas`` (``variant="lagrangian"``) or :math:`T^*N` with
@@ -283,6 +281,68 @@ class VakonomicEquations(EquationsOfMotion):
         return (f"VakonomicEquations({self.system.name!r}, variant={self.variant!r}, state space "
                 f"({', '.join(str(c) for c in self.space.coords)}))")
 
+    @classmethod
+    def derive(cls, system, *, explicit: bool = True, form: str = "hamiltonian",
+               multipliers=None, momenta=None, route: str = "auto") -> VakonomicEquations:
+        r"""Kozlov's vakonomic equations of a constrained system (the form ``"vakonomic"``).
+
+        Parameters
+        ----------
+        system : NonholonomicSystem
+        explicit : bool
+            Accepted as by every form; the vakonomic equations are always explicit (their state
+            has the multipliers or the momenta: there is no mass-matrix form on the phase
+            space).
+        form : {"hamiltonian", "lagrangian"}
+            ``"hamiltonian"`` (default): Hamilton's equations of Kozlov's :math:`H(q,p)` on
+            :math:`T^*N`, with the multipliers :math:`\lambda(q,p)` in ``eq.multipliers``
+            (needs :math:`L` quadratic in the velocities).  ``"lagrangian"``: the
+            multiplier-rule form on :math:`\mathcal M\times\mathbb R^m` with
+            :math:`\lambda` as extra state variables.
+        multipliers, momenta : names, optional
+            Symbols for :math:`\lambda` (default ``lambda1 ..``) and :math:`p` (``p_<coord>``).
+        route : {"auto", "reduced", "inverse"}
+            How the hamiltonian form solves for :math:`\dot q(q,p)`: ``"inverse"`` through
+            :math:`G^{-1}` and :math:`\Gamma^{-1}`, ``"reduced"`` through the reduced kinetic
+            matrix :math:`T^{T}GT` of the constraint distribution and the envelope formula for
+            :math:`\partial H/\partial q` (the ``dependent=`` option of
+            :func:`vakonomic_hamiltonian`; no :math:`n\times n` inverse); ``"auto"``: reduced
+            when the Lagrangian or the constraints have square roots (rolling ellipsoid, convex
+            bodies), else inverse.  Both give the same equations.
+
+        Returns
+        -------
+        VakonomicEquations
+            An :class:`~geomech.mechanics.equations.EquationsOfMotion` on the extended space
+            ``eq.space``; ``eq.agrees_with(sys.equations("lagrange_dalembert"))`` is true iff
+            the projected motion is nonholonomic for every multiplier.
+
+        Examples
+        --------
+        Integrable constraint :math:`\dot z = 2x\dot x` (a particle on :math:`z = x^2`):
+
+        >>> import geomech as gm
+        >>> from geomech.mechanics.system import NonholonomicSystem
+        >>> N = gm.Manifold("N", "x z"); (x, z), (xd, zd) = N.coords, N.velocities
+        >>> S = NonholonomicSystem(N, (xd**2 + zd**2)/2 - z, [zd - 2*x*xd], independent=["x"])
+        >>> vak = VakonomicEquations.derive(S, form="lagrangian")
+        >>> vak.space.coords
+        (x, z, xdot, lambda1)
+        >>> vak.agrees_with(S.equations("lagrange_dalembert"))
+        True
+        """
+        cls._check(system, explicit)
+        m = system.n_constraints
+        lambdas = multiplier_symbols(m, multipliers)
+        if form == "lagrangian":
+            if momenta is not None or route != "auto":
+                raise ValueError("momenta= and route= are only used by the hamiltonian form")
+            return _lagrangian_form(system, lambdas)
+        if form == "hamiltonian":
+            return _hamiltonian_form(system, lambdas, momenta, route)
+        raise ValueError(f"form must be 'hamiltonian' or 'lagrangian', got {form!r}")
+
+
 
 def _multiplier_rates(system, red: ReducedDynamics, qdd: sp.Matrix) -> list:
     r""":math:`\dot\lambda = a_{\rm dep}^{-T}(G\ddot q - F)_{\rm dep}` (the rows of
@@ -374,61 +434,3 @@ def _hamiltonian_form(system, lambdas, momenta, route: str = "auto") -> Vakonomi
     return VakonomicEquations(S, "hamiltonian", equations, rhs, K.manifold, to_phase,
                               multipliers=K.multipliers, lambdas=lambdas, hamiltonian=K.H,
                               data=data)
-
-
-@register_method("vakonomic")
-def vakonomic_form(system, form: str = "hamiltonian", multipliers=None,
-                   momenta=None, route: str = "auto") -> VakonomicEquations:
-    r"""Kozlov's vakonomic equations of a constrained system (registered as ``"vakonomic"``).
-
-    Parameters
-    ----------
-    system : NonholonomicSystem
-    form : {"hamiltonian", "lagrangian"}
-        ``"hamiltonian"`` (default): Hamilton's equations of Kozlov's :math:`H(q,p)` on
-        :math:`T^*N`, with the multipliers :math:`\lambda(q,p)` in ``eq.multipliers``
-        (needs :math:`L` quadratic in the velocities).  ``"lagrangian"``: the
-        multiplier-rule form on :math:`\mathcal M\times\mathbb R^m` with
-        :math:`\lambda` as extra state variables.
-    multipliers, momenta : names, optional
-        Symbols for :math:`\lambda` (default ``lambda1 ..``) and :math:`p` (``p_<coord>``).
-    route : {"auto", "reduced", "inverse"}
-        How the hamiltonian form solves for :math:`\dot q(q,p)`: ``"inverse"`` through
-        :math:`G^{-1}` and :math:`\Gamma^{-1}`, ``"reduced"`` through the reduced kinetic
-        matrix :math:`T^{T}GT` of the constraint distribution and the envelope formula for
-        :math:`\partial H/\partial q` (the ``dependent=`` option of
-        :func:`vakonomic_hamiltonian`; no :math:`n\times n` inverse); ``"auto"``: reduced
-        when the Lagrangian or the constraints have square roots (rolling ellipsoid, convex
-        bodies), else inverse.  Both give the same equations.
-
-    Returns
-    -------
-    VakonomicEquations
-        An :class:`~geomech.mechanics.equations.EquationsOfMotion` on the extended space
-        ``eq.space``; ``eq.agrees_with(sys.equations("lagrange_dalembert"))`` is true iff
-        the projected motion is nonholonomic for every multiplier.
-
-    Examples
-    --------
-    Integrable constraint :math:`\dot z = 2x\dot x` (a particle on :math:`z = x^2`):
-
-    >>> import geomech as gm
-    >>> from geomech.mechanics.system import NonholonomicSystem
-    >>> N = gm.Manifold("N", "x z"); (x, z), (xd, zd) = N.coords, N.velocities
-    >>> S = NonholonomicSystem(N, (xd**2 + zd**2)/2 - z, [zd - 2*x*xd], independent=["x"])
-    >>> vak = vakonomic_form(S, form="lagrangian")
-    >>> vak.space.coords
-    (x, z, xdot, lambda1)
-    >>> vak.agrees_with(S.equations("lagrange_dalembert"))
-    True
-    """
-    m = system.n_constraints
-    lambdas = multiplier_symbols(m, multipliers)
-    if form == "lagrangian":
-        if momenta is not None or route != "auto":
-            raise ValueError("momenta= and route= are only used by the hamiltonian form")
-        with no_deferral():     # no mass-matrix form (the state has lambda): solve now
-            return _lagrangian_form(system, lambdas)
-    if form == "hamiltonian":
-        return _hamiltonian_form(system, lambdas, momenta, route)
-    raise ValueError(f"form must be 'hamiltonian' or 'lagrangian', got {form!r}")

@@ -24,14 +24,15 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.calculus import FactoredCalculus
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import ABBREVIATE_OPS, inverse_solve, solve_linear
-from geomech.mechanics.equations.heavy import FactoredCalculus
+from geomech.mechanics.equations.common import ABBREVIATE_OPS, inverse_solve
 
 __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "curvature_terms",
            "multiplier_symbols", "momentum_symbols", "compact_small"]
@@ -199,7 +200,7 @@ def vakonomic_hamiltonian(L, coords: Sequence[sp.Symbol], velocities: Sequence[s
 
         with :math:`\partial L/\partial q_k` a quadratic form in :math:`z` whose coefficients
         :math:`T^{T}\partial_kG\,T` are differentiated in the radical ring
-        (:class:`~geomech.mechanics.equations.heavy.FactoredCalculus`) and :math:`z` kept
+        (:class:`~geomech.core.algebra.calculus.FactoredCalculus`) and :math:`z` kept
         unexpanded (:func:`~geomech.mechanics.equations.common.inverse_solve`).  The
         identity :math:`G^{-1} - G^{-1}A^{T}\Gamma^{-1}AG^{-1} = T(T^{T}GT)^{-1}T^{T}` (both
         sides are the symmetric :math:`X` with :math:`AX = 0` and :math:`XGT = T`) makes both
@@ -320,7 +321,7 @@ def _quadratic(D: sp.Matrix, z: Sequence) -> sp.Expr:
 
 class _Derivatives:
     """Partial derivatives of the data in the ring of
-    :class:`~geomech.mechanics.equations.heavy.FactoredCalculus` (square roots as
+    :class:`~geomech.core.algebra.calculus.FactoredCalculus` (square roots as
     generators), or by sympy with :func:`compact` when the data lie outside it."""
 
     def __init__(self, exprs):

@@ -398,7 +398,7 @@ def test_ring_jacobiator_with_roots_agrees_with_numeric_derivation():
 def test_certainly_nonzero_by_the_norm():
     """The norm test proves non-zero-ness (``rho - 1`` with ``rho^2 = 2 + cos t``), never
     claims it for an element that vanishes (``rho^2 - 2 - cos t``)."""
-    from geomech.mechanics.equations.heavy import RadicalCalculus
+    from geomech.core.algebra.calculus import RadicalCalculus
 
     t = sp.Symbol("t", real=True)
     rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])

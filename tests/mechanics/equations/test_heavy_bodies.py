@@ -26,14 +26,11 @@ import pytest
 import sympy as sp
 
 import geomech as gm
+from geomech.core.algebra.calculus import RadicalCalculus, has_radicals
 from geomech.core.zero import default_policy
 from geomech.examples.kinematics import body_angular_velocity
+from geomech.lie.coframe import coframe_structure_functions
 from geomech.mechanics.equations import registered_methods
-from geomech.mechanics.equations.heavy import (
-    RadicalCalculus,
-    coframe_structure_functions,
-    has_radicals,
-)
 
 Rat = sp.Rational
 HEAVY = ("ellipsoid", "convex_body_on_plane")

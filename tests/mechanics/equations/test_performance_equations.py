@@ -12,8 +12,8 @@ import geomech as gm
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.presentation import tidy
 from geomech.core.algebra.solve import policy_algebra as _Algebra
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import solve_linear
 
 x, y, c, R = sp.symbols("x y c R", real=True)
 phi, th = sp.symbols("phi theta", real=True)

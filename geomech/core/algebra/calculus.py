@@ -1,22 +1,18 @@
-r"""Heavy bodies: exact derivatives with square roots, and structure functions from a coframe.
+r"""Derivatives in the ring of a set of expressions: the one differential-ring calculus of
+fractions.
 
-The rolling ellipsoid (Borisov & Mamaev (2015), §4.3) has the support function
-:math:`\sqrt{(\gamma, B\gamma)}` in its constraints and Lagrangian; generic rational
-normalisation of expressions built from it swells.  This module keeps such radicals as ring
-generators :math:`\rho` with :math:`\rho^2 = b` (:class:`~geomech.core.algebra.RationalAlgebra`)
-and differentiates in that ring,
+:class:`RingCalculus` differentiates fractions of the ring of a
+:class:`~geomech.core.algebra.rings.RationalAlgebra` (:math:`\partial_s\sin s = \cos s`,
+:math:`\partial_s\cos s = -\sin s`, the quotient rule); :class:`RadicalCalculus` adds square
+roots as generators :math:`\rho` with :math:`\rho^2 = b` (the support function
+:math:`\sqrt{(\gamma, B\gamma)}` of the rolling ellipsoid, Borisov & Mamaev (2015), §4.3),
 
 .. math:: \partial_x\rho = \frac{\partial_x b}{2\rho} = \frac{\rho\,\partial_x b}{2b},
 
-(:class:`RadicalCalculus`).  The structure functions of an adapted frame
-:math:`(e_a)` with coframe :math:`(\theta^a)` (rows of :math:`E^{-1}`) follow from Cartan's
-formula :math:`\theta^a([X, Y]) = -d\theta^a(X, Y)` for constant :math:`\theta^a(e_b)`
-(Kobayashi & Nomizu (1963), Prop. I.3.11):
-
-.. math:: c^a_{\alpha b} = -\sum_{i<j}\big(\partial_i\theta^a_j - \partial_j\theta^a_i\big)
-          \big(v_\alpha^ie_b^j - v_\alpha^je_b^i\big)
-
-(:func:`coframe_structure_functions`), with no bracket expression to normalise.
+and :class:`FactoredCalculus` keeps denominators as products of known factors (no gcd).
+Generic rational normalisation of expressions built from radicals swells; these stay in the
+ring.  Used by the heavy bodies' equations of motion, the frames' structure functions
+(:mod:`geomech.lie.coframe`), the almost-Poisson brackets and the divergence of the analyses.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -29,13 +25,74 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import sympy as sp
 
-from geomech.core.algebra import RingCalculus, UnsupportedExpression, compact, policy_algebra
+from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
+from geomech.core.algebra.solve import policy_algebra
 
-__all__ = ["RadicalCalculus", "FactoredCalculus", "has_radicals", "coframe_structure_functions"]
+__all__ = ["RingCalculus", "RadicalCalculus", "FactoredCalculus", "has_radicals"]
+
+
+class RingCalculus:
+    r"""Derivatives of rational functions in the ring of a :class:`RationalAlgebra`, as
+    ``(numerator, denominator)`` pairs: :math:`\partial_s \sin s = \cos s`,
+    :math:`\partial_s\cos s = -\sin s` and the quotient rule
+    :math:`(n/d)' = (n'd - nd')/d^2`.
+
+    Raises :class:`UnsupportedExpression` for expressions with square roots or free
+    functions (whose derivatives are not in the ring).
+
+    >>> x, s = sp.symbols("x s")
+    >>> rc = RingCalculus([x*sp.sin(s)**2])
+    >>> rc.expr(rc.diff(rc.frac(x*sp.sin(s)**2), s))
+    2*x*sin(s)*cos(s)
+    """
+
+    def __init__(self, exprs):
+        self.alg = RationalAlgebra(exprs)
+        if not self.alg.faithful:
+            raise UnsupportedExpression("square roots or free functions")
+        self.R = self.alg.ring
+        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
+
+    def frac(self, e):
+        """``(n, d)``: ``e`` as a cancelled fraction of ring elements."""
+        return self.alg.frac(e)
+
+    def _d(self, p, x):
+        R, idx = self.R, self.idx
+        out = R.zero
+        if x in idx:
+            out += p.diff(R.gens[idx[x]])
+        a = self.alg.base.get(x)
+        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
+            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
+            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
+        return out
+
+    def diff(self, nd, x):
+        """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
+        n, d = nd
+        dn = self._d(n, x)
+        if d.is_ground:
+            return dn, d
+        dd = self._d(d, x)
+        return (dn, d) if not dd else (dn * d - n * dd, d * d)
+
+    def at_zero(self, nd, syms):
+        """The fraction with the generators ``syms`` set to zero."""
+        n, d = nd
+        for s in syms:
+            if s in self.idx:
+                g = self.R.gens[self.idx[s]]
+                n, d = n.subs(g, 0), d.subs(g, 0)
+        return n, d
+
+    def expr(self, nd) -> sp.Expr:
+        """The shortest reduced, cancelled sympy form of the fraction."""
+        return self.alg.quotient(*nd)
 
 
 def has_radicals(exprs: Iterable) -> bool:
@@ -52,12 +109,12 @@ def has_radicals(exprs: Iterable) -> bool:
 
 class RadicalCalculus(RingCalculus):
     r"""Derivatives of fractions in the ring of a
-    :class:`~geomech.core.algebra.RationalAlgebra` with square-root generators
+    :class:`~geomech.core.algebra.rings.RationalAlgebra` with square-root generators
     :math:`\rho_k`, :math:`\rho_k^2 = b_k`: trigonometric generators by
-    :math:`\partial_s\sin s = \cos s` (as :class:`~geomech.core.algebra.RingCalculus`),
+    :math:`\partial_s\sin s = \cos s` (as :class:`RingCalculus`),
     roots by :math:`\partial_x\rho = \rho\,\partial_xb/(2b)` (the radicands must be free of
     roots), fractions by the quotient rule.  Raises
-    :class:`~geomech.core.algebra.UnsupportedExpression` for free functions or nested roots.
+    :class:`~geomech.core.algebra.rings.UnsupportedExpression` for free functions or nested roots.
 
     >>> t = sp.Symbol("t", real=True)
     >>> e = 1/sp.sqrt(2 + sp.cos(t))
@@ -279,37 +336,3 @@ class FactoredCalculus(RadicalCalculus):
     def expr(self, nd: tuple) -> sp.Expr:
         """The reduced, cancelled sympy form."""
         return self.alg.quotient(nd[0], self._den(nd[1]))
-
-
-def coframe_structure_functions(frame: Sequence, Einv: sp.Matrix, coords: Sequence,
-                                pairs: Iterable[tuple[int, int]]) -> dict:
-    r"""``{(alpha, b): [c^1..c^n]}`` with :math:`[e_\alpha, e_b] = c^a_{\alpha b}e_a` for the
-    frame ``frame`` (vector fields or component sequences; its coframe the rows of
-    ``Einv``), by Cartan's formula (module docstring), derivatives in
-    :class:`RadicalCalculus`.
-
-    >>> x, y = sp.symbols("x y", real=True)
-    >>> M = sp.Matrix([[1, 0], [y, 1]])                      # e_1 = d_x + y d_y, e_2 = d_y
-    >>> coframe_structure_functions([M[:, 0], M[:, 1]], M.inv(), (x, y), [(0, 1)])[(0, 1)]
-    [0, -1]
-    """
-    n = len(coords)
-    comps = [list(getattr(X, "components", X)) for X in frame]
-    rc = RadicalCalculus([*Einv, *(c for cs in comps for c in cs)])
-    fr = [[rc.frac(Einv[a, j]) for j in range(n)] for a in range(n)]
-    live = [i for i, q in enumerate(coords)
-            if any(Einv[a, j].has(q) for a in range(n) for j in range(n))]
-    dtheta = []                         # dtheta[a][(i, j)] = d_i theta_j - d_j theta_i
-    for a in range(n):
-        part = {(i, j): rc.expr(rc.diff(fr[a][j], coords[i])) for i in live for j in range(n)
-                if Einv[a, j].has(coords[i])}
-        dtheta.append({(i, j): part.get((i, j), 0) - part.get((j, i), 0)
-                       for i in range(n) for j in range(i + 1, n)
-                       if (i, j) in part or (j, i) in part})
-    out = {}
-    for al, b in pairs:
-        X, Y = comps[al], comps[b]
-        out[(al, b)] = [compact(-sp.Add(*[w * (X[i] * Y[j] - X[j] * Y[i])
-                                          for (i, j), w in dtheta[a].items()]))
-                        for a in range(n)]
-    return out
