@@ -23,13 +23,14 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Sequence
+
 import sympy as sp
 from sympy.polys.polyerrors import BasePolynomialError
 
 from geomech.core import budget, polykernel
 from geomech.core.algebra import nullspace, rank
-from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.algebra.membership import certified_membership
+from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.fields import VectorField
 from geomech.core.zero import rational_rewrite
 

@@ -36,8 +36,7 @@ from fractions import Fraction
 import sympy as sp
 
 from geomech.core.algebra.matrices import independent_rows, rational_solve
-from geomech.core.algebra.modular import (PRIME, independent_rows_mod, reconstruct,
-                                          solve_mod)
+from geomech.core.algebra.modular import PRIME, independent_rows_mod, reconstruct, solve_mod
 from geomech.core.algebra.solve import solve_linear
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy
 
