@@ -21,6 +21,7 @@ import json
 import math
 import pathlib
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -49,8 +50,19 @@ def run_one(study: str, size: int, tool: str) -> dict:
     return row
 
 
+def _cpu_limit(seconds: float):
+    """``preexec_fn`` of a child: at most ``seconds`` of CPU time (the kernel stops it)."""
+    def limit():
+        s = max(1, math.ceil(seconds))
+        resource.setrlimit(resource.RLIMIT_CPU, (s, s + 1))
+    return limit
+
+
 def child(study: str, size: int, tool: str, timeout: float) -> dict:
-    """One fresh subprocess; ``{"timeout": True}`` when it runs over ``timeout`` seconds."""
+    """One fresh subprocess; ``{"timeout": True}`` when it runs over ``timeout`` seconds of
+    **CPU time** (a limit the kernel enforces: on a loaded machine a wall-clock limit would
+    stop the slower tool early and flatter the other; the wall clock is only a backstop at
+    20 times the limit)."""
     cmd = [sys.executable, str(HERE / "suite.py"), "--one", study, str(size), tool]
     env_path = str(ROOT)
     import os
@@ -59,8 +71,11 @@ def child(study: str, size: int, tool: str, timeout: float) -> dict:
     env["PYTHONPATH"] = env_path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                     else "")
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20 * timeout + 60,
+                             env=env, preexec_fn=_cpu_limit(timeout))
     except subprocess.TimeoutExpired:
+        return {"timeout": True, "seconds": None}
+    if out.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return {"timeout": True, "seconds": None}
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
@@ -164,7 +179,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="the studies' quick sizes")
     ap.add_argument("--only", default="", help="comma-separated study names")
     ap.add_argument("--repeat", type=int, default=2, help="runs per cell (best CPU time)")
-    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    ap.add_argument("--timeout", type=float, default=300.0, help="CPU seconds per run")
     ap.add_argument("--one", nargs=3, metavar=("STUDY", "SIZE", "TOOL"))
     ap.add_argument("--table", action="store_true",
                     help="only regenerate the README table from results.json")
@@ -197,8 +212,8 @@ def main(argv=None) -> int:
                 row = best_of(name, size, tool, args.repeat, limit)
                 results[str(size)][tool] = row
                 print(f"{name} {size} {tool}: {_fmt(row)}", flush=True)
-        saved[name] = results
-        out_json.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
+                saved[name] = results           # kept after every cell (a long run can stop)
+                out_json.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
         sections += table(mod, results)
     write_readme(sections, time.strftime("%Y-%m-%d"))
     print("\n".join(sections))
