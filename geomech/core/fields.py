@@ -287,6 +287,9 @@ class VectorField:
         field's own ring), with their lazily filled Jacobian
         (:class:`~geomech.core.polykernel.FlintPacked`); cached per ring.  ``None`` when the
         field is not held in a ring or flint is not available."""
+        if R is not None and not isinstance(R, polykernel.DiffRing):
+            raise TypeError(f"R must be a DiffRing (geomech.core.polykernel), got "
+                            f"{type(R).__name__}")
         form = self.ring_form()
         if not form:
             return None
