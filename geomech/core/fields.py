@@ -50,6 +50,12 @@ def check_same_manifold(*objs) -> Manifold:
     return mans[0]
 
 
+#: brackets of fields with at least this many terms in all (both fields, all components)
+#: are multiplied in C (python-flint); below it the packed Python kernel is faster (each
+#: flint call costs about a microsecond however small the polynomials are)
+FLINT_MIN_TERMS = 64
+
+
 @register_kind("vector_field")
 class VectorField:
     r"""A smooth vector field :math:`X = \sum_i X^i \partial/\partial x^i` on a chart.
@@ -337,7 +343,8 @@ class VectorField:
         if kernel.use_rings():
             a, b = self.ring_form(), other.ring_form()
             R = polykernel.union_ring(a[0], b[0]) if a and b else None
-            if R is not None and R.flint_context is not None:
+            if R is not None and R.flint_context is not None and \
+                    sum(len(p) for p in (*a[1], *b[1])) >= FLINT_MIN_TERMS:
                 return self._bracket_flint(other, R)
             if R is not None:
                 PX, PY = self._packed(R), other._packed(R)
