@@ -35,6 +35,7 @@ def measure(size: int, tool: str) -> dict:
     import sympy.physics.mechanics  # noqa: F401  (import outside the timing)
 
     import geomech as gm
+    import geomech.examples  # noqa: F401  (the catalogue's import outside the timing)
     import geomech.mechanics.equations.classical  # noqa: F401
 
     try:
