@@ -129,8 +129,8 @@ def _agree(rows: dict) -> str:
     res = [r.get("result") for r in rows.values() if r and r.get("result") is not None]
     if len(res) < 2:
         return "-"
-    key = [json.dumps({k: v for k, v in r.items() if k != "certain"}, sort_keys=True)
-           for r in res]
+    key = [json.dumps({k: v for k, v in r.items() if k != "certain"}
+                      if isinstance(r, dict) else r, sort_keys=True) for r in res]
     return "yes" if len(set(key)) == 1 else "**no**"
 
 
