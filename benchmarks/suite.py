@@ -120,9 +120,13 @@ def _ratio(a: dict | None, b: dict | None) -> str:
     if not a or not b or a.get("seconds") is None:
         return "-" if not (a and a.get("seconds") is not None and b and b.get("timeout")) \
             else "< 1 (peer timed out)"
-    if b.get("seconds") is None:
-        return "-"
-    return f"{a['seconds'] / max(b['seconds'], 1e-9):.2f}"
+    if b.get("seconds") is None or min(a["seconds"], b["seconds"]) < TICK:
+        return "-"                      # below the resolution of a measurement
+    return f"{a['seconds'] / b['seconds']:.2f}"
+
+
+#: times below this (CPU seconds) are not compared: the ratio of two such times is noise
+TICK = 1e-3
 
 
 def _agree(rows: dict) -> str:
@@ -139,17 +143,19 @@ def table(mod, results: dict) -> list[str]:
     tools = st["tools"]
     lines = [f"### {st['name']}", "", f"peer: {st['peer']}" + (
         f"; floor: {st['floor']}" if st.get("floor") else ""), ""]
-    head = ["size", *tools, "geomech/peer"]
-    if "floor" in tools:
-        head.append("geomech/floor")
+    peer = tools[1]                     # the user's route; a third tool is the floor
+    floor = tools[2] if len(tools) > 2 else None
+    head = ["size", *tools, f"geomech/{peer}"]
+    if floor:
+        head.append(f"geomech/{floor}")
     head.append("results agree")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for size in sorted(results, key=int):
         rows = results[size]
         cells = [str(size), *(_fmt(rows.get(t)) for t in tools),
-                 _ratio(rows.get("geomech"), rows.get("peer"))]
-        if "floor" in tools:
-            cells.append(_ratio(rows.get("geomech"), rows.get("floor")))
+                 _ratio(rows.get("geomech"), rows.get(peer))]
+        if floor:
+            cells.append(_ratio(rows.get("geomech"), rows.get(floor)))
         cells.append(_agree(rows))
         lines.append("| " + " | ".join(cells) + " |")
     exps = []
@@ -158,8 +164,22 @@ def table(mod, results: dict) -> list[str]:
                if r.get(t) and r[t].get("seconds")]
         k = slope(pts)
         exps.append(f"{t} {k:.2f}" if k is not None else f"{t} -")
-    lines += ["", "growth exponent (log-log slope of time in size): " + ", ".join(exps), ""]
+    lines += ["", "growth exponent (log-log slope of time in size): " + ", ".join(exps)]
+    lines += [_losses(results, tools), ""]
     return lines
+
+
+def _losses(results: dict, tools: list[str]) -> str:
+    """One sentence: the sizes where geomech is slower than the peer (and than the floor)."""
+    out = []
+    for other in [t for t in tools if t != "geomech"]:
+        lost = [f"{s} ({float(_ratio(r.get('geomech'), r.get(other))):.2g}x)"
+                for s, r in sorted(results.items(), key=lambda kv: int(kv[0]))
+                if _ratio(r.get("geomech"), r.get(other))[:1].isdigit()
+                and float(_ratio(r.get("geomech"), r.get(other))) > 1]
+        out.append(f"slower than {other} at size {', '.join(lost)}" if lost
+                   else f"never slower than {other}")
+    return "geomech: " + "; ".join(out) + "."
 
 
 def write_readme(sections: list[str], stamp: str) -> None:
