@@ -27,6 +27,7 @@ STUDY = {
     "tools": ["geomech", "kane"],
     "peer": "sympy.physics.mechanics KanesMethod(...).rhs() of the same body (sizes: 1 sleigh, "
             "2 rolling disk, 3 Chaplygin ball), built in the timing",
+    "ops": "operations of the explicit right-hand sides (count_ops of the tree)",
     "floor": None,
 }
 

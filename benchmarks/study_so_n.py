@@ -25,6 +25,7 @@ STUDY = {
     "tools": ["geomech", "sympy", "symengine"],
     "peer": "plain sympy matrices: -s_ij [Omega, Omega Lambda + Lambda Omega]_ij / "
             "(lambda_i + lambda_j), expanded",
+    "ops": "operations of the explicit field (count_ops of the tree)",
     "floor": "raw symengine, the same formula, results left in symengine",
 }
 

@@ -142,13 +142,14 @@ def table(mod, results: dict) -> list[str]:
     st = mod.STUDY
     tools = st["tools"]
     lines = [f"### {st['name']}", "", f"peer: {st['peer']}" + (
-        f"; floor: {st['floor']}" if st.get("floor") else ""), ""]
+        f"; floor: {st['floor']}" if st.get("floor") else ""), "",
+        f"ops: {st['ops']}" if st.get("ops") else "", ""]
     peer = tools[1]                     # the user's route; a third tool is the floor
     floor = tools[2] if len(tools) > 2 else None
     head = ["size", *tools, f"geomech/{peer}"]
     if floor:
         head.append(f"geomech/{floor}")
-    head.append("results agree")
+    head += [f"ops geomech / {peer}", "results agree"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for size in sorted(results, key=int):
         rows = results[size]
@@ -156,6 +157,8 @@ def table(mod, results: dict) -> list[str]:
                  _ratio(rows.get("geomech"), rows.get(peer))]
         if floor:
             cells.append(_ratio(rows.get("geomech"), rows.get(floor)))
+        cells.append(" / ".join(str((rows.get(t) or {}).get("ops") or "-")
+                                for t in ("geomech", peer)))
         cells.append(_agree(rows))
         lines.append("| " + " | ".join(cells) + " |")
     exps = []
