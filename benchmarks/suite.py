@@ -197,6 +197,16 @@ def write_readme(sections: list[str], stamp: str) -> None:
     path.write_text(f"{head}{BEGIN}\n{body}\n{END}{tail}")
 
 
+def _save(path: pathlib.Path, name: str, results: dict) -> None:
+    """Write the study's rows into ``results.json``, read again first (other studies may
+    have been written meanwhile by another run)."""
+    saved = json.loads(path.read_text()) if path.exists() else {}
+    saved[name] = results
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the studies' quick sizes")
@@ -235,8 +245,8 @@ def main(argv=None) -> int:
                 row = best_of(name, size, tool, args.repeat, limit)
                 results[str(size)][tool] = row
                 print(f"{name} {size} {tool}: {_fmt(row)}", flush=True)
-                saved[name] = results           # kept after every cell (a long run can stop)
-                out_json.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
+                _save(out_json, name, results)  # after every cell (a long run can stop)
+        saved[name] = results
         sections += table(mod, results)
     write_readme(sections, time.strftime("%Y-%m-%d"))
     print("\n".join(sections))
