@@ -10,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geomech.core.algebra.matrices import independent_rows, rational_solve
-from geomech.core.algebra.modular import PRIME, independent_rows_mod, reconstruct, solve_mod, to_mod
+from geomech.core.algebra.modular import (
+    PRIME,
+    independent_rows_mod,
+    rational_reconstruction,
+    solve_mod,
+    to_mod,
+)
 
 small = st.integers(-50, 50)
 
@@ -19,7 +25,7 @@ small = st.integers(-50, 50)
 @given(st.integers(-10**8, 10**8), st.integers(1, 10**8))
 def test_reconstruction_recovers_small_rationals(p, q):
     x = Fraction(p, q)
-    assert reconstruct(to_mod(x)) == x
+    assert rational_reconstruction(to_mod(x)) == x
     assert to_mod(x) * q % PRIME == p % PRIME
 
 

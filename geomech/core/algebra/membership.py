@@ -36,7 +36,12 @@ from fractions import Fraction
 import sympy as sp
 
 from geomech.core.algebra.matrices import independent_rows, rational_solve
-from geomech.core.algebra.modular import PRIME, independent_rows_mod, reconstruct, solve_mod
+from geomech.core.algebra.modular import (
+    PRIME,
+    independent_rows_mod,
+    rational_reconstruction,
+    solve_mod,
+)
 from geomech.core.algebra.solve import solve_linear
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy
 
@@ -253,7 +258,7 @@ def certified_membership(basis: Sequence[Sequence], v: Sequence, samples: Sequen
     r = len(basis)
     first = got[0][0]
     if all(c == first for c, _ in got):
-        consts = [reconstruct(c) for c in first] if modular else first
+        consts = [rational_reconstruction(c) for c in first] if modular else first
         if None not in consts:
             coeffs = {k: ar.const(c) for k, c in enumerate(consts) if c}
             if _residuals_vanish(ar, basis, v, coeffs, 1, range(n)) is True:

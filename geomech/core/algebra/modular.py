@@ -11,7 +11,7 @@ reconstructed number is a *guess* that the caller verifies exactly.
 
 >>> from fractions import Fraction
 >>> a = to_mod(Fraction(-3, 7))
->>> reconstruct(a)
+>>> rational_reconstruction(a)
 Fraction(-3, 7)
 >>> independent_rows_mod([[1, 2], [2, 4], [0, 1]], 2)
 [0, 2]
@@ -24,7 +24,7 @@ from fractions import Fraction
 from math import isqrt
 
 __all__ = ["PRIME", "to_mod", "reduce_mod", "normalised_mod", "independent_rows_mod",
-           "solve_mod", "reconstruct"]
+           "solve_mod", "rational_reconstruction"]
 
 #: the prime modulo which exact rational values are taken
 PRIME = (1 << 61) - 1
@@ -98,12 +98,14 @@ def solve_mod(A: Sequence[Sequence[int]], b: Sequence[int]) -> list[int] | None:
     return [M[r][n] for r in range(n)]
 
 
-def reconstruct(a: int) -> Fraction | None:
+def rational_reconstruction(a: int) -> Fraction | None:
     """The rational :math:`u/v` with :math:`u \\equiv a v` modulo :data:`PRIME` and
     :math:`|u|, v \\le \\sqrt{p/2}`, or ``None`` when there is none (a guess to verify).
 
-    >>> reconstruct(to_mod(Fraction(22, 7))), reconstruct(12345678901234567)
-    (Fraction(22, 7), None)
+    >>> rational_reconstruction(to_mod(Fraction(22, 7)))
+    Fraction(22, 7)
+    >>> rational_reconstruction(12345678901234567) is None
+    True
     """
     P = PRIME
     bound = isqrt(P // 2)
