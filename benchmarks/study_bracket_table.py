@@ -21,6 +21,7 @@ STUDY = {
     "quick_sizes": [4, 6],
     "tools": ["geomech", "peer", "floor"],
     "peer": "plain sympy: diff + expand per component",
+    "ops": "brackets computed (the same on every side)",
     "floor": "raw symengine on pre-converted inputs, its own expressions (no conversion)",
 }
 

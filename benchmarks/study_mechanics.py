@@ -27,6 +27,7 @@ STUDY = {
     "tools": ["geomech", "kane"],
     "peer": "sympy.physics.mechanics KanesMethod(...).rhs() of the same body (sizes: 1 sleigh, "
             "2 rolling disk, 3 Chaplygin ball), built in the timing",
+    "ops": "operations of the explicit right-hand sides (count_ops of the tree)",
     "floor": None,
 }
 
@@ -37,6 +38,7 @@ def measure(size: int, tool: str) -> dict:
     import sympy.physics.mechanics  # noqa: F401  (import outside the timing)
 
     import geomech as gm
+    import geomech.examples  # noqa: F401  (the catalogue's import outside the timing)
     import geomech.mechanics.equations.classical  # noqa: F401
 
     try:

@@ -21,6 +21,7 @@ STUDY = {
     "tools": ["geomech", "peer"],
     "peer": "plain sympy: diff + expand over every Hall word of each length, exact rank at "
             "one random rational point (probabilistic)",
+    "ops": "brackets formed by geomech (the peer forms every Hall word)",
     "floor": None,
     "timeout": {"peer": 120.0},
 }

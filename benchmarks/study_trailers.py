@@ -24,6 +24,7 @@ STUDY = {
     "tools": ["geomech", "peer"],
     "peer": "plain sympy: brackets by diff + expand over every Hall word of each length, "
             "rank at one random rational point (float, probabilistic)",
+    "ops": "brackets formed (geomech: computed by the pruned Lie flag; peer: every Hall word)",
     "floor": None,
     "timeout": {"peer": 120.0},
 }

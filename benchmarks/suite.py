@@ -21,6 +21,7 @@ import json
 import math
 import pathlib
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -49,8 +50,19 @@ def run_one(study: str, size: int, tool: str) -> dict:
     return row
 
 
+def _cpu_limit(seconds: float):
+    """``preexec_fn`` of a child: at most ``seconds`` of CPU time (the kernel stops it)."""
+    def limit():
+        s = max(1, math.ceil(seconds))
+        resource.setrlimit(resource.RLIMIT_CPU, (s, s + 1))
+    return limit
+
+
 def child(study: str, size: int, tool: str, timeout: float) -> dict:
-    """One fresh subprocess; ``{"timeout": True}`` when it runs over ``timeout`` seconds."""
+    """One fresh subprocess; ``{"timeout": True}`` when it runs over ``timeout`` seconds of
+    **CPU time** (a limit the kernel enforces: on a loaded machine a wall-clock limit would
+    stop the slower tool early and flatter the other; the wall clock is only a backstop at
+    20 times the limit)."""
     cmd = [sys.executable, str(HERE / "suite.py"), "--one", study, str(size), tool]
     env_path = str(ROOT)
     import os
@@ -59,8 +71,11 @@ def child(study: str, size: int, tool: str, timeout: float) -> dict:
     env["PYTHONPATH"] = env_path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                     else "")
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20 * timeout + 60,
+                             env=env, preexec_fn=_cpu_limit(timeout))
     except subprocess.TimeoutExpired:
+        return {"timeout": True, "seconds": None}
+    if out.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return {"timeout": True, "seconds": None}
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
@@ -105,17 +120,21 @@ def _ratio(a: dict | None, b: dict | None) -> str:
     if not a or not b or a.get("seconds") is None:
         return "-" if not (a and a.get("seconds") is not None and b and b.get("timeout")) \
             else "< 1 (peer timed out)"
-    if b.get("seconds") is None:
-        return "-"
-    return f"{a['seconds'] / max(b['seconds'], 1e-9):.2f}"
+    if b.get("seconds") is None or min(a["seconds"], b["seconds"]) < TICK:
+        return "-"                      # below the resolution of a measurement
+    return f"{a['seconds'] / b['seconds']:.2f}"
+
+
+#: times below this (CPU seconds) are not compared: the ratio of two such times is noise
+TICK = 1e-3
 
 
 def _agree(rows: dict) -> str:
     res = [r.get("result") for r in rows.values() if r and r.get("result") is not None]
     if len(res) < 2:
         return "-"
-    key = [json.dumps({k: v for k, v in r.items() if k != "certain"}, sort_keys=True)
-           for r in res]
+    key = [json.dumps({k: v for k, v in r.items() if k != "certain"}
+                      if isinstance(r, dict) else r, sort_keys=True) for r in res]
     return "yes" if len(set(key)) == 1 else "**no**"
 
 
@@ -123,18 +142,23 @@ def table(mod, results: dict) -> list[str]:
     st = mod.STUDY
     tools = st["tools"]
     lines = [f"### {st['name']}", "", f"peer: {st['peer']}" + (
-        f"; floor: {st['floor']}" if st.get("floor") else ""), ""]
-    head = ["size", *tools, "geomech/peer"]
-    if "floor" in tools:
-        head.append("geomech/floor")
-    head.append("results agree")
+        f"; floor: {st['floor']}" if st.get("floor") else ""), "",
+        f"ops: {st['ops']}" if st.get("ops") else "", ""]
+    peer = tools[1]                     # the user's route; a third tool is the floor
+    floor = tools[2] if len(tools) > 2 else None
+    head = ["size", *tools, f"geomech/{peer}"]
+    if floor:
+        head.append(f"geomech/{floor}")
+    head += [f"ops geomech / {peer}", "results agree"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for size in sorted(results, key=int):
         rows = results[size]
         cells = [str(size), *(_fmt(rows.get(t)) for t in tools),
-                 _ratio(rows.get("geomech"), rows.get("peer"))]
-        if "floor" in tools:
-            cells.append(_ratio(rows.get("geomech"), rows.get("floor")))
+                 _ratio(rows.get("geomech"), rows.get(peer))]
+        if floor:
+            cells.append(_ratio(rows.get("geomech"), rows.get(floor)))
+        cells.append(" / ".join(str((rows.get(t) or {}).get("ops") or "-")
+                                for t in ("geomech", peer)))
         cells.append(_agree(rows))
         lines.append("| " + " | ".join(cells) + " |")
     exps = []
@@ -143,8 +167,22 @@ def table(mod, results: dict) -> list[str]:
                if r.get(t) and r[t].get("seconds")]
         k = slope(pts)
         exps.append(f"{t} {k:.2f}" if k is not None else f"{t} -")
-    lines += ["", "growth exponent (log-log slope of time in size): " + ", ".join(exps), ""]
+    lines += ["", "growth exponent (log-log slope of time in size): " + ", ".join(exps)]
+    lines += [_losses(results, tools), ""]
     return lines
+
+
+def _losses(results: dict, tools: list[str]) -> str:
+    """One sentence: the sizes where geomech is slower than the peer (and than the floor)."""
+    out = []
+    for other in [t for t in tools if t != "geomech"]:
+        lost = [f"{s} ({float(_ratio(r.get('geomech'), r.get(other))):.2g}x)"
+                for s, r in sorted(results.items(), key=lambda kv: int(kv[0]))
+                if _ratio(r.get("geomech"), r.get(other))[:1].isdigit()
+                and float(_ratio(r.get("geomech"), r.get(other))) > 1]
+        out.append(f"slower than {other} at size {', '.join(lost)}" if lost
+                   else f"never slower than {other}")
+    return "geomech: " + "; ".join(out) + "."
 
 
 def write_readme(sections: list[str], stamp: str) -> None:
@@ -159,12 +197,22 @@ def write_readme(sections: list[str], stamp: str) -> None:
     path.write_text(f"{head}{BEGIN}\n{body}\n{END}{tail}")
 
 
+def _save(path: pathlib.Path, name: str, results: dict) -> None:
+    """Write the study's rows into ``results.json``, read again first (other studies may
+    have been written meanwhile by another run)."""
+    saved = json.loads(path.read_text()) if path.exists() else {}
+    saved[name] = results
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the studies' quick sizes")
     ap.add_argument("--only", default="", help="comma-separated study names")
     ap.add_argument("--repeat", type=int, default=2, help="runs per cell (best CPU time)")
-    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    ap.add_argument("--timeout", type=float, default=300.0, help="CPU seconds per run")
     ap.add_argument("--one", nargs=3, metavar=("STUDY", "SIZE", "TOOL"))
     ap.add_argument("--table", action="store_true",
                     help="only regenerate the README table from results.json")
@@ -197,8 +245,8 @@ def main(argv=None) -> int:
                 row = best_of(name, size, tool, args.repeat, limit)
                 results[str(size)][tool] = row
                 print(f"{name} {size} {tool}: {_fmt(row)}", flush=True)
+                _save(out_json, name, results)  # after every cell (a long run can stop)
         saved[name] = results
-        out_json.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
         sections += table(mod, results)
     write_readme(sections, time.strftime("%Y-%m-%d"))
     print("\n".join(sections))

@@ -50,6 +50,12 @@ def check_same_manifold(*objs) -> Manifold:
     return mans[0]
 
 
+#: brackets of fields with at least this many terms in all (both fields, all components)
+#: are multiplied in C (python-flint); below it the packed Python kernel is faster (each
+#: flint call costs about a microsecond however small the polynomials are)
+FLINT_MIN_TERMS = 64
+
+
 @register_kind("vector_field")
 class VectorField:
     r"""A smooth vector field :math:`X = \sum_i X^i \partial/\partial x^i` on a chart.
@@ -282,6 +288,53 @@ class VectorField:
             cache[R] = P if P.ok else None
         return cache[R]
 
+    def flint_form(self, R=None):
+        """The components as python-flint ``fmpq_mpoly`` of the ring ``R`` (default: the
+        field's own ring), with their lazily filled Jacobian
+        (:class:`~geomech.core.polykernel.FlintPacked`); cached per ring.  ``None`` when the
+        field is not held in a ring or flint is not available."""
+        if R is not None and not isinstance(R, polykernel.DiffRing):
+            raise TypeError(f"R must be a DiffRing (geomech.core.polykernel), got "
+                            f"{type(R).__name__}")
+        form = self.ring_form()
+        if not form:
+            return None
+        R = form[0] if R is None else R
+        if R.flint_context is None:
+            return None
+        cache = self.__dict__.setdefault("_flint_cache", {})
+        if R not in cache:
+            cache[R] = polykernel.FlintPacked(R, [R.lift(p) for p in form[1]])
+        return cache[R]
+
+    def modular_form(self, R=None):
+        """:meth:`flint_form` modulo the prime :data:`~geomech.core.algebra.modular.PRIME`
+        (``nmod_mpoly``); the bracket of two fields is bracketed again modulo the prime
+        rather than reduced (cached per ring)."""
+        form = self.flint_form(R)
+        if form is None:
+            return None
+        cache = self.__dict__.setdefault("_modular_cache", {})
+        if form.R not in cache:
+            ops = self.__dict__.get("_operands")
+            if ops is not None and ops[2] is form.R:
+                cache[form.R] = polykernel.bracket_flint(ops[0].modular_form(form.R),
+                                                         ops[1].modular_form(form.R))
+                cache[form.R] = polykernel.FlintPacked(form.R, cache[form.R], flint=True,
+                                                       modular=True)
+            else:
+                cache[form.R] = form.modular()
+        return cache[form.R]
+
+    def _bracket_flint(self, other: VectorField, R) -> VectorField:
+        """The bracket in ``R`` computed in C; the result keeps its flint form and its
+        operands (for :meth:`modular_form`)."""
+        comps = polykernel.bracket_flint(self.flint_form(R), other.flint_form(R))
+        Z = VectorField._from_ring(self.manifold, R, [R.from_flint(f) for f in comps])
+        Z.__dict__["_flint_cache"] = {R: polykernel.FlintPacked(R, comps, flint=True)}
+        Z.__dict__["_operands"] = (self, other, R)
+        return Z
+
     def bracket(self, other: VectorField) -> VectorField:
         r"""The Lie bracket :math:`[X, Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`."""
         if not isinstance(other, VectorField):
@@ -290,6 +343,9 @@ class VectorField:
         if kernel.use_rings():
             a, b = self.ring_form(), other.ring_form()
             R = polykernel.union_ring(a[0], b[0]) if a and b else None
+            if R is not None and R.flint_context is not None and \
+                    sum(len(p) for p in (*a[1], *b[1])) >= FLINT_MIN_TERMS:
+                return self._bracket_flint(other, R)
             if R is not None:
                 PX, PY = self._packed(R), other._packed(R)
                 if PX is not None and PY is not None:

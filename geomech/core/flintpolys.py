@@ -19,7 +19,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list"]
+__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "qq_context", "to_fmpq_mpoly",
+           "from_fmpq_mpoly"]
 
 
 # -- gcd, cancellation, factorisation over QQ through python-flint -------------------------
@@ -40,6 +41,42 @@ except ImportError:  # pragma: no cover
 def _zz_ctx(n: int):
     """flint's context for ``n`` generators in sympy's order (lex, first generator highest)."""
     return _flint.fmpz_mpoly_ctx.get(tuple(f"g{i}" for i in range(n)), "lex")
+
+
+def qq_context(n: int):
+    """flint's ``fmpq_mpoly`` context for ``n`` generators in sympy's order (lex, first
+    generator highest), or ``None`` without python-flint or when sympy's rationals are not
+    flint's (then every coefficient would need converting)."""
+    if not _MPOLY or type(sp.QQ.one).__name__ != "fmpq":
+        return None
+    return _qq_ctx(n)
+
+
+@lru_cache(maxsize=64)
+def _qq_ctx(n: int):
+    return _flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(n)), "lex")
+
+
+def to_fmpq_mpoly(p, ctx=None):
+    """A PolyElement over QQ (flint ground types) as an ``fmpq_mpoly`` of ``ctx`` (default
+    :func:`qq_context` of its ring), the generators in the same order.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f = to_fmpq_mpoly(x**2*y/3 - 1)
+    >>> from_fmpq_mpoly(R, f) == x**2*y/3 - 1
+    True
+    """
+    ctx = qq_context(p.ring.ngens) if ctx is None else ctx
+    return ctx.from_dict(dict(p.items()))
+
+
+def from_fmpq_mpoly(ring, f):
+    """An ``fmpq_mpoly`` as an element of the sympy ``ring`` over QQ (same generator order);
+    the coefficients are flint's rationals, which are sympy's with flint ground types."""
+    el = ring.zero
+    dict.update(el, zip([tuple(map(int, m)) for m in f.monoms()], f.coeffs()))
+    return el
 
 
 def _to_flint(p):

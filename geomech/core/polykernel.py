@@ -33,6 +33,7 @@ import sympy as sp
 from sympy.polys.rings import PolyRing
 
 from .exprbuild import CACHE_MAX, ExprBuilder, expr_builder
+from .flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
 from .parse import as_expr
 
 __all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches"]
@@ -331,6 +332,48 @@ class DiffRing:
                     acc[m] = get(m, 0) + ca * cb
         return acc
 
+    # -- the same in C: python-flint's fmpq_mpoly ------------------------------------------
+    @cached_property
+    def flint_context(self):
+        """python-flint's ``fmpq_mpoly`` context of this ring (generators ``g0, g1, ...`` in
+        this order, lex), or ``None`` without python-flint / flint ground types."""
+        return qq_context(len(self.gens))
+
+    def to_flint(self, p):
+        """A ring element as an ``fmpq_mpoly`` of :attr:`flint_context`."""
+        return to_fmpq_mpoly(p, self.flint_context)
+
+    def from_flint(self, f):
+        """An ``fmpq_mpoly`` of :attr:`flint_context` as a ring element."""
+        return from_fmpq_mpoly(self.ring, f)
+
+    @cached_property
+    def modular_context(self):
+        """python-flint's ``nmod_mpoly`` context of this ring modulo
+        :data:`~geomech.core.algebra.modular.PRIME` (generators as in
+        :attr:`flint_context`), or ``None`` without python-flint."""
+        if self.flint_context is None:
+            return None
+        import flint
+
+        from .algebra.modular import PRIME
+        return flint.nmod_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(self.gens))),
+                                        ordering="lex", modulus=PRIME)
+
+    def diff_flint(self, f, coord: sp.Symbol, gens=None):
+        r"""Total derivative of an ``fmpq_mpoly`` (or, with the generators ``gens`` of its
+        context, an ``nmod_mpoly``): the chain rule over ``sin``/``cos``, the formula of
+        :meth:`diff`, in C."""
+        g = self.flint_context.gens() if gens is None else gens
+        out = f.derivative(self._index[coord])
+        for i_s, i_c, k in self._chain_idx.get(coord, ()):
+            ds, dc = f.derivative(i_s), f.derivative(i_c)
+            if ds:
+                out += ds * g[i_c] * k
+            if dc:
+                out -= dc * g[i_s] * k
+        return out
+
     @property
     def has_trig(self) -> bool:
         """Whether the ring has ``sin``/``cos`` generators."""
@@ -497,6 +540,59 @@ def bracket_packed(X: Packed, Y: Packed) -> tuple:
         acc = R.fma_packed(p for p in pairs if p[2])
         out.append(R.unpack(acc.items()))
     return tuple(out)
+
+
+class FlintPacked:
+    """Components of a field as python-flint ``fmpq_mpoly`` (or ``nmod_mpoly``: residues
+    modulo the prime, ``modular``) of a ring and their lazily computed Jacobian (the C
+    counterpart of :class:`Packed`)."""
+
+    __slots__ = ("R", "comps", "jac", "ctx")
+
+    def __init__(self, R: DiffRing, polys: Sequence, flint: bool = False,
+                 modular: bool = False):
+        self.R = R
+        self.ctx = R.modular_context if modular else R.flint_context
+        self.comps = list(polys) if flint else [R.to_flint(p) for p in polys]
+        n = len(R.coords)
+        self.jac = [[None] * n for _ in range(n)]
+
+    def d(self, i: int, j: int):
+        r""":math:`\partial_j X^i` (cached)."""
+        row = self.jac[i]
+        if row[j] is None:
+            row[j] = self.R.diff_flint(self.comps[i], self.R.coords[j], self.ctx.gens())
+        return row[j]
+
+    def modular(self) -> FlintPacked:
+        """The same components reduced modulo the prime (``nmod_mpoly``)."""
+        from .algebra.modular import to_mod
+
+        ctx = self.R.modular_context
+        comps = [ctx.from_dict({m: to_mod(c) for m, c in zip(f.monoms(), f.coeffs())})
+                 for f in self.comps]
+        return FlintPacked(self.R, comps, flint=True, modular=True)
+
+
+def bracket_flint(X: FlintPacked, Y: FlintPacked) -> list:
+    r"""``fmpq_mpoly`` components of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`
+    (the same polynomials as :func:`bracket_packed`, multiplied in C)."""
+    R = X.R
+    n = len(R.coords)
+    out = []
+    for i in range(n):
+        acc = X.ctx.from_dict({})
+        for j in range(n):
+            if X.comps[j]:
+                d = Y.d(i, j)
+                if d:
+                    acc += X.comps[j] * d
+            if Y.comps[j]:
+                d = X.d(i, j)
+                if d:
+                    acc -= Y.comps[j] * d
+        out.append(acc)
+    return out
 
 
 def bracket_polys(R: DiffRing, X: Sequence, Y: Sequence) -> tuple:

@@ -1,8 +1,10 @@
 r"""Exact spans of vectors of expressions, decided at random exact rational points.
 
 Independence at a random exact rational point (after the zero policy's half-angle rewriting,
-so ``sin``/``cos`` take exact rational values) is a *proof* of generic independence;
-dependence is then confirmed exactly (:func:`geomech.core.algebra.rank`).  :class:`Span`
+so ``sin``/``cos`` take exact rational values) is a *proof* of generic independence, and so
+is independence of those values reduced modulo the prime :math:`2^{61}-1`
+(:mod:`geomech.core.algebra.modular`), which is how the values are kept; dependence is then
+confirmed exactly (:func:`geomech.core.algebra.rank`).  :class:`Span`
 keeps an echelon basis of the evaluated vectors; :func:`kernel` gives an exact basis of the
 common kernel of rows (:func:`geomech.core.algebra.nullspace`).  ``offer`` answers ``None``
 for a vector dependent at the points (undecided until confirmed exactly by
@@ -21,7 +23,6 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Sequence
-from fractions import Fraction
 
 import sympy as sp
 from sympy.polys.polyerrors import BasePolynomialError
@@ -29,6 +30,7 @@ from sympy.polys.polyerrors import BasePolynomialError
 from geomech.core import budget, polykernel
 from geomech.core.algebra import nullspace, rank
 from geomech.core.algebra.membership import certified_membership
+from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.fields import VectorField
 from geomech.core.zero import rational_rewrite
 
@@ -40,7 +42,9 @@ SYMPY_FAILURES = (BasePolynomialError, NotImplementedError, ValueError)
 
 
 class Evaluator:
-    """Exact rational values of expressions at a few shared random points.
+    """Exact rational values of expressions at a few shared random points, reduced modulo
+    :data:`~geomech.core.algebra.modular.PRIME` (a ring map: values of products and sums
+    are products and sums of values).
 
     Expressions are rewritten once by the zero policy's ring maps (jets -> symbols, trig ->
     rational functions of half-angle tangents), so values are exact rationals whenever the
@@ -85,12 +89,12 @@ class Evaluator:
                     pt[s] = self._value(s)
             return [dict(pt) for pt in self.points]
 
-    def field_vectors(self, X) -> list[list[Fraction] | None]:
-        """The vector of a field at each point: a field held in a polynomial ring
-        (:meth:`VectorField.ring_form`) is evaluated in the ring, each generator (a symbol,
-        or ``sin``/``cos`` of an integer combination of symbols) taking the value of its
-        rewriting -- the same ring map as :meth:`vectors`, so both kinds of vectors are
-        taken at the same points; other fields through their components."""
+    def field_vectors(self, X) -> list[list[int] | None]:
+        """The vector of a field at each point, modulo the prime: a field held in a
+        polynomial ring (:meth:`VectorField.ring_form`) is evaluated in the ring, each
+        generator (a symbol, or ``sin``/``cos`` of an integer combination of symbols) taking
+        the value of its rewriting -- the same ring map as :meth:`vectors`, so both kinds of
+        vectors are taken at the same points; other fields through their components."""
         form = X.ring_form() if isinstance(X, VectorField) else None
         if not form:
             return self.vectors(X.components if isinstance(X, VectorField) else X)
@@ -98,27 +102,29 @@ class Evaluator:
         R, polys = form
         rew = [self._rewrite(g) for g in R.gens]
         points = self._points_for(set().union(*(r.free_symbols for r in rew)))
-        dom = R.ring.domain
-        fast = _flint_polys(R, polys)
+        fast = X.modular_form()
+        fast = None if fast is None else fast.comps
         out = []
         for pt in points:
             vals = []
             for r in rew:
                 v = r.xreplace(pt) if r.free_symbols else r
-                if not v.is_Rational:
+                v = to_mod(v) if v.is_Rational else None
+                if v is None:
                     vals = None
                     break
-                vals.append(dom(int(v.p)) / dom(int(v.q)))
+                vals.append(v)
             if vals is None:
                 out.append(None)
             elif fast is not None:
-                out.append([_rational(f(*vals)) if f else Fraction(0) for f in fast])
+                out.append([int(f(*vals)) if f else 0 for f in fast])
             else:
-                out.append([_rational(_evaluate(p, vals, dom)) for p in polys])
+                out.append([_evaluate_mod(p, vals) for p in polys])
         return out
 
-    def vectors(self, comps: Sequence[sp.Expr]) -> list[list[Fraction] | None]:
-        """The vector at each point (``None`` where undefined or not rational)."""
+    def vectors(self, comps: Sequence[sp.Expr]) -> list[list[int] | None]:
+        """The vector at each point modulo the prime (``None`` where undefined or not
+        rational)."""
         budget.check()
         rew = [self._rewrite(c) for c in comps]
         syms = set().union(*(r.free_symbols for r in rew)) if rew else set()
@@ -132,55 +138,31 @@ class Evaluator:
                 except (ZeroDivisionError, TypeError):
                     vec = None
                     break
-                if not v.is_Rational:
+                v = to_mod(v) if v.is_Rational else None
+                if v is None:
                     vec = None
                     break
-                vec.append(Fraction(int(v.p), int(v.q)))
+                vec.append(v)
             out.append(vec)
         return out
 
 
-def _flint_polys(R, polys) -> list | None:
-    """The ring elements as python-flint ``fmpq_mpoly`` (evaluated in C), or ``None``."""
-    try:
-        import flint
-    except ImportError:             # pragma: no cover - depends on the installation
-        return None
-    if type(R.ring.domain.one).__name__ != "fmpq":
-        return None
-    ctx = flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(R.gens))), "lex")
-    return [ctx.from_dict(dict(p.items())) for p in polys]
-
-
-def _evaluate(p, vals: list, dom):
-    """The value of a ring element at generator values ``vals`` (domain elements)."""
-    acc = dom.zero
+def _evaluate_mod(p, vals: list) -> int | None:
+    """The value modulo the prime of a ring element at generator values ``vals``."""
+    acc = 0
     powers: dict = {}
     for m, c in p.items():
-        t = c
+        t = to_mod(c)
+        if t is None:
+            return None
         for i, e in enumerate(m):
             if e:
                 v = powers.get((i, e))
                 if v is None:
-                    v = powers[(i, e)] = vals[i] ** e
-                t = t * v
+                    v = powers[(i, e)] = pow(vals[i], e, PRIME)
+                t = t * v % PRIME
         acc += t
-    return acc
-
-
-def _rational(x) -> Fraction:
-    """A domain element of QQ as a :class:`fractions.Fraction`."""
-    num, den = (x.numerator, x.denominator) if hasattr(x, "numerator") else (x.p, x.q)
-    return Fraction(int(num), int(den))
-
-
-def _reduce(ech: list[tuple[int, list[Fraction]]], vec: list[Fraction]) -> list[Fraction]:
-    v = list(vec)
-    for piv, row in ech:
-        if v[piv]:
-            f = v[piv] / row[piv]
-            v = [a - f * b for a, b in zip(v, row)]
-    return v
+    return acc % PRIME
 
 
 class Span:
@@ -220,17 +202,16 @@ class Span:
             if not self.ok[p] or vec is None:
                 self.ok[p] = False
                 continue
-            r = _reduce(self.ech[p], vec)
-            piv = next((i for i, a in enumerate(r) if a), None)
-            if piv is None:
+            got = normalised_mod(reduce_mod(self.ech[p], vec))
+            if got is None:
                 self.ok[p] = False
             else:
-                self.ech[p].append((piv, r))
+                self.ech[p].append(got)
 
     def independent_numerically(self, comps) -> tuple[bool, list]:
         vecs = self._vectors(comps)
         for p, vec in enumerate(vecs):
-            if self.ok[p] and vec is not None and any(_reduce(self.ech[p], vec)):
+            if self.ok[p] and vec is not None and any(reduce_mod(self.ech[p], vec)):
                 return True, vecs
         return False, vecs
 
@@ -260,8 +241,8 @@ class Span:
         ring = _common_ring([*self.items, comps])
         if ring is not None:
             R, polys = ring
-            return certified_membership(polys[:-1], polys[-1], samples, ring=R)
-        return certified_membership(self.vals, _components(comps), samples)
+            return certified_membership(polys[:-1], polys[-1], samples, ring=R, modular=True)
+        return certified_membership(self.vals, _components(comps), samples, modular=True)
 
     def first_outside(self, items: Sequence[tuple[str, tuple]]) -> str | None:
         """Key of the first vector of ``items`` (``(key, components)`` pairs) outside the span,
@@ -362,7 +343,8 @@ def _is_zero(item) -> bool:
 
 def _common_ring(items: list):
     """``(ring, [components of each item in it])`` when every item is a field held in a
-    polynomial ring and the rings have a common one, else ``None``."""
+    polynomial ring and the rings have a common one, else ``None``; the components are
+    python-flint polynomials when the ring has a flint context."""
     forms = [x.ring_form() if isinstance(x, VectorField) else None for x in items]
     if not all(forms):
         return None
@@ -371,6 +353,8 @@ def _common_ring(items: list):
         R = polykernel.union_ring(R, f[0])
         if R is None:
             return None
+    if R.flint_context is not None:     # python-flint forms, cached on the fields
+        return R, [x.flint_form(R).comps for x in items]
     return R, [[R.lift(p) for p in f[1]] for f in forms]
 
 

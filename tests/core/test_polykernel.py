@@ -90,3 +90,34 @@ def test_forms_in_the_ring_equal_forms_in_sympy(data):
         if backend == "poly":
             ring = out
     assert ring == out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.booleans(), *[functions(n, max_terms=3, trig=False) for _ in range(2 * n)],
+    *[functions(n, max_terms=2) for _ in range(2 * n)])))
+def test_flint_bracket_is_the_packed_bracket(data):
+    """The bracket multiplied in C (python-flint) is the same ring element as the packed
+    Python bracket -- with sin/cos of the coordinates, or with an angle combination
+    ``x0 - 2 x1`` as generator; its residues modulo the prime are the bracket taken modulo
+    the prime."""
+    combination, comps = data[0], data[1:]
+    n = len(comps) // 4
+    M = manifold(n)
+    x = M.coords
+    if combination:             # polynomial coefficients of sin, cos of x0 - 2 x1
+        L = x[0] - 2 * x[1]
+        X = M.vector_field([sp.expand(c * (1 + a * sp.sin(L))) for c in comps[:n]])
+        Y = M.vector_field([sp.expand(c * sp.cos(L) - b) for c in comps[n:2 * n]])
+    else:                       # trigonometric polynomials in the coordinates
+        X = M.vector_field([sp.expand(a * c + 1) for c in comps[2 * n:3 * n]])
+        Y = M.vector_field(list(comps[3 * n:]))
+    R = polykernel.union_ring(X.ring_form()[0], Y.ring_form()[0])
+    assert R is not None and R.flint_context is not None
+    lift = [[R.lift(p) for p in F.ring_form()[1]] for F in (X, Y)]
+    packed = polykernel.bracket_packed(polykernel.Packed(R, lift[0]),
+                                       polykernel.Packed(R, lift[1]))
+    flint = polykernel.bracket_flint(X.flint_form(R), Y.flint_form(R))
+    assert [R.from_flint(f) for f in flint] == list(packed)
+    modular = polykernel.bracket_flint(X.modular_form(R), Y.modular_form(R))
+    assert modular == polykernel.FlintPacked(R, flint, flint=True).modular().comps

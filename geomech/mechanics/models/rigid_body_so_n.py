@@ -128,23 +128,21 @@ class RigidBodySoN:
         self._polys = None
         if kernel_applies(self.inertia, coords):
             self._polys = euler_arnold_polys(self.inertia, coords, self.basis)
-            build = expr_builder(self._polys[0])
-            coefs = [(build(c), build(Q)) for c, Q, _ in self._polys[1]]
             zero = [not c for c, _, _ in self._polys[1]]   # c linear: the ring decides
+            # the expressions (c_k, Q_k) are built when first asked for (_terms)
         else:
-            coefs = euler_arnold_terms(self.inertia, coords, ordering)
-            zero = [default_policy().is_zero(c) for c, _ in coefs]
+            self._terms = euler_arnold_terms(self.inertia, coords, ordering)
+            zero = [default_policy().is_zero(c) for c, _ in self._terms]
         for (i, j), z in zip(self.basis.pairs, zero):
             if z:
                 raise ValueError(f"degenerate inertia: lambda_{i + 1} + lambda_{j + 1} = "
                                  f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
-        self._terms = coefs
 
     def __getstate__(self) -> dict:
         """Pickled without the polynomial ring of the Euler-Arnold coefficients (sympy's
         ``PolyRing`` cannot be copied once its monomial caches are filled); the copy takes
         the expression route of :meth:`vector_field`, with the same components."""
-        return {**self.__dict__, "_polys": None}
+        return {**self.__dict__, "_terms": self._terms, "_polys": None}
 
     # -- matrices ---------------------------------------------------------------------
     @functools.cached_property
@@ -197,6 +195,12 @@ class RigidBodySoN:
         Od = hat(self.phase_space.velocities, self.ordering)
         O, L, Mm = self.Omega, self.Lambda, self.momentum
         return (Od * L + L * Od + O * Mm - Mm * O - self.torque_matrix).applyfunc(sp.expand)
+
+    @functools.cached_property
+    def _terms(self) -> list:
+        """``[(c_k, Q_k)]`` as expressions, from the ring when it was used (built once)."""
+        build = expr_builder(self._polys[0])
+        return [(build(c), build(Q)) for c, Q, _ in self._polys[1]]
 
     def rates(self) -> tuple:
         r""":math:`\dot\omega_k = (M_k - Q_k)/c_k`."""
