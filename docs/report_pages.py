@@ -11,7 +11,9 @@ page says so); the simulation and its figures are in.
 Each page is built in a process of its own, two at a time (the CI machine has two cores),
 under a wall-clock limit of :data:`PAGE_SECONDS`: a report that takes longer gets a page that
 says so and names the command that builds it; so do the systems of :data:`NOT_BUILT` (the
-Whipple bicycle), without trying.
+Whipple bicycle), without trying.  Each step of a report has :data:`STEP_SECONDS`
+(``step_timeout``): a symbolic section that needs longer is shown as not computed (the page
+says so and names ``--step-timeout``), and the page still has its simulation and figures.
 Pages are rebuilt only when a source file of the package is newer than them.  Run it alone
 from the repository root with ``python docs/report_pages.py``.
 """
@@ -30,6 +32,9 @@ SITE = DOCS / "generated" / "report_site"
 PAGES = SITE / "reports"
 LISTING = DOCS / "generated" / "report_pages_list.inc"
 PAGE_SECONDS = 180.0
+#: Seconds allowed to each step of a page's report (a cooperative limit, see
+#: :func:`geomech.report.build_report`).
+STEP_SECONDS = 60.0
 #: Systems whose page is not built with the documentation, and why (each still gets a page
 #: saying so, with the command that builds it).
 NOT_BUILT = {"whipple_bicycle": "its report's symbolic steps take many minutes (the rolling "
@@ -55,9 +60,11 @@ def _page(name: str) -> None:
 
     t0 = time.process_time()
     try:
-        rep = gm.report(gm.examples.get(name), analyses=False)
+        rep = gm.report(gm.examples.get(name), analyses=False, step_timeout=STEP_SECONDS)
         page = rep.render("html")
-        problem = "" if rep.ok else "a section failed"
+        late = [s.title for s in rep.sections if s.status == "not computed"]
+        problem = ("a section failed" if not rep.ok else
+                   f"not computed in {STEP_SECONDS:.0f} s: {', '.join(late)}" if late else "")
     except Exception as exc:  # noqa: BLE001 - a page that cannot be built says why
         page = _placeholder(name, f"The report could not be built: {type(exc).__name__}: "
                                   f"{exc}")

@@ -267,10 +267,30 @@ def test_wrap_keeps_text_and_width(line):
 
 
 def test_object_without_phase_space_says_why_it_is_not_simulated():
-    """The pendulum in a flow has undefined functions s, x_N: no simulation, no failure."""
-    rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True)
+    """Shamolin's free body has undefined functions s, x_N and offers no demonstration
+    model: no simulation, no failure."""
+    from geomech.mechanics.models.shamolin_free_body import ShamolinFreeBody
+
+    rep = build_report(ShamolinFreeBody(3), simulate=True)
     assert rep.ok
     assert "not run: this object has no numeric phase space" in rep.render("text")
+
+
+def test_the_pendulum_in_a_flow_is_run_with_model_functions_it_names():
+    """The pendulum's s, x_N are undefined: the report runs its demonstration model (the
+    model functions of Shamolin's integrable cases), says so, prints the run's flow, and
+    draws the phase portrait (xi, z2 = xi') and the coordinates against time."""
+    rep = build_report(gm.examples.get("shamolin_pendulum"), simulate=True, t_end=2.0)
+    assert rep.ok
+    sim = next(s for s in rep.sections if s.title == "Simulation")
+    text = "\n".join(t for t, _ in sim.lines)
+    assert "B cos(alpha)" in text and "A sin(alpha) i_N(beta)" in text
+    flow = [o for _, o in sim.lines if isinstance(o, sp.Eq)]
+    assert [str(e.lhs) for e in flow] == ["xi'", "eta1'", "z1'", "z2'"]
+    assert str(flow[0].rhs) == "z2"
+    figs = next(s for s in rep.sections if s.title == "Figures").figures
+    assert [f.title for f in figs] == ["Phase portrait", "Coordinates against time"]
+    assert "plane (xi, z2)" in figs[0].alt
 
 
 # -- issue "Analyses that finish on the bodies researchers study", item 6 ---------------------

@@ -21,9 +21,6 @@ needs_browser = pytest.mark.skipif(
     BROWSER is None, reason="no Chromium-family browser installed (chromium, "
                             "chromium-browser, google-chrome): apt-get install chromium")
 
-#: Catalogue objects without a numeric phase space (undefined functions in their equations):
-#: their reports say why they are not simulated, and have no figures of motion.
-NOT_SIMULATED = {"shamolin_pendulum"}
 #: Catalogue systems whose report is out of reach here, with the reason.
 OUT_OF_REACH = {"whipple_bicycle": "its report's symbolic steps take many minutes (solving the "
                                    "four rolling constraints for the dependent velocities: "
@@ -43,7 +40,7 @@ def _check_in_browser(name: str, tmp_path, **options) -> dict:
     used = {t for m in dom.math for t in m}
     assert "mfenced" not in used and used <= MATHML_CORE, (name, used - MATHML_CORE)
     figures = [f for s in rep.sections for f in s.figures]
-    if name not in NOT_SIMULATED and options.get("simulation", True):
+    if options.get("simulation", True):
         assert len(figures) >= 2, (name, [f.title for f in figures])
     assert len(dom.images) == len(figures)
     assert all(img.get("alt") and img["src"].startswith("data:image/") for img in dom.images)

@@ -126,6 +126,16 @@ def test_formulas_use_mathml_core_and_report_names():
     assert "<msub><mi>p</mi><mi>&#966;</mi></msub>" in formula_mathml(pphi)
 
 
+def test_undefined_functions_keep_their_names():
+    """sympy's printer lower-cases function names (``x2N`` -> ``x2n``); the report's names
+    are the user's, typeset like symbols (``v_D`` is v with subscript D)."""
+    a = sp.Symbol("alpha")
+    m = formula_mathml(sp.Function("x2N")(a) * sp.Function("v_D")(a) ** 2)
+    assert "<mi>x2N</mi>" in m and "<msub><mi>v</mi><mi>D</mi></msub>" in m
+    assert "x2n" not in m and "v_d" not in m
+    assert "<mi>sin</mi>" in formula_mathml(sp.sin(a))       # known functions unchanged
+
+
 def test_vector_fields_are_typeset_in_the_order_of_the_coordinates():
     M = gm.Manifold("M", "x y theta")
     x, y, th = M.coords

@@ -164,13 +164,24 @@ def drift_figure(ctx: FigureContext) -> Figure | None:
     return svg_figure(fig, "Energy and constraint drift", alt)
 
 
+def _rate_pairs(run) -> list[tuple[int, int]]:
+    r"""``(i, j)`` where the flow of the run says :math:`\dot x_i = x_j` (a coordinate and the
+    coordinate that is its velocity, e.g. :math:`\dot\xi = z_2` of Shamolin's pendulum)."""
+    index = {c: j for j, c in enumerate(run.coords)}
+    comps = getattr(run.field, "components", None) or ()
+    return [(i, index[c]) for i, c in enumerate(comps) if c in index and index[c] != i]
+
+
 def _phase_axes(run, shape) -> tuple[int, int] | None:
-    """A coordinate and its velocity (the pair whose velocity varies most), else the first
-    two coordinates that are not the traced point."""
+    r"""A coordinate and its velocity (named ``q``, ``qdot``, or :math:`\dot q = v` in the
+    flow; the pair whose velocity varies most), else the first two coordinates that are not
+    the traced point."""
     names = [c.name for c in run.coords]
     traced = _names(shape.traced) if shape is not None else set()
     pairs = [(i, names.index(n + "dot")) for i, n in enumerate(names)
              if n + "dot" in names and n not in traced]
+    pairs += [(i, j) for i, j in _rate_pairs(run) if names[i] not in traced
+              and (i, j) not in pairs]
     if pairs:
         spread = [np.ptp(run.states[:, j]) for _, j in pairs]
         return pairs[int(np.argmax(spread))]
@@ -203,6 +214,32 @@ def phase_figure(ctx: FigureContext) -> Figure | None:
            f"{a} between {Y[:, i].min():.3g} and {Y[:, i].max():.3g}, {b} between "
            f"{Y[:, j].min():.3g} and {Y[:, j].max():.3g}; the dot marks the start.")
     return svg_figure(fig, "Phase portrait", alt)
+
+
+@figure_maker("time series")
+def time_series_figure(ctx: FigureContext) -> Figure | None:
+    """The coordinates of the run against time, for a run that draws no path in the plane
+    (the so(n) body's angular velocity, the angles of Shamolin's pendulum)."""
+    from geomech.numeric.result import figure_axes
+
+    run = ctx.run
+    if run is None or getattr(run, "shape", None) is not None:
+        return None
+    t, Y = run_samples(run)
+    shown = list(range(min(len(run.coords), 6)))
+    fig, axs = figure_axes(size=(6.0, 3.6))
+    ax = axs[0, 0]
+    for k in shown:
+        ax.plot(t, Y[:, k], lw=1.2, label=_tex(run.coords[k]))
+    ax.set_xlabel("$t$")
+    ax.legend(loc="best", fontsize="small", ncol=2)
+    ax.set_title("The state against time" if len(shown) == len(run.coords)
+                 else f"The first {len(shown)} coordinates against time")
+    ranges = "; ".join(f"{run.coords[k]} from {Y[:, k].min():.3g} to {Y[:, k].max():.3g}"
+                       for k in shown)
+    alt = (f"The coordinates of the simulated run against time t from {t[0]:g} to "
+           f"{t[-1]:g}: {ranges}.")
+    return svg_figure(fig, "Coordinates against time", alt)
 
 
 def _stable_runs(values, real_parts, tol: float = 1e-9) -> str:

@@ -64,6 +64,13 @@ class _Printer(MathMLPresentationPrinter):
         out.appendChild(mo)
         return out
 
+    def _print_AppliedUndef(self, e):
+        """An undefined function under its own name, typeset as a symbol (sympy writes the
+        name in lower case: ``x2N`` would read ``x2n``, ``v_D`` ``v_d``)."""
+        out = super()._print_Function(e)
+        out.replaceChild(self._print_Symbol(sp.Symbol(e.func.__name__)), out.firstChild)
+        return out
+
 
 _ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
 

@@ -387,7 +387,8 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
     heavy = unsolved_constraints(obj)
     if simulate and heavy:
         steps.append(Step("simulation", lambda: _unsolved_section("Simulation", heavy)))
-    elif simulate and hasattr(obj, "phase_space"):
+    elif simulate and (hasattr(obj, "phase_space") or callable(getattr(obj, "demonstration",
+                                                                         None))):
         steps.append(Step("simulation", lambda: _simulation_step(obj, t_end, parameters, runs)))
     elif simulate:
         steps.append(Step("simulation", lambda: Section("Simulation").add(
@@ -422,8 +423,16 @@ def _system_steps(obj, method: str, analyses: bool) -> list[Step]:
 
 
 def _simulation_step(obj, t_end: float, parameters, runs: dict) -> Section:
-    """The Simulation section; the run is kept in ``runs`` for the Figures step."""
-    sec, runs["run"] = simulation_run(obj, t_end, parameters)
+    """The Simulation section; the run is kept in ``runs`` for the Figures step.  An object
+    without a numeric phase space (undefined functions in its equations) may offer
+    ``demonstration() -> (model, sentence)``: a model with explicit functions, run instead,
+    and the sentence saying which functions (e.g.
+    :meth:`~geomech.mechanics.models.shamolin.ShamolinPendulum.demonstration`)."""
+    model, note = (obj, "") if hasattr(obj, "phase_space") else obj.demonstration()
+    sec, runs["run"] = simulation_run(model, t_end, parameters)
+    if note:
+        sec.lines[:0] = [(note, None), ("the flow of this run:", None),
+                         *_flow_section(model).lines[1:]]
     return sec
 
 

@@ -34,6 +34,7 @@ import functools
 from collections.abc import Callable, Sequence
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
@@ -75,8 +76,12 @@ def sphere_point(angles: Sequence) -> tuple:
 def spherical_angles(V: Sequence) -> tuple:
     r"""Radius and generalized spherical angles of a vector (inverse of :func:`sphere_point`).
 
-    :math:`r = |V|`, :math:`\theta_k = \arccos(V_k/\sqrt{V_k^2+\dots+V_{m+1}^2})` for
-    :math:`k < m`, :math:`\theta_m = \operatorname{atan2}(V_{m+1}, V_m)`.
+    :math:`r = |V|`, :math:`\theta_k = \operatorname{atan2}(\sqrt{V_{k+1}^2+\dots+V_{m+1}^2},
+    V_k)` :math:`= \arccos(V_k/\sqrt{V_k^2+\dots+V_{m+1}^2})` for :math:`k < m`,
+    :math:`\theta_m = \operatorname{atan2}(V_{m+1}, V_m)`.  In the atan2 form
+    :math:`\cos\theta_k` and :math:`\sin\theta_k` are plain quotients of the components, so
+    model functions of the angles (:meth:`ShamolinPendulum.with_model_functions`) become
+    rational in them.
 
     >>> spherical_angles([0, 1, 0])
     (1, (pi/2, 0))
@@ -88,7 +93,7 @@ def spherical_angles(V: Sequence) -> tuple:
     m = len(V) - 1
     th = []
     for k in range(m - 1):
-        th.append(sp.acos(V[k] / sp.sqrt(sp.Add(*[c ** 2 for c in V[k:]]))))
+        th.append(sp.atan2(sp.sqrt(sp.Add(*[c ** 2 for c in V[k + 1:]])), V[k]))
     th.append(sp.atan2(V[m], V[m - 1]))
     return r, tuple(th)
 
@@ -287,6 +292,7 @@ class ShamolinPendulum:
         n = self.n
         names = ["xi", *[f"eta{l}" for l in range(1, n - 1)], *[f"z{k}" for k in range(1, n)]]
         params = [p for p in (self.I1, self.I2, self.l, self.v_inf) if isinstance(p, sp.Symbol)]
+        params += sorted(self.function_parameters - set(params), key=str)
         return Manifold(f"TS^{n - 1}", sp.symbols(" ".join(names), real=True),
                         parameters=params)
 
@@ -374,31 +380,153 @@ class ShamolinPendulum:
         etadots = []
         for l in range(1, n - 1):
             h = sp.Mul(*[sp.sin(etas[k]) for k in range(l - 1)])
-            etadots.append((-1) ** l * z[n - 2 - l] / (sp.tan(xi) * h))
+            etadots.append((-1) ** l * z[n - 2 - l] * sp.cot(xi) / h)
         Rdot = sp.zeros(n - 1, n - 1)
         for a_, ad in zip(etas, etadots):
             Rdot += R.diff(a_) * ad
         zdot = R.T * sp.Matrix(omdot) + Rdot.T * R * sp.Matrix(z)
         return (z[n - 2], *etadots, *list(zdot))
 
-    def vector_field(self, explicit: bool = False) -> VectorField:
+    def vector_field(self, explicit: bool | None = None) -> VectorField:
         r"""The closed system (3.11)+(4.3)+(5.9) on :math:`T S^{n-1}` in the chart
         ``(xi, eta, z)`` (zero levels of the cyclic integrals).
 
-        .. math:: \dot\xi = z_{n-1},\quad \dot\eta_l = (-1)^l z_{n-1-l}/(\tan\xi\,h_l),
+        .. math:: \dot\xi = z_{n-1},\quad \dot\eta_l = (-1)^l z_{n-1-l}\cot\xi/h_l,
                   \quad \dot z = R^T\dot\omega_r + \dot R^T R z,
 
         :math:`R = T_{1,2}(\eta_{n-2})\cdots T_{n-2,n-1}(\eta_1)`, :math:`\omega_r = Rz`,
         :math:`(n-2)I_2\dot w = s(\alpha)v_D^2 x_N` from (3.11).  :math:`\alpha, \beta,
-        v_D` appear as the functions of :meth:`auxiliary` (``explicit=False``, default) or
+        v_D` appear as the functions of :meth:`auxiliary` (``explicit=False``) or
         substituted by their explicit values (``explicit=True``; normalising those large
-        expressions is slow beyond n = 3).
+        expressions is slow beyond n = 3 for general functions).  The default (``None``) is
+        explicit when :math:`s` and :math:`x_N` are (:attr:`has_explicit_functions`: the field
+        can then be integrated numerically).
+
+        >>> X = ShamolinPendulum(3).with_model_functions().vector_field()
+        >>> X.components[0], sp.sstr(X.components[1])
+        (z2, '-z1*cot(xi)')
         """
+        if explicit is None:
+            explicit = self.has_explicit_functions
         return VectorField(self._chart, list(self.rates(explicit)))
 
-    def reduced_vector_field(self, explicit: bool = False) -> VectorField:
+    def reduced_vector_field(self, explicit: bool | None = None) -> VectorField:
         """Alias of :meth:`vector_field` (the system lives on the zero cyclic levels)."""
         return self.vector_field(explicit)
+
+    # -- the model functions and a numeric run ------------------------------------------
+    @property
+    def has_explicit_functions(self) -> bool:
+        r"""Whether :math:`s(\alpha)` and :math:`x_{kN}` are explicit expressions (no
+        undefined function): the closed system can then be integrated numerically.
+
+        >>> ShamolinPendulum(3).has_explicit_functions
+        False
+        """
+        return not any(e.atoms(AppliedUndef) for e in (self.s, *self.x_N))
+
+    @property
+    def function_parameters(self) -> set:
+        r"""The parameters of the functions :math:`s, x_N`: their symbols other than
+        :math:`\alpha, \beta, v, \omega` (``A, B`` of :meth:`with_model_functions`)."""
+        state = {self.alpha, *self.betas, self.v, *self.omega}
+        return {x for e in (self.s, *self.x_N) for x in e.free_symbols} - state
+
+    def with_model_functions(self, A=None, B=None) -> ShamolinPendulum:
+        r"""The same pendulum with the model functions of Shamolin's integrable cases:
+
+        .. math:: s(\alpha) = B\cos\alpha, \qquad
+                  (x_{2N}, \dots, x_{nN}) = A\sin\alpha\; i_N(\beta),
+
+        :math:`i_N(\beta) = (\cos\beta_1, \sin\beta_1\cos\beta_2, \dots, \sin\beta_1\cdots
+        \sin\beta_{n-2})` the unit vector of the disk's hyperplane with angles :math:`\beta`
+        (Shamolin (2017), (6.12)): the medium pushes at the distance :math:`A\sin\alpha`
+        from the disk's centre, along the projection of :math:`v_D` on the disk.  Shamolin
+        (2017) leaves :math:`s` and :math:`x_N` free ((5.11): :math:`s` depends on
+        :math:`\alpha` only, :math:`x_N` on :math:`\alpha, \beta, \Omega/v_D`) and takes
+        these functions for the integrable cases of the cycle.  With them the moment is
+        polynomial in the flow velocity (4.3): :math:`s(\alpha)v_D^2x_N = AB\,(v_D\cos\alpha)
+        (v_D\sin\alpha\,i_N(\beta))`, the closed system rational in the chart.
+
+        Parameters
+        ----------
+        A, B : expression, optional
+            The scale of the application point and of the drag (default the positive
+            symbols ``A``, ``B``: parameters of :attr:`phase_space`).
+
+        >>> p = ShamolinPendulum(3).with_model_functions()
+        >>> p.s, p.x_N, p.has_explicit_functions
+        (B*cos(alpha), (A*sin(alpha)*cos(beta1), A*sin(alpha)*sin(beta1)), True)
+        """
+        A = sp.Symbol("A", positive=True) if A is None else as_expr(A)
+        B = sp.Symbol("B", positive=True) if B is None else as_expr(B)
+
+        def s(alpha):
+            return B * sp.cos(alpha)
+
+        def x_N(alpha, betas, omega_over_v):
+            return [A * sp.sin(alpha) * c for c in sphere_point(betas)]
+
+        out = ShamolinPendulum(self.n, s=s, x_N=x_N, I1=self.I1, I2=self.I2, l=self.l,
+                               v_inf=self.v_inf)
+        out.description = (f"{self.description}; model functions s(alpha) = {sp.sstr(B)} "
+                           f"cos(alpha), x_N = {sp.sstr(A)} sin(alpha) i_N(beta)")
+        return out
+
+    def demonstration(self) -> tuple:
+        r"""``(pendulum, sentence)``: a pendulum that can be simulated -- this one when its
+        functions are explicit, else :meth:`with_model_functions` -- and a sentence saying
+        which functions it uses (the report's Simulation section runs it and prints the
+        sentence).
+
+        >>> p, why = ShamolinPendulum(3).demonstration()
+        >>> p.has_explicit_functions, why.startswith("s(alpha) and x_N are undefined")
+        (True, True)
+        """
+        if self.has_explicit_functions:
+            return self, (f"the functions of this pendulum: s(alpha) = {sp.sstr(self.s)}, "
+                          f"x_N = {sp.sstr(self.x_N)}")
+        demo = self.with_model_functions()
+        return demo, ("s(alpha) and x_N are undefined functions in this model (Shamolin (2017), "
+                      "(5.11), leaves them free): the run uses the model functions of "
+                      "Shamolin's integrable cases, s(alpha) = B cos(alpha) and x_N = "
+                      "A sin(alpha) i_N(beta), i_N(beta) the unit vector of the disk with "
+                      "angles beta (6.12) -- so x_N = " + sp.sstr(demo.x_N))
+
+    @property
+    def phase_space(self) -> Manifold:
+        r"""The chart ``(xi, eta, z)`` of :math:`T S^{n-1}` of a pendulum that can be simulated
+        (:attr:`has_explicit_functions`; ``geomech.numeric.simulate`` integrates
+        :meth:`vector_field`).  With undefined :math:`s` or :math:`x_N` there is no numeric
+        phase space: ``AttributeError`` (``hasattr(p, "phase_space")`` is ``False``)."""
+        if not self.has_explicit_functions:
+            raise AttributeError("this pendulum has no numeric phase space: s(alpha) or x_N "
+                                 "are undefined functions (give them explicitly, e.g. "
+                                 "with_model_functions())")
+        return self._chart
+
+    @property
+    def numeric_defaults(self) -> tuple | None:
+        r"""``(parameter values, initial state)`` of a demonstration run, for a pendulum with
+        explicit functions whose parameters are the pendulum's own and ``A, B``
+        (:meth:`with_model_functions`), else ``None``.
+
+        Dimensionless values :math:`I_1 = 2, I_2 = l = v_\infty = A = B = 1`; the holder
+        starts at :math:`\xi = 2` (beyond a right angle to the flow, where the drag term
+        :math:`\propto\cos\xi` pumps energy in), :math:`\eta = (1, \dots, 1, 1/2)`,
+        turning about the flow (:math:`z_{n-2} = 0.4`).
+
+        >>> sorted(map(str, ShamolinPendulum(3).with_model_functions().numeric_defaults[0]))
+        ['A', 'B', 'I1', 'I2', 'l', 'v_inf']
+        """
+        values = {"I1": 2.0, "I2": 1.0, "l": 1.0, "v_inf": 1.0, "A": 1.0, "B": 1.0}
+        params = self._chart.parameters
+        if not self.has_explicit_functions or any(p.name not in values for p in params):
+            return None
+        n, coords = self.n, self._chart.coords
+        state = [2.0, *[1.0] * (n - 3), 0.5, *[0.0] * (n - 1)]
+        state[2 * n - 4] = 0.4                           # z_{n-2}: turning about the flow
+        return {p: values[p.name] for p in params}, dict(zip(coords, state))
 
     # -- report -------------------------------------------------------------------------
     def report_sections(self) -> list:

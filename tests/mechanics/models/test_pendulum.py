@@ -2,6 +2,7 @@
 
 import random
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -234,13 +235,33 @@ def _concrete(n):
     return s, x_N
 
 
-@pytest.mark.parametrize("n", [3, pytest.param(4, marks=pytest.mark.slow)])
-def test_closed_system_equals_compact_w_form_numerically(n):
-    s, x_N = _concrete(n)
+def _model_functions(n):
+    """Shamolin's model functions s = B cos(alpha), x_N = A sin(alpha) i_N(beta), with
+    numbers for A, B (written here independently of ``with_model_functions``)."""
+    A, B = sp.Rational(7, 5), sp.Rational(3, 4)
+
+    def s(a):
+        return B * sp.cos(a)
+
+    def x_N(a, betas, om):
+        return [A * sp.sin(a) * c for c in sphere_point(betas)]
+
+    return s, x_N
+
+
+@pytest.mark.parametrize("n, functions", [
+    (3, _concrete), pytest.param(4, _concrete, marks=pytest.mark.slow),
+    (3, _model_functions), (4, _model_functions)])
+def test_closed_system_equals_compact_w_form_numerically(n, functions):
+    s, x_N = functions(n)
     pars = dict(I1=sp.Rational(3), I2=sp.Rational(2), l=sp.Rational(3, 2),
                 v_inf=sp.Rational(5, 4))
     p = ShamolinPendulum(n, s=s, x_N=x_N, **pars)
     comps = p.rates(explicit=True)
+    if functions is _model_functions:     # the same field as the model's own, A, B given
+        own = ShamolinPendulum(n, **pars).with_model_functions(sp.Rational(7, 5),
+                                                               sp.Rational(3, 4))
+        assert all(Z(a - b) for a, b in zip(comps, own.vector_field().components))
     M = p.reduced_phase_space()
     xi, eta, zs = M.coords[0], M.coords[1:n - 1], M.coords[n - 1:]
     # independent derivation in the chart (xi, eta, w): flow direction d, d' = -Omega d
@@ -511,3 +532,62 @@ def test_rescaled_system_rejects_a_force_not_quadratic_in_v():
     b = ShamolinFreeBody(3, x_N=lambda a, bb, o: xs)
     with pytest.raises(ValueError, match="depend on v"):
         b.rescaled_system(T=b.T1 * b.pendulum.v ** 3)
+
+
+# -- the model functions and the demonstration run -------------------------------------------
+def test_model_functions_give_a_rational_field_with_the_medium_moment_AB_V1_Vperp():
+    """With s = B cos(alpha), x_N = A sin(alpha) i_N(beta): s v_D^2 x_N = A B V_1 V_perp
+    (V the flow velocity (4.3)), so for n = 3 the closed system is, by hand from (3.11) and
+    the compact kinematics w = xi' e + tan(xi) e',
+    xi' = z2, eta1' = -z1 cot(xi), z1' = -c l z1 cos(xi) - z1 z2 cot(xi),
+    z2' = -c l z2 cos(xi) - c v_inf sin(xi) cos(xi) + z1^2 cot(xi), c = A B v_inf / I2."""
+    p = ShamolinPendulum(3).with_model_functions()
+    X = p.vector_field()
+    xi, eta, z1, z2 = X.manifold.coords
+    A, B = sp.symbols("A B", positive=True)
+    c = A * B * p.v_inf / p.I2
+    expected = [z2, -z1 * sp.cot(xi), -c * p.l * z1 * sp.cos(xi) - z1 * z2 * sp.cot(xi),
+                -c * p.l * z2 * sp.cos(xi) - c * p.v_inf * sp.sin(xi) * sp.cos(xi)
+                + z1 ** 2 * sp.cot(xi)]
+    assert all(Z(a - b) for a, b in zip(X.components, expected))
+    assert set(X.manifold.parameters) == {p.I1, p.I2, p.l, p.v_inf, A, B}
+    assert p.has_explicit_functions
+    assert not any(c.atoms(sp.core.function.AppliedUndef) for c in X.components)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_model_functions_without_drag_conserve_z_squared(n):
+    """B = 0 (no medium force): |z|^2 = |w|^2 is conserved (Shamolin (2017), (3.11) with
+    s = 0), exactly, on the explicit field."""
+    X = ShamolinPendulum(n).with_model_functions(B=0).vector_field()
+    zs = X.manifold.coords[n - 1:]
+    assert Z(X(sp.Add(*[z ** 2 for z in zs])))
+
+
+def test_a_pendulum_is_simulated_only_with_explicit_functions():
+    from geomech.numeric import simulate
+
+    p = ShamolinPendulum(3)
+    assert not hasattr(p, "phase_space") and p.numeric_defaults is None
+    with pytest.raises(AttributeError, match="undefined functions"):
+        _ = p.phase_space
+    demo, why = p.demonstration()
+    assert "B cos(alpha)" in why and "A sin(alpha)" in why and "Shamolin (2017)" in why
+    assert demo.phase_space is demo.reduced_phase_space()
+    params, x0 = demo.numeric_defaults
+    run = simulate(demo, x0, (0.0, 2.0), parameters=params)
+    assert run.success and not run.singularities
+    # the run agrees with the hand-written field of the test above, integrated by scipy
+    from scipy.integrate import solve_ivp
+
+    c = 1.0   # A B v_inf / I2 with the defaults
+    def rhs(t, y):
+        xi, eta, z1, z2 = y
+        cot = np.cos(xi) / np.sin(xi)
+        return [z2, -z1 * cot, -c * z1 * np.cos(xi) - z1 * z2 * cot,
+                -c * z2 * np.cos(xi) - c * np.sin(xi) * np.cos(xi) + z1 ** 2 * cot]
+    assert {str(k): v for k, v in params.items()} == dict(
+        I1=2.0, I2=1.0, l=1.0, v_inf=1.0, A=1.0, B=1.0)
+    ref = solve_ivp(rhs, (0.0, 2.0), list(x0.values()), rtol=1e-11, atol=1e-12)
+    assert np.allclose(run.states[-1], ref.y[:, -1], atol=1e-7)
+    assert demo.demonstration()[0] is demo
