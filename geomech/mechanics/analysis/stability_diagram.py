@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from geomech.mechanics.analysis.common import numeric_values
-from geomech.mechanics.analysis.linearization import linearize
+from geomech.mechanics.analysis.linearization import Linearization, linearize
 
 __all__ = ["StabilityDiagram", "stability_diagram", "steady_state_with"]
 
@@ -52,6 +52,9 @@ class StabilityDiagram:
            parameters: Mapping | None = None) -> StabilityDiagram:
         """The diagram of an existing linearisation (symbolic in ``parameter``) at
         ``values``, the other parameters from ``parameters`` or the system's defaults."""
+        if not isinstance(linearization, Linearization):
+            raise TypeError("StabilityDiagram.of needs a Linearization (made by "
+                            f"S.linearize(state)), got {type(linearization).__name__}")
         if not isinstance(parameter, str):
             parameter = getattr(parameter, "name", None) or str(parameter)
         return _diagram(linearization, parameter, values, parameters)
