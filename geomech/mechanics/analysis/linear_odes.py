@@ -277,13 +277,34 @@ def _basis_of(sol, y) -> list[sp.Expr] | None:
 
 def _principal_branch(b: sp.Expr, xi) -> sp.Expr:
     r"""A solution written without the branch factors of ``dsolve`` (:math:`\sqrt{\xi^2}`,
-    :math:`(\xi^2)^{1/4}/\sqrt\xi`): simplified for :math:`\xi > 0`.  The result is analytic
-    where the equation is regular; solutions are verified afterwards."""
+    :math:`(\xi^2)^{1/4}/\sqrt\xi`): simplified for :math:`\xi > 0`, and a common factor
+    :math:`\sqrt{P}` with :math:`P < 0` on :math:`(-1, 1)` replaced by :math:`\sqrt{-P}` (a
+    constant multiple).  The result is analytic where the equation is regular; solutions are
+    verified afterwards."""
     p = sp.Dummy("p", positive=True)
     e = sp.powdenest(sp.powsimp(b.xreplace({xi: p}), force=True), force=True)
     e = sp.simplify(e) if sp.count_ops(e) < 200 else e
-    c, rest = e.as_coeff_Mul()
+    for pw in sorted(e.atoms(sp.Pow), key=str):
+        if not (pw.exp.is_Rational and pw.exp.q == 2 and pw.base.has(p)):
+            continue
+        val = pw.base.xreplace({p: sp.Rational(1, 2)})
+        rest = sp.cancel(e / pw)
+        if val.is_negative and not rest.has(pw.base):
+            e = rest * (-pw.base)**pw.exp
+    c, rest = e.as_independent(p, as_Add=False)
     return (rest if c != 0 and rest.has(p) else e).xreplace({p: xi})
+
+
+def _back(b: sp.Expr, xi, var, kind: str | None) -> sp.Expr:
+    r"""A solution in :math:`\xi` written in :math:`x`; for :math:`\xi = \cos x`,
+    :math:`(1 - \xi^2)^{k/2} = \sin^k x` (:math:`0 < x < \pi`, the range of a nutation
+    angle)."""
+    if kind is None:
+        return b
+    if kind == "cos":
+        b = b.xreplace({pw: sp.sin(var)**(2 * pw.exp) for pw in b.atoms(sp.Pow)
+                        if sp.expand(pw.base - (1 - xi**2)) == 0})
+    return b.xreplace({xi: getattr(sp, kind)(var)})
 
 
 def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
@@ -312,8 +333,7 @@ def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
     for eq, u, xi, kind in attempts:
         basis = _basis_of(solve_linear_ode(eq, u, seconds), u)
         if basis is not None:
-            back = {xi: getattr(sp, kind)(var)} if kind else {}
-            return [b.xreplace(back) for b in basis]
+            return [_back(b, xi, var, kind) for b in basis]
     return None
 
 
@@ -419,14 +439,15 @@ def _block_fundamental(Bk: sp.Matrix, var, seconds: float) -> sp.Matrix | None:
             return sp.Matrix([[1]])
         ib = quadrature(b, var, seconds)
         return None if ib is None else sp.Matrix([[exp_of(ib)]])
-    cyclic = [se for se in (scalar_equation(Bk, var, j) for j in range(Bk.rows)) if se]
-    cyclic.sort(key=lambda se: not _is_zero(se[0][0]))   # reducible equations first
-    for a, Ci in cyclic:
-        basis = _scalar_basis(a, var, seconds)
+    found = []
+    for j in range(Bk.rows):          # every cyclic vector: the shortest solutions win
+        check()
+        se = scalar_equation(Bk, var, j)
+        basis = None if se is None else _scalar_basis(se[0], var, seconds)
         if basis is not None:
             W = sp.Matrix([[sp.diff(u, var, k) for u in basis] for k in range(len(basis))])
-            return Ci * W
-    return None
+            found.append((sum(sp.count_ops(u) for u in basis), se[1] * W))
+    return min(found, key=lambda f: f[0])[1] if found else None
 
 
 def closed_form_basis(system: LinearODESystem, seconds: float = 30.0
@@ -467,8 +488,15 @@ def closed_form_basis(system: LinearODESystem, seconds: float = 30.0
         for pos, i in enumerate(block):
             z[i] = w[pos]
     y = system.embedding * sp.Matrix(z)
-    return [tuple(_tidy(sp.expand(e).coeff(c) if e.has(c) else sp.S.Zero, var) for e in y)
-            for c in consts]
+    return [_without_content(tuple(_tidy(sp.expand(e).coeff(c) if e.has(c) else sp.S.Zero,
+                                         var) for e in y)) for c in consts]
+
+
+def _without_content(vec: tuple) -> tuple:
+    """``vec`` divided by the rational factor of its first non-zero entry (display)."""
+    first = next((e for e in vec if e != 0), None)
+    c = first.as_coeff_Mul()[0] if first is not None else 1
+    return vec if c in (0, 1) else tuple(sp.expand(e / c) if e.is_Add else e / c for e in vec)
 
 
 def _particular(Phi: sp.Matrix, g: sp.Matrix, var, consts, seconds: float

@@ -38,6 +38,7 @@ from geomech.mechanics.analysis.common import (
     is_zero,
 )
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
+from geomech.mechanics.analysis.linear_odes import normal_form
 
 __all__ = ["FunctionAnsatz", "NoetherFieldSystem", "noether_field_system",
            "ode_solution_dimension"]
@@ -224,47 +225,18 @@ def _dsolve_fields(N, tpl: VectorField, eqs: list, funcs: list) -> list | None:
 def ode_solution_dimension(eqs, funcs, var) -> int | None:
     r"""Dimension over the constants of the solutions of a linear first-order ODE system.
 
-    The system :math:`A_1y'+A_0y=0` (one independent variable) is row-reduced; algebraic rows
-    :math:`Gy=0` are solved for some unknowns, which are substituted together with their
-    derivatives, and the reduction repeats.  When no algebraic row is left the dimension is
-    the number of remaining unknowns if :math:`A_1` is invertible; ``None`` when the system is
-    underdetermined (infinite-dimensional) or a step is not decidable.
+    The system :math:`A_1y'+A_0y=0` (one independent variable) is brought to its normal form
+    :math:`y = Tz`, :math:`z' = Bz` (:func:`~geomech.mechanics.analysis.linear_odes.
+    normal_form`: algebraic rows are solved and substituted with their derivatives until the
+    leading matrix is invertible); the dimension is :math:`\dim z`, ``None`` when the system
+    is underdetermined (infinite-dimensional) or a step is not decidable.
+
+    >>> x = sp.Symbol("x"); f = sp.Function("f")
+    >>> ode_solution_dimension([f(x).diff(x) - f(x)], [f(x)], x)
+    1
     """
-    n = len(funcs)
-    ys = [sp.Dummy(f"y{i}") for i in range(n)]
-    ds = [sp.Dummy(f"d{i}") for i in range(n)]
-    rep = {sp.Derivative(f, var): d for f, d in zip(funcs, ds)}
-    rep.update({f: y for f, y in zip(funcs, ys)})
-    lin = [sp.expand(e.xreplace(rep)) for e in eqs]
-    A, _ = sp.linear_eq_to_matrix(lin, [*ds, *ys])
-    A1, A0 = A[:, :n], A[:, n:]
-    for _ in range(n + 1):
-        k = A1.shape[1]
-        if k == 0:
-            return 0
-        M = sp.Matrix.hstack(A1, A0)
-        R, piv = M.rref(iszerofunc=is_zero, simplify=False)
-        R = R.applyfunc(sp.cancel)
-        diff_rows = [i for i in range(R.rows) if any(not is_zero(R[i, j]) for j in range(k))]
-        alg_rows = [i for i in range(R.rows) if i not in diff_rows
-                    and any(not is_zero(R[i, j]) for j in range(k, 2 * k))]
-        if not alg_rows:
-            return k if len(diff_rows) == k else None
-        G = R.extract(alg_rows, list(range(k, 2 * k)))
-        Gr, gp = G.rref(iszerofunc=is_zero, simplify=False)
-        Gr = Gr.applyfunc(sp.cancel)
-        free = [j for j in range(k) if j not in gp]
-        if not free:
-            return 0
-        H = Gr.extract(list(range(len(gp))), free)              # y_p = -H y_f
-        Hd = H.applyfunc(lambda e: sp.diff(e, var))
-        A1p, A1f = A1.extract(list(range(A1.rows)), list(gp)), A1.extract(
-            list(range(A1.rows)), free)
-        A0p, A0f = A0.extract(list(range(A0.rows)), list(gp)), A0.extract(
-            list(range(A0.rows)), free)
-        A1 = (A1f - A1p * H).applyfunc(sp.cancel)
-        A0 = (A0f - A1p * Hd - A0p * H).applyfunc(sp.cancel)
-    return None
+    nf = normal_form(eqs, funcs, var)
+    return None if nf is None else nf.dimension
 
 
 def _half_angle_only(expr, syms, cache):

@@ -67,7 +67,7 @@ from geomech.mechanics.analysis.integrals import (
 )
 
 __all__ = ["IntegralList", "natural_polynomial_integrals", "system_polynomial_integrals",
-           "trigonometric_ansatz"]
+           "trigonometric_ansatz", "reduced_coordinates"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -132,8 +132,15 @@ class IntegralList(list):
 # ---------------------------------------------------------------------------------------
 # the family: natural configuration functions and their monomials
 # ---------------------------------------------------------------------------------------
-def _reduced_coordinates(ce) -> list:
-    """Coordinates the natural dynamics depends on, closed under their kinematics."""
+def reduced_coordinates(ce) -> list:
+    """Coordinates the dynamics of the compact equations ``ce`` depends on, closed under
+    their kinematics.
+
+    >>> import geomech as gm
+    >>> from geomech.mechanics.equations.quasi import compact_equations
+    >>> reduced_coordinates(compact_equations(gm.examples.chaplygin_ball(), frame="natural"))
+    [theta, phi]
+    """
     q = ce.system.manifold.coords
     rhs = ce.rhs
     dep = {x for x in q if any(rhs[a].has(x) for a in ce.quasi_velocities)}
@@ -151,7 +158,7 @@ def _natural_functions(system, ce) -> tuple:
     if funcs:
         return tuple(system.phase_space.sympify(f) for f in funcs)
     out = []
-    for x in _reduced_coordinates(ce):
+    for x in reduced_coordinates(ce):
         out += [sp.sin(x), sp.cos(x)]
     return tuple(out)
 
