@@ -31,7 +31,7 @@ Borisov & Mamaev (2015), §6.1); the Routh sphere has Jellett's and Routh's (§5
 ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
 >>> fi = noether_ode_integrals(S)
 >>> fi.variable, fi.dimension, [F for F in fi.integrals()]
-(phi, 2, [phidot, xdot/cos(phi)])
+(phi, 2, [phidot, ydot/sin(phi)])
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from geomech.lie.characteristics import antiderivative, solve_linear_ode
 
 __all__ = ["LinearODESystem", "normal_form", "closed_form_basis", "numeric_basis",
            "scalar_equation", "is_elementary", "quadrature", "exp_of",
-           "rational_antiderivative"]
+           "rational_antiderivative", "algebraic_antiderivative"]
 
 
 @dataclass(frozen=True)
@@ -212,8 +212,8 @@ def _in_new_variable(f, var, kind: str, odd: bool, xi):
 
 def _transformed(a: list, var, kind: str):
     r"""The scalar equation :math:`u^{(s)} = \sum a_ku^{(k)}` in :math:`\xi = \cos x` (or
-    :math:`\sin x`) as ``(equation, u(xi), xi)``, or ``None`` unless its coefficients are
-    rational in :math:`\xi`.
+    :math:`\sin x`) as ``(P, xi)`` with :math:`\sum_k P_k(\xi)\,d^ku/d\xi^k = 0`, or
+    ``None`` unless its coefficients are rational in :math:`\xi`.
 
     With :math:`S = \sin x` (resp. :math:`\cos x`), :math:`D = d/dx` maps
     :math:`S^pE(\xi, U)` to :math:`S^{1-p}E_+` (:math:`U_k = u^{(k)}(\xi)`): for
@@ -243,20 +243,17 @@ def _transformed(a: list, var, kind: str):
         lift = (1 - xi**2) if (odd and k % 2 == 1) else 1     # S*S from a_k and u^(k)
         total -= A * lift * E[k]
     body = sp.expand(sp.numer(sp.together(total)))
-    u = sp.Function("u")
-    return _primitive_equation(body, U, u(xi), xi), u(xi), xi
+    return _primitive([body.coeff(Uk) for Uk in U]), xi
 
 
-def _primitive_equation(body, U, u, xi):
-    r""":math:`\sum_k P_k U_k` divided by the gcd of the :math:`P_k` (the form ``dsolve``
-    classifies best), written with the derivatives of ``u``."""
-    coeffs = [sp.factor(body.coeff(Uk)) for Uk in U]
+def _primitive(coeffs: list) -> list:
+    r"""The coefficients :math:`P_k` of :math:`\sum_k P_ku^{(k)} = 0` divided by their gcd
+    (the form ``dsolve`` classifies best)."""
+    coeffs = [sp.factor(c) for c in coeffs]
     g = sp.S.Zero
     for c in coeffs:
         g = sp.gcd(g, c) if c != 0 else g
-    if g == 0:
-        g = sp.S.One
-    return sp.Add(*[sp.cancel(c / g) * u.diff(xi, k) for k, c in enumerate(coeffs)])
+    return [sp.cancel(c / (g if g != 0 else 1)) for c in coeffs]
 
 
 def _basis_of(sol, y) -> list[sp.Expr] | None:
@@ -309,32 +306,52 @@ def _back(b: sp.Expr, xi, var, kind: str | None) -> sp.Expr:
 
 def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
     r"""A basis of solutions of :math:`u^{(s)} = \sum a_k u^{(k)}` in closed form, or
-    ``None``: first order by a quadrature; without :math:`u` itself (:math:`a_0 = 0`) by
-    reduction of order, :math:`u = \int w`; otherwise by ``dsolve`` in :math:`x`,
-    :math:`\cos x` or :math:`\sin x`."""
-    if len(a) == 1:
-        q = quadrature(a[0], var, seconds)
-        return None if q is None else [exp_of(q)]
-    if _is_zero(a[0]):
-        lower = _scalar_basis(a[1:], var, seconds)
-        if lower is None:
-            return None
-        prims = [quadrature(w, var, seconds) for w in lower]
-        return None if any(p is None for p in prims) else [sp.S.One, *prims]
+    ``None``: in :math:`x`, :math:`\cos x` or :math:`\sin x` where the coefficients are
+    rational (:func:`_rational_basis`), else by quadratures in :math:`x` when :math:`u` itself
+    does not occur (:math:`a_0 = 0`: reduction of order)."""
     attempts = []
     if not any(ak.has(sp.sin(var), sp.cos(var), sp.tan(var)) for ak in a):
-        u = sp.Function("u")
-        eq = u(var).diff(var, len(a)) - sum(ak * u(var).diff(var, k) for k, ak in enumerate(a))
-        attempts.append((eq, u(var), var, None))
+        attempts.append(([-ak for ak in a] + [sp.S.One], var, None))
     for kind in ("cos", "sin"):
         tr = _transformed(a, var, kind)
         if tr is not None:
             attempts.append((*tr, kind))
-    for eq, u, xi, kind in attempts:
-        basis = _basis_of(solve_linear_ode(eq, u, seconds), u)
+    for P, xi, kind in attempts:
+        check()
+        basis = _rational_basis(P, xi, seconds)
         if basis is not None:
             return [_back(b, xi, var, kind) for b in basis]
+    if len(a) == 1 or _is_zero(a[0]):
+        return _reduced_basis([-ak for ak in a] + [sp.S.One], var, seconds)
     return None
+
+
+def _reduced_basis(P: list, x, seconds: float) -> list[sp.Expr] | None:
+    r"""Solutions of :math:`\sum_k P_ku^{(k)} = 0` by quadratures: first order,
+    :math:`u = e^{-\int P_0/P_1}`; without :math:`u` (:math:`P_0 = 0`), :math:`u \in
+    \{1\} \cup \{\int w\}` for the solutions :math:`w` of the equation of order one less."""
+    if len(P) == 2:
+        q = quadrature(-sp.cancel(P[0] / P[1]), x, seconds)
+        return None if q is None else [exp_of(q)]
+    if not _is_zero(P[0]):
+        return None
+    lower = _reduced_basis(P[1:], x, seconds)
+    if lower is None:
+        return None
+    prims = [quadrature(w, x, seconds) for w in lower]
+    return None if any(q is None for q in prims) else [sp.S.One, *prims]
+
+
+def _rational_basis(P: list, xi, seconds: float) -> list[sp.Expr] | None:
+    r"""Solutions of :math:`\sum_k P_k(\xi)u^{(k)} = 0` with rational :math:`P_k`: by
+    quadratures when possible (:func:`_reduced_basis`), else by ``dsolve``."""
+    if len(P) == 2 or _is_zero(P[0]):
+        basis = _reduced_basis(P, xi, seconds)
+        if basis is not None:
+            return basis
+    u = sp.Function("u")(xi)
+    eq = sp.Add(*[c * u.diff(xi, k) for k, c in enumerate(P)])
+    return _basis_of(solve_linear_ode(eq, u, seconds), u)
 
 
 def quadrature(f, var, seconds: float = 10.0) -> sp.Expr | None:
@@ -354,6 +371,11 @@ def quadrature(f, var, seconds: float = 10.0) -> sp.Expr | None:
         return sp.S.Zero
     if var not in f.free_symbols:
         return f * var
+    if f.is_rational_function(var):
+        return rational_antiderivative(f, var)
+    alg = algebraic_antiderivative(f, var)
+    if alg is not None:
+        return alg
     t = sp.Symbol("t_")
     half = _half_angle(f, var, t)
     if half is not None:
@@ -363,6 +385,35 @@ def quadrature(f, var, seconds: float = 10.0) -> sp.Expr | None:
             prim = prim.xreplace({sp.atan(t): var / 2})       # x in (-pi, pi)
             return sp.expand_log(prim.xreplace({t: sp.tan(var / 2)}), force=True)
     return antiderivative(f, var, seconds)
+
+
+def algebraic_antiderivative(f, x) -> sp.Expr | None:
+    r""":math:`\int p(x)\,Q(x)^e\,dx = N(x)\,Q(x)^{e+1}` for polynomials :math:`p, Q` and a
+    non-integer :math:`e`, when such a polynomial :math:`N` exists: the linear equations
+    :math:`N'Q + (e+1)NQ' = p` for the coefficients of :math:`N` (degree :math:`\le \deg p +
+    1`), or ``None``.
+
+    >>> x = sp.Symbol("x")
+    >>> algebraic_antiderivative(x/(x**2 + 1)**sp.Rational(3, 2), x)
+    -1/sqrt(x**2 + 1)
+    """
+    pows = [b for b in sp.Mul.make_args(f) if b.is_Pow and b.base.has(x)
+            and b.exp.is_Rational and not b.exp.is_integer]
+    if len(pows) != 1:
+        return None
+    Q, e = pows[0].base, pows[0].exp
+    p = sp.cancel(f / pows[0])
+    if not (p.is_polynomial(x) and Q.is_polynomial(x)):
+        return None
+    n = sp.degree(p, x) + 1
+    cs = sp.symbols(f"_n0:{n + 1}", cls=sp.Dummy)
+    N = sum(c * x**k for k, c in enumerate(cs))
+    eqs = sp.Poly(sp.expand(sp.diff(N, x) * Q + (e + 1) * N * sp.diff(Q, x) - p), x).coeffs()
+    sol = sp.solve(eqs, cs, dict=True)
+    if not sol:
+        return None
+    N = N.xreplace(sol[0]).xreplace({c: 0 for c in cs})      # free coefficients: 0
+    return sp.factor(N) * Q**(e + 1)
 
 
 def rational_antiderivative(f, t) -> sp.Expr:
@@ -395,11 +446,24 @@ def _half_angle(f, var, t) -> sp.Expr | None:
         sp.expand(e * 2 / (1 + t**2))
 
 
+def _positive_sign(g: sp.Expr) -> sp.Expr:
+    """``g`` or ``-g``, whichever is positive at the sample point ``s_k = 1/2 + 1/(k+3)``
+    of its symbols (``Abs(g)`` when it vanishes there)."""
+    syms = sorted(g.free_symbols, key=str)
+    val = g.xreplace({x: sp.Rational(1, 2) + sp.Rational(1, k + 3) for k, x in enumerate(syms)})
+    val = sp.N(val)
+    if val.is_real and val > 0:
+        return g
+    if val.is_real and val < 0:
+        return sp.expand(-g)
+    return sp.Abs(g)
+
+
 def exp_of(e: sp.Expr) -> sp.Expr:
     r""":math:`e^{E}` with the logarithms of :math:`E` turned into powers,
-    :math:`e^{c\log g + r} = |g|^c e^r` (the absolute value for a non-integer :math:`c`: a
-    solution of a linear equation on an interval where :math:`g` keeps its sign, up to a
-    constant factor).
+    :math:`e^{c\log g + r} = (\pm g)^c e^r` (for a non-integer :math:`c` the sign that makes
+    :math:`\pm g` positive at a sample point, :func:`_positive_sign`: a solution of a linear
+    equation on a domain where :math:`g` keeps its sign, up to a constant factor).
 
     >>> x = sp.Symbol("x", positive=True)
     >>> exp_of(sp.log(x)/2 + x)
@@ -411,7 +475,7 @@ def exp_of(e: sp.Expr) -> sp.Expr:
         if len(logs) == 1:
             c = sp.cancel(term / logs[0])
             g = logs[0].args[0]
-            factors.append((g if g.is_positive or c.is_integer else sp.Abs(g))**c)
+            factors.append((g if g.is_positive or c.is_integer else _positive_sign(g))**c)
         else:
             rest.append(term)
     return sp.Mul(*factors) * sp.exp(sp.Add(*rest))
