@@ -161,7 +161,27 @@ def veselova(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None
     return common.build_system(
         N, L, [sp.trigsimp(f)], name="veselova", independent=("thetadot", "phidot"),
         description="Veselova problem: rigid body about a fixed point with (omega, gamma) = 0 "
-                    "(Veselova 1986; Fedorov-Jovanovic 2004)")
+                    "(Veselova 1986; Fedorov-Jovanovic 2004)",
+        natural_frame=None if U != 0 else _veselova_frame(N, p, w, gamma))
+
+
+def _veselova_frame(N, p, w, gamma) -> dict:
+    r"""The frame :math:`\partial_\theta, \partial_\varphi - \cos\theta\,\partial_\psi` of
+    the constraint and the algebraic form in :math:`(\omega, \gamma)` with
+    :math:`(\gamma,\gamma) = 1`, :math:`(\omega,\gamma) = 0`:
+    :math:`I\dot\omega = I\omega\times\omega + \lambda\gamma`,
+    :math:`\lambda = -(I^{-1}(I\omega\times\omega), \gamma)/(I^{-1}\gamma, \gamma)`
+    (Veselova (1986))."""
+    th = N.coords[0]
+    frame = (N.vector_field([1, 0, 0]), N.vector_field([0, 1, -sp.cos(th)]))
+    Imat = sp.diag(p["I1"], p["I2"], p["I3"])
+    f = (Imat * _OMEGA).cross(_OMEGA)
+    Ii = Imat.inv()
+    lam = -(Ii * f).dot(_GAMMA) / (Ii * _GAMMA).dot(_GAMMA)
+    algebraic = {"velocities": dict(zip(_OMEGA, w)), "functions": dict(zip(_GAMMA, gamma)),
+                 "rates": _euler_poisson(Imat, f + lam * _GAMMA),
+                 "relations": [_GAMMA.dot(_GAMMA) - 1, _OMEGA.dot(_GAMMA)]}
+    return {"frame": frame, "names": ("eta1", "eta2"), "algebraic": algebraic}
 
 
 def _offset(value: ParamValue, name: str) -> sp.Expr:
@@ -221,9 +241,27 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
     gamma = poisson_vector(*N.coords[:2])
     L = ((p["I1"] * w[0]**2 + p["I2"] * w[1]**2 + p["I3"] * w[2]**2) / 2
          - p["m"] * p["g"] * sum(r * gi for r, gi in zip(r0, gamma)))
+    Imat = sp.diag(p["I1"], p["I2"], p["I3"])
+    rates = _euler_poisson(Imat, (Imat * _OMEGA).cross(_OMEGA)
+                           + p["m"] * p["g"] * _GAMMA.cross(sp.Matrix(r0)))
+    algebraic = {"velocities": dict(zip(_OMEGA, w)), "functions": dict(zip(_GAMMA, gamma)),
+                 "rates": rates, "relations": [_GAMMA.dot(_GAMMA) - 1]}
     return common.build_system(
         N, L, [], name="heavy_top",
         description="Heavy rigid body about a fixed point (Euler-Poisson equations)",
         natural_frame={"frame": body_angular_velocity_frame(N),
                        "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma",
-                       "functions": gamma})
+                       "functions": gamma, "algebraic": algebraic})
+
+
+#: the algebraic variables of a body about a fixed point: body angular velocity, Poisson vector
+_OMEGA = sp.Matrix(sp.symbols("omega1 omega2 omega3", real=True))
+_GAMMA = sp.Matrix(sp.symbols("gamma1 gamma2 gamma3", real=True))
+
+
+def _euler_poisson(Imat: sp.Matrix, moment_rate: sp.Matrix) -> dict:
+    r"""The rates :math:`\dot\omega = I^{-1}\dot M`, :math:`\dot\gamma = \gamma\times\omega`
+    (Poisson's equation) of the algebraic form."""
+    wdot = (Imat.inv() * moment_rate).applyfunc(sp.cancel)
+    gdot = _GAMMA.cross(_OMEGA)
+    return {**dict(zip(_OMEGA, wdot)), **dict(zip(_GAMMA, gdot))}

@@ -130,8 +130,8 @@ def _frame_and_shape(system) -> tuple[tuple, list]:
     for frame, key in tried:
         shape = shape_variables(system, key)
         if len(shape) == 1:
-            break
-    return frame, shape
+            return frame, shape
+    return tried[-1][0], shape
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:

@@ -35,7 +35,6 @@ from geomech.mechanics.analysis.common import (
     all_zero,
     as_field,
     check_system,
-    is_zero,
 )
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
 from geomech.mechanics.analysis.linear_odes import normal_form

@@ -65,6 +65,11 @@ from geomech.mechanics.analysis.integrals import (
     polynomial_integrals,
     ring_linear_rows,
 )
+from geomech.mechanics.analysis.variety_integrals import (
+    algebraic_form,
+    to_algebraic,
+    variety_integrals,
+)
 
 __all__ = ["IntegralList", "natural_polynomial_integrals", "system_polynomial_integrals",
            "trigonometric_ansatz", "reduced_coordinates"]
@@ -460,10 +465,33 @@ def _primitive_natural(F: sp.Expr, eta) -> sp.Expr:
 # ---------------------------------------------------------------------------------------
 # system-level entry point (attached as a method by the system class)
 # ---------------------------------------------------------------------------------------
+def _algebraic_integrals(system, form, degree: int, cd, on) -> IntegralList:
+    """The integrals of the algebraic form (:func:`~geomech.mechanics.analysis.
+    variety_integrals.variety_integrals`), with the levels ``on`` written in its variables."""
+    from geomech.mechanics.equations.common import compact
+
+    if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    levels = [to_algebraic(form, system.phase_space.sympify(f) if isinstance(f, str) else f)
+              for f in on]
+    natural = variety_integrals(form, degree, cd, levels)
+    phase = [compact(F.xreplace(form.on_phase_space)) for F in natural]
+    names = ", ".join(map(str, form.velocities))
+    rels = ", ".join(f"{sp.sstr(g)} = 0" for g in (*form.relations, *levels))
+    family = (f"polynomials of degree <= {degree} in ({names}) with coefficients polynomials of "
+              f"degree <= {degree if cd is None else cd} in "
+              f"({', '.join(map(str, form.functions))})" + (f", modulo {rels}" if rels else ""))
+    return IntegralList(phase, natural, dict(form.on_phase_space), family)
+
+
 def system_polynomial_integrals(system, degree: int = 2, ansatz=None,
                                 **options) -> IntegralList:
     """``S.polynomial_integrals(degree, ansatz)``: integrals polynomial in the velocities.
 
+    With the algebraic form of a natural frame (``natural_frame["algebraic"]``, e.g. the
+    Euler--Poisson variables of :func:`~geomech.examples.heavy_top`): the search modulo its
+    relations and the levels ``on=[F, ...]`` (:math:`F = 0`; expressions in its variables or on
+    the phase space), :func:`~geomech.mechanics.analysis.variety_integrals.variety_integrals`.
     With a natural frame and no ``ansatz``/``variables``: :func:`natural_polynomial_integrals`
     (option ``coefficient_degree``).  Otherwise integrals polynomial in the independent
     velocities with coefficients in ``ansatz`` (functions of the configuration; default: the
@@ -477,6 +505,15 @@ def system_polynomial_integrals(system, degree: int = 2, ansatz=None,
     >>> len(gm.examples.chaplygin_sleigh().polynomial_integrals(1))
     0
     """
+    on = options.pop("on", ())
+    if ansatz is None and "variables" not in options:
+        form = algebraic_form(system)
+        if form is not None:
+            return _algebraic_integrals(system, form, degree,
+                                        options.pop("coefficient_degree", None), on)
+    if on:
+        raise ValueError("integrals on a level (on=...) need the algebraic form of a natural "
+                         f"frame (natural_frame['algebraic']); {system.name} has none")
     if (ansatz is None and "variables" not in options
             and getattr(system, "natural_frame", None)):
         return natural_polynomial_integrals(system, degree,
