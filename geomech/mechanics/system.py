@@ -446,6 +446,15 @@ class NonholonomicSystem:
 
         return system_first_integrals(self, degree, functions, seconds)
 
+    def integrability(self, max_degree: int = 4, hamiltonisation: bool = True):
+        """Integrability by quadratures (Euler--Jacobi, Euler--Jacobi--Lie (Kozlov 2002),
+        Chaplygin's reducing multiplier): a verdict with the measure, the integrals, the
+        symmetries and the quadratures used (:func:`~geomech.mechanics.analysis.
+        integrability.system_integrability`)."""
+        from .analysis.integrability import system_integrability
+
+        return system_integrability(self, max_degree, hamiltonisation)
+
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
         along the flow; see :func:`geomech.mechanics.analysis.symmetry.linear_integrals`."""

@@ -37,7 +37,8 @@ from geomech.core.budget import check
 from geomech.mechanics.analysis.common import check_system
 from geomech.mechanics.analysis.linear_odes import is_elementary, numeric_basis
 
-__all__ = ["FirstIntegral", "system_first_integrals", "independent_integrals"]
+__all__ = ["FirstIntegral", "system_first_integrals", "independent_integrals",
+           "polynomial_first_integrals"]
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,8 @@ def _function_linear(system, seconds: float) -> list[FirstIntegral]:
                           numeric=(fi.ode, fi.momenta, k)) for k in range(fi.dimension)]
 
 
-def _polynomial(system, degree: int) -> list[FirstIntegral]:
+def polynomial_first_integrals(system, degree: int) -> list[FirstIntegral]:
+    """``S.polynomial_integrals(degree)`` as :class:`FirstIntegral` values (exact)."""
     Fs = system.polynomial_integrals(degree)
     kind = f"polynomial (degree <= {degree})"
     how = "dF/dt = 0 by exact polynomial arithmetic"
@@ -211,7 +213,7 @@ def system_first_integrals(system, degree: int = 2, functions: bool = True,
         found += _function_linear(system, seconds)
         check()
     if degree:
-        found += _polynomial(system, degree)
+        found += polynomial_first_integrals(system, degree)
     return independent_integrals(found)
 
 

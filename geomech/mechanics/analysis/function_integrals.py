@@ -52,7 +52,7 @@ from geomech.mechanics.analysis.linear_odes import (
 )
 from geomech.mechanics.analysis.noether_functions import FunctionAnsatz, noether_field_system
 
-__all__ = ["NoetherODEIntegrals", "noether_ode_integrals", "shape_variables"]
+__all__ = ["NoetherODEIntegrals", "noether_ode_integrals", "shape_variables", "frame_and_shape"]
 
 
 @dataclass(frozen=True)
@@ -120,9 +120,10 @@ def shape_variables(system, frame=None) -> list[sp.Symbol]:
     return reduced_coordinates(compact_equations(system, frame=frame))
 
 
-def _frame_and_shape(system) -> tuple[tuple, list]:
-    """The first frame (natural, then the frame of the independent velocities) in which the
-    equations depend on exactly one coordinate, with that coordinate (else the last tried)."""
+def frame_and_shape(system) -> tuple[tuple, str | None, list]:
+    """``(frame, key, shape)``: the first frame (``key="natural"``, then ``None``: the frame
+    of the independent velocities) in which the equations depend on exactly one coordinate,
+    with the coordinates they depend on (``shape``; else those of the last frame tried)."""
     tried = []
     if system.natural_frame:
         tried.append((tuple(system.natural_frame["frame"]), "natural"))
@@ -130,8 +131,8 @@ def _frame_and_shape(system) -> tuple[tuple, list]:
     for frame, key in tried:
         shape = shape_variables(system, key)
         if len(shape) == 1:
-            return frame, shape
-    return tried[-1][0], shape
+            return frame, key, shape
+    return tried[-1][0], tried[-1][1], shape
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:
@@ -143,7 +144,7 @@ def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals 
     ``seconds`` bounds each ``dsolve`` / ``integrate`` call of the closed-form solution.
     """
     check_system(system)
-    frame, shape = _frame_and_shape(system)
+    frame, _, shape = frame_and_shape(system)
     if len(shape) != 1:
         return None
     var = shape[0]
