@@ -111,7 +111,7 @@ def _euler(N):
 
 def known_integrals(S) -> list:
     """Known integrals (Borisov & Mamaev (2015), §4) for the system ``S`` (expressions on TN)."""
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     N = S.manifold
     c, s = sp.cos, sp.sin
@@ -264,7 +264,7 @@ def _ball_at_zero_area(numeric: bool):
 
 def analyses(name: str, numeric_multiplier: bool = False) -> list:
     """Rows (system, analysis, time, operations, result) of the issue's analyses."""
-    from geomech.mechanics.analysis.conformal import reducing_multiplier
+    from geomech.mechanics.analysis.multiplier import reducing_multiplier
 
     rows = []
     res, dt = _timed(lambda: gm.examples.get(name).invariant_measure())

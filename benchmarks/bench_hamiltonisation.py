@@ -60,7 +60,7 @@ def ball_prop7(frame=None):
 
 
 def ball_prop8_xy():
-    from geomech.mechanics.analysis.hamiltonian import system_chaplygin_pseudo_hamiltonian
+    from geomech.mechanics.analysis.pseudo_hamiltonian import system_chaplygin_pseudo_hamiltonian
 
     form = system_chaplygin_pseudo_hamiltonian(gm.examples.chaplygin_ball(), ["x", "y"])
     return "form", _ops(form.hamiltonian, *form.matrix)
@@ -92,7 +92,7 @@ def ball_reduction():
 
 
 def ball_multiplier():
-    from geomech.mechanics.analysis.conformal import reducing_multiplier
+    from geomech.mechanics.analysis.multiplier import reducing_multiplier
 
     res, dt = _timed(reducing_multiplier, _ball_level())
     return (f"N found: {bool(res)} ({dt:.2f} s after the reduction)",
@@ -113,7 +113,7 @@ def veselova_measure():
 
 
 def veselova_multiplier():
-    from geomech.mechanics.analysis.hamiltonian import system_is_conformally_hamiltonian
+    from geomech.mechanics.analysis.multiplier import system_is_conformally_hamiltonian
 
     res = system_is_conformally_hamiltonian(gm.examples.veselova(), ["psi"])
     return f"N found: {bool(res)}", _ops(res.multiplier) if res else 0
@@ -126,10 +126,8 @@ def suslov_measure():
 
 def sleigh_none():
     from geomech.mechanics.analysis.conformal import conformal_factor_search
-    from geomech.mechanics.analysis.hamiltonian import (
-        chaplygin_multiplier,
-        system_chaplygin_pseudo_hamiltonian,
-    )
+    from geomech.mechanics.analysis.multiplier import chaplygin_multiplier
+    from geomech.mechanics.analysis.pseudo_hamiltonian import system_chaplygin_pseudo_hamiltonian
 
     S = gm.examples.chaplygin_sleigh(independent=("ydot", "phidot"))
     form = system_chaplygin_pseudo_hamiltonian(S, ["x"])

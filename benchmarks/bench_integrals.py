@@ -50,7 +50,7 @@ CAP = 30.0 if "--quick" in sys.argv else 120.0
 
 def suslov():
     """Suslov's problem with inertia [[A, 0, 1], [0, B, 2], [1, 2, C]], constraint omega3 = 0."""
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     s, c = sp.sin, sp.cos
     N = gm.Manifold("SO3", "theta phi psi", parameters="A B C")
@@ -82,6 +82,7 @@ def legacy_so_n(n: int) -> None:
     """The previous method on the so(n) field: ``v(F)`` expanded as one expression, split by
     monomials and solved by ``solve_constant_linear`` (sampled, verified by the zero
     policy)."""
+    from geomech.core.algebra.linear import solve_constant_linear
     from geomech.mechanics.analysis import integrals as I
 
     v = gm.rigid_body_so_n(n).vector_field()
@@ -90,7 +91,7 @@ def legacy_so_n(n: int) -> None:
     cs = list(sp.symbols(f"_c0:{len(monos)}", cls=sp.Dummy))
     F = sp.Add(*[c * t for c, t in zip(cs, monos)])
     vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, monos)))
-    sols = I.solve_constant_linear(I.split_polynomial(vF, M.coords), cs, keep=M.parameters)
+    sols = solve_constant_linear(I.split_polynomial(vF, M.coords), cs, keep=M.parameters)
     I._verified_integrals(v, F, sols, False, ())
 
 

@@ -34,7 +34,7 @@ import time
 import sympy as sp
 
 import geomech as gm
-from geomech.mechanics.equations.quasi import compact_equations
+from geomech.mechanics.equations.compact import compact_equations
 
 try:
     from benchmarks._common import table

@@ -26,7 +26,9 @@ import time
 import sympy as sp
 from sympy.core.cache import clear_cache
 
-from geomech.mechanics.models.rigid_body_so_n import hat, inertia_lambdas, rigid_body_so_n
+from geomech.mechanics.models.euler_arnold import inertia_lambdas
+from geomech.mechanics.models.rigid_body_so_n import rigid_body_so_n
+from geomech.mechanics.models.so_n import hat
 
 
 def geomech_equations(n):

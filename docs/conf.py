@@ -53,6 +53,27 @@ sphinx_gallery_conf = {
     "min_reported_time": 1,
 }
 
+# -- the report page of every catalogue system (docs/report_pages.py) -------------------------
+# Built when the build starts (two worker processes; rebuilt only when the package changed),
+# copied into the site under reports/; GEOMECH_DOCS_REPORT_PAGES=0 skips building them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+html_extra_path = ["generated/report_site"]
+# Sphinx checks html_extra_path when the configuration is read, before builder-inited builds the
+# pages: on a clean clone the folder must exist by then (else -W fails on the warning).
+os.makedirs(os.path.join(os.path.dirname(os.path.abspath(__file__)), *html_extra_path[0].split("/")),
+            exist_ok=True)
+
+
+def _report_pages(app):
+    import report_pages
+
+    report_pages.build(skip=os.environ.get("GEOMECH_DOCS_REPORT_PAGES", "1") == "0")
+
+
+def setup(app):
+    app.connect("builder-inited", _report_pages)
+
+
 # -- HTML ------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = "geomech"

@@ -4,10 +4,15 @@
 
     geomech list
     geomech report NAME | model.toml | package.module:function
-            [--format text|markdown|latex|json] [--no-simulation] [--t-end T]
+            [--format text|markdown|latex|json|html] [--no-simulation] [--t-end T]
             [--analysis-timeout S] [--step-timeout S] [--quiet] [-o FILE] [--full]
-            [--arg n=4] [--param m=2.5] [--method NAME] [--no-analyses]
+            [--arg n=4] [--param m=2.5] [--method NAME] [--no-analyses] [--no-figures]
     geomech --version
+
+Every format is written section by section as the sections are computed (JSON too: one
+document whose sections arrive one by one; into a file, a complete document after every
+section).  ``--format html`` writes one self-contained page: formulas in MathML, figures
+inline (the path in the plane, the drift, a phase portrait of the simulation).
 
 Exit status: 0 when every section was computed, was not computed for a stated reason or
 does not apply; 1 when a section failed; 2 for a usage or input error (checked before any
@@ -51,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("target", metavar="NAME|model.toml|module:function",
                    help="a catalogue name (see 'geomech list'), a model file (.toml) or a "
                         "Python function returning a system (package.module:function)")
-    r.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
+    r.add_argument("--format", choices=("text", "markdown", "latex", "json", "html"),
+                   default="text",
+                   help="output format (html: one self-contained web page with MathML "
+                        "formulas and figures)")
     r.add_argument("--method", default="lagrange_dalembert",
                    help="form of the equations of motion to print (default lagrange_dalembert)")
     r.add_argument("--no-simulation", action="store_true", help="skip the numerical run")
@@ -64,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "Hamiltonian structure); default 30, 0 = no limit")
     r.add_argument("--no-analyses", action="store_true",
                    help="skip symmetries, integrals, measure and Hamiltonian structure")
+    r.add_argument("--no-figures", action="store_true",
+                   help="html: leave out the figures (they are drawn for html only)")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     r.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (section by section) instead of stdout")
@@ -196,7 +206,7 @@ def _parameter_values(obj, given: dict[str, str]) -> dict[str, float]:
 def _describe(func) -> str:
     """One plain line for ``geomech list``: the first sentence of the docstring, without
     markup or references to internal notes."""
-    from .report import first_sentence
+    from geomech.reporting.sections import first_sentence
 
     text = first_sentence(func.__doc__ or "")
     text = re.sub(r"\s*\((?:spec |seeds?[_ \d])[^)]*\)", "", text)
@@ -223,24 +233,25 @@ def _progress(k: int, n: int, label: str, seconds: float | None) -> None:
 
 def _stream(obj, args, params, out):
     """Compute the report section by section, writing (and flushing) each one."""
-    from .report import Report, iter_report, writer
+    from geomech.reporting.model import Report
+    from geomech.reporting.render import writer
+
+    from .report import iter_report
 
     rep = Report(getattr(obj, "name", type(obj).__name__))
     sections = iter_report(obj, method=args.method, simulate=not args.no_simulation,
                            t_end=args.t_end, step_timeout=args.step_timeout or None,
                            analyses=not args.no_analyses,
                            analysis_timeout=args.analysis_timeout or None,
-                           parameters=params, on_step=None if args.quiet else _progress)
-    if args.format == "json":
-        for sec in sections:
+                           parameters=params, on_step=None if args.quiet else _progress,
+                           figures=args.format == "html" and not args.no_figures)
+    if args.format == "json" and out is not sys.stdout:
+        for sec in sections:                   # a file: a complete document after each section
             rep.sections.append(sec)
-            if out is not sys.stdout:          # a complete JSON document after each section
-                out.seek(0)
-                out.truncate()
-                json.dump(rep.to_dict(), out, indent=2)
-                out.flush()
-        if out is sys.stdout:
-            out.write(rep.render("json"))
+            out.seek(0)
+            out.truncate()
+            json.dump(rep.to_dict(), out, indent=2)
+            out.flush()
         return rep
     w = writer(args.format, full=args.full)
     out.write(w.header(rep.name))
@@ -292,4 +303,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:              # `geomech list | head`: the reader left, not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)                # stdout now refers to it; the spare descriptor goes
         return EXIT_OK

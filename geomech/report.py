@@ -1,4 +1,5 @@
-r"""Analysis report of a system: text, Markdown, LaTeX or JSON, computed section by section.
+r"""Analysis report of a system: text, Markdown, LaTeX, JSON or a web page (HTML with MathML
+and figures), computed section by section.
 
 A report is a list of :class:`Section` objects, each computed by one step (configuration
 space, constraint geometry, equations of motion, energy or power balance, integrals,
@@ -11,7 +12,7 @@ in a :class:`Report`.  Every section ends in one of four states: computed (``"ok
 
 The module is the front: the value types are in :mod:`geomech.reporting.model`, the sections
 and the steps computing them in :mod:`geomech.reporting.sections`, the rendering in
-:mod:`geomech.reporting.render`; every public name is importable from here.
+:mod:`geomech.reporting.render`, each name in its own module.
 
 Time limits are cooperative (:func:`geomech.core.budget.time_limit`): they hold in any
 thread, without signals.
@@ -35,18 +36,16 @@ import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 
-from geomech.reporting.model import STATUSES, Report, Section
-from geomech.reporting.render import FORMATS, TEXT_WIDTH, render, writer
-from geomech.reporting.sections import ANALYSES, first_sentence, report_steps, run_step
+from geomech.reporting.model import Report, Section
+from geomech.reporting.sections import report_steps, run_step
 
-__all__ = ["Section", "Report", "report", "build_report", "iter_report", "render", "writer",
-           "first_sentence", "STATUSES", "ANALYSES", "FORMATS", "TEXT_WIDTH"]
+__all__ = ["report", "build_report", "iter_report"]
 
 
 def iter_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
                 t_end: float = 5.0, step_timeout: float | None = None, analyses: bool = True,
                 analysis_timeout: float | None = 30.0, parameters: Mapping | None = None,
-                on_step: Callable | None = None) -> Iterator[Section]:
+                on_step: Callable | None = None, figures: bool = True) -> Iterator[Section]:
     """Compute the sections of the report of ``obj`` one by one and yield each as soon as it
     is done (the arguments are those of :func:`build_report`).
 
@@ -58,7 +57,7 @@ def iter_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
     >>> next(it).title
     'System'
     """
-    steps = report_steps(obj, method, simulate, t_end, analyses, parameters)
+    steps = report_steps(obj, method, simulate, t_end, analyses, parameters, figures)
     for k, step in enumerate(steps, 1):
         if on_step is not None:
             on_step(k, len(steps), step.label, None)
@@ -84,7 +83,7 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
                  t_end: float = 5.0, progress: bool = False,
                  step_timeout: float | None = None, analyses: bool = True,
                  analysis_timeout: float | None = 30.0,
-                 parameters: Mapping | None = None) -> Report:
+                 parameters: Mapping | None = None, figures: bool = True) -> Report:
     """Compute every section of the report of ``obj`` (a system or a catalogue object).
 
     Parameters
@@ -109,6 +108,10 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
     parameters : mapping, optional
         Parameter values ``{name: number}`` for the simulation (the others keep their
         defaults).
+    figures : bool
+        Include the Figures section (:mod:`geomech.reporting.figures`: the path in the
+        plane, the drift, a phase portrait ... of the simulation), shown by
+        ``render("html")``.
 
     Returns
     -------
@@ -117,19 +120,20 @@ def build_report(obj, method: str = "lagrange_dalembert", simulate: bool = True,
     rep = Report(getattr(obj, "name", type(obj).__name__))
     rep.sections.extend(iter_report(obj, method, simulate, t_end, step_timeout, analyses,
                                     analysis_timeout, parameters,
-                                    _stderr_progress if progress else None))
+                                    _stderr_progress if progress else None, figures))
     return rep
 
 
 def report(system, *, method: str = "lagrange_dalembert", simulation: bool = True,
            t_end: float = 5.0, analyses: bool = True, analysis_timeout: float | None = 30.0,
            step_timeout: float | None = None, parameters: Mapping | None = None,
-           progress: bool = False) -> Report:
+           progress: bool = False, figures: bool = True) -> Report:
     """The analysis report of ``system`` (``gm.report``): a :class:`Report`.
 
     The same sections as ``geomech report`` on the command line (see :func:`build_report`
-    for the arguments); ``rep.render("text" | "markdown" | "latex" | "json")``,
-    ``rep.to_dict()``, and in Jupyter the report displays itself.
+    for the arguments); ``rep.render("text" | "markdown" | "latex" | "json" | "html")``
+    (``"html"``: one self-contained page, formulas in MathML, the figures inline),
+    ``rep.to_dict()``, and in Jupyter the report displays itself (as that page).
 
     >>> import geomech as gm
     >>> rep = gm.report(gm.examples.chaplygin_sleigh(), simulation=False, analyses=False)
@@ -138,7 +142,8 @@ def report(system, *, method: str = "lagrange_dalembert", simulation: bool = Tru
     """
     return build_report(system, method=method, simulate=simulation, t_end=t_end,
                         progress=progress, step_timeout=step_timeout, analyses=analyses,
-                        analysis_timeout=analysis_timeout, parameters=parameters)
+                        analysis_timeout=analysis_timeout, parameters=parameters,
+                        figures=figures)
 
 
 class _CallableModule(types.ModuleType):

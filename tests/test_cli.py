@@ -20,6 +20,9 @@ import geomech.reporting.sections as report_sections
 from geomech.cli import main
 from geomech.interop.model import ModelFileError, load_model, parse_model
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 DOCS_MODEL = Path(__file__).resolve().parents[1] / "docs" / "diff_drive.toml"
 
 SLEIGH = textwrap.dedent('''
@@ -94,7 +97,7 @@ def test_unknown_targets(capsys, no_work):
     assert "cannot import the module" in capsys.readouterr().err
     assert main(["report", "geomech.examples:no_such_function"]) == 2
     assert "has no function" in capsys.readouterr().err
-    assert main(["report", "chaplygin_sleigh", "--format", "html"]) == 2
+    assert main(["report", "chaplygin_sleigh", "--format", "pdf"]) == 2
 
 
 def test_model_file_door_full_report(tmp_path, capsys):

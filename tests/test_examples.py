@@ -18,7 +18,7 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.examples import boards, particles, rolling, rolling_bodies, sleighs
-from geomech.examples.rolling import body_angular_velocity, euler_matrix, space_angular_velocity
+from geomech.examples.kinematics import body_angular_velocity, euler_matrix, space_angular_velocity
 
 Z = default_policy()
 
@@ -51,7 +51,7 @@ CATALOGUE = ["chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate", "rolling_
              "sharp_edge_body", "convex_body_on_plane", "ellipsoid", "chaplygin_ball",
              "rubber_ball", "routh_sphere", "ball_on_surface_of_revolution", "snakeboard",
              "skateboard", "board_with_fixed_axis", "free_rigid_body", "particle_zdot_y_xdot",
-             "particle_holonomic_in_disguise"]
+             "particle_holonomic_in_disguise", "rattleback"]
 
 
 def test_registry_lists_every_constructor():
@@ -71,7 +71,7 @@ DIMENSIONS = [
     ("sharp_edge_body", 5, 1), ("chaplygin_ball", 5, 2), ("routh_sphere", 5, 2),
     ("rubber_ball", 5, 3),                                  # B5: dim D = 2, dim M = 7
     ("ball_on_surface_of_revolution", 5, 2), ("snakeboard", 6, 2), ("skateboard", 4, 2),
-    ("board_with_fixed_axis", 4, 2),
+    ("board_with_fixed_axis", 4, 2), ("rattleback", 5, 2),
 ]
 
 
@@ -84,8 +84,8 @@ def test_degrees_of_freedom(name, n, k):
     # the phase space reuses the configuration symbols
     assert S.phase_space.coords[:n] == S.manifold.coords
     assert S.name == name and S.description
-    for p in S.manifold.parameters:
-        assert p.is_positive
+    for p in S.manifold.parameters:       # a product of inertia has a sign
+        assert p.is_positive or (name, p.name) == ("rattleback", "D") and p.is_real
 
 
 @pytest.mark.slow
@@ -215,20 +215,16 @@ def test_euler_kinematics():
     assert all(zero(e) for e in (ws - Q.T * w))
 
 
-def test_split_rolling_modules_keep_the_old_paths():
-    """The catalogue functions of rolling_bodies and the kinematics of kinematics are the
-    same objects under geomech.examples.rolling, and all are registered; the kinematics'
+def test_rolling_modules_are_registered_and_the_kinematics_agree():
+    """The catalogue functions of rolling and rolling_bodies are registered; the kinematics'
     frame agrees with the angular velocity: omega = (Q' Q^T)^vee in body axes."""
     from geomech.examples import kinematics
 
     for name in rolling_bodies.__all__:
-        assert getattr(rolling, name) is getattr(rolling_bodies, name)
         assert name in gm.examples.list()
         assert getattr(gm.examples, name) is getattr(rolling_bodies, name)
     for name in rolling.__all__:
         assert name in gm.examples.list()
-    for name in ("euler_matrix", "body_angular_velocity", "space_angular_velocity"):
-        assert getattr(rolling, name) is getattr(kinematics, name)
     N = gm.Manifold("N", "x y theta phi psi")
     th, ph, ps, thd, phd, psd = kinematics.euler_angles(N)
     Q = kinematics.euler_matrix(th, ph, ps)

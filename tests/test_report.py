@@ -15,14 +15,19 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.budget import check, time_limit
-from geomech.report import Report, Section, build_report
+from geomech.report import build_report
 from geomech.reporting.energy import energy_section as _energy_section
-from geomech.reporting.render import _latex_name, _md_escape, _wrap
-from geomech.reporting.render import formula_latex as _latex
+from geomech.reporting.formulas import formula_latex as _latex
+from geomech.reporting.formulas import latex_name as _latex_name
+from geomech.reporting.model import Report, Section
+from geomech.reporting.render import _md_escape, _wrap
 from geomech.reporting.sections import _hamiltonian_section, _measure_section
 from geomech.reporting.simulation import numeric_defaults as _numeric_defaults
 from geomech.reporting.simulation import simulation_section as _simulation_section
 from geomech.reporting.simulation import status_of_run as _status_of_run
+
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
 
 
 def _diff_drive(affine: bool = False):
@@ -67,7 +72,7 @@ def test_gm_report_is_a_report_with_every_format():
     assert rep._repr_markdown_() == rep.render("markdown")
     assert rep._repr_latex_().startswith("$$") and rep._repr_latex_().endswith("$$")
     with pytest.raises(ValueError, match="unknown format"):
-        rep.render("html")
+        rep.render("pdf")
 
 
 def test_failed_step_is_reported_not_hidden():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress
 
 import sympy as sp
 from sympy.polys.rings import PolyRing
@@ -88,14 +89,14 @@ class ExprBuilder:
     def _monomial(self, m: tuple) -> tuple:
         """``(factors, factor keys, (key, expr) of the monomial itself or None)``."""
         fs = []
-        for k, e in enumerate(m):
-            if e:
-                f = self._factors.get((k, e))
-                if f is None:
-                    g = self.gens[k]
-                    expr = g if e == 1 else sp.Pow(g, e)
-                    f = self._factors[(k, e)] = (canonical_key(expr), expr)
-                fs.append(f)
+        for k in compress(range(len(m)), m):      # the non-zero exponents, at C speed
+            e = m[k]
+            f = self._factors.get((k, e))
+            if f is None:
+                g = self.gens[k]
+                expr = g if e == 1 else sp.Pow(g, e)
+                f = self._factors[(k, e)] = (canonical_key(expr), expr)
+            fs.append(f)
         fs.sort(key=_first)
         factors = tuple(f[1] for f in fs)
         keys = tuple(f[0] for f in fs)

@@ -33,13 +33,12 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
-from .opcount import count_ops  # re-exported: sympy's operation count, faster
 from .parse import as_expr
 from .zero import default_policy
 
-__all__ = ["available_backends", "get_backend", "set_backend", "using_backend",
-           "jacobian", "bracket_components", "directional_derivative", "hessian",
-           "lagrangian_derivatives", "count_ops"]
+__all__ = ["available_backends", "get_backend", "set_backend", "using_backend", "jacobian",
+           "bracket_components", "directional_derivative", "hessian", "lagrangian_derivatives",
+           "polynomial_coefficients"]
 
 try:  # pragma: no cover - depends on the environment
     import symengine as _se
@@ -201,6 +200,9 @@ def hessian(f: sp.Expr, variables: Sequence[sp.Symbol]) -> sp.Matrix:
     n = len(variables)
     R = _ring_of([f], variables)
     if R is None:
+        coeffs = polynomial_coefficients(f, variables, 2)
+        if coeffs is not None:
+            return sp.Matrix(n, n, lambda i, j: sp.expand(_second_derivative(coeffs, i, j, n)))
         p = [sp.diff(f, v) for v in variables]
         return sp.Matrix(n, n, lambda i, j: sp.expand(sp.diff(p[i], variables[j])))
     P = R.to_ring(f)
@@ -208,12 +210,120 @@ def hessian(f: sp.Expr, variables: Sequence[sp.Symbol]) -> sp.Matrix:
     return sp.Matrix(n, n, lambda i, j: R.to_expr(R.diff(p[i], variables[j])))
 
 
+def _second_derivative(coeffs: dict, i: int, j: int, n: int) -> sp.Expr:
+    """The constant second derivative of a quadratic polynomial given by its coefficients."""
+    m = [0] * n
+    m[i] += 1
+    m[j] += 1
+    c = coeffs.get(tuple(m), sp.S.Zero)
+    return 2 * c if i == j else c
+
+
+def polynomial_coefficients(f: sp.Expr, variables: Sequence[sp.Symbol],
+                            max_degree: int) -> dict | None:
+    r"""``{exponents: coefficient}`` of ``f`` as a polynomial of total degree at most
+    ``max_degree`` in ``variables``, the coefficients free of them and not expanded (the
+    sub-expressions free of the variables are kept as they are); ``None`` when ``f`` is not
+    such a polynomial.  One pass over the expression, for the velocities of Lagrangians and
+    constraints: no differentiation of the whole expression.
+
+    >>> import sympy as sp
+    >>> x, y, a, t = sp.symbols("x y a t")
+    >>> polynomial_coefficients(a*(x*sp.cos(t) + y)**2/2, (x, y), 2)[(1, 1)]
+    a*cos(t)
+    >>> polynomial_coefficients(sp.sin(x), (x,), 2) is None
+    True
+    """
+    f = as_expr(f)
+    n = len(variables)
+    index = {v: k for k, v in enumerate(variables)}
+    zero = (0,) * n
+    memo: dict = {}
+
+    def poly(e) -> dict:
+        got = memo.get(e)
+        if got is not None:
+            return got
+        if e in index:
+            m = [0] * n
+            m[index[e]] = 1
+            got = {tuple(m): sp.S.One}
+        elif not e.has(*variables):
+            got = {zero: e}
+        elif e.is_Add:
+            got = {}
+            for t in e.args:
+                for m, c in poly(t).items():
+                    got[m] = got[m] + c if m in got else c
+        elif e.is_Mul:
+            got = {zero: sp.S.One}
+            for t in e.args:
+                got = _poly_mul(got, poly(t), max_degree)
+        elif e.is_Pow and e.exp.is_Integer and 0 < e.exp <= max_degree:
+            got = {zero: sp.S.One}
+            base = poly(e.base)
+            for _ in range(int(e.exp)):
+                got = _poly_mul(got, base, max_degree)
+        else:
+            raise _NotPolynomial
+        memo[e] = got
+        return got
+
+    try:
+        return {m: c for m, c in poly(f).items() if c != 0}
+    except _NotPolynomial:
+        return None
+
+
+class _NotPolynomial(Exception):
+    """Raised by :func:`polynomial_coefficients` for a non-polynomial node."""
+
+
+def _poly_mul(a: dict, b: dict, max_degree: int) -> dict:
+    out: dict = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            m = tuple(x + y for x, y in zip(ma, mb))
+            if sum(m) > max_degree:
+                raise _NotPolynomial
+            c = ca * cb
+            out[m] = out[m] + c if m in out else c
+    return out
+
+
+def _quadratic_lagrangian_derivatives(L: sp.Expr, coords, velocities) -> tuple | None:
+    """``(p, beta)`` from the coefficients of ``L`` in the velocities (degree <= 2)."""
+    coeffs = polynomial_coefficients(L, velocities, 2)
+    if coeffs is None:
+        return None
+    n = len(velocities)
+
+    def mono(m):
+        return sp.Mul(*[v ** k for v, k in zip(velocities, m) if k])
+
+    p = [sp.Add(*[c * m[i] * mono(m[:i] + (m[i] - 1,) + m[i + 1:])
+                  for m, c in coeffs.items() if m[i]]) for i in range(n)]
+    dc = {(m, j): sp.diff(c, q) for m, c in coeffs.items() for j, q in enumerate(coords)
+          if c.has(q)}
+    beta = []
+    for i in range(n):
+        acc = [-d * mono(m) for (m, j), d in dc.items() if j == i]
+        for (m, j), d in dc.items():
+            if m[i]:
+                acc.append(d * m[i] * mono(m[:i] + (m[i] - 1,) + m[i + 1:]) * velocities[j])
+        beta.append(sp.Add(*acc))
+    return p, beta
+
+
 def lagrangian_derivatives(L: sp.Expr, coords: Sequence[sp.Symbol],
                            velocities: Sequence[sp.Symbol]) -> tuple[list, list] | None:
-    r"""``(p, beta)`` of a Lagrangian, expanded: :math:`p_i = \partial L/\partial\dot q_i` and
+    r"""``(p, beta)`` of a Lagrangian: :math:`p_i = \partial L/\partial\dot q_i` and
     :math:`\beta_i = \sum_j \partial^2 L/\partial\dot q_i\partial q_j\,\dot q_j -
     \partial L/\partial q_i` (the velocity-dependent part of the Euler--Lagrange operator),
-    computed in the sparse ring; ``None`` when ``L`` is not a trigonometric polynomial.
+    computed in the sparse ring (expanded) when ``L`` is a trigonometric polynomial of
+    symbols, else from the coefficients of ``L`` as a polynomial of degree at most two in
+    the velocities (:func:`polynomial_coefficients`; only the coefficients are
+    differentiated, nothing is expanded); ``None`` otherwise.
 
     >>> import sympy as sp
     >>> q, v = sp.symbols("q v")
@@ -222,7 +332,7 @@ def lagrangian_derivatives(L: sp.Expr, coords: Sequence[sp.Symbol],
     """
     R = _ring_of([as_expr(L)], (*coords, *velocities))
     if R is None:
-        return None
+        return _quadratic_lagrangian_derivatives(as_expr(L), coords, velocities)
     P = R.to_ring(as_expr(L))
     vel_ring = [R.to_ring(v) for v in velocities]
     p = [R.diff(P, v) for v in velocities]

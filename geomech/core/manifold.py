@@ -171,7 +171,13 @@ class Manifold:
         return len(self.coords)
 
     def index(self, coord) -> int:
-        """Position of a coordinate symbol (or its name, or an index ``0 <= i < dim``)."""
+        """Position of a coordinate symbol (or its name, or an index ``0 <= i < dim``).
+
+        >>> import sympy as sp
+        >>> M = Manifold("M", "x y")
+        >>> M.index("y"), M.index(M.coords[1]), M.index(sp.Symbol("y"))
+        (1, 1, 1)
+        """
         if isinstance(coord, bool):
             raise TypeError(f"a coordinate is a symbol, a name or an index, got {coord!r}")
         if isinstance(coord, (int, sp.Integer)):
@@ -187,6 +193,10 @@ class Manifold:
         try:
             return self._index[coord]
         except KeyError:
+            if isinstance(coord, sp.Symbol) and not isinstance(coord, sp.Dummy):
+                same = self.identify(coord)   # a plain sp.Symbol("x") is the coordinate x
+                if same in self._index:
+                    return self._index[same]
             raise ValueError(f"{coord} is not a coordinate of {self.name}") from None
         except TypeError:
             raise TypeError(f"a coordinate is a symbol, a name or an index, got "
@@ -232,13 +242,63 @@ class Manifold:
     def sympify(self, value) -> sp.Expr:
         """Turn a component into a sympy expression through the one door
         :func:`geomech.core.parse.as_expr`: strings are parsed with the names of this chart,
-        Python numbers become exact (``0.5 -> 1/2``), sympy expressions pass unchanged.
+        Python numbers become exact (``0.5 -> 1/2``), and in sympy expressions a free symbol
+        named like a coordinate, velocity or parameter of the chart *is* that symbol
+        (:meth:`identify`).
 
         >>> M = Manifold("M", "x y")
         >>> M.sympify("x/2"), M.sympify(0.25), M.sympify(M.coords[1])
         (x/2, 1/4, y)
+        >>> import sympy as sp
+        >>> M.sympify(sp.Symbol("y")) is M.coords[1]
+        True
         """
-        return as_expr(value, self.names(), context=self.name)
+        return self.identify(as_expr(value, self.names(), context=self.name))
+
+    def identify(self, expr: sp.Basic) -> sp.Basic:
+        """``expr`` with every free symbol named like a symbol of this chart replaced by it.
+
+        sympy users write ``x, y = sympy.symbols("x y")``; the chart's coordinates carry
+        assumptions (``real=True``), so sympy treats those plain symbols as *other* symbols,
+        and a field built from them would silently differ from one built from
+        :attr:`coords` (its bracket with a coordinate field would be zero).  A free symbol
+        whose name is a coordinate, velocity or parameter of the chart is therefore that
+        coordinate, velocity or parameter; a symbol matching no name stays a symbolic
+        constant, and :class:`sympy.Dummy` symbols are never identified.
+
+        Raises
+        ------
+        ValueError
+            When the identification would change the mathematics: the symbol was declared
+            with an assumption the chart's symbol does not have (``Symbol("x",
+            positive=True)`` for a real coordinate ``x``; ``commutative=False``).
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> M = Manifold("M", "x y", parameters="a")
+        >>> x, y, a = sp.symbols("x y a")
+        >>> e = M.identify(a*x + y)
+        >>> e == M.parameters[0]*M.coords[0] + M.coords[1]
+        True
+        >>> e.free_symbols <= set(M.names().values())
+        True
+        >>> M.identify(sp.Symbol("x", positive=True))
+        Traceback (most recent call last):
+        ...
+        ValueError: the symbol x declared positive=True has the name of the coordinate x ...
+        """
+        if not isinstance(expr, sp.Basic):
+            return expr
+        free = _free_symbols(expr)
+        if not free:
+            return expr
+        own = self.__dict__.get("_own")
+        if own is None:
+            own = self.__dict__["_own"] = _roles(self)
+        stray = {s: _identified(s, own[s.name], self.name) for s in free
+                 if s.name in own and s is not own[s.name][0] and not isinstance(s, sp.Dummy)}
+        return expr.xreplace(stray) if stray else expr
 
     def function(self, name: str, *args) -> sp.Expr:
         """An undefined smooth function of the coordinates (or of ``args``), e.g. a potential.
@@ -378,6 +438,28 @@ def _default_velocities(coords: tuple, parameters: tuple, derived: bool) -> tupl
     return tuple(out)
 
 
+def _roles(M: Manifold) -> dict[str, tuple[sp.Symbol, str]]:
+    """Every name of the chart with its symbol and role (for :meth:`Manifold.identify`)."""
+    out = {c.name: (c, "coordinate") for c in M.coords}
+    out.update({v.name: (v, "velocity") for v in M.velocities})
+    out.update({p.name: (p, "parameter") for p in M.parameters})
+    return out
+
+
+def _identified(s: sp.Symbol, own: tuple[sp.Symbol, str], chart: str) -> sp.Symbol:
+    """The chart's symbol for the stray symbol ``s`` of the same name, if every assumption
+    ``s`` was declared with holds for it; otherwise a ``ValueError``."""
+    target, role = own
+    for key, value in s._assumptions_orig.items():
+        if getattr(target, f"is_{key}") != value:
+            raise ValueError(
+                f"the symbol {s.name} declared {key}={value} has the name of the {role} "
+                f"{target.name} of {chart}, which is not {key if value else 'non-' + key}: "
+                f"identifying them would change the mathematics; use the chart's symbol "
+                f"({chart}.coords / .velocities / .parameters) or rename the symbol")
+    return target
+
+
 def _assumptions_of(sym: sp.Symbol) -> dict:
     a = {}
     if sym.is_real:
@@ -396,3 +478,34 @@ def _restore_manifold(token, name, coords, parameters, assumptions, velocities) 
         M.__dict__["_pickle_token"] = token
         _BY_TOKEN[token] = M
     return M
+
+
+_PLAIN = (sp.Add, sp.Mul, sp.Pow)
+
+
+def _free_symbols(expr: sp.Basic) -> set:
+    """``expr.free_symbols``, each distinct sub-expression visited once (sums, products,
+    powers and function applications; other nodes, which may bind variables, answer
+    themselves): large expressions that share sub-expressions (the unexpanded solves of
+    the equations of motion) are read in time proportional to their distinct nodes.
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> sorted(_free_symbols(sp.sin(x)*(x + y)**2), key=str)
+    [x, y]
+    """
+    out: set = set()
+    seen: set = set()
+    stack = [expr]
+    while stack:
+        a = stack.pop()
+        if a in seen:
+            continue
+        seen.add(a)
+        if a.is_Symbol:
+            out.add(a)
+        elif isinstance(a, _PLAIN) or (isinstance(a, sp.Function) and not a.is_Derivative):
+            stack.extend(a.args)
+        elif not a.is_Atom:
+            out |= a.free_symbols
+    return out

@@ -86,48 +86,68 @@ def _fraction(a: sp.Expr) -> tuple:
 
 
 def _count(expr: sp.Expr) -> int:
-    """The traversal of ``sympy.count_ops`` with an integer tally."""
+    """The traversal of ``sympy.count_ops`` with an integer tally.
+
+    The count of a node is its own operations plus the counts of the nodes it hands on, a
+    function of the node alone: each distinct sub-expression is counted once and its count
+    reused wherever it occurs again, so expressions sharing large sub-expressions (the
+    unexpanded solves of the equations of motion, ``KanesMethod.rhs()``) are counted in
+    time proportional to their distinct nodes while the number is still sympy's (the size
+    of the expression *tree*)."""
+    memo: dict = {}
+    stack = [expr]
+    pending: dict = {}
+    while stack:
+        a = stack[-1]
+        if a in memo:
+            stack.pop()
+            continue
+        step = pending.get(a)
+        if step is None:
+            step = pending[a] = _step(a)
+            todo = [k for k in step[1] if k not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+        stack.pop()
+        memo[a] = step[0] + sum(memo[k] for k in step[1])
+        del pending[a]
+    return memo[expr]
+
+
+def _step(a: sp.Expr) -> tuple[int, list]:
+    """``(own operations, the nodes handed on)`` of one node, by sympy's rules."""
+    if a.is_Rational:
+        return ((a.p < 0) + (a.q != 1) if a is not sp.S.One else 0), []
+    if a.is_Atom:
+        if not a.is_Symbol:
+            raise _Outside(a)       # floats, pi, E, I, infinities ...
+        return 0, []
     total = 0
-    args = [expr]
-    while args:
-        a = args.pop()
-        if a.is_Rational:
-            if a is not sp.S.One:
-                total += (a.p < 0) + (a.q != 1)
-            continue
-        if a.is_Atom:
-            if not a.is_Symbol:
-                raise _Outside(a)       # floats, pi, E, I, infinities ...
-            continue
-        if a.is_Mul:
-            if not a.is_commutative:
-                raise _Outside(a)
-            if _isneg(a):
-                total += 1
-                a = a.as_two_terms()[1] if a.args[0] is sp.S.NegativeOne else -a
-            n, d = _fraction(a)
-            if n.is_Integer:
-                total += 1 + (n.p < 0)
-                args.append(d)
-                continue
-            if d is not sp.S.One:
-                if not d.is_Integer:
-                    args.append(d)
-                total += 1
-                args.append(n)
-                continue
-        elif a.is_Add:
-            negs = 0
-            for ai in a.args:
-                if _isneg(ai):
-                    negs += 1
-                    args.append(-ai)
-                else:
-                    args.append(ai)
-            total += len(a.args) - 1 + (negs == len(a.args))
-            continue
-        total += _node(a, args)
-    return total
+    if a.is_Mul:
+        if not a.is_commutative:
+            raise _Outside(a)
+        if _isneg(a):
+            total += 1
+            a = a.as_two_terms()[1] if a.args[0] is sp.S.NegativeOne else -a
+        n, d = _fraction(a)
+        if n.is_Integer:
+            return total + 1 + (n.p < 0), [d]
+        if d is not sp.S.One:
+            return total + 1, ([n] if d.is_Integer else [d, n])
+    elif a.is_Add:
+        kids = []
+        negs = 0
+        for ai in a.args:
+            if _isneg(ai):
+                negs += 1
+                kids.append(-ai)
+            else:
+                kids.append(ai)
+        return len(a.args) - 1 + (negs == len(a.args)), kids
+    kids = []
+    total += _node(a, kids)
+    return total, kids
 
 
 def _node(a: sp.Expr, args: list) -> int:

@@ -31,12 +31,10 @@ from functools import lru_cache
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-from .exprbuild import CACHE_MAX, ExprBuilder, canonical_key, expr_builder, ring_to_expr
-from .flintpolys import poly_cancel, poly_factor_list, poly_gcd
+from .exprbuild import CACHE_MAX, ExprBuilder, expr_builder
 from .parse import as_expr
 
-__all__ = ["DiffRing", "supported", "canonical_key", "clear_caches", "ExprBuilder",
-           "ring_to_expr", "poly_gcd", "poly_cancel", "poly_factor_list"]
+__all__ = ["DiffRing", "supported", "clear_caches"]
 
 
 def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:

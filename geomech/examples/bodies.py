@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geomech.examples.kinematics import body_angular_velocity
+
 from . import common
 from ._registry import register
 from .common import ParamValue, UserExpr
-from .rolling import body_angular_velocity
 
 __all__ = ["suslov", "veselova", "heavy_top"]
 

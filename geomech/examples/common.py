@@ -17,7 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import trig_reduce as ring_trig_reduce
+from geomech.core.algebra.rings import UnsupportedExpression
 from geomech.core.manifold import Manifold, as_symbols
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, parse_expr
 
 __all__ = ["PARAM_ASSUMPTIONS", "ParamValue", "UserExpr", "parameter", "parameters",
@@ -132,16 +135,25 @@ def velocity_symbols(N: Manifold, names) -> tuple[sp.Symbol, ...] | None:
 
 
 def build_system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, description: str,
-            forces=None, independent=None, natural_frame=None):
-    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily)."""
+               forces=None, independent=None, natural_frame=None, steady=None,
+               numeric_defaults=None, tidy_input: bool = True):
+    """Build the :class:`~geomech.mechanics.system.NonholonomicSystem` (imported lazily);
+    ``steady``: its declared families of steady motions, ``numeric_defaults``: published
+    parameter values and an initial state.
+
+    With ``tidy_input`` (default) the Lagrangian and the constraints are first brought to
+    their :func:`tidy` form; a constructor that writes them compactly itself passes
+    ``False``."""
     from geomech.mechanics.system import NonholonomicSystem
 
-    lagrangian = tidy(lagrangian, N.velocities)
-    constraints = [tidy(c, N.velocities) for c in constraints]
+    if tidy_input:
+        lagrangian = tidy(lagrangian, N.velocities)
+        constraints = [tidy(c, N.velocities) for c in constraints]
     return NonholonomicSystem(N, lagrangian=lagrangian, constraints=list(constraints),
                               forces=forces, independent=velocity_symbols(N, independent),
                               name=name, description=description,
-                              natural_frame=natural_frame)
+                              natural_frame=natural_frame, steady=steady,
+                              numeric_defaults=numeric_defaults)
 
 
 def potential_energy(value, coords, params, generic_name: str = "U") -> sp.Expr:
@@ -160,6 +172,13 @@ def trig_reduce(c: sp.Expr) -> sp.Expr:
     angles = {t.args[0] for t in c0.atoms(sp.sin, sp.cos)}
     if not angles:
         return c0
+    if all(a.is_Symbol for a in angles):       # the same reductions, in the ring
+        try:
+            cands = [c0, ring_trig_reduce(c0, keep="cos"), ring_trig_reduce(c0, keep="sin")]
+        except UnsupportedExpression:
+            pass
+        else:
+            return min(cands, key=count_ops)
     cands = [c0]
     for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin)):
         cands.append(sp.expand(c0.subs({f(a)**2: 1 - g(a)**2 for a in angles})))

@@ -4,8 +4,7 @@ Orientation is described by ZXZ Euler angles as in Borisov & Mamaev (2015), §5 
 Tzenoff (1953): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
 :math:`\theta` nutation, :math:`\varphi` proper rotation, :math:`\psi` precession); the body
 angular velocity is (5.7) (:func:`body_angular_velocity`), the space one :math:`Q^T\omega`
-(:func:`space_angular_velocity`).  The functions are importable from
-:mod:`geomech.examples.rolling` as before.
+(:func:`space_angular_velocity`).
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ import sympy as sp
 from .common import configuration_manifold, coordinates
 
 __all__ = ["euler_matrix", "body_angular_velocity", "space_angular_velocity", "euler_angles",
-           "EULER_RATES", "dot", "body_over_plane"]
+           "EULER_RATES", "dot", "body_over_plane", "tait_bryan_matrix",
+           "tait_bryan_angular_velocity"]
 
 
 # -- rigid-body kinematics (Borisov & Mamaev (2015), §5) ---------------------------------------
@@ -106,3 +106,38 @@ def body_over_plane(params: Mapping[str, sp.Expr]) -> tuple:
     angles = euler_angles(N)
     Q = euler_matrix(*angles[:3])
     return N, tuple(N.velocities[:2]), angles, Q, body_angular_velocity(*angles)
+
+
+# -- yaw, roll and pitch (Tait-Bryan Z-X-Y), regular at the vertical --------------------------
+def tait_bryan_matrix(yaw, roll, pitch) -> sp.Matrix:
+    r"""The matrix :math:`Q` (body components :math:`=` Q :math:`\cdot` fixed components) of
+    the rotation :math:`R_z(\psi)R_x(\alpha)R_y(\beta)`: yaw :math:`\psi` about the fixed
+    vertical, roll :math:`\alpha` about the turned x-axis, pitch :math:`\beta` about the body
+    y-axis (the convention of Kane & Levinson (1982) for the rattleback).  Regular at the
+    vertical (:math:`\alpha = \beta = 0`), singular at :math:`\cos\alpha = 0`.
+
+    >>> y, r, p = sp.symbols("yaw roll pitch")
+    >>> tait_bryan_matrix(y, r, p)[:, 2].T
+    Matrix([[-sin(pitch)*cos(roll), sin(roll), cos(pitch)*cos(roll)]])
+    """
+    c, s = sp.cos, sp.sin
+    Rz = sp.Matrix([[c(yaw), -s(yaw), 0], [s(yaw), c(yaw), 0], [0, 0, 1]])
+    Rx = sp.Matrix([[1, 0, 0], [0, c(roll), -s(roll)], [0, s(roll), c(roll)]])
+    Ry = sp.Matrix([[c(pitch), 0, s(pitch)], [0, 1, 0], [-s(pitch), 0, c(pitch)]])
+    return (Rz * Rx * Ry).T
+
+
+def tait_bryan_angular_velocity(yaw, roll, pitch, yawdot, rolldot, pitchdot) -> sp.Matrix:
+    r"""Body angular velocity of :func:`tait_bryan_matrix`:
+    :math:`\omega = R_y(\beta)^T\big(R_x(\alpha)^T\dot\psi e_3 + \dot\alpha e_1\big)
+    + \dot\beta e_2`.
+
+    >>> y, r, p, yd, rd, pd = sp.symbols("yaw roll pitch yd rd pd")
+    >>> tait_bryan_angular_velocity(y, r, p, yd, rd, pd).subs({r: 0, p: 0}).T
+    Matrix([[rd, pd, yd]])
+    """
+    c, s = sp.cos, sp.sin
+    Rx = sp.Matrix([[1, 0, 0], [0, c(roll), -s(roll)], [0, s(roll), c(roll)]])
+    Ry = sp.Matrix([[c(pitch), 0, s(pitch)], [0, 1, 0], [-s(pitch), 0, c(pitch)]])
+    e1, e2, e3 = sp.eye(3)[:, 0], sp.eye(3)[:, 1], sp.eye(3)[:, 2]
+    return sp.expand(Ry.T * (Rx.T * e3 * yawdot + e1 * rolldot) + e2 * pitchdot)

@@ -3,7 +3,7 @@ r"""Rigid bodies rolling (or skating) on a plane or a surface, and the free rigi
 Here: the free rigid body and the balls (Chaplygin's ball, Routh's sphere, the rubber ball,
 the ball on a surface of revolution).  The disks, the hoop, the body with a sharp edge, the
 convex body and the ellipsoid are in :mod:`geomech.examples.rolling_bodies`, the Euler-angle
-kinematics in :mod:`geomech.examples.kinematics`; all are importable from here as before.
+kinematics in :mod:`geomech.examples.kinematics`.
 
 Orientation is described by ZXZ Euler angles as in Borisov & Mamaev (2015), §5 and
 Tzenoff (1953): :math:`Q` of (5.5) has as columns the fixed unit vectors written in body axes (ZXZ,
@@ -46,19 +46,10 @@ from .kinematics import (
     body_over_plane,
     dot,
     euler_angles,
-    euler_matrix,  # noqa: F401  (importable from here, as before)
     space_angular_velocity,
 )
-from .rolling_bodies import (
-    convex_body_on_plane,
-    ellipsoid,
-    hoop,
-    rolling_disk,
-    sharp_edge_body,
-)
 
-__all__ = ["free_rigid_body", "rolling_disk", "hoop", "sharp_edge_body", "chaplygin_ball",
-           "routh_sphere", "convex_body_on_plane", "ellipsoid", "rubber_ball",
+__all__ = ["free_rigid_body", "chaplygin_ball", "routh_sphere", "rubber_ball",
            "ball_on_surface_of_revolution"]
 
 
@@ -177,8 +168,28 @@ def chaplygin_ball(m: ParamValue = None, R: ParamValue = None, I1: ParamValue = 
                 independent=independent,
                 description="Chaplygin's balanced ball rolling on a plane "
                             "(Borisov-Mamaev 2015, §5.4)",
-                natural_frame=_ball_frame(N, p["R"]))
+                natural_frame=_ball_frame(N, p["R"]),
+                steady=_permanent_rotations() if independent == EULER_RATES else None)
     return S
+
+
+def _permanent_rotations() -> tuple:
+    r"""Permanent rotations of the Chaplygin ball about a vertical principal axis at rate
+    :math:`n` (axis 3: :math:`\theta = 0`, where the Euler angles are singular -- linearised
+    in natural variables; axes 1 and 2: :math:`\theta = \pi/2`).  Spectrally stable iff
+    the axis is the largest or the smallest one, :math:`(I_k - I_i)(I_k - I_j) > 0`, as for
+    Euler's free top (Markeev (1992), Ch. 3; Borisov & Mamaev (2002))."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    n = sp.Symbol("n", real=True)
+    rest = {"x": 0, "y": 0, "psi": 0, "thetadot": 0}
+    return (SteadyFamily("permanent rotation about axis 3", (n,),
+                         {**rest, "theta": 0, "phi": 0, "phidot": n, "psidot": 0}),
+            SteadyFamily("permanent rotation about axis 1", (n,),
+                         {**rest, "theta": sp.pi / 2, "phi": sp.pi / 2, "phidot": 0,
+                          "psidot": n}),
+            SteadyFamily("permanent rotation about axis 2", (n,),
+                         {**rest, "theta": sp.pi / 2, "phi": 0, "phidot": 0, "psidot": n}))
 
 
 @register
@@ -213,8 +224,24 @@ def routh_sphere(m: ParamValue = None, R: ParamValue = None, a: ParamValue = Non
                 independent=independent,
                 description="Routh sphere: unbalanced axisymmetric ball rolling on a plane "
                             "(Borisov-Mamaev 2015, §5.2)",
-                natural_frame=_ball_frame(N, p["R"]))
+                natural_frame=_ball_frame(N, p["R"]),
+                steady=_vertical_spins() if independent == EULER_RATES else None)
     return S
+
+
+def _vertical_spins() -> tuple:
+    r"""Spin :math:`n` about the vertical symmetry axis with the centre of mass above the
+    centre (:math:`\theta = 0`) or below it (:math:`\theta = \pi`); both are points where
+    the Euler angles are singular (linearised in natural variables).  The upper one is
+    spectrally stable iff :math:`(I_3 + mR(R + a))^2n^2 > 4mga(I_1 + m(R + a)^2)` (Routh
+    (1884), the "sleeping" rough sphere), the lower one always."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    n = sp.Symbol("n", real=True)
+    rest = {"x": 0, "y": 0, "psi": 0, "phi": 0, "thetadot": 0, "psidot": 0, "phidot": n}
+    return (SteadyFamily("vertical spin, centre of mass above", (n,), {**rest, "theta": 0}),
+            SteadyFamily("vertical spin, centre of mass below", (n,),
+                         {**rest, "theta": sp.pi}))
 
 
 # -- balls on surfaces -------------------------------------------------------------------

@@ -2,11 +2,10 @@ r"""Rigid bodies rolling or sliding on a plane on an edge or a convex surface: t
 the hoop, the body with a sharp edge, the convex body and the ellipsoid.
 
 Euler angles and angular velocities as in Borisov & Mamaev (2015), §5
-(:mod:`geomech.examples.kinematics`).  Every function is registered in the catalogue and
-importable from :mod:`geomech.examples.rolling` as before.
+(:mod:`geomech.examples.kinematics`).  Every function is registered in the catalogue.
 
 >>> import geomech as gm
->>> gm.examples.rolling.rolling_disk is gm.examples.rolling_disk is rolling_disk
+>>> gm.examples.rolling_disk is rolling_disk
 True
 """
 
@@ -53,8 +52,38 @@ def _rolling_disk_system(m, a, A, C, g, independent, name, description):
             yd - (-a_ * sp.cos(ps) * sp.sin(th) * thd - a_ * sp.sin(ps) * sp.cos(th) * psd
                   - a_ * sp.sin(ps) * phd)]
     S = _system(N, L, cons, name=name, independent=independent, description=description,
-                natural_frame=_disk_frame(N, a_))
+                natural_frame=_disk_frame(N, a_), steady=_disk_steady(p))
     return S
+
+
+def _disk_steady(p: dict) -> tuple:
+    r"""Steady motions of a disk (Routh (1884); Neimark & Fufaev (1972), Ch. III §4):
+    upright rolling :math:`\theta = \pi/2`, :math:`\dot\psi = 0`, :math:`\dot\varphi =
+    \omega` (distinguished; stable iff :math:`(C + ma^2)C\omega^2 > mgaA`), spinning about a
+    vertical diameter, and the steady motions :math:`\theta = \theta_0`,
+    :math:`\dot\psi = \Omega`, :math:`\dot\varphi = \omega` with
+
+    .. math:: A\Omega^2\sin\theta_0\cos\theta_0 - (C + ma^2)(\Omega\cos\theta_0 + \omega)
+              \Omega\sin\theta_0 = mga\cos\theta_0 ."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    th0, W, w = sp.symbols("theta0 Omega omega", real=True)
+    m, a, A, C, g = (p[k] for k in ("m", "a", "A", "C", "g"))
+    rest = {"x": 0, "y": 0, "psi": 0, "phi": 0, "thetadot": 0}
+    relation = (A * W**2 * sp.sin(th0) * sp.cos(th0)
+                - (C + m * a**2) * (W * sp.cos(th0) + w) * W * sp.sin(th0)
+                - m * g * a * sp.cos(th0))
+    return (SteadyFamily("upright rolling", (w,), {**rest, "theta": sp.pi / 2, "psidot": 0,
+                                                   "phidot": w}, (), {},
+                         "rolling upright along a straight line at spin rate omega "
+                         "(speed a*omega)"),
+            SteadyFamily("spin about a vertical diameter", (W,),
+                         {**rest, "theta": sp.pi / 2, "psidot": W, "phidot": 0}, (), {},
+                         "spinning upright about the vertical diameter"),
+            SteadyFamily("steady precession", (th0, W, w),
+                         {**rest, "theta": th0, "psidot": W, "phidot": w}, (relation,), {},
+                         "theta = theta0, psi' = Omega, phi' = omega with the classical "
+                         "relation"))
 
 
 def _disk_frame(N, a) -> dict:

@@ -7,7 +7,9 @@ of its contact point across the blade, :math:`-\dot x\sin\varphi + \dot y\cos\va
   §3.3, (3.13)-(3.18);
 * :func:`inclined_chaplygin_sleigh` -- the sleigh on an inclined plane, §4.5, (4.25)-(4.27);
 * :func:`skate` -- Kozlov's skate (Kozlov (1982), §5), the standard example of
-  vakonomic versus nonholonomic dynamics.
+  vakonomic versus nonholonomic dynamics;
+* :func:`chaplygin_snake` -- ``n`` Chaplygin sleighs joined by pin joints, the passive
+  multi-link nonholonomic snake (Ostrowski & Burdick (1998); Krishnaprasad & Tsakiris (2001)).
 
 The helpers shared by the catalogue modules live in :mod:`geomech.examples.common`.
 
@@ -28,11 +30,12 @@ from .common import (
     build_system,
     configuration_manifold,
     coordinates,
+    parameter,
     parameters,
     potential_energy,
 )
 
-__all__ = ["chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate"]
+__all__ = ["chaplygin_sleigh", "inclined_chaplygin_sleigh", "skate", "chaplygin_snake"]
 
 
 # -- catalogue ----------------------------------------------------------------------------
@@ -85,8 +88,26 @@ def chaplygin_sleigh(m: ParamValue = None, I: ParamValue = None, a: ParamValue =
     S = build_system(N, L, [f], name="chaplygin_sleigh", independent=independent,
                 description="Chaplygin sleigh on a horizontal plane "
                             "(Borisov-Mamaev 2015, §3.3, (3.13)-(3.18))",
-                natural_frame=_sleigh_frame(N))
+                natural_frame=_sleigh_frame(N),
+                steady=None if potential else _sleigh_runs(p["a"]))
     return S
+
+
+def _sleigh_runs(a) -> tuple:
+    r"""The steady motions of the free sleigh: straight runs :math:`v_1 = V`,
+    :math:`\omega = 0` at heading :math:`\varphi_0` (the distinguished family; by (3.18)
+    :math:`\dot\omega = -(maV/I)\,\omega` near it), and circular runs :math:`v_1 = V`,
+    :math:`\omega = \Omega` only when the centre of mass is over the blade, :math:`a = 0`."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    V, h, W = sp.symbols("speed heading rate", real=True)
+    run = {"x": 0, "y": 0, "phi": h, "xdot": V * sp.cos(h), "ydot": V * sp.sin(h)}
+    fams = [SteadyFamily("straight run", (V, h), {**run, "phidot": 0}, (), {"heading": 0},
+                         "straight run at speed V along the blade, heading phi0")]
+    if a == 0:
+        fams.append(SteadyFamily("circular run", (V, W, h), {**run, "phidot": W}, (),
+                                 {"heading": 0}, "uniform motion on a circle (a = 0 only)"))
+    return tuple(fams)
 
 
 def _sleigh_frame(N) -> dict:
@@ -189,3 +210,114 @@ def skate(m: ParamValue = 1, I: ParamValue = 1, independent=("xdot", "phidot")):
     return build_system(N, L, [f], name="skate", independent=independent,
                    description="Skate / knife edge on a horizontal plane "
                                "(Kozlov 1982, §5; vakonomic versus nonholonomic)")
+
+
+@register
+def chaplygin_snake(n: int = 3, m=None, J=None, l=None, a=None,  # noqa: E741
+                    independent=("xdot", "theta1dot")):
+    r"""The ``n``-link snake of Chaplygin sleighs: ``n`` planar links joined by pin joints, a
+    knife edge on every link (Ostrowski & Burdick (1998), §2; Krishnaprasad & Tsakiris
+    (2001), §2: the passive, unactuated chain).
+
+    Link :math:`i` (heading :math:`\theta_i`, :math:`e_i = (\cos\theta_i, \sin\theta_i)`,
+    :math:`\nu_i = (-\sin\theta_i, \cos\theta_i)`) has mass :math:`m_i`, moment of inertia
+    :math:`J_i` about its centre of mass :math:`C_i`, length :math:`l_i` (the joints are its
+    ends, :math:`C_i` is its midpoint) and its blade at :math:`B_i = C_i - a_ie_i`.  Link
+    :math:`i + 1` hangs behind link :math:`i`; :math:`(x, y) = B_1`:
+
+    .. math::
+
+        C_1 = B_1 + a_1e_1,\qquad C_{i+1} = C_i - \tfrac{l_i}2e_i - \tfrac{l_{i+1}}2e_{i+1},
+
+        L = \sum_i \tfrac{m_i}2|\dot C_i|^2 + \tfrac{J_i}2\dot\theta_i^2, \qquad
+        f_i = \dot B_i\cdot\nu_i = 0 \quad (i = 1..n),
+
+    with :math:`\dot C_i = (\dot x, \dot y) + a_1\dot\theta_1\nu_1 - \sum_{j<i}\tfrac{l_j}2
+    \dot\theta_j\nu_j - \sum_{1<j\le i}\tfrac{l_j}2\dot\theta_j\nu_j` and
+    :math:`\nu_j\cdot\nu_i = \cos(\theta_i-\theta_j)`.  The constraint :math:`f_i`
+    (:math:`i > 1`) contains :math:`\dot\theta_i` with the constant coefficient
+    :math:`-(l_i/2 + a_i)`, so solving for :math:`(\dot y, \dot\theta_2, \dots,
+    \dot\theta_n)` is a triangular solve; the phase space has the independent velocities
+    :math:`(\dot x, \dot\theta_1)` (regular where :math:`\cos\theta_1 \ne 0`).  For
+    ``n = 1`` this is the :func:`chaplygin_sleigh` with :math:`I = J_1 + m_1a_1^2`.
+
+    Parameters
+    ----------
+    n : int
+        Number of links (default 3).
+    m, J, l, a : optional
+        Masses, moments of inertia about the centres of mass, lengths and blade offsets of
+        the links: ``None`` (symbols ``m1..mn`` ...), one value for every link or a
+        sequence of ``n`` values.  The lengths do not enter for ``n = 1``.
+    independent : sequence of velocity names, optional
+        Default ``("xdot", "theta1dot")``.
+
+    Examples
+    --------
+    >>> S = chaplygin_snake(2)
+    >>> S.manifold.coords, S.independent_velocities
+    ((x, y, theta1, theta2), (xdot, theta1dot))
+    >>> S.dependent_velocities
+    (ydot, theta2dot)
+    >>> S.constraint_matrix[1, 3]
+    -a2 - l2/2
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"the number of links n must be an integer, got {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"a snake needs at least one link, got n = {n}")
+    p = {k: _link_parameters(v, k, n) for k, v in (("m", m), ("J", J), ("a", a))}
+    p["l"] = _link_parameters(l, "l", n) if n > 1 else ()
+    q = coordinates("x y " + " ".join(f"theta{i + 1}" for i in range(n)))
+    flat = {f"{k}{i + 1}": v for k, vals in p.items() for i, v in enumerate(vals)}
+    N = configuration_manifold("SE2xT" if n > 1 else "SE2", q, flat)
+    L, f = _snake_lagrangian(N, n, p)
+    return build_system(N, L, f, name="chaplygin_snake", independent=independent,
+                        description=f"{n}-link snake of Chaplygin sleighs joined by pin "
+                                    "joints (Ostrowski-Burdick 1998)", tidy_input=False)
+
+
+def _link_parameters(value, name: str, n: int) -> tuple:
+    """``n`` link parameters ``name1..namen`` from None, one value or a sequence."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"{len(value)} values given for {name} of a {n}-link snake; "
+                             f"need {n}")
+        return tuple(parameter(v, f"{name}{i + 1}") for i, v in enumerate(value))
+    return tuple(parameter(value, f"{name}{i + 1}") for i in range(n))
+
+
+def _snake_lagrangian(N, n: int, p: dict) -> tuple:
+    r"""``(L, [f_1..f_n])`` of the snake: velocities of the centres of mass as
+    :math:`(\dot x, \dot y) + \sum_j c_{ij}\dot\theta_j\nu_j`, products
+    :math:`\nu_j\cdot\nu_k = \cos(\theta_j - \theta_k)` kept unexpanded."""
+    xd, yd, *thd = N.velocities
+    th = N.coords[2:]
+    m, J, a, l = p["m"], p["J"], p["a"], p["l"]
+
+    def coeff(i, j):       # c_ij: the nu_j component of the velocity of C_i per thetadot_j
+        if j > i:
+            return sp.S.Zero
+        c = a[0] if j == 0 else sp.S.Zero
+        if j < i:
+            c -= l[j] / 2 if j == 0 else l[j]
+        if 0 < j:
+            c -= l[j] / 2 if j == i else 0
+        return c
+
+    def nu_dot(j, k):      # nu_j . nu_k
+        return sp.S.One if j == k else sp.cos(th[k] - th[j]) if j < k else sp.cos(th[j] - th[k])
+
+    def lin(i):            # (xdot, ydot) . nu_i
+        return -xd * sp.sin(th[i]) + yd * sp.cos(th[i])
+
+    L = sp.S.Zero
+    for i in range(n):
+        c = [coeff(i, j) * thd[j] for j in range(n)]
+        v2 = (xd**2 + yd**2 + 2 * sp.Add(*[c[j] * lin(j) for j in range(i + 1)])
+              + sp.Add(*[c[j] * c[k] * nu_dot(j, k) for j in range(i + 1)
+                         for k in range(i + 1)]))
+        L += m[i] * v2 / 2 + J[i] * thd[i]**2 / 2
+    f = [lin(i) + sp.Add(*[coeff(i, j) * thd[j] * nu_dot(j, i) for j in range(i + 1)])
+         - a[i] * thd[i] for i in range(n)]
+    return L, f

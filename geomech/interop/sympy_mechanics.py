@@ -9,8 +9,9 @@ r"""Conversion to and from :mod:`sympy.physics.mechanics`.
   inertial frame, ``potential_energy`` attributes), or the ``LagrangesMethod``'s own;
 * generalized speeds :math:`u` are eliminated through the kinematical differential
   equations, so the constraints :math:`B(q)u + c(q) = 0` become linear in :math:`\dot q`;
-  holonomic constraints :math:`h(q) = 0` enter through their derivatives
-  :math:`\dot h = \sum_i \partial_i h\,\dot q_i = 0`;
+* holonomic (configuration) constraints :math:`h(q) = 0` stay configuration constraints
+  (``NonholonomicSystem(..., holonomic=...)``), the model's dependent coordinates
+  (``q_dep``) defined by them;
 * loads (forces :math:`F_P` at points, torques :math:`T_B` on frames, actuators) become
   generalized forces
 
@@ -57,6 +58,7 @@ from sympy.core.function import AppliedUndef
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.mechanics.converters import register_converter
 from geomech.mechanics.system import NonholonomicSystem
 
 __all__ = ["from_sympy_mechanics", "to_sympy_mechanics"]
@@ -75,6 +77,8 @@ class _Model:
     frame: me.ReferenceFrame | None
     speeds: dict  # generalized speed u(t) -> expression in q, q'
     independent: tuple | None = None  # q' of the independent speeds when they are plain q'
+    holonomic: tuple = ()  # configuration constraints h(q(t)) = 0
+    q_dep: tuple = ()      # the model's dependent coordinates (empty: the library chooses)
 
 
 # -- reading the three kinds of objects --------------------------------------------------
@@ -101,12 +105,12 @@ def _from_system(obj: me.System) -> _Model:
     loads = list(obj.loads)
     for act in obj.actuators:
         loads.extend(act.to_loads())
-    cons = [*(_differentiate(h) for h in obj.holonomic_constraints),
-            *obj.nonholonomic_constraints]
     if obj.u_aux:
         raise ValueError("System: auxiliary speeds (u_aux) are not supported; remove them")
-    return _Model(q, _lagrangian_of_bodies(obj.frame, obj.bodies), tuple(cons), tuple(loads),
-                  obj.frame, speeds, _plain_rates(obj.u_ind, speeds))
+    return _Model(q, _lagrangian_of_bodies(obj.frame, obj.bodies),
+                  tuple(obj.nonholonomic_constraints), tuple(loads), obj.frame, speeds,
+                  _plain_rates(obj.u_ind, speeds), tuple(obj.holonomic_constraints),
+                  tuple(obj.q_dep))
 
 
 def _from_kane(obj: me.KanesMethod) -> _Model:
@@ -114,12 +118,12 @@ def _from_kane(obj: me.KanesMethod) -> _Model:
     kdes = [qd - e for qd, e in obj.kindiffdict().items()]
     speeds = _speeds_from_kdes(kdes, list(obj.u), "KanesMethod")
     frame = obj._inertial  # KanesMethod keeps its inertial frame and constraints privately
-    hol = [_differentiate(h) for h in obj._f_h]
     k_nh, f_nh = obj._k_nh, obj._f_nh
     nonhol = list(k_nh * obj.u + f_nh) if k_nh.shape[0] else []
     u_ind = list(obj.u)[:len(obj.u) - len(obj._udep)]
-    return _Model(q, _lagrangian_of_bodies(frame, obj.bodies or ()), (*hol, *nonhol),
-                  tuple(obj.loads or ()), frame, speeds, _plain_rates(u_ind, speeds))
+    return _Model(q, _lagrangian_of_bodies(frame, obj.bodies or ()), tuple(nonhol),
+                  tuple(obj.loads or ()), frame, speeds, _plain_rates(u_ind, speeds),
+                  tuple(obj._f_h), tuple(obj._qdep))
 
 
 def _plain_rates(u_ind: Sequence, speeds: dict) -> tuple | None:
@@ -132,8 +136,9 @@ def _plain_rates(u_ind: Sequence, speeds: dict) -> tuple | None:
 
 def _from_lagrange(obj: me.LagrangesMethod) -> _Model:
     L = obj._L[0]  # the Lagrangian given to LagrangesMethod
-    return _Model(tuple(obj.q), L, tuple(obj.coneqs), tuple(obj.forcelist or ()),
-                  obj.inertial, {})
+    hol = tuple(obj._hol_coneqs)  # coneqs holds their derivatives first, then the others
+    return _Model(tuple(obj.q), L, tuple(obj.coneqs)[len(hol):], tuple(obj.forcelist or ()),
+                  obj.inertial, {}, holonomic=hol)
 
 
 def _lagrangian_of_bodies(frame, bodies: Iterable) -> sp.Expr:
@@ -144,10 +149,6 @@ def _lagrangian_of_bodies(frame, bodies: Iterable) -> sp.Expr:
     if frame is None:
         raise ValueError("the model has no inertial frame")
     return me.Lagrangian(frame, *bodies)
-
-
-def _differentiate(h) -> sp.Expr:
-    return as_expr(h).diff(_t)
 
 
 # -- generalized forces ------------------------------------------------------------------
@@ -270,29 +271,36 @@ def _system_of(model: _Model, independent, name: str) -> NonholonomicSystem:
     L = as_expr(model.lagrangian).xreplace(model.speeds)
     cons = [as_expr(c).xreplace(model.speeds) for c in model.constraints]
     Q = _generalized_forces(model, qdots)
-    N, rep = _chart(model, [L, *cons, *Q], name)
+    N, rep = _chart(model, [L, *cons, *Q, *model.holonomic], name)
     L = _to_chart(L, rep, "the Lagrangian")
     cons = [_to_chart(c, rep, f"constraint {i}") for i, c in enumerate(cons, 1)]
+    hol = [_to_chart(h, rep, f"holonomic constraint {i}")
+           for i, h in enumerate(model.holonomic, 1)]
+    hol = [h for h in hol if not default_policy().is_zero(h)]
+    if model.q_dep and len(model.q_dep) == len(hol):
+        hol = dict(zip((c.func.__name__ for c in model.q_dep), hol))
     Q = [_to_chart(f, rep, f"the generalized force on {c}") for f, c in zip(Q, N.coords)]
     cons = [c for c in cons if not default_policy().is_zero(c)]
     forces = None if all(default_policy().is_zero(f) for f in Q) else Q
-    if independent is None and model.independent and len(model.independent) == N.dim - len(cons):
+    if independent is None and model.independent and \
+            len(model.independent) == N.dim - len(cons) - len(hol):
         independent = model.independent
     if independent is not None:
         independent = [str(_to_chart(v, rep, "independent")) if isinstance(v, sp.Basic) else v
                        for v in independent]
     try:
         return NonholonomicSystem(N, L, cons, forces=forces, independent=independent,
-                                  name=name, description="converted from "
-                                                         "sympy.physics.mechanics")
+                                  name=name, holonomic=hol or None,
+                                  description="converted from sympy.physics.mechanics")
     except ValueError as err:
         raise ValueError(f"cannot convert the sympy.physics.mechanics model: {err}") from err
 
 
 # -- back to sympy.physics.mechanics -----------------------------------------------------
 def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
-    r"""A ``LagrangesMethod`` set-up with the Lagrangian, constraints (``nonhol_coneqs``) and
-    generalized forces of ``system``; call ``form_lagranges_equations()`` on it.
+    r"""A ``LagrangesMethod`` set-up with the Lagrangian, constraints (``nonhol_coneqs``, the
+    configuration constraints as ``hol_coneqs``) and generalized forces of ``system``; call
+    ``form_lagranges_equations()`` on it.
 
     Its equations are the Lagrange--d'Alembert equations with multipliers
     :math:`\frac{d}{dt}\frac{\partial L}{\partial\dot q} - \frac{\partial L}{\partial q}
@@ -312,7 +320,9 @@ def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
     rep = {c: q for c, q in zip(N.coords, qs)}
     rep.update({v: q.diff(_t) for v, q in zip(N.velocities, qs)})
     L = system.lagrangian.xreplace(rep)
-    cons = [c.xreplace(rep) for c in system.constraints]
+    m = system.n_holonomic
+    cons = [c.xreplace(rep) for c in system.constraints[:len(system.constraints) - m]]
+    hol = [h.xreplace(rep) for h in system.holonomic]
     frame = me.ReferenceFrame("N")
     forcelist = []
     for q, Qi in zip(qs, system.forces or ()):
@@ -321,4 +331,7 @@ def to_sympy_mechanics(system: NonholonomicSystem) -> me.LagrangesMethod:
             P.set_vel(frame, q.diff(_t) * frame.x)
             forcelist.append((P, Qi.xreplace(rep) * frame.x))
     return me.LagrangesMethod(L, qs, forcelist=forcelist or None, frame=frame,
-                              nonhol_coneqs=cons or None)
+                              hol_coneqs=hol or None, nonhol_coneqs=cons or None)
+
+
+register_converter("sympy_mechanics", to_sympy_mechanics)   # S.to_sympy_mechanics()

@@ -38,11 +38,10 @@ from geomech.core.parse import as_expr, parse_expr
 from geomech.core.zero import default_policy
 from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError
 from geomech.lie.graph import BracketGraph
-from geomech.lie.orbits import InvariantsNotFound, invariance_problems, orbit_invariants
-from geomech.lie.prolongation import prolong, tangent_bundle, velocity_lift
+from geomech.lie.orbits import orbit_invariants
+from geomech.lie.prolongation import prolong
 
-__all__ = ["LieAlgebraAction", "prolong", "velocity_lift", "tangent_bundle",
-           "orbit_invariants", "invariance_problems", "InvariantsNotFound"]
+__all__ = ["LieAlgebraAction"]
 
 
 class LieAlgebraAction:

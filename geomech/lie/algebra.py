@@ -44,16 +44,14 @@ from geomech.core.zero import default_policy, require_finite
 from geomech.lie import catalogue
 from geomech.lie.coefficients import (
     ConstantSolver,
-    constant_coefficients,
     constant_dependency,
     function_coefficients,
     vector_fields,
 )
 from geomech.lie.structure import StructureTheory
-from geomech.lie.subspace import Subspace, normalized
+from geomech.lie.subspace import normalized
 
-__all__ = ["LieAlgebra", "Subspace", "NotALieAlgebraError", "constant_coefficients",
-           "function_coefficients"]
+__all__ = ["LieAlgebra", "NotALieAlgebraError"]
 
 
 class NotALieAlgebraError(ValueError):

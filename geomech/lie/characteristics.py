@@ -20,6 +20,7 @@ equations included) and evaluates antiderivatives (:func:`antiderivative`).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import threading
 
@@ -177,6 +178,7 @@ class _DsolveWorker:
         self._lock = threading.Lock()
         self._proc = None
         self._reader = None
+        self._thread = None
         self._broken = False
 
     def _start(self) -> None:
@@ -202,8 +204,9 @@ class _DsolveWorker:
                     replies.put(None)  # the worker is gone
                     return
 
-        threading.Thread(target=read, daemon=True, name="geomech-dsolve-reader").start()
-        self._proc, self._reader = proc, replies
+        thread = threading.Thread(target=read, daemon=True, name="geomech-dsolve-reader")
+        thread.start()
+        self._proc, self._reader, self._thread = proc, replies, thread
         if self._get(self._STARTUP) != "ready":
             raise OSError("the dsolve worker did not start")
 
@@ -215,10 +218,21 @@ class _DsolveWorker:
             return TimeoutError
 
     def _kill(self) -> None:
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.wait()
-            self._proc = self._reader = None
+        """Stop the worker and close its pipes: the process is killed and reaped, the reader
+        thread sees the end of the pipe and ends, then both pipes are closed (no process,
+        pipe or thread is left behind)."""
+        proc, thread = self._proc, self._thread
+        self._proc = self._reader = self._thread = None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        proc.kill()
+        proc.wait()
+        if thread is not None:
+            thread.join(5.0)
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
 
     def close(self) -> None:
         """Stop the worker (also at interpreter exit)."""

@@ -50,7 +50,7 @@ from .integrals import find_first_integrals
 from .singular import singular_locus
 from .span import Evaluator, Span, columns, kernel
 
-__all__ = ["Distribution", "FrobeniusResult", "NotFoundError", "NotFound"]
+__all__ = ["Distribution", "NotFoundError", "NotFound"]
 
 class NotFoundError(ValueError):
     """No (complete set of) first integrals could be found and verified.

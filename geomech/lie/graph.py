@@ -47,9 +47,9 @@ from ..core.fields import VectorField
 from ..core.manifold import Manifold
 from .parallel import evaluate_in_processes, evaluate_on_dask
 from .provenance import GraphExplanation
-from .words import BASES, hall_words, lyndon_words, right_normed_words
+from .words import BASES
 
-__all__ = ["BracketGraph", "hall_words", "lyndon_words", "right_normed_words"]
+__all__ = ["BracketGraph"]
 
 _GRAPH_ATTR = "_geomech_bracket_graph"
 _FORBIDDEN = set("[], \t\n")

@@ -29,10 +29,10 @@ from geomech.core.algebra import (
     solve_homogeneous,
 )
 from geomech.core.zero import default_policy
-from geomech.lie.characteristics import characteristic_integrals, solve_first_order
+from geomech.lie.characteristics import characteristic_integrals
 from geomech.lie.span import SYMPY_FAILURES, Evaluator, Span, columns
 
-__all__ = ["find_first_integrals", "solve_first_order"]  # solve_first_order: lie.characteristics
+__all__ = ["find_first_integrals"]
 
 
 def find_first_integrals(D, expected: int, max_degree: int,

@@ -67,14 +67,12 @@ from geomech.lie.orbits import (
     vectors_rank,
 )
 from geomech.lie.quadratures import (
-    GeneralSolution,
     Quadrature,
     Reconstruction,
     find_cyclic_coordinate,
 )
 
-__all__ = ["reduce", "reconstruct", "ReducedSystem", "Reconstruction", "Quadrature",
-           "GeneralSolution", "express_in_invariants"]
+__all__ = ["reduce", "reconstruct"]
 
 
 def _symmetry_fields(v, symmetries) -> list[VectorField]:
@@ -154,7 +152,7 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
         :math:`[u_\alpha, v] \in S` (checked through the bracket graph; ``ValueError``
         otherwise).
     invariants : sequence of expressions, optional
-        The reduced variables :math:`Z`; computed (:func:`~geomech.lie.action.orbit_invariants`)
+        The reduced variables :math:`Z`; computed (:func:`~geomech.lie.orbits.orbit_invariants`)
         when omitted.  Checked: :math:`u_\alpha(Z_i) = 0`, independent, and
         ``dim M - rank S`` of them.
     seed : expression, optional

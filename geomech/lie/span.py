@@ -30,10 +30,7 @@ from geomech.core import budget
 from geomech.core.algebra import nullspace, rank
 from geomech.core.zero import rational_rewrite
 
-__all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "exact_rank", "columns", "kernel"]
-
-#: the generic rank, exact (:func:`geomech.core.algebra.rank`; the old name of this module)
-exact_rank = rank
+__all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "columns", "kernel"]
 
 #: what sympy's polynomial algorithms, solvers and ODE methods raise when they cannot handle an
 #: input (every fallback catches these only; anything else is a bug and propagates)

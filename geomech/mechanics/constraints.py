@@ -23,15 +23,17 @@ from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.forms import DifferentialForm
+from geomech.core.kernel import polynomial_coefficients
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import compact
+from geomech.mechanics.equations.elimination import certainly_full_rank, eliminate
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
-           "split_velocities", "solve_dependent", "preferred_minor", "velocity_of",
-           "natural_frame_of"]
+           "split_velocities", "structured_split", "solve_dependent", "preferred_minor",
+           "velocity_of", "natural_frame_of"]
 
 
 _NONSMOOTH = (sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside, sp.DiracDelta, sp.Max, sp.Min,
@@ -73,17 +75,23 @@ def constraint_row(N: Manifold, c, idx: int) -> tuple[list, sp.Expr, sp.Expr]:
         else:
             f = N.sympify(c)
         f = finite_expression(f, f"constraint {idx}")
-        a = [pol.normalize(sp.diff(f, v)) for v in vel]
-        b = pol.normalize(f.xreplace({v: 0 for v in vel}))
         nonsmooth = any(g.has(*vel) for g in f.atoms(*_NONSMOOTH))
-        if nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
-                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b):
+        coeffs = None if nonsmooth else polynomial_coefficients(f, vel, 1)
+        if coeffs is not None:       # a polynomial of degree <= 1: linear by construction
+            one = [tuple(int(i == j) for j in range(len(vel))) for i in range(len(vel))]
+            a = [pol.normalize(coeffs.get(m, sp.S.Zero)) for m in one]
+            b = pol.normalize(coeffs.get((0,) * len(vel), sp.S.Zero))
+        else:
+            a = [pol.normalize(sp.diff(f, v)) for v in vel]
+            b = pol.normalize(f.xreplace({v: 0 for v in vel}))
+        if coeffs is None and (nonsmooth or any(ai.has(*vel) for ai in a) or not pol.is_zero(
+                f - sp.Add(*[ai * v for ai, v in zip(a, vel)]) - b)):
             raise ValueError(f"constraint {idx} is not linear in the velocities: "
                              f"{sp.sstr(f)}")
     if all(pol.is_zero(ai) for ai in a):
         raise ValueError(
-            f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a holonomic "
-            "constraint by its differential or use coordinates on the constraint surface")
+            f"constraint {idx} contains no velocities: {sp.sstr(f)}; give a configuration "
+            "constraint h(q) = 0 with holonomic=[...]")
     return a, b, f
 
 
@@ -131,7 +139,7 @@ def check_independent_rows(A: sp.Matrix) -> None:
     if k == 0:
         return
     pol = default_policy()
-    if pol.rank(A) == k:
+    if certainly_full_rank(A) or pol.rank(A) == k:
         return
     for i in range(1, k + 1):
         if pol.rank(A[:i, :]) < i:
@@ -141,8 +149,8 @@ def check_independent_rows(A: sp.Matrix) -> None:
                 f"{others} (rank of the constraint matrix {pol.rank(A)} < {k})")
 
 
-def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
-                     ) -> tuple[list, list, dict]:
+def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None, required=(),
+                     solve: bool = True) -> tuple[list, list, dict | None]:
     r"""The split of the velocities by constraints :math:`A\dot q + b = 0` of full rank
     :math:`k`: ``(independent indices, dependent indices, {dependent velocity: expression})``.
 
@@ -150,7 +158,9 @@ def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
     non-singular :math:`k\times k` minor of :math:`A` is chosen: a constant determinant first,
     then the shortest one, then the earliest coordinates as dependent.  The dependent
     velocities are :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind}
-    + b)` (Cramer's rule).
+    + b)` (Cramer's rule).  ``required`` are indices that must be dependent (the velocities
+    of the dependent coordinates of holonomic constraints); ``solve=False`` returns ``None``
+    for the solution (computed later, on demand).
 
     >>> N = Manifold("N", "x y z"); xd, yd, zd = N.velocities; y = N.coords[1]
     >>> split_velocities(N, sp.Matrix([[-y, 0, 1]]), [0])
@@ -158,10 +168,37 @@ def split_velocities(N: Manifold, A: sp.Matrix, affine, independent=None
     """
     if independent is not None:
         ind_idx, dep_idx = _given_split(N, A, independent)
+        clash = [str(N.velocities[i]) for i in required if i in ind_idx]
+        if clash:
+            raise ValueError(f"independent={[str(N.velocities[i]) for i in ind_idx]} contains "
+                             f"{', '.join(clash)}, the velocity of a dependent coordinate of a "
+                             "holonomic constraint (it follows from the constraints)")
     else:
-        dep_idx = preferred_minor(A)
+        dep_idx = preferred_minor(A, required)
         ind_idx = [i for i in range(N.dim) if i not in dep_idx]
-    return ind_idx, dep_idx, solve_dependent(A, affine, N.velocities, dep_idx)
+    sol = solve_dependent(A, affine, N.velocities, dep_idx) if solve else None
+    return ind_idx, dep_idx, sol
+
+
+def structured_split(A: sp.Matrix, affine, dep_idx, ind_idx) -> tuple[dict, dict]:
+    r"""The split :math:`\dot q_r = \sum_\alpha b_{r\alpha}\dot q_\alpha + b_r` as
+    ``({r: (b_r1, ...)}, {r: b_r})``, solved by
+    :func:`~geomech.mechanics.equations.elimination.eliminate`: forward substitution when the
+    minor :math:`A_{\rm dep}` is triangular up to permutations (knife edges along a chain),
+    small entries in their compact normal form, large ones as built.
+
+    >>> y = sp.Symbol("y")
+    >>> structured_split(sp.Matrix([[-y, 0, 1]]), [1], [2], [0, 1])
+    ({2: (y, 0)}, {2: -1})
+    """
+    k = A.shape[0]
+    cols = [[-A[i, j] for i in range(k)] for j in ind_idx] + [[-b for b in affine]]
+    X = eliminate(A[:, list(dep_idx)], sp.Matrix(k, len(cols), lambda i, c: cols[c][i]),
+                  what="constraint minor")
+    r = len(ind_idx)
+    rows = {j: tuple(X[m, a] for a in range(r)) for m, j in enumerate(dep_idx)}
+    free = {j: X[m, r] for m, j in enumerate(dep_idx)}
+    return rows, free
 
 
 def solve_dependent(A: sp.Matrix, affine, velocities, dep_idx) -> dict:
@@ -201,29 +238,39 @@ def _given_split(N: Manifold, A: sp.Matrix, independent) -> tuple[list, list]:
         raise ValueError(f"{len(ind)} independent velocities given, but {n} velocities "
                          f"and {k} constraints leave {n - k}")
     dep_idx = [i for i, v in enumerate(vel) if v not in ind]
-    det = A[:, dep_idx].det(method="berkowitz") if k else sp.S.One
-    if default_policy().is_zero(det):
+    # the generic rank (random exact points first: cheap on large constraints)
+    if k and default_policy().rank(A[:, dep_idx]) < k:
         raise ValueError(
             f"independent={[str(v) for v in ind]} is a singular choice: the constraints "
             f"cannot be solved for {[str(vel[i]) for i in dep_idx]} (the minor vanishes)")
     return [vel.index(v) for v in ind], dep_idx
 
 
-def preferred_minor(A: sp.Matrix) -> list:
+def preferred_minor(A: sp.Matrix, required=()) -> list:
     """Columns of the preferred non-singular :math:`k\\times k` minor of ``A`` (full rank
-    :math:`k`): a constant determinant first, then the shortest, then the first columns.
+    :math:`k`): a constant determinant first, then the shortest, then the first columns;
+    the columns ``required`` are always among them.
 
     >>> x = sp.Symbol("x"); preferred_minor(sp.Matrix([[x, 1, 0]]))
     [1]
+    >>> preferred_minor(sp.Matrix([[x, 1, 0]]), required=[0])
+    [0]
     """
     (k, n), pol, best = A.shape, default_policy(), None
-    for combo in itertools.combinations(range(n), k):
+    req = sorted(set(required))
+    rest = [i for i in range(n) if i not in req]
+    for extra in itertools.combinations(rest, k - len(req)):
+        combo = tuple(sorted((*req, *extra)))
         det = pol.normalize(A[:, list(combo)].det(method="berkowitz")) if k else sp.S.One
         if det == 0 or pol.is_zero(det):
             continue
         score = (0 if det.is_number else 1, min(sp.count_ops(det), sp.count_ops(-det)), combo)
         if best is None or score < best[0]:
             best = (score, combo)
+    if best is None and req:
+        raise ValueError("the constraints cannot be solved for the velocities of the dependent "
+                         "coordinates of the holonomic constraints together with others: "
+                         "choose other dependent coordinates (holonomic={coordinate: h})")
     if best is None:  # pragma: no cover - excluded by the rank check
         raise ValueError("dependent constraints: no non-singular minor")
     return list(best[1])

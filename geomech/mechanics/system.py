@@ -39,9 +39,11 @@ from functools import cached_property
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.mechanics.converters import converter
 
 from .constraints import (
     check_independent_rows,
@@ -49,11 +51,30 @@ from .constraints import (
     finite_expression,
     forces_tuple,
     natural_frame_of,
+    solve_dependent,
     split_velocities,
+    structured_split,
+    velocity_of,
 )
-from .equations.common import compact
+from .equations.elimination import certainly_full_rank, keep_small, triangular_order
+from .holonomic import complete_state, holonomic_constraints
 
 __all__ = ["NonholonomicSystem"]
+
+
+def _independent_velocities(N: Manifold, independent) -> tuple:
+    """The velocity symbols named by ``independent`` (``()`` when ``None`` or unreadable: the
+    split checks it properly)."""
+    if independent is None:
+        return ()
+    if isinstance(independent, str):
+        independent = independent.replace(",", " ").split()
+    elif isinstance(independent, sp.Symbol):
+        independent = [independent]
+    try:
+        return tuple(velocity_of(N, s) for s in independent)
+    except (TypeError, ValueError):
+        return ()
 
 class NonholonomicSystem:
     r"""A Lagrangian system with constraints linear (or affine) in the velocities.
@@ -84,6 +105,21 @@ class NonholonomicSystem:
         ``(parameter values, initial state)`` for numerics and reports.
     source : str, optional
         Where the system was read from (model files).
+    holonomic : sequence or mapping, optional
+        Configuration constraints :math:`h_j(q) = 0` (expressions in the coordinates), or
+        ``{dependent coordinate: h_j}`` to choose the coordinate each one defines.  The
+        dependent coordinates stay coordinates of ``manifold`` and of :attr:`phase_space`
+        (defined implicitly: :meth:`complete_state` solves them where a state omits them and
+        refuses a state that violates a constraint); the differentials
+        :math:`\sum_i \partial_i h_j\,\dot q_i = 0` are appended to :attr:`constraints`, so
+        every form of the equations, the analyses and the numerics take them (module
+        :mod:`geomech.mechanics.holonomic`).  By default the dependent coordinates are a
+        non-singular minor of :math:`\partial h/\partial q` among the coordinates whose
+        velocities are not in ``independent`` (constant determinant first, then the
+        shortest, then the earliest coordinates).
+    steady : sequence of SteadyFamily, optional
+        Families of steady motions declared by the catalogue (the first is the
+        distinguished one of :meth:`steady_motion`; each is verified on first use).
 
     Raises
     ------
@@ -105,12 +141,20 @@ class NonholonomicSystem:
     {xdot: zdot/y}
     >>> S.energy()
     xdot**2*y**2/2 + xdot**2/2 + ydot**2/2
+
+    A particle on the parabola :math:`y = x^2` in the plane (``y`` defined implicitly):
+
+    >>> x, y = N.coords[:2]
+    >>> P = NonholonomicSystem(N, (xd**2 + yd**2 + zd**2)/2 - y, holonomic={"y": y - x**2})
+    >>> P.constraints, P.dependent_coordinates, P.phase_space.coords
+    ((-2*x*xdot + ydot,), (y,), (x, y, z, xdot, zdot))
     """
 
     def __init__(self, manifold: Manifold, lagrangian, constraints=(), forces=None,
                  independent=None, name: str | None = None, description: str = "",
                  natural_frame: Mapping | None = None, numeric_defaults: tuple | None = None,
-                 source: str | None = None):
+                 source: str | None = None, holonomic=None, steady=None):
+        # long: reads and checks every argument of an immutable value, in order
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
                             f"{type(manifold).__name__}")
@@ -136,6 +180,14 @@ class NonholonomicSystem:
             rows.append(a)
             affine.append(b)
             exprs.append(f)
+        # -- configuration constraints h(q) = 0: their differentials are velocity constraints
+        self.holonomic, self.dependent_coordinate_indices = holonomic_constraints(
+            N, holonomic, _independent_velocities(N, independent))
+        for h in self.holonomic:
+            a = [sp.diff(h, c) for c in N.coords]
+            rows.append(a)
+            affine.append(sp.S.Zero)
+            exprs.append(sp.Add(*[ai * v for ai, v in zip(a, N.velocities)]))
         k = len(rows)
         self.constraints: tuple[sp.Expr, ...] = tuple(exprs)
         self.constraint_matrix = sp.Matrix(k, n, lambda i, j: rows[i][j]) if k else \
@@ -152,7 +204,7 @@ class NonholonomicSystem:
 
         # -- non-degeneracy --------------------------------------------------------------
         H = self.hessian
-        r = default_policy().rank(H)
+        r = n if certainly_full_rank(H) else default_policy().rank(H)
         if r < n:
             raise ValueError(
                 f"degenerate Lagrangian: det d2L/dqdot2 = 0 identically (rank {r} < {n}); the "
@@ -167,11 +219,14 @@ class NonholonomicSystem:
         if source is not None and not isinstance(source, str):
             raise TypeError(f"source must be a string, got {type(source).__name__}")
         self._numeric_defaults, self._source = numeric_defaults, source
+        from .analysis.steady_motions import declared_families
+
+        self.steady_families = declared_families(steady)
 
     @property
     def natural_frame(self) -> dict | None:
         """Natural quasi-velocities ``{"frame": fields, "names": ...}`` (keyword arguments
-        of :func:`~geomech.mechanics.equations.quasi.compact_equations`, used by
+        of :func:`~geomech.mechanics.equations.compact.compact_equations`, used by
         ``frame="natural"``) given at construction, e.g. by the catalogue (body angular
         velocities of the Chaplygin ball), or ``None``."""
         return None if self._natural_frame is None else dict(self._natural_frame)
@@ -188,14 +243,59 @@ class NonholonomicSystem:
         return self._source
 
     def _choose_split(self, independent) -> None:
-        ind_idx, dep_idx, sol = split_velocities(self.manifold, self.constraint_matrix,
-                                                 self.constraint_affine, independent)
+        ind_idx, dep_idx, _ = split_velocities(self.manifold, self.constraint_matrix,
+                                               self.constraint_affine, independent,
+                                               required=self.dependent_coordinate_indices,
+                                               solve=False)
         vel = self.manifold.velocities
         self.independent_indices = tuple(ind_idx)
         self.dependent_indices = tuple(dep_idx)
         self.independent_velocities = tuple(vel[i] for i in ind_idx)
         self.dependent_velocities = tuple(vel[i] for i in dep_idx)
-        self.dependent_solution = sol
+
+    @cached_property
+    def dependent_solution(self) -> dict:
+        r"""``{dependent velocity: expression in q and the independent velocities}``,
+        :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind} + b)`
+        (computed on first access).  Small solutions are in their compact normal form
+        (Cramer's rule, cancelled); a minor triangular up to permutations (a chain of knife
+        edges) is solved by forward substitution and large entries are kept as built
+        (:meth:`velocity_split`)."""
+        vel = self.manifold.velocities
+        if not self.dependent_indices:
+            return {}
+        if self._split_is_structured:
+            rows, free = self._velocity_split
+            u = self.independent_velocities
+            return {vel[r]: keep_small(sp.Add(*[b * ua for b, ua in zip(rows[r], u)],
+                                              free[r])) for r in self.dependent_indices}
+        return solve_dependent(self.constraint_matrix, self.constraint_affine, vel,
+                               self.dependent_indices)
+
+    @cached_property
+    def _split_is_structured(self) -> bool:
+        """Whether the constraint minor is triangular up to permutations (then the split is
+        solved by forward substitution)."""
+        A = self.constraint_matrix[:, list(self.dependent_indices)]
+        return triangular_order(A) is not None
+
+    # -- configuration constraints ----------------------------------------------------------
+    @property
+    def dependent_coordinates(self) -> tuple[sp.Symbol, ...]:
+        """The coordinates defined implicitly by the holonomic constraints (one each)."""
+        return tuple(self.manifold.coords[i] for i in self.dependent_coordinate_indices)
+
+    @property
+    def n_holonomic(self) -> int:
+        """Number :math:`m` of holonomic constraints :math:`h_j(q) = 0` (their
+        differentials are the last :math:`m` of :attr:`constraints`)."""
+        return len(self.holonomic)
+
+    def complete_state(self, state: Mapping, parameters: Mapping | None = None) -> dict:
+        """Every phase-space coordinate of ``state``: the dependent coordinates solved where
+        omitted, the holonomic constraints checked (``ValueError`` naming the one violated);
+        see :func:`geomech.mechanics.holonomic.complete_state`."""
+        return complete_state(self, state, parameters)
 
     # -- basic derived data ---------------------------------------------------------------
     @cached_property
@@ -256,6 +356,9 @@ class NonholonomicSystem:
 
     @cached_property
     def _velocity_split(self) -> tuple[dict, dict]:
+        if self._split_is_structured:
+            return structured_split(self.constraint_matrix, self.constraint_affine,
+                                    self.dependent_indices, self.independent_indices)
         sol, u = self.dependent_solution, self.independent_velocities
         vel = self.manifold.velocities
         rows = {r: tuple(compact(sp.diff(sol[vel[r]], ua)) for ua in u)
@@ -360,9 +463,9 @@ class NonholonomicSystem:
 
     def compact_equations(self, **options):
         """Compact explicit equations in quasi-velocities
-        (:func:`~geomech.mechanics.equations.quasi.compact_equations`; ``frame="natural"`` takes
+        (:func:`~geomech.mechanics.equations.compact.compact_equations`; ``frame="natural"`` takes
         :attr:`natural_frame`)."""
-        from .equations.quasi import compact_equations
+        from geomech.mechanics.equations.compact import compact_equations
 
         return compact_equations(self, **options)
 
@@ -383,11 +486,13 @@ class NonholonomicSystem:
             return True
         if (other.manifold is not self.manifold
                 or other.independent_velocities != self.independent_velocities
+                or other.dependent_coordinates != self.dependent_coordinates
                 or len(other.constraints) != len(self.constraints)
                 or (other.forces is None) != (self.forces is None)):
             return False
         pairs = [(self.lagrangian, other.lagrangian),
                  *zip(self.constraints, other.constraints),
+                 *zip(self.holonomic, other.holonomic),
                  *zip(self.forces or (), other.forces or ())]
         is_zero = default_policy().is_zero
         return all(a == b or is_zero(a - b) for a, b in pairs)
@@ -401,6 +506,9 @@ class NonholonomicSystem:
         coords = ", ".join(str(c) for c in self.manifold.coords)
         ind = ", ".join(str(v) for v in self.independent_velocities)
         extra = ", affine" if self.is_affine else ""
+        if self.holonomic:
+            dep = ", ".join(str(c) for c in self.dependent_coordinates)
+            extra += f", {self.n_holonomic} holonomic (dependent {dep})"
         extra += ", with forces" if self.forces is not None else ""
         return (f"NonholonomicSystem({self.name!r}, N=({coords}), {k} constraint"
                 f"{'s' if k != 1 else ''}{extra}, independent=({ind}))")
@@ -409,8 +517,10 @@ class NonholonomicSystem:
         coords = ", ".join(sp.latex(c) for c in self.manifold.coords)
         lines = [rf"\text{{{self.name}}}:\ N = ({coords})",
                  rf"L = {sp.latex(self.lagrangian)}"]
-        for f in self.constraints:
+        for f in self.constraints[:len(self.constraints) - self.n_holonomic]:
             lines.append(rf"{sp.latex(f)} = 0")
+        for h in self.holonomic:
+            lines.append(rf"{sp.latex(h)} = 0")
         if self.forces is not None:
             lines.append(rf"Q = \left({', '.join(sp.latex(q) for q in self.forces)}\right)")
         return r"\begin{aligned}" + r"\\ ".join("&" + ln for ln in lines) + r"\end{aligned}"
@@ -457,8 +567,8 @@ class NonholonomicSystem:
 
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
-        along the flow; see :func:`geomech.mechanics.analysis.symmetry.linear_integrals`."""
-        from .analysis.symmetry import linear_integrals
+        along the flow; see :func:`geomech.mechanics.analysis.noether.linear_integrals`."""
+        from geomech.mechanics.analysis.noether import linear_integrals
 
         return linear_integrals(self, ansatz=ansatz, fields=fields)
 
@@ -505,14 +615,14 @@ class NonholonomicSystem:
     def pseudo_hamiltonian(self, frame=None, transversal=None, momenta=None):
         """Pseudo-Hamiltonian form (Prop. 7); ``.satisfies_jacobi()`` is ``False`` for
         non-integrable constraints."""
-        from .analysis.hamiltonian import system_pseudo_hamiltonian
+        from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
 
         return system_pseudo_hamiltonian(self, frame=frame, transversal=transversal,
                                          momenta=momenta)
 
     def is_conformally_hamiltonian(self, cyclic=None):
         """Chaplygin reducing multiplier of the reduced system (two degrees of freedom)."""
-        from .analysis.hamiltonian import system_is_conformally_hamiltonian
+        from geomech.mechanics.analysis.multiplier import system_is_conformally_hamiltonian
 
         return system_is_conformally_hamiltonian(self, cyclic=cyclic)
 
@@ -528,17 +638,51 @@ class NonholonomicSystem:
 
         return routh_reduction(self, coordinate)
 
+    def linearize(self, state, parameters=None, chart: str = "auto"):
+        """The exact linearisation at a steady motion ``state`` (a dict of every phase-space
+        coordinate by name); see
+        :func:`geomech.mechanics.analysis.linearization.linearize`."""
+        from .analysis.linearization import linearize
+
+        return linearize(self, state, parameters=parameters, chart=chart)
+
+    def steady_motions(self, search: bool = True) -> list:
+        """Families of steady motions (relative equilibria): the declared ones, verified,
+        and with ``search`` those found by solving the reduced equations; see
+        :func:`geomech.mechanics.analysis.steady_motions.steady_motions`."""
+        from .analysis.steady_motions import steady_motions
+
+        return steady_motions(self, search=search)
+
+    def steady_motion(self, family: str | None = None, **constants) -> dict:
+        """One steady state (a dict by coordinate name) of the distinguished family, or of
+        ``family``, at the given constants; see
+        :func:`geomech.mechanics.analysis.steady_motions.steady_motion`."""
+        from .analysis.steady_motions import steady_motion
+
+        return steady_motion(self, family, **constants)
+
+    def stability_diagram(self, parameter, values, steady=None, parameters=None):
+        """Eigenvalues of the linearisation against ``parameter`` (a
+        :class:`~geomech.mechanics.analysis.stability_diagram.StabilityDiagram`, with
+        ``.plot()``); see
+        :func:`geomech.mechanics.analysis.stability_diagram.stability_diagram`."""
+        from .analysis.stability_diagram import stability_diagram
+
+        return stability_diagram(self, parameter, values, steady=steady, parameters=parameters)
+
     def to_sympy_mechanics(self):
         """A ``sympy.physics.mechanics.LagrangesMethod`` with the same equations
-        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`)."""
-        from importlib import import_module  # interop is a layer above: resolved by name
-
-        return import_module("geomech.interop.sympy_mechanics").to_sympy_mechanics(self)
+        (:func:`geomech.interop.sympy_mechanics.to_sympy_mechanics`, ``gm.to_sympy_mechanics``;
+        interop registers it in :mod:`geomech.mechanics.converters`)."""
+        return converter("sympy_mechanics")(self)
 
     def pretty(self) -> str:
         """Multi-line text summary (pretty-printed Lagrangian and constraints)."""
         out = [repr(self), "L = " + sp.sstr(self.lagrangian)]
         out += [f"constraint {i}: {sp.sstr(f)} = 0" for i, f in enumerate(self.constraints, 1)]
+        out += [f"holonomic constraint {j}: {sp.sstr(h)} = 0 (defines {c})"
+                for j, (h, c) in enumerate(zip(self.holonomic, self.dependent_coordinates), 1)]
         if self.dependent_solution:
             out += [f"  {v} = {sp.sstr(e)}" for v, e in self.dependent_solution.items()]
         return "\n".join(out)

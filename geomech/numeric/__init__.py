@@ -9,18 +9,21 @@
 * :func:`sweep` (also ``gm.sweep``) and :func:`~geomech.numeric.sweep.parallel_map` --
   ensembles serially, on local processes or on a dask cluster, the same numbers in every mode;
 * :mod:`geomech.numeric.dynamics` -- Poincaré sections, Lyapunov exponents (also over
-  ensembles), phase portraits.
+  ensembles), phase portraits;
+* :func:`~geomech.numeric.animation.animate` (also ``gm.animate``) -- the simulated body
+  (:mod:`~geomech.numeric.shapes`: ball, disk, ellipsoid, sleigh, board) moving along its path.
 
-Modules, by what they compute: ``compile`` (fields; re-exports ``functions``: CSE'd
-functions, the Jacobian, optional numba; and ``implicit``: mass-matrix forms), ``inputs``
+Modules, by what they compute: ``compile`` (fields), ``functions`` (CSE'd
+functions, the Jacobian, optional numba), ``implicit`` (mass-matrix forms), ``inputs``
 (time spans, initial states and parameters checked once for every tool), ``simulate`` (the
 driver of a run), ``monitor`` (energy, integrals and constraints along a run, their drifts),
 ``driver`` (scipy's step loop with guards), ``simulate_dlda`` (a run of the variational
 integrator), ``variational`` (dlda), ``result`` (:class:`SimulationResult`,
 :func:`~geomech.numeric.result.coordinate_index`, the one look-up of a coordinate by name),
 ``charts`` (chart singularities met by a run), ``sweep`` (ensembles, ``parallel_map``),
-``dynamics`` (phase portraits; re-exports ``poincare`` and ``lyapunov``), ``reconstruction``
-(re-exports ``orbit_chart`` and ``group_reconstruction``).
+``dynamics`` (phase portraits), ``poincare``, ``lyapunov``, ``reconstruction`` (the cascade),
+``orbit_chart`` and ``group_reconstruction``, ``shapes`` (what a body looks like and where it
+is), ``animation`` (matplotlib animations of a run).
 
 >>> import geomech as gm
 >>> M = gm.Manifold("M", "x v"); x, v = M.coords
@@ -28,16 +31,17 @@ integrator), ``variational`` (dlda), ``result`` (:class:`SimulationResult`,
 True
 """
 
-from .compile import (
-                      CompiledField,
-                      CompiledFunction,
-                      CompiledImplicitField,
-                      CompiledJacobian,
-                      compile_functions,
-                      compile_vector_field,
-                      resolve_parameters,
+from geomech.numeric.functions import (
+    CompiledFunction,
+    CompiledJacobian,
+    compile_functions,
+    resolve_parameters,
 )
-from .simulate import SimulationResult, simulate
+from geomech.numeric.implicit import CompiledImplicitField
+from geomech.numeric.result import SimulationResult
+
+from .compile import CompiledField, compile_vector_field
+from .simulate import simulate
 from .sweep import SweepResult, sweep
 from .variational import DiscreteLagrangeDAlembert
 

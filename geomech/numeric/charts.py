@@ -17,6 +17,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
+from geomech.mechanics.analysis.field_charts import denominator_factors
 
 from .result import UnknownCoordinate, coordinate_index
 from .variational import lambdify_flat
@@ -36,22 +37,7 @@ def singular_denominators(field) -> list[sp.Expr]:
     numerically)."""
     if not isinstance(field, VectorField):
         return list(field.mass_matrix)
-    coords = set(field.manifold.coords)
-    out: list[sp.Expr] = []
-    for comp in field.components:
-        for p in sp.preorder_traversal(comp):
-            if isinstance(p, sp.Pow) and p.exp.is_negative:
-                d = p.base
-            elif isinstance(p, (sp.tan, sp.sec)):
-                d = sp.cos(p.args[0])
-            elif isinstance(p, (sp.cot, sp.csc)):
-                d = sp.sin(p.args[0])
-            else:
-                continue
-            for f in sp.Mul.make_args(sp.factor_terms(d)):
-                if f.free_symbols & coords and f not in out:
-                    out.append(f)
-    return out
+    return denominator_factors(field.components, field.manifold.coords)
 
 
 def singular_values(field, dens, coords, params, y) -> list[tuple]:

@@ -12,8 +12,7 @@ numbers first, so the compiled code only sees the phase-space coordinates.
 array([-0., 1.])
 
 Modules: :mod:`~geomech.numeric.functions` (CSE'd scalar functions, the Jacobian, the numba
-backend), :mod:`~geomech.numeric.implicit` (mass-matrix forms); this module compiles fields
-and re-exports their public names (``geomech.numeric.compile.X`` keeps working).
+backend), :mod:`~geomech.numeric.implicit` (mass-matrix forms); this module compiles fields.
 """
 
 from __future__ import annotations
@@ -27,13 +26,10 @@ from geomech.core.fields import VectorField
 from .functions import (
     CompiledFunction,
     CompiledJacobian,
-    compile_functions,
-    resolve_parameters,
 )
 from .implicit import CompiledImplicitField, is_implicit
 
-__all__ = ["CompiledField", "CompiledFunction", "CompiledJacobian", "CompiledImplicitField",
-           "compile_vector_field", "compile_functions", "resolve_parameters", "is_implicit"]
+__all__ = ["CompiledField", "compile_vector_field"]
 
 
 class CompiledField(CompiledFunction):

@@ -16,13 +16,13 @@ r"""Dynamics tools: Poincaré sections, Lyapunov exponents, phase portraits, and
 
 >>> import geomech as gm
 >>> M = gm.Manifold("M", "x v"); x, v = M.coords
+>>> from geomech.numeric.poincare import poincare_section
 >>> sec = poincare_section(M.vector_field([v, -x]), [[2, 0]], "x", (0, 10), direction=0)
 >>> bool(np.allclose(sec.times[0], [np.pi / 2, 3 * np.pi / 2, 5 * np.pi / 2], atol=1e-9))
 True
 
 Modules: :mod:`~geomech.numeric.poincare` (sections), :mod:`~geomech.numeric.lyapunov`
-(exponents); this module draws phase portraits and re-exports the public names of both
-(``geomech.numeric.dynamics.X`` keeps working).
+(exponents); this module draws phase portraits.
 """
 
 from __future__ import annotations
@@ -33,12 +33,9 @@ import numpy as np
 
 from .compile import CompiledField
 from .inputs import compiled_field_of, initial_states, time_span
-from .lyapunov import LyapunovResult, lyapunov_ensemble, lyapunov_spectrum, max_lyapunov
-from .poincare import PoincareSection, poincare_section
 from .result import coordinate_index, figure_axes
 
-__all__ = ["poincare_section", "PoincareSection", "lyapunov_spectrum", "max_lyapunov",
-           "lyapunov_ensemble", "LyapunovResult", "phase_portrait"]
+__all__ = ["phase_portrait"]
 
 
 def phase_portrait(system, initial_conditions, t_span, axes=None,

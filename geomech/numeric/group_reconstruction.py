@@ -29,7 +29,7 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.lie.reduction import ReducedSystem
+from geomech.lie.orbits import ReducedSystem
 
 from .inputs import initial_state
 from .simulate import simulate

@@ -22,8 +22,9 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.numeric.functions import resolve_parameters
 
-from .compile import CompiledField, compile_vector_field, resolve_parameters
+from .compile import CompiledField, compile_vector_field
 
 __all__ = ["time_span", "ordered_values", "initial_state", "initial_states",
            "finite_parameters", "vector_field_of", "compiled_field_of"]

@@ -18,12 +18,13 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.numeric.functions import CompiledFunction
 
-from .compile import CompiledFunction
 from .result import ABS_THRESHOLD
 
 __all__ = ["monitored_items", "series_and_drifts", "relative_drift", "constraint_monitor",
-           "constraint_series", "monitor_constraints", "rate_expressions", "integral_items"]
+           "constraint_series", "monitor_constraints", "rate_expressions", "integral_items",
+           "monitor_holonomic"]
 
 
 def rate_expressions(field) -> list:
@@ -151,3 +152,19 @@ def monitor_constraints(cdata, coords, params: dict, y: np.ndarray, series: dict
     vals, scales = cdata
     cmon = CompiledFunction([*vals, *scales], coords, params, what="the constraints")
     constraint_series(cmon(y), len(vals), series, drift)
+
+
+def monitor_holonomic(owner, coords, params: dict, y: np.ndarray, series: dict,
+                      drift: dict) -> None:
+    r"""Record the residuals :math:`|h_j(q(t))|` of the configuration constraints of
+    ``owner`` (a system with ``holonomic``) along the states ``y`` (n, T) as ``series`` and
+    ``drift`` entries ``"holonomic 1"`` ... (absolute: the flow integrates the differentiated
+    constraints, index reduction, so :math:`h` drifts only by the integration error)."""
+    hs = tuple(getattr(owner, "holonomic", ()) or ())
+    if not hs or not set().union(*(h.free_symbols for h in hs)) <= set(coords) | set(params):
+        return
+    mon = CompiledFunction(list(hs), coords, params, what="the holonomic constraints")
+    for j, v in enumerate(mon(y), 1):
+        res = np.abs(np.asarray(v, dtype=float)) * np.ones(y.shape[1])
+        series[f"holonomic {j}"] = res
+        drift[f"holonomic {j}"] = float(np.max(res)) if len(res) else 0.0

@@ -34,7 +34,8 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.lie.reduction import ReducedSystem, independent_subset, jacobian_rank, reduce
+from geomech.lie.orbits import ReducedSystem, independent_subset, jacobian_rank
+from geomech.lie.reduction import reduce
 
 __all__ = ["OrbitChart", "orbit_chart"]
 
@@ -159,7 +160,7 @@ def orbit_chart(v: VectorField, symmetries, *, invariants: Sequence | None = Non
     symmetries : sequence of VectorField (or an action/distribution)
         Symmetry fields spanning a symmetry distribution of ``v`` (Prop. 1).
     invariants : sequence, optional
-        Invariants :math:`Z`; computed by :func:`geomech.lie.action.orbit_invariants` when
+        Invariants :math:`Z`; computed by :func:`geomech.lie.orbits.orbit_invariants` when
         omitted.
     orbit_coords : sequence, optional
         Coordinates of ``M`` (symbols or names) to use as :math:`Y`; searched otherwise.

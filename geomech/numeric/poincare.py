@@ -21,8 +21,8 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.fields import VectorField
+from geomech.numeric.functions import CompiledFunction
 
-from .compile import CompiledFunction
 from .inputs import compiled_field_of, initial_states, time_span
 from .result import coordinate_index, figure_axes
 from .sweep import parallel_map

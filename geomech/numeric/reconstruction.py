@@ -43,8 +43,7 @@ Examples
 
 Modules: :mod:`~geomech.numeric.orbit_chart` (the chart, symbolic),
 :mod:`~geomech.numeric.group_reconstruction` (matrix groups); this module integrates the
-cascade and re-exports the public names of both (``geomech.numeric.reconstruction.X`` keeps
-working).
+cascade.
 """
 
 from __future__ import annotations
@@ -59,16 +58,15 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
+from geomech.numeric.functions import compile_functions, resolve_parameters
 
-from .compile import compile_functions, compile_vector_field, resolve_parameters
-from .group_reconstruction import GroupReconstruction, group_symbols, integrate_on_group
+from .compile import compile_vector_field
 from .inputs import ordered_values, time_span
 from .orbit_chart import OrbitChart, orbit_chart
 from .result import coordinate_index
 from .simulate import simulate
 
-__all__ = ["OrbitChart", "orbit_chart", "NumericReconstruction", "reconstruct_numerically",
-           "GroupReconstruction", "integrate_on_group", "group_symbols"]
+__all__ = ["NumericReconstruction", "reconstruct_numerically"]
 
 
 @dataclass

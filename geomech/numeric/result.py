@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-from .compile import CompiledFunction
+from geomech.numeric.functions import CompiledFunction
 
 __all__ = ["SimulationResult", "coordinate_index", "UnknownCoordinate", "ABS_THRESHOLD",
            "figure_axes"]
@@ -94,10 +94,12 @@ class SimulationResult:
         trajectory stays in the regular part of its chart.
     solution : the raw solver result (a :class:`scipy.optimize.OptimizeResult` with the
         fields of ``solve_ivp``'s result).
+    system : the simulated system (``None`` for a bare vector field); with it the result
+        knows the body's :attr:`shape` (for :func:`~geomech.numeric.animation.animate`).
     """
 
     def __init__(self, t, states, coords, series, drift, solution, parameters, field,
-                 singularities=None):
+                 singularities=None, system=None):
         self.t = t
         self.states = states
         self.coords = tuple(coords)
@@ -112,6 +114,15 @@ class SimulationResult:
         if singularities is None:        # e.g. rebuilt from a pickled solution
             singularities = getattr(solution, "singularities", None) or ()
         self.singularities = list(singularities)
+        self.system = system
+
+    @property
+    def shape(self):
+        """The :class:`~geomech.numeric.shapes.BodyShape` of the simulated body (the one its
+        catalogue entry registers, else a marker at ``(x, y)``), or ``None``."""
+        from .shapes import body_shape
+
+        return body_shape(self.system) if self.system is not None else None
 
     # -- access --------------------------------------------------------------------------
     def __getitem__(self, key) -> np.ndarray:
@@ -172,18 +183,8 @@ class SimulationResult:
         ax.legend(loc="best", fontsize="small")
         k = 1
         if drift and self.series:
-            ax = axes[k]
+            self.plot_drift(axes[k])
             k += 1
-            for name, vals in self.series.items():
-                if name.startswith("constraint"):
-                    err = np.abs(vals)
-                else:
-                    v0 = vals[0]
-                    err = np.abs(vals - v0) / (abs(v0) if abs(v0) > ABS_THRESHOLD else 1.0)
-                ax.semilogy(self.t, np.maximum(err, 1e-18), label=name)
-            ax.set_xlabel("t")
-            ax.set_ylabel("relative drift")
-            ax.legend(loc="best", fontsize="small")
         if path is not None:
             ax = axes[k]
             ax.plot(self[path[0]], self[path[1]])
@@ -192,4 +193,23 @@ class SimulationResult:
             ax.set_aspect("equal", adjustable="datalim")
         fig.tight_layout()
         return fig
+
+    def plot_drift(self, ax=None):
+        """The drift of the monitored quantities against time (log scale): relative change of
+        the energy and of the integrals, relative residual of the constraints.  Draws on
+        ``ax`` (a matplotlib Axes) or on a new figure; returns the figure."""
+        if ax is None:
+            fig, axs = figure_axes(size=(6.4, 3.2))
+            ax = axs[0, 0]
+        for name, vals in self.series.items():
+            if name.startswith("constraint"):
+                err = np.abs(vals)
+            else:
+                v0 = vals[0]
+                err = np.abs(vals - v0) / (abs(v0) if abs(v0) > ABS_THRESHOLD else 1.0)
+            ax.semilogy(self.t, np.maximum(err, 1e-18), label=name)
+        ax.set_xlabel("t")
+        ax.set_ylabel("relative drift")
+        ax.legend(loc="best", fontsize="small")
+        return ax.figure
 

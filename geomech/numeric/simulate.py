@@ -32,6 +32,8 @@ import sympy as sp
 
 from geomech.core import budget
 from geomech.core.fields import VectorField
+from geomech.numeric.functions import resolve_parameters
+from geomech.numeric.implicit import is_implicit
 
 from .charts import (
     find_singularities,
@@ -40,14 +42,20 @@ from .charts import (
     singular_values,
     singularity_warning,
 )
-from .compile import compile_vector_field, is_implicit, resolve_parameters
+from .compile import compile_vector_field
 from .driver import drive, failed_result
 from .inputs import finite_parameters, initial_state, time_span
-from .monitor import constraint_monitor, monitor_constraints, monitored_items, series_and_drifts
+from .monitor import (
+    constraint_monitor,
+    monitor_constraints,
+    monitor_holonomic,
+    monitored_items,
+    series_and_drifts,
+)
 from .result import SimulationResult
 from .simulate_dlda import simulate_dlda
 
-__all__ = ["simulate", "SimulationResult"]
+__all__ = ["simulate"]
 
 
 def _field_exprs(field) -> list:
@@ -170,7 +178,10 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         limit applies too): when it runs out, the run ends with ``success=False`` and the
         trajectory so far.
     constraints : sequence, optional
-        Constraint expressions :math:`f(q,\dot q)` to monitor (default: the system's).
+        Constraint expressions :math:`f(q,\dot q)` to monitor (default: the system's).  The
+        configuration constraints :math:`h_j(q) = 0` of a system (``holonomic=``) are kept by
+        index reduction (the flow integrates their differentials) and their residuals
+        :math:`|h_j(q(t))|` are reported as ``series``/``drift`` entries ``"holonomic 1"``...
     energy : bool or expression
         ``True``: monitor ``system.energy()`` when available; ``False``: do not; an
         expression: monitor it as the energy.
@@ -240,10 +251,11 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     series, drift = series_and_drifts(sym_items, call_items, coords, params, sol.t, sol.y)
     if cdata is not None:
         monitor_constraints(cdata, coords, params, sol.y, series, drift)
+    monitor_holonomic(owner, coords, params, sol.y, series, drift)
     singular = find_singularities((sol.t, singular_values(
         field, singular_denominators(field), coords, params, sol.y)))
     result = SimulationResult(sol.t, sol.y.T.copy(), coords, series, drift, sol, params,
-                              field, singularities=singular)
+                              field, singularities=singular, system=owner)
     if singular:
         _warn_singular(result, owner)
     return result

@@ -65,7 +65,7 @@ def simulate_dlda(system, x0, span, parameters, integrals, step, energy, timeout
                       stacklevel=3)
     _dlda_chart_poles(dlda, out, t, sol)
     return SimulationResult(t, states, phase.coords, series, drift, sol, dlda.parameters,
-                            None)
+                            None, system=system)
 
 
 def _monitor(system, dlda, out, t, states, integrals, energy) -> tuple[dict, dict]:

@@ -25,6 +25,8 @@ True
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import functools
 import hashlib
 import math
 import os
@@ -35,7 +37,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .simulate import SimulationResult, simulate
+from geomech.numeric.result import SimulationResult
+
+from .simulate import simulate
 
 __all__ = ["sweep", "SweepResult", "parallel_map"]
 
@@ -273,7 +277,8 @@ def _executor(client, workers: int | None):
 
         ex = cf.ProcessPoolExecutor(max_workers=workers or os.cpu_count(),
                                     mp_context=mp.get_context("spawn"))
-        return "executor", ex, [ex.shutdown]
+        # on failure the pending runs are cancelled, not awaited
+        return "executor", ex, [functools.partial(ex.shutdown, wait=True, cancel_futures=True)]
     if isinstance(client, str) or _is_dask_cluster(client):
         try:
             from distributed import Client, LocalCluster
@@ -290,7 +295,12 @@ def _executor(client, workers: int | None):
             raise ValueError(f"client must be None, 'processes', 'dask' (a LocalCluster), a "
                              f"scheduler address 'tcp://host:port', an Executor or a dask "
                              f"Client; got {client!r}")
-        c = Client(client)
+        try:
+            c = Client(client)
+        except BaseException:
+            for close in closers:       # the cluster started for this sweep
+                close()
+            raise
         closers.insert(0, c.close)
         return "dask", c, closers
     raise TypeError(f"client must be None, 'processes', 'dask', a scheduler address, a "
@@ -339,8 +349,14 @@ def parallel_map(fn, shared, items: Sequence, client=None, workers: int | None =
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     items = list(items)
     kind, ex, closers = _executor(client, workers)
-    bar = _progress(len(items), progress, desc)
-    try:
+    with contextlib.ExitStack() as stack:
+        # everything this call opened is closed, also when a run fails: the progress bar,
+        # then the client, then the cluster or pool (an ExitStack runs its callbacks LIFO)
+        for close in reversed(closers):
+            stack.callback(close)
+        bar = _progress(len(items), progress, desc)
+        if bar is not None:
+            stack.callback(bar.close)
         if kind == "serial":
             out = []
             for item in items:
@@ -356,11 +372,6 @@ def parallel_map(fn, shared, items: Sequence, client=None, workers: int | None =
         for k, r in _gather(kind, ex, fn, blob, chunks, bar):
             out[k] = r
         return out
-    finally:
-        if bar is not None:
-            bar.close()
-        for close in closers:
-            close()
 
 
 def sweep(system, initial_conditions, t_span, parameters=None, client=None,
@@ -427,7 +438,8 @@ def sweep(system, initial_conditions, t_span, parameters=None, client=None,
                            workers=workers, chunksize=chunksize, progress=progress,
                            desc="sweep")
     field = _field_of_target(target)
+    owner = None if field is system else getattr(system, "system", system)   # equations: theirs
     runs = [SimulationResult(t, states, coords, series, drift, solution, params,
-                             field if fld is None else fld)
+                             field if fld is None else fld, system=owner)
             for t, states, coords, series, drift, solution, params, fld in records]
     return SweepResult(runs, [(i, j) for _, i, j, _, _ in jobs], n_sets)

@@ -1,11 +1,16 @@
 r"""Rendering of reports: text (abbreviated, wrapped, with an appendix of long formulas),
-Markdown, LaTeX and JSON, as whole documents (:func:`render`) or streamed section by section
-(:func:`writer`).
+Markdown, LaTeX, JSON and HTML (:mod:`geomech.reporting.html`), as whole documents
+(:func:`render`) or streamed section by section (:func:`writer`).
 
->>> import sympy as sp
->>> x = sp.Symbol("x")
->>> formula_text(sp.Eq(x, 2)), formula_latex(sp.Eq(x, 2))
-('x = 2', 'x = 2')
+>>> from geomech.reporting.model import Report, Section
+>>> print(render(Report("demo", [Section("Energy").add("E =", 1)]), "text"))
+geomech report: demo
+=====================
+<BLANKLINE>
+Energy
+------
+E = 1
+<BLANKLINE>
 """
 
 from __future__ import annotations
@@ -15,51 +20,73 @@ import re
 
 import sympy as sp
 
-__all__ = ["FORMATS", "TEXT_WIDTH", "render", "writer", "formula_text", "formula_latex",
-           "latex_fragment"]
+from geomech.reporting.formulas import TEXT_WIDTH, fold_formula, formula_latex, formula_text
+from geomech.reporting.html import HtmlWriter
 
-#: Width of the text output (``full=False``): longer formulas are abbreviated with named
-#: common subexpressions, very long ones moved to an appendix, and lines are wrapped.
-TEXT_WIDTH = 200
-_APPENDIX_CHARS = 1200      # a formula longer than this goes to the appendix
+__all__ = ["FORMATS", "render", "writer", "latex_fragment"]
 
-FORMATS = ("text", "markdown", "latex", "json")
+FORMATS = ("text", "markdown", "latex", "json", "html")
 
 
-def render(rep, fmt: str = "text", full: bool = False) -> str:
+def render(rep, fmt: str = "text", full: bool = False, fragment: bool = False) -> str:
     """Render a report (a :class:`~geomech.reporting.model.Report`); ``fmt`` is ``"text"``,
-    ``"markdown"``, ``"latex"`` or ``"json"``.
+    ``"markdown"``, ``"latex"``, ``"json"`` or ``"html"``.
 
-    In text, unless ``full``, formulas longer than :data:`TEXT_WIDTH` characters are
-    abbreviated with named common subexpressions, very long ones are written out in an
-    appendix, and no line is longer than :data:`TEXT_WIDTH`.
+    In text and HTML, unless ``full``, formulas longer than
+    :data:`~geomech.reporting.formulas.TEXT_WIDTH` characters are abbreviated with named
+    common subexpressions, very long ones are written out in an appendix, and (text) no line
+    is longer than that width.  ``fragment`` (HTML only): the page without its document head,
+    for embedding.
     """
-    if fmt == "json":
-        return json.dumps(rep.to_dict(), indent=2) + "\n"
-    w = writer(fmt, full=full)
+    w = writer(fmt, full=full, fragment=fragment)
     return w.header(rep.name) + "".join(w.section(s) for s in rep.sections) + w.footer()
 
 
-def writer(fmt: str, full: bool = False):
-    """A streaming writer for ``fmt`` (not ``"json"``): ``header(name)``, ``section(sec)``
-    and ``footer()`` return the pieces of the document in order."""
-    classes = {"text": _TextWriter, "markdown": _MarkdownWriter, "latex": _LatexWriter}
+def writer(fmt: str, full: bool = False, fragment: bool = False):
+    """A streaming writer for ``fmt``: ``header(name)``, ``section(sec)`` and ``footer()``
+    return the pieces of the document in order (JSON too: the sections are written as they
+    come, ``ok`` and ``complete`` after them).  ``fragment`` applies to HTML (no document
+    head)."""
+    classes = {"text": _TextWriter, "markdown": _MarkdownWriter, "latex": _LatexWriter,
+               "json": _JsonWriter}
+    if fmt == "html":
+        return HtmlWriter(full, fragment)
     if fmt not in classes:
-        if fmt == "json":
-            raise ValueError("JSON is not written section by section: use Report.to_dict()")
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return classes[fmt](full)
 
 
-def formula_text(obj) -> str:
-    if obj is None:
-        return ""
-    if isinstance(obj, sp.Eq):
-        return f"{sp.sstr(obj.lhs)} = {sp.sstr(obj.rhs)}"
-    return sp.sstr(obj)
+class _JsonWriter:
+    """JSON streamed by section: one document ``{"name", "sections": [...], "ok",
+    "complete"}`` (the keys of ``Report.to_dict()``), each section written as it comes."""
+
+    def __init__(self, full: bool = False):
+        self.statuses: list[str] = []
+
+    def header(self, name: str) -> str:
+        return '{\n  "name": ' + json.dumps(name) + ',\n  "sections": ['
+
+    def section(self, sec) -> str:
+        body = json.dumps(sec.to_dict(), indent=2).replace("\n", "\n    ")
+        sep = ",\n    " if self.statuses else "\n    "
+        self.statuses.append(sec.status)
+        return sep + body
+
+    def footer(self) -> str:
+        ok = all(s != "failed" for s in self.statuses)
+        complete = all(s in ("ok", "does not apply") for s in self.statuses)
+        return (("\n  ]" if self.statuses else "]") + f',\n  "ok": {json.dumps(ok)},\n'
+                f'  "complete": {json.dumps(complete)}\n}}\n')
 
 
 _BREAK = re.compile(r"(?<= )|(?<=\*)(?!\*)|(?<=,)")
+
+
+def _join(text: str, formula: str) -> str:
+    """``text`` and a formula on one line (a blank ``text`` is an indentation)."""
+    if text.isspace():
+        return text + formula
+    return " ".join(p for p in (text, formula) if p)
 
 
 def _wrap(line: str, width: int = TEXT_WIDTH, indent: str = "    ") -> list[str]:
@@ -75,38 +102,6 @@ def _wrap(line: str, width: int = TEXT_WIDTH, indent: str = "    ") -> list[str]
         rest = rest[cut:]
     out.append(rest)
     return out[:1] + [indent + piece for piece in out[1:]]
-
-
-def _join(text: str, formula: str) -> str:
-    """``text`` and a formula on one line (a blank ``text`` is an indentation)."""
-    if text.isspace():
-        return text + formula
-    return " ".join(p for p in (text, formula) if p)
-
-
-def _parts(obj) -> list:
-    if isinstance(obj, sp.Eq):
-        return [obj.lhs, obj.rhs]
-    if isinstance(obj, sp.MatrixBase):
-        return [obj]
-    if isinstance(obj, sp.Basic):
-        return [obj]
-    return []
-
-
-def _abbreviate(obj) -> tuple[str, list[tuple[sp.Symbol, sp.Expr]]]:
-    """``obj`` written with named common subexpressions ``Z1, Z2, ...``."""
-    parts = _parts(obj)
-    taken = set().union(*(p.free_symbols for p in parts)) if parts else set()
-    names = sp.numbered_symbols("Z", start=1, exclude=taken)
-    defs, reduced = sp.cse(parts, symbols=names, optimizations=None)
-    if isinstance(obj, sp.Eq):
-        main = f"{sp.sstr(reduced[0])} = {sp.sstr(reduced[1])}"
-    elif reduced:
-        main = sp.sstr(reduced[0])
-    else:
-        main = formula_text(obj)
-    return main, defs
 
 
 class _TextWriter:
@@ -127,23 +122,20 @@ class _TextWriter:
         return [line] if self.full else _wrap(line)
 
     def _formula_lines(self, text: str, obj) -> list[str]:
-        line = _join(text, formula_text(obj))
-        if self.full or len(line) <= TEXT_WIDTH or not _parts(obj):
-            return self._fit(line)
-        main, defs = _abbreviate(obj)
-        body = [_join(text, main)]
-        if defs:
+        fold = fold_formula(text, obj, self.full)
+        if fold.kind == "inline":
+            return self._fit(_join(text, formula_text(obj)))
+        body = [_join(text, formula_text(fold.formula))]
+        if fold.defs:
             body.append("  where")
-            body += [f"    {s} = {sp.sstr(v)}" for s, v in defs]
-        if len(line) <= _APPENDIX_CHARS:     # abbreviate only when it shortens markedly
-            chosen = body if sum(map(len, body)) < 0.7 * len(line) else [line]
-            return [piece for b in chosen for piece in _wrap(b)]
+            body += [f"    {s} = {sp.sstr(v)}" for s, v in fold.defs]
+        if fold.kind == "abbreviated":
+            return [piece for b in body for piece in _wrap(b)]
         k = sum(1 for a in self.appendix if a.startswith("[A")) + 1
-        lhs = f"{sp.sstr(obj.lhs)} =" if isinstance(obj, sp.Eq) else ""
+        lhs = f"{sp.sstr(fold.lhs)} =" if fold.lhs is not None else ""
         self.appendix.append(f"[A{k}] " + _join(text.strip(), lhs))
         self.appendix += [piece for b in body for piece in _wrap("  " + b)]
-        ops = sum(sp.count_ops(p) for p in _parts(obj))
-        return _wrap(_join(text, lhs) + f" [{ops} operations: written out in the appendix, "
+        return _wrap(_join(text, lhs) + f" [{fold.ops} operations: written out in the appendix, "
                      f"entry A{k}; --full prints it here]")
 
     def section(self, sec) -> str:
@@ -152,6 +144,8 @@ class _TextWriter:
             out += self._fit(f"FAILED: {sec.error}")
         for text, obj in sec.lines:
             out += self._formula_lines(text, obj) if obj is not None else self._fit(text)
+        for fig in sec.figures:
+            out += self._fit(f"[figure: {fig.title}] {fig.alt} (an image in the HTML report)")
         return "\n".join(out) + "\n"
 
 
@@ -184,6 +178,9 @@ class _MarkdownWriter:
         for text, obj in sec.lines:
             formula = f" ${formula_latex(obj)}$" if obj is not None else ""
             out.append(f"- {_md_escape(text.strip())}{formula}")
+        for fig in sec.figures:
+            out += ["", f"![{_md_escape(fig.alt)}]({fig.data_uri()})", "",
+                    f"*{_md_escape(fig.title)}*"]
         return "\n".join(out) + "\n"
 
 
@@ -191,26 +188,6 @@ def _tex_escape(s: str) -> str:
     repl = {"\\": r"\textbackslash{}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
             "$": r"\$", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}"}
     return "".join(repl.get(ch, ch) for ch in s)
-
-
-_NAME = re.compile(r"^([A-Za-z]+?)_?(\d+)$")
-
-
-def _latex_name(name: str) -> str:
-    """LaTeX of a symbol name: ``Omega1`` -> ``\\Omega_{1}``, ``theta'`` and ``thetadot``
-    -> ``\\dot{\\theta}``, ``p_phi`` -> ``p_{\\phi}``."""
-    dot = name.endswith("'") or (name.endswith("dot") and len(name) > 3)
-    base = name[:-1] if name.endswith("'") else name[:-3] if dot else name
-    m = _NAME.match(base)
-    core = sp.latex(sp.Symbol(f"{m.group(1)}_{m.group(2)}" if m else base))
-    return rf"\dot{{{core}}}" if dot else core
-
-
-def formula_latex(obj) -> str:
-    """``sympy.latex`` with every symbol name converted by :func:`_latex_name`."""
-    syms = getattr(obj, "free_symbols", set())
-    return sp.latex(obj, symbol_names={s: _latex_name(s.name) for s in syms
-                                       if isinstance(s, sp.Symbol)})
 
 
 class _LatexWriter:
@@ -239,6 +216,9 @@ class _LatexWriter:
             if text:
                 out.append(_tex_escape(text))
             out += [r"\begin{equation*}", formula_latex(obj), r"\end{equation*}"]
+        for fig in sec.figures:
+            out.append(rf"\paragraph{{Figure: {_tex_escape(fig.title)}}} {_tex_escape(fig.alt)} "
+                       r"(an image in the HTML report)\\")
         return "\n".join(out) + "\n"
 
 

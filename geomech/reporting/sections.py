@@ -20,12 +20,13 @@ import sympy as sp
 from geomech.core.budget import BudgetExceeded, check
 from geomech.core.opcount import count_ops
 from geomech.reporting.energy import energy_section
+from geomech.reporting.figures import figures_section
 from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
-from geomech.reporting.simulation import has_forces, simulation_section
+from geomech.reporting.simulation import has_forces, simulation_run
+from geomech.reporting.stability import stability_section
 
-__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "run_limited", "timed_out",
-           "first_sentence", "energy_section"]
+__all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence"]
 
 #: the former private name of :func:`~geomech.reporting.energy.energy_section`
 _energy_section = energy_section
@@ -71,7 +72,7 @@ def first_sentence(doc: str) -> str:
     return m.group(1) if m else para
 
 
-def _system_section(obj) -> Section:
+def _system_section(obj, omitted: tuple[str, ...] = ()) -> Section:
     s = Section("System")
     s.add(f"name: {getattr(obj, 'name', type(obj).__name__)}")
     desc = getattr(obj, "description", "") or ""
@@ -80,6 +81,8 @@ def _system_section(obj) -> Section:
     source = getattr(obj, "source", None)
     if isinstance(source, str):
         s.add(f"model file: {source}")
+    for what in omitted:
+        s.add(f"not in this report, as asked: {what}")
     return s
 
 
@@ -172,7 +175,7 @@ def _equations_section(sys_, method: str) -> Section:
 
 def _compact_section(sys_) -> Section:
     """The explicit equations in the natural quasi-velocities (``system.natural_frame``)."""
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.equations.compact import compact_equations
 
     ce = compact_equations(sys_, frame="natural")
     s = Section("Equations in natural quasi-velocities")
@@ -200,6 +203,18 @@ def _sections_from_object(obj) -> list[Section]:
     return out
 
 
+def _flow_section(obj) -> Section:
+    r"""The flow :math:`\dot x = X(x)` of an object that reports itself (the so(n) rigid body,
+    Shamolin's pendulum), as formulas: its own sections are text."""
+    V = obj.vector_field()
+    s = Section("Equations of the flow")
+    s.add(f"phase space {V.manifold.name}, coordinates", sp.Tuple(*V.manifold.coords))
+    for c, comp in zip(V.manifold.coords, V.components):
+        check()
+        s.add("", sp.Eq(sp.Symbol(f"{c.name}'"), comp, evaluate=False))
+    return s
+
+
 def _symmetry_section(sys_) -> Section:
     """Point symmetries in the default ansatz, Theorem 3 check and C-1/C-2 classification."""
     from geomech.mechanics.analysis.symmetry import (
@@ -215,7 +230,7 @@ def _symmetry_section(sys_) -> Section:
                      "of degree <= 1 in the coordinates and in sin/cos of the angles)")
     s.add(f"{len(fields)} infinitesimal point symmetries (Theorem 3 checked, exact):")
     for u in fields:
-        s.add(f"  u = {u}")
+        s.add("  u =", u)
     checks = check_symmetry(sys_, list(fields))
     s.add("prolonged fields commute with the flow: "
           + ", ".join("yes" if c.is_symmetry else "no" for c in checks))
@@ -226,7 +241,7 @@ def _symmetry_section(sys_) -> Section:
 
 def _integrals_section(sys_) -> Section:
     """Linear (Noether / Kozlov–Kolesnikov) integrals, each verified along the flow."""
-    from geomech.mechanics.analysis.symmetry import linear_integrals
+    from geomech.mechanics.analysis.noether import linear_integrals
 
     s = Section("First integrals")
     s.add("energy: see the Energy section")
@@ -243,7 +258,7 @@ def _integrals_section(sys_) -> Section:
         if fld is not None:
             kind = ("also a symmetry field" if getattr(F, "is_symmetry", False)
                     else "not a symmetry field")
-            s.add(f"  Noether field u = {fld} ({kind})")
+            s.add(f"  Noether field ({kind}): u =", fld)
     return s
 
 
@@ -276,7 +291,7 @@ def _measure_section(sys_) -> Section:
 
 
 def _hamiltonian_section(sys_) -> Section:
-    from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
+    from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
 
     s = Section("Hamiltonian structure")
     if has_forces(sys_) or getattr(sys_, "is_affine", False):
@@ -299,6 +314,7 @@ ANALYSES: list[tuple[str, Callable]] = [
     ("first integrals", _integrals_section),
     ("invariant measure", _measure_section),
     ("Hamiltonian structure", _hamiltonian_section),
+    ("steady motions and stability", stability_section),
 ]
 
 
@@ -309,12 +325,23 @@ class Step:
     kind: str = "step"        # "step" or "analysis": which time limit and option apply
 
 
+#: What the report leaves out when asked, as the System section says it.
+OMITTED = {"simulation": "the simulation (--no-simulation, simulation=False)",
+           "analyses": "the analyses -- symmetries, first integrals, invariant measure, "
+                       "Hamiltonian structure (--no-analyses, analyses=False)"}
+
+
 def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
-           parameters: Mapping | None) -> list[Step]:
-    """The steps of the report of ``obj``, in order (the compact form first)."""
-    steps = [Step("system", lambda: _system_section(obj))]
+                 parameters: Mapping | None, figures: bool = False) -> list[Step]:
+    """The steps of the report of ``obj``, in order (the compact form first); ``figures``
+    adds the Figures step (:mod:`geomech.reporting.figures`) after the simulation."""
+    omitted = tuple(OMITTED[k] for k, on in (("simulation", simulate), ("analyses", analyses))
+                    if not on and (k == "simulation" or not hasattr(obj, "report_sections")))
+    steps = [Step("system", lambda: _system_section(obj, omitted))]
     if hasattr(obj, "report_sections"):
         steps.append(Step("analysis", lambda: _sections_from_object(obj)))
+        if callable(getattr(obj, "vector_field", None)):
+            steps.append(Step("equations of the flow", lambda: _flow_section(obj)))
     else:
         steps += [Step("configuration space", lambda: _configuration_section(obj)),
                   Step("Lagrangian and constraints", lambda: _lagrangian_section(obj)),
@@ -325,13 +352,35 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
                   Step("energy", lambda: energy_section(obj))]
         if analyses:
             steps += [Step(label, lambda fn=fn: fn(obj), "analysis") for label, fn in ANALYSES]
+    runs: dict = {}
     if simulate and hasattr(obj, "phase_space"):
-        steps.append(Step("simulation", lambda: simulation_section(obj, t_end, parameters)))
+        steps.append(Step("simulation", lambda: _simulation_step(obj, t_end, parameters, runs)))
     elif simulate:
         steps.append(Step("simulation", lambda: Section("Simulation").add(
             "not run: this object has no numeric phase space (its equations contain "
             "undefined functions or abbreviations; give them explicitly to simulate)")))
+    if figures:
+        steps.append(Step("figures", lambda: _figures_step(obj, runs, simulate)))
     return steps
+
+
+def _simulation_step(obj, t_end: float, parameters, runs: dict) -> Section:
+    """The Simulation section; the run is kept in ``runs`` for the Figures step."""
+    sec, runs["run"] = simulation_run(obj, t_end, parameters)
+    return sec
+
+
+def _figures_step(obj, runs: dict, simulate: bool) -> list[Section]:
+    """The Figures section; without a run and without a figure, none (the System section
+    says that the simulation was left out)."""
+    if "run" in runs:
+        return [figures_section(obj, runs["run"])]
+    if not simulate:
+        sec = figures_section(obj, None)
+        return [sec] if sec.figures else []
+    why = ("the simulation did not complete" if hasattr(obj, "phase_space") else
+           "this object is not simulated (see the Simulation section)")
+    return [figures_section(obj, None, reason=why)]
 
 
 def timed_out(title: str, exc: BudgetExceeded, kind: str) -> Section:

@@ -15,8 +15,8 @@ import sympy as sp
 
 from geomech.reporting.model import Section
 
-__all__ = ["simulation_section", "numeric_defaults", "status_of_run", "power", "has_forces",
-           "generic_value"]
+__all__ = ["simulation_section", "simulation_run", "numeric_defaults", "status_of_run", "power",
+           "has_forces", "generic_value"]
 
 
 def has_forces(sys_) -> bool:
@@ -108,6 +108,13 @@ def status_of_run(res) -> str:
 
 
 def simulation_section(obj, t_end: float, overrides: Mapping | None = None) -> Section:
+    """The Simulation section (see :func:`simulation_run`)."""
+    return simulation_run(obj, t_end, overrides)[0]
+
+
+def simulation_run(obj, t_end: float, overrides: Mapping | None = None) -> tuple:
+    """``(section, run)``: the demonstration run on ``[0, t_end]`` (with dense output, for
+    the figures) and the section reporting it."""
     from geomech.mechanics.system import NonholonomicSystem
     from geomech.numeric import simulate
 
@@ -116,7 +123,7 @@ def simulation_section(obj, t_end: float, overrides: Mapping | None = None) -> S
     is_system = isinstance(obj, NonholonomicSystem)
     forced = is_system and has_forces(obj)
     res = simulate(obj, x0, (0.0, t_end), parameters=params, implicit=is_system,
-                   dense_output=forced)
+                   dense_output=True)
     s.add(f"parameters: {', '.join(f'{k}={v:g}' for k, v in params.items()) or 'none'}"
           + (f" ({origin})" if params else ""))
     s.add("initial state: " + ", ".join(f"{k}={v:g}" for k, v in x0.items()))
@@ -128,4 +135,4 @@ def simulation_section(obj, t_end: float, overrides: Mapping | None = None) -> S
                   "(the energy changes by the work of the forces; this is not a drift)")
         else:
             s.add(f"relative drift of {k}: {v:.2e}")
-    return s
+    return s, res

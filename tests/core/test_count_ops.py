@@ -8,7 +8,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geomech.core.kernel import count_ops
+from geomech.core.opcount import count_ops
 
 x, y = sp.symbols("x y")
 a = sp.Symbol("a", positive=True)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sympy.polys.rings import ring
 
 from geomech.core import flintpolys
-from geomech.core.polykernel import poly_cancel, poly_factor_list, poly_gcd
+from geomech.core.flintpolys import poly_cancel, poly_factor_list, poly_gcd
 
 R, *G = ring("a b s c", sp.QQ)
 

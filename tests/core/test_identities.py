@@ -177,7 +177,7 @@ def test_galgebra_leaves_sympy_printing_alone():
     import sys
 
     code = ("import sympy as sp, geomech as gm\n"
-            "from geomech.mechanics.models.rigid_body_so_n import bivector_algebra\n"
+            "from geomech.mechanics.models.so_n import bivector_algebra\n"
             "M = gm.Manifold('M', 'x y'); w = M.one_form([1, 0])\n"
             "from geomech.core.forms import galgebra_algebra\n"
             "galgebra_algebra(M); ga, e = bivector_algebra(3)\n"

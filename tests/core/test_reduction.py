@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geomech.core.algebra.reduction import RelationReducer, sub_square
+from geomech.core.algebra.reduction import RelationReducer as OldPath
 from geomech.core.algebra.rings import RationalAlgebra, polynomial_ring
-from geomech.core.algebra.rings import RelationReducer as OldPath
 
 x, s, r = sp.symbols("x s r")
 R = polynomial_ring([r, x, sp.sin(s), sp.cos(s)])

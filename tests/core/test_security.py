@@ -25,6 +25,8 @@ from sympy.parsing.sympy_parser import parse_expr as sympy_parse_expr
 
 import geomech as gm
 import geomech.lie.action as lie_action
+import geomech.lie.orbits as lie_orbits
+import geomech.lie.prolongation as lie_prolongation
 import geomech.lie.reduction as lie_reduction
 from geomech.core.budget import BudgetExceeded, time_limit
 from geomech.core.parse import MAX_BITS, MAX_DEPTH, as_expr, parse_expr
@@ -84,7 +86,7 @@ def test_express_in_invariants_text_is_not_executed(marker):
     x, y, z = M.coords
     rot = M.vector_field([-y, x, 0])
     r2, Z = sp.symbols("r2 Z")
-    _rejects(lambda: lie_reduction.express_in_invariants(
+    _rejects(lambda: lie_orbits.express_in_invariants(
         [payload(marker)], [x**2 + y**2, z], [rot], [r2, Z]), marker)
 
 
@@ -113,9 +115,11 @@ def _public_callables(extended: bool = False) -> dict:
             for m, f in vars(obj).items():
                 if not m.startswith("_") and isinstance(f, (classmethod, staticmethod)):
                     out[f"gm.{n}.{m}"] = getattr(obj, m)
-    for mod in (lie_reduction, lie_action):
-        for n in mod.__all__:
-            if inspect.isfunction(getattr(mod, n)):
+    moved = {"velocity_lift", "tangent_bundle", "orbit_invariants", "invariance_problems",
+             "express_in_invariants"}     # the entry points formerly listed by reduction, action
+    for mod in (lie_reduction, lie_action, lie_orbits, lie_prolongation):
+        for n in mod.__all__ if mod in (lie_reduction, lie_action) else sorted(moved):
+            if inspect.isfunction(getattr(mod, n, None)):
                 out[f"{mod.__name__}.{n}"] = getattr(mod, n)
     for n in gm.examples.list():
         out[f"examples.{n}"] = getattr(gm.examples, n)

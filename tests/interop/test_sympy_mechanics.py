@@ -321,3 +321,25 @@ def test_errors():
         gm.from_sympy_mechanics(me.LagrangesMethod(L + t * x, [x, y]))
     with pytest.raises(ValueError, match="degenerate Lagrangian"):
         gm.from_sympy_mechanics(me.LagrangesMethod(x.diff() ** 2 / 2, [x, y]))
+
+
+def test_the_method_converts_without_importing_interop_and_agrees_with_the_function():
+    """``S.to_sympy_mechanics()`` in a fresh process that never imported ``geomech.interop``
+    (mechanics knows no interop: the converter is registered, through the top-level lazy
+    table) gives the equations of ``gm.to_sympy_mechanics(S)``, which agree with
+    Lagrange-d'Alembert (checked by ``_assert_round_trip`` above)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, geomech as gm\n"
+            "from geomech.core.zero import default_policy\n"
+            "S = gm.examples.chaplygin_sleigh()\n"
+            "print('geomech.interop.sympy_mechanics' in sys.modules)\n"
+            "a = S.to_sympy_mechanics(); a.form_lagranges_equations()\n"
+            "b = gm.to_sympy_mechanics(S); b.form_lagranges_equations()\n"
+            "z = default_policy().is_zero\n"
+            "print(all(z(e) for e in a.mass_matrix_full - b.mass_matrix_full),\n"
+            "      all(z(e) for e in a.forcing_full - b.forcing_full))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True).stdout.split("\n")
+    assert out[:2] == ["False", "True True"]

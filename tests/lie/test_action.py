@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.action import LieAlgebraAction, prolong, tangent_bundle
+from geomech.lie.action import LieAlgebraAction
 from geomech.lie.algebra import LieAlgebra
+from geomech.lie.prolongation import prolong, tangent_bundle
 
 c, s = sp.cos, sp.sin
 pol = default_policy()
@@ -247,7 +248,7 @@ def test_generators_that_do_not_close_raise():
 def test_invariant_count_is_checked(monkeypatch):
     """A wrong answer of the first-integral search is caught (count dim - orbit dim, u(f) = 0)."""
     from geomech.lie import distribution
-    from geomech.lie.action import InvariantsNotFound
+    from geomech.lie.orbits import InvariantsNotFound
 
     R3 = Manifold("R3", "x y z")
     x, y, z = R3.coords

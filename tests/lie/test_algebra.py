@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError, constant_coefficients
+from geomech.lie.algebra import LieAlgebra, NotALieAlgebraError
+from geomech.lie.coefficients import constant_coefficients
 
 c, s = sp.cos, sp.sin
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.distribution import Distribution, FrobeniusResult, NotFoundError
+from geomech.lie.distribution import Distribution, NotFoundError
+from geomech.lie.flags import FrobeniusResult
 from geomech.lie.graph import BracketGraph
 
 from .conftest import (
@@ -27,6 +28,9 @@ from .conftest import (
     rubber_ball_constraints,
     sleigh_frame,
 )
+
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
 
 pol = default_policy()
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.graph import BracketGraph, hall_words, lyndon_words, right_normed_words
+from geomech.lie.graph import BracketGraph
+from geomech.lie.words import hall_words, lyndon_words, right_normed_words
 
 from .conftest import ball_frames, chart, fields, rolling_disk_frame, sleigh_frame
 

@@ -20,6 +20,9 @@ from geomech.core.manifold import Manifold
 from geomech.lie.distribution import Distribution
 from geomech.lie.graph import BracketGraph
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 NTHREADS = 8
 
 
@@ -152,7 +155,7 @@ def test_no_signals_in_lie_and_budgets_stop_the_characteristics_solver():
     import pathlib
 
     import geomech.lie as lie
-    from geomech.lie.integrals import solve_first_order as _solve_first_order
+    from geomech.lie.characteristics import solve_first_order as _solve_first_order
 
     src = "".join(p.read_text() for p in pathlib.Path(lie.__file__).parent.glob("*.py"))
     assert "import signal" not in src and "SIGALRM" not in src
@@ -176,7 +179,7 @@ def _time_limited_solve(solver, eq, y):
 def test_characteristics_solver_has_a_hard_limit_without_signals():
     """dsolve runs in a worker process: a limit too short to finish gives no solution (and
     returns promptly) in a thread; a normal call solves, also after the worker was killed."""
-    from geomech.lie.integrals import solve_first_order as _solve_first_order
+    from geomech.lie.characteristics import solve_first_order as _solve_first_order
 
     t = sp.Dummy("t")
     y = sp.Function("y")
@@ -198,7 +201,7 @@ def test_characteristics_solver_has_a_hard_limit_without_signals():
 
 
 def test_tangent_bundle_chart_is_created_once_under_threads(interleave):
-    from geomech.lie.action import tangent_bundle
+    from geomech.lie.prolongation import tangent_bundle
 
     for trial in range(20):
         N = Manifold(f"TB{trial}", "x y")

@@ -9,7 +9,8 @@ import sympy as sp
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.lie.action import LieAlgebraAction, prolong
+from geomech.lie.action import LieAlgebraAction
+from geomech.lie.prolongation import prolong
 from geomech.lie.reduction import reconstruct, reduce
 
 c, s = sp.cos, sp.sin
@@ -392,3 +393,47 @@ def test_general_solution_reports_a_chart_that_cannot_be_inverted():
     assert pol.is_zero(rel.lhs - (y + sp.sin(y)))
     # along the flow, d/dt (y + sin y) = v(y + sin y) must equal d/dt of the right-hand side
     assert pol.is_zero(v(rel.lhs).xreplace({x: sol[x]}) - sp.diff(rel.rhs, t))
+
+
+# -- general solution in the initial values ------------------------------------------------------
+def test_general_solution_in_initial_values_through_the_log_chart():
+    """y' = x y with the scaling symmetry: y = y0 exp(x0 t), also for the adapted chart."""
+    M = Manifold("M", "x y")
+    x, y = M.coords
+    v = M.vector_field([0, x * y])
+    rec = reconstruct(v, symmetries=[M.vector_field([0, y])])
+    t = sp.Symbol("t", real=True)
+    a, b = sp.symbols("a b", positive=True)
+    sol = rec.general_solution(t, initial={x: a, "y": b})
+    assert pol.is_zero(sol[y] - b * sp.exp(a * t)) and sol[x] == a
+    adapted = rec.general_solution(t, initial={"x": a, "y": b}, chart="adapted")
+    assert pol.is_zero(adapted[sp.Symbol("Y1", real=True)] - sp.log(b) - a * t)
+
+
+def test_general_solution_in_initial_values_non_abelian_model():
+    """A12 model Y1' = Z, Y2' = Z^2 exp(-Y1): the constants of both quadratures (the second
+    depends on the first) are solved in order."""
+    M = Manifold("M", "Z Y1 Y2")
+    Z, Y1, Y2 = M.coords
+    v = M.vector_field([0, Z, Z**2 * sp.exp(-Y1)])
+    rec = reconstruct(v, symmetries=[M.vector_field([0, 1, -Y2]), M.vector_field([0, 0, 1])])
+    t = sp.Symbol("t", real=True)
+    x0 = {"Z": sp.Symbol("z0", positive=True), "Y1": sp.Symbol("a", real=True),
+          "Y2": sp.Symbol("b", real=True)}
+    sol = rec.general_solution(t, initial=x0)
+    for coord, comp in zip(M.coords, v.components):
+        assert pol.is_zero(sp.diff(sol[coord], t) - comp.xreplace(sol))
+        assert pol.is_zero(sol[coord].subs(t, 0) - x0[coord.name])
+
+
+def test_general_solution_says_when_constants_cannot_be_solved_for():
+    """z' = z^2: dsolve gives z = -1/(C1 + t), which never takes z(0) = 0 (the equilibrium is
+    not in the family): a clear error, not a wrong solution."""
+    M = Manifold("M", "z y")
+    z, y = M.coords
+    rec = reconstruct(M.vector_field([z**2, z]), symmetries=[M.vector_field([0, 1])])
+    t = sp.Symbol("t", real=True)
+    sol = rec.general_solution(t, initial={"z": 2, "y": 1})
+    assert pol.is_zero(sol[z] - 2 / (1 - 2 * t)) and pol.is_zero(sol[y].subs(t, 0) - 1)
+    with pytest.raises(ValueError, match="could not be solved for"):
+        rec.general_solution(t, initial={"z": 0, "y": 1})

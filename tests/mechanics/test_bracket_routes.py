@@ -108,7 +108,7 @@ def test_jacobiator_from_graph_brackets_equals_the_triple_sum(data):
     r"""For a random polynomial skew J: Jac^{ijk} = [X_i, X_j]^k + (J grad J^{ij})^k with the
     brackets of the columns X_i = J e_i from the graph, equals the direct sum
     J^{il} d_l J^{jk} + cyclic, and satisfies_jacobi agrees."""
-    from geomech.mechanics.analysis.hamiltonian import AlmostPoissonStructure
+    from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 
     n, coeffs = data
     M = gm.Manifold(f"J{n}", [f"x{i}" for i in range(n)])

@@ -162,7 +162,7 @@ def test_suslov_problem_body_rates_normalise_to_constants():
     omega_2 are conserved.  Their rates along the flow must come out as the exact normal form 0
     (the correctness issue saw ~100-term trigonometric expressions equal to constants), and the
     flow itself stays small."""
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     free = gm.examples.free_rigid_body()
     N = free.manifold

@@ -32,12 +32,9 @@ import sympy as sp
 
 import geomech as gm
 from geomech.numeric import compile_vector_field
-from geomech.numeric.dynamics import (
-    lyapunov_spectrum,
-    max_lyapunov,
-    phase_portrait,
-    poincare_section,
-)
+from geomech.numeric.dynamics import phase_portrait
+from geomech.numeric.lyapunov import lyapunov_spectrum, max_lyapunov
+from geomech.numeric.poincare import poincare_section
 
 try:  # the figures need the optional ``plot`` extra; the dynamics do not
     import matplotlib
@@ -325,7 +322,7 @@ def test_section_is_identical_in_every_mode(henon_heiles, dask_client, process_p
 def test_lyapunov_ensemble_is_identical_in_every_mode(henon_heiles, dask_client,
                                                      process_pool):
     """lyapunov_ensemble = lyapunov_spectrum run by run; identical in every mode."""
-    from geomech.numeric.dynamics import lyapunov_ensemble
+    from geomech.numeric.lyapunov import lyapunov_ensemble
 
     field, _ = henon_heiles
     ics = [_hh_state(-0.1), _hh_state(0.05)]

@@ -22,7 +22,7 @@ from geomech.core.zero import default_policy
 from geomech.mechanics.equations import ImplicitEquations
 from geomech.mechanics.equations.common import deferred_solves, solve_linear
 from geomech.numeric import compile_vector_field, simulate
-from geomech.numeric.compile import CompiledImplicitField
+from geomech.numeric.implicit import CompiledImplicitField
 
 Rat = sp.Rational
 zero = default_policy().is_zero

@@ -9,13 +9,10 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.examples.rolling import body_angular_velocity, euler_matrix, space_angular_velocity
-from geomech.numeric.reconstruction import (
-    group_symbols,
-    integrate_on_group,
-    orbit_chart,
-    reconstruct_numerically,
-)
+from geomech.examples.kinematics import body_angular_velocity, euler_matrix, space_angular_velocity
+from geomech.numeric.group_reconstruction import group_symbols, integrate_on_group
+from geomech.numeric.orbit_chart import orbit_chart
+from geomech.numeric.reconstruction import reconstruct_numerically
 
 is_zero = default_policy().is_zero
 T_EVAL = np.linspace(0.0, 2.0, 11)

@@ -17,6 +17,9 @@ import pytest
 
 import geomech as gm
 
+#: files, pipes and worker processes are closed (tests/conftest.py)
+pytestmark = pytest.mark.no_leaks
+
 SKATE_T = 1.2          # |phi| < pi/2: the chart (x, y, phi, xdot, phidot) is regular
 
 

@@ -33,9 +33,11 @@ zero policy (:mod:`geomech.core.zero`).
 (k, 2)
 """
 
+from geomech.core.algebra.fraction_forms import content_expr, factor_expr
+from geomech.core.algebra.matrices import fraction_free
+
 from .linear import (
     CoefficientRows,
-    fraction_free,
     nullspace,
     primitive_vector,
     rank,
@@ -64,8 +66,6 @@ from .rings import (
     RationalAlgebra,
     RingCalculus,
     UnsupportedExpression,
-    content_expr,
-    factor_expr,
     fraction_field,
     polynomial_ring,
 )

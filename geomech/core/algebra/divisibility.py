@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 
-from geomech.core.polykernel import poly_gcd  # == the PolyElement method, through flint
+from geomech.core.flintpolys import poly_gcd
 
 __all__ = ["may_divide", "sum_with_gcd", "sum_without_gcd", "common_denominator",
            "sum_monomial_gcd"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.divisibility import may_divide
-from geomech.core.polykernel import poly_factor_list
+from geomech.core.flintpolys import poly_factor_list
 
 __all__ = ["cancel_by_factors", "content_expr", "factor_expr", "GCD_LIMIT", "FACTOR_LIMIT"]
 

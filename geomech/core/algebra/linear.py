@@ -2,21 +2,22 @@ r"""Exact linear algebra over :math:`\mathbb Q(\text{parameters})` and over func
 
 Every rank, null space and linear solve of geomech goes through this module (dense exact
 matrices over :math:`\mathbb Q` and :math:`\mathbb Q(p)` are in
-:mod:`~geomech.core.algebra.matrices`, the solvers in :mod:`~geomech.core.algebra.solve`,
-re-exported here):
+:mod:`~geomech.core.algebra.matrices`, the solvers in :mod:`~geomech.core.algebra.solve`):
 
 * :func:`rank`, :func:`nullspace` -- matrices of expressions, exact over the field of
   rational functions of their symbols (``DomainMatrix`` over :math:`\mathbb Q(p)`, python-flint
   ground types when sympy uses them); other entries are decided by the zero policy.
-* :func:`solve_linear` -- square systems :math:`Mx = b` fraction free in the ring of
-  :class:`~geomech.core.algebra.rings.RationalAlgebra` (Cramer's rule with memoised minors
-  reduced modulo :math:`\sin^2+\cos^2=1` for ``n <= 5``, ``DomainMatrix.solve_den`` above).
+* :func:`~geomech.core.algebra.solve.solve_linear` -- square systems :math:`Mx = b` fraction
+  free in the ring of :class:`~geomech.core.algebra.rings.RationalAlgebra` (Cramer's rule with
+  memoised minors reduced modulo :math:`\sin^2+\cos^2=1` for ``n <= 5``,
+  ``DomainMatrix.solve_den`` above).
 * :func:`ring_linear_rows` -- the linear equations for constants ``c`` such that an
   expression linear in ``c`` vanishes identically (coefficients of the reduced numerator).
 * :func:`solve_constant_linear`, :func:`solve_homogeneous` -- bases of the constant
-  solutions; :func:`solve_over_functions` -- :math:`AX = b` over the field of functions.
-* :func:`fast_is_zero` -- the zero policy's decision (its first stage is the ring certificate
-  :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
+  solutions; :func:`~geomech.core.algebra.solve.solve_over_functions` -- :math:`AX = b` over
+  the field of functions.
+* :func:`~geomech.core.algebra.solve.fast_is_zero` -- the zero policy's decision (its first
+  stage is the ring certificate :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
 
 Sampling at random exact points is used only to *choose* (pivots, independent rows); every
 answer is verified exactly before it is returned.
@@ -49,18 +50,11 @@ from geomech.core.algebra.matrices import (
 )
 from geomech.core.algebra.normal_form import has_denominator
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
-from geomech.core.algebra.solve import (  # re-exported: their old home
-    fast_is_zero,
-    policy_algebra,
-    solve_linear,
-    solve_over_functions,
-)
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
 
-__all__ = ["rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
-           "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
-           "primitive_vector", "fraction_free", "policy_algebra"]
+__all__ = ["rank", "nullspace", "ring_linear_rows", "solve_constant_linear", "solve_homogeneous",
+           "CoefficientRows", "primitive_vector"]
 
 
 def rank(matrix) -> int:

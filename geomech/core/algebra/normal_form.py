@@ -30,6 +30,7 @@ import sympy as sp
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
+from geomech.core.zero.transcendental import exp_log_rewrite
 
 __all__ = ["trig_reduce", "compact", "ring_zero_test", "has_denominator"]
 
@@ -189,11 +190,14 @@ def _compact_expr(e: sp.Expr) -> sp.Expr:
 
 
 def ring_zero_test(expr) -> bool | None:
-    r"""Exact zero certificate in :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b]`.
+    r"""Exact zero certificate in :math:`\mathbb Q[\text{symbols},\sin s,\cos s,\sqrt b,
+    e^{b}, \log|p|]`.
 
-    The expression is brought over one common denominator without any gcd (lazy sparse
-    fractions of :class:`~geomech.core.algebra.rings.RationalAlgebra`) and the numerator is
-    reduced modulo :math:`\sin^2 s+\cos^2 s=1` and :math:`(\sqrt b)^2=b`.
+    Exponentials and logarithms of rational functions become ring generators with their
+    relations (:func:`geomech.core.zero.transcendental.exp_log_rewrite`); the expression is
+    brought over one common denominator without any gcd (lazy sparse fractions of
+    :class:`~geomech.core.algebra.rings.RationalAlgebra`) and the numerator is reduced modulo
+    :math:`\sin^2 s+\cos^2 s=1` and :math:`(\sqrt b)^2=b`.
 
     Returns ``True`` when the reduced numerator vanishes and the reduced denominator does not
     (a ring identity: certain for every branch of the roots), ``False`` when the numerator
@@ -215,6 +219,9 @@ def ring_zero_test(expr) -> bool | None:
         return True
     if e.is_number:
         return None
+    el = exp_log_rewrite([e]) if e.has(sp.exp, sp.log, sp.E) else None
+    if el is not None:
+        e = el.exprs[0]
     try:
         alg = RationalAlgebra([e])
         n, d = alg.fraction(e, gcd=False)
@@ -225,4 +232,4 @@ def ring_zero_test(expr) -> bool | None:
     except (UnsupportedExpression, ValueError, TypeError, ZeroDivisionError,
             sp.PolynomialError, sp.CoercionFailed):
         return None
-    return False if alg.faithful else None
+    return False if alg.faithful and (el is None or el.faithful) else None

@@ -37,34 +37,27 @@ import sympy as sp
 from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
-from geomech.core.algebra.angles import angle_terms, base_angles, trig_polynomial
-from geomech.core.algebra.divisibility import (  # re-exported: fractions without gcd
-    common_denominator,
+from geomech.core.algebra.angles import angle_terms, base_angles
+from geomech.core.algebra.divisibility import (
     sum_monomial_gcd,
     sum_with_gcd,
 )
-from geomech.core.algebra.fraction_forms import (  # content_expr, factor_expr re-exported
+from geomech.core.algebra.fraction_forms import (
     GCD_LIMIT,
     cancel_by_factors,
     content_expr,
-    factor_expr,
 )
-from geomech.core.algebra.reduction import (  # re-exported: normal forms modulo relations
+from geomech.core.algebra.reduction import (
     RelationReducer,
-    sub_square,
 )
 from geomech.core.budget import check
+from geomech.core.exprbuild import ring_to_expr
+from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import (  # == the PolyElement methods, through flint
-    poly_cancel,
-    ring_to_expr,
-)
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra",
-           "RingCalculus", "common_denominator", "sum_monomial_gcd", "content_expr",
-           "factor_expr", "angle_terms", "trig_polynomial", "base_angles", "RelationReducer",
-           "sub_square"]
+           "RingCalculus"]
 
 
 @functools.lru_cache(maxsize=512)

@@ -24,6 +24,14 @@ rank r" made anywhere in geomech goes through a :class:`ZeroPolicy`.  The defaul
    *faithful*: the angles are independent monomials (:math:`e^{ig}` algebraically
    independent, Ax 1971, *Ann. Math.* 93), the other functions of the angles are real
    exponentials, and the arguments of each undefined function are provably different;
+   **exponentials and logarithms** (:mod:`~geomech.core.zero.transcendental`) -- on the
+   images, ``exp`` of rational functions becomes a product of generators :math:`e^{b_j}`
+   (a basis of the arguments modulo constants, so :math:`e^ae^b = e^{a+b}` and
+   :math:`e^{na} = (e^a)^n` hold), ``log`` of a rational function proved positive a sum of
+   generators :math:`\log|p|` over its irreducible factors (:math:`\log(ab) = \log a +
+   \log b` where it holds on the real domain); the generators are algebraically independent
+   by the Kolchin--Ostrowski theorem (Kolchin 1968, *Amer. J. Math.* 90; Ax 1971), so the
+   image stays faithful; a log of an argument of unknown sign is left alone (not faithful);
 2. **algebraic reduction** for square roots and signs -- each distinct :math:`\sqrt{P}` (and
    :math:`P^{k/2}`) of a rational function ``P`` becomes an auxiliary symbol :math:`r_P`, and
    the numerator is reduced modulo the Gröbner basis :math:`\{r_P^2 - P\}` over
@@ -41,7 +49,9 @@ rank r" made anywhere in geomech goes through a :class:`ZeroPolicy`.  The defaul
    ``certain=False`` and, under ``strict=True``, :class:`UndecidedZero` is raised.
 
 Generic ranks use the same map: the formal rank of the image is an upper bound, certified
-by exact random points or an exact zero test of a maximal minor.  The loops of the policy
+by exact random points or an exact zero test of a maximal minor; with square roots (whose
+relation the formal rank ignores) the rank ``r`` found at a random point is certified by the
+ring certificate of the ``(r+1)``-minors bordering a non-zero ``r``-minor.  The loops of the policy
 call :func:`geomech.core.budget.check`, so time limits hold.
 
 ``simplify(e) == 0`` alone is never used to decide anything.
@@ -87,9 +97,6 @@ from geomech.core.zero.verdicts import (
     UndecidedZero,
     ZeroVerdict,
 )
-
-#: deprecated private alias of :func:`jet_replacement` (kept for old imports)
-_jet_replacement = jet_replacement
 
 __all__ = [
     "ZeroPolicy",

@@ -23,7 +23,7 @@ from geomech.core.zero.rewrite import cancel_or_together
 from geomech.core.zero.verdicts import UNDECIDABLE_ERRORS
 
 __all__ = ["evaluate_at", "strict_value", "non_finite", "require_finite", "formal_rank",
-           "certified_float_rank"]
+           "certified_float_rank", "certified_float_minor"]
 
 
 _OPAQUE: dict = {}          # atom -> indeterminate for formal ranks
@@ -124,21 +124,29 @@ def formal_rank(rat: sp.Matrix) -> tuple[int, bool, list, list] | None:
 def certified_float_rank(num: sp.Matrix) -> tuple[int, bool]:
     """Numerical rank of a matrix of numbers, and whether it is proved: a maximal minor
     chosen by pivoted QR is evaluated with guaranteed relative accuracy."""
+    r, proved, _, _ = certified_float_minor(num)
+    return r, proved
+
+
+def certified_float_minor(num: sp.Matrix) -> tuple[int, bool, list, list]:
+    """``(rank, proved, rows, cols)``: the numerical rank of a matrix of numbers and a maximal
+    minor chosen by pivoted QR (Golub & Van Loan 2013, §5.4); ``proved`` when that minor is
+    non-zero with guaranteed relative accuracy."""
     import numpy as np
     from scipy.linalg import qr
 
     r = _float_rank(num)
     if r == 0:
-        return 0, False
+        return 0, False, [], []
     try:
         a = np.array(num.evalf(30).tolist(), dtype=complex)
         cols = sorted(qr(a, pivoting=True, mode="r")[1][:r])
         rows = sorted(qr(a[:, cols].T, pivoting=True, mode="r")[1][:r])
         det = num.extract(rows, cols).det(method="berkowitz")
     except (TypeError, ValueError, np.linalg.LinAlgError):
-        return r, False
+        return r, False, [], []
     val = strict_value(det, 15) if not det.is_Rational else det
-    return r, val is not None and val != 0
+    return r, val is not None and val != 0, [int(i) for i in rows], [int(j) for j in cols]
 
 
 def _float_rank(m: sp.Matrix) -> int:

@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
 from geomech.core.budget import check
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero.certificates import (
     algebra_certificate,
@@ -31,6 +32,7 @@ from geomech.core.zero.certificates import (
     vanishes_over_common_denominator,
 )
 from geomech.core.zero.evaluation import (
+    certified_float_minor,
     certified_float_rank,
     evaluate_at,
     formal_rank,
@@ -57,6 +59,11 @@ from geomech.core.zero.verdicts import (
 
 __all__ = ["ZeroPolicy", "default_policy", "set_default_policy", "using_policy", "normalize",
            "is_zero"]
+
+
+#: operation count above which a zero test first evaluates at one random point (a certified
+#: non-zero value decides at once; a zero value goes on to the exact normal forms)
+LARGE_EXPRESSION = 500
 
 
 @dataclass
@@ -129,6 +136,10 @@ class ZeroPolicy:
             return ZeroVerdict(False, True, "non-finite")
         if e.is_number:
             return self._constant_test(e)
+        if count_ops(e) > LARGE_EXPRESSION and self._nonzero_at_a_point(e):
+            # a non-zero value (30 correct digits) at one real point proves non-zero-ness;
+            # for large expressions it is far cheaper than the normal forms below
+            return ZeroVerdict(False, True, "evaluation")
         # polynomials: the packed ring kernel first; fractions, multiple angles and roots:
         # the engine's lazy fractions first (each declines what it does not cover)
         stages = (algebra_certificate, trig_ring_zero_test) if has_negative_power(e) else \
@@ -157,6 +168,9 @@ class ZeroPolicy:
             return ZeroVerdict(False, True, "normal form")
         if self._signs_cancel(rat):
             return ZeroVerdict(True, True, "normal form")
+        if rw.ring and _ring_image_vanishes(rw.ring[0]):
+            # exp/log generators with their relations: a zero image is an identity
+            return ZeroVerdict(True, True, "normal form")
         alg = algebraic_reduction(rat)
         if alg is not None and alg.zero:
             # a zero remainder modulo r_P^2 - P is a ring identity: certain for every branch
@@ -179,12 +193,12 @@ class ZeroPolicy:
         elif self._numerically_zero(rat) is False:
             # values of the same function at arguments not proved different were
             # sampled independently: the difference is only probable
-            return self._uncertain(e, False)
+            return self._uncertain(e, False, rw.reasons)
         if self.confirm_with_simplify:
             with contextlib.suppress(Exception):
                 if sp.simplify(rat) == 0 or sp.simplify(e) == 0:
                     return ZeroVerdict(True, True, "simplify")
-        return self._uncertain(e, True)
+        return self._uncertain(e, True, rw.reasons)
 
     def _constant_test(self, e: sp.Expr) -> ZeroVerdict:
         """Zero test of a number: exact for rationals and algebraic numbers (minimal
@@ -244,18 +258,21 @@ class ZeroPolicy:
         e = as_expr(expr)
         return all(self.is_zero(sp.diff(e, s)) for s in symbols if e.has(s))
 
-    def _uncertain(self, e, zero: bool) -> ZeroVerdict:
+    def _uncertain(self, e, zero: bool, reasons: tuple = ()) -> ZeroVerdict:
         """A verdict resting on numerical evidence: recorded, raises under ``strict``."""
-        self._record(e, zero)
+        self._record(e, reasons, zero)
         return ZeroVerdict(zero, False, "numeric only")
 
-    def _record(self, e, zero: bool = True) -> None:
+    def _record(self, e, reasons: tuple = (), zero: bool = True) -> None:
+        """Record an uncertain decision; ``reasons`` say why no exact stage applied (e.g.
+        a logarithm of an argument of unknown sign)."""
         self.uncertain.append(e)
         what = "zero" if zero else "non-zero"
+        why = f" ({'; '.join(reasons)})" if reasons else ""
         if self.strict:
-            raise UndecidedZero(f"expression is only numerically {what}: {e}")
+            raise UndecidedZero(f"expression is only numerically {what}{why}: {e}")
         if self.warn:
-            warnings.warn(f"{what} decided numerically only: {sp.sstr(e)[:200]}",
+            warnings.warn(f"{what} decided numerically only{why}: {sp.sstr(e)[:200]}",
                           ProbablyZeroWarning, stacklevel=3)
 
     # -- evaluation ---------------------------------------------------------------------
@@ -272,6 +289,11 @@ class ZeroPolicy:
                 val = -val
             pt[s] = val
         return pt
+
+    def _nonzero_at_a_point(self, e: sp.Expr) -> bool:
+        """Whether ``e`` has a certified non-zero real value at one random exact point."""
+        val = evaluate_at(e, self.random_point(sorted(e.free_symbols, key=sp.default_sort_key)))
+        return val is not None and val.is_real is True and val != 0
 
     def _numerically_zero(self, rat: sp.Expr, signs: bool = False) -> bool | None:
         """Evaluate at random points: ``False`` if clearly non-zero, ``True`` if zero at all,
@@ -326,6 +348,13 @@ class ZeroPolicy:
         exact_points = exact_points and rw.faithful
         if lower == full and exact_points:
             return lower
+        # with square roots the formal rank ignores (sqrt P)^2 = P: the lower bound is
+        # certified by its bordered minors instead (first when they are small)
+        radicals = bool(exact_points and lower and any(
+            not p.exp.is_Integer for v in rat for p in v.atoms(sp.Pow)))
+        bordered_first = radicals and lower < 4
+        if bordered_first and self._bordered_minors_vanish(rat, lower):
+            return lower
         formal = formal_rank(rat)
         if formal is not None and sample is None:
             lower = formal[0]           # no real points to sample: the formal rank
@@ -335,12 +364,59 @@ class ZeroPolicy:
                 return upper
             if rw.faithful and symbolic_only:
                 return upper
-            minor = m.extract(rows, cols).det(method="berkowitz")
-            v = self.zero_test(minor)
+            v = self.zero_test(expanded_det(m.extract(rows, cols)))
             if v.certain and not v.zero:
                 return upper
-        self._record(sp.Symbol(f"rank={lower}"))
+        if radicals and not bordered_first and self._bordered_minors_vanish(rat, lower):
+            return lower
+        self._record(sp.Symbol(f"rank={lower}"), rw.reasons)
         return lower
+
+    def _bordered_minors_vanish(self, rat: sp.Matrix, r: int) -> bool:
+        r"""Whether the rank of the (faithful) image ``rat`` is exactly ``r``: an ``r x r``
+        minor non-zero at a random point, and every ``(r+1) x (r+1)`` minor bordering it
+        identically zero in the ring with :math:`(\sqrt P)^2 = P` and the exponential and
+        logarithmic generators (Kronecker's bordered-minor theorem: Gantmacher 1959, *The
+        Theory of Matrices*, vol. 1, ch. I, §3).  ``False`` means "not shown"."""
+        pos = self._nonzero_minor(rat, r)
+        if pos is None:
+            return False
+        rows, cols = pos
+        other_rows = [i for i in range(rat.rows) if i not in rows]
+        other_cols = [j for j in range(rat.cols) if j not in cols]
+        if len(other_rows) * len(other_cols) > _MAX_BORDERED:
+            return False
+        for i in other_rows:
+            for j in other_cols:
+                check()
+                minor = expanded_det(rat.extract([*rows, i], [*cols, j]))
+                if algebra_certificate(minor) is not True and not _ring_image_vanishes(minor):
+                    return False
+        return True
+
+    def _nonzero_minor(self, rat: sp.Matrix, r: int) -> tuple[list, list] | None:
+        """Rows and columns of an ``r x r`` minor of ``rat`` proved non-zero at a random
+        point (exact rational values, or a value with guaranteed accuracy)."""
+        from geomech.core.algebra.matrices import independent_rows, rational_rref_pivots
+
+        syms = sorted(rat.free_symbols, key=sp.default_sort_key)
+        for _ in range(self.samples):
+            check()
+            try:
+                num = rat.xreplace(self.random_point(syms))
+                if all(v.is_Rational for v in num):
+                    rows_ = num.tolist()
+                    cols = rational_rref_pivots(rows_, num.cols)
+                    rows = independent_rows([[row[j] for j in cols] for row in rows_], len(cols))
+                    proved = len(cols) == r
+                else:
+                    got, proved, rows, cols = certified_float_minor(num)
+                    proved = proved and got == r
+            except (ZeroDivisionError, TypeError, ValueError):
+                continue
+            if proved and len(rows) == r:
+                return list(rows), list(cols)
+        return None
 
     def rank_at_random_points(self, m: sp.Matrix) -> int:
         """Maximum rank over a few random exact points (a certain lower bound when the
@@ -404,6 +480,46 @@ class ZeroPolicy:
         m = as_matrix(matrix)
         ns = m.nullspace(iszerofunc=self.is_zero, simplify=False)
         return [v.applyfunc(self.normalize) for v in ns]
+
+#: at most this many bordered minors are formed to certify a rank (ZeroPolicy.rank)
+_MAX_BORDERED = 16
+
+
+def expanded_det(m: sp.Matrix) -> sp.Expr:
+    """Determinant by Laplace expansion along the first row, as an unexpanded sum of products
+    (no simplification of intermediate results; Berkowitz above 4 x 4).
+
+    >>> a, b, c, d = sp.symbols("a b c d")
+    >>> expanded_det(sp.Matrix([[a, b], [c, d]]))
+    a*d - b*c
+    """
+    n = m.rows
+    if n == 0:
+        return sp.S.One
+    if n == 1:
+        return m[0, 0]
+    if n > 4:
+        from sympy.simplify.simplify import dotprodsimp
+
+        with dotprodsimp(False):
+            return m.det(method="berkowitz")
+    terms = []
+    for j in range(n):
+        if m[0, j] != 0:
+            sub = m.extract(list(range(1, n)), [k for k in range(n) if k != j])
+            terms.append((-1) ** j * m[0, j] * expanded_det(sub))
+    return sp.Add(*terms)
+
+
+def _ring_image_vanishes(img: sp.Expr) -> bool:
+    """Whether an image under the exponential-logarithmic ring map is zero: its cancelled form,
+    or its remainder modulo the square-root relations (certain in both cases)."""
+    rat = cancel_or_together(img)
+    if rat == 0:
+        return True
+    alg = algebraic_reduction(rat)
+    return alg is not None and alg.zero
+
 
 def _as_expr(expr) -> sp.Expr:
     if isinstance(expr, str):

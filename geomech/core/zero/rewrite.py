@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from geomech.core.parse import as_expr
+from geomech.core.zero.transcendental import exp_log_rewrite
 from geomech.core.zero.verdicts import UNDECIDABLE_ERRORS
 
 __all__ = ["closed_forms", "jets_of", "jet_replacement", "rewrite_jointly", "rational_rewrite",
@@ -53,6 +54,14 @@ class _Rewritten:
     exprs: tuple
     faithful: bool
     angles: tuple = ()
+    ring: tuple = ()
+    reasons: tuple = ()
+
+    @property
+    def ring_images(self) -> tuple:
+        """Images with ``exp``/``log`` as ring generators (:mod:`~geomech.core.zero.
+        transcendental`): a zero image proves a zero even where the map is not faithful."""
+        return self.ring or self.exprs
 
 
 def closed_forms(e: sp.Expr) -> sp.Expr:
@@ -78,6 +87,10 @@ def closed_forms(e: sp.Expr) -> sp.Expr:
         e = e.replace(lambda a: isinstance(a, sp.DiracDelta) and a.args[0].free_symbols
                       and is_rational_in_symbols(a.args[0]), lambda *a: sp.S.Zero)
     if e.has(sp.Abs):
+        # log|g| = log(g**2)/2 for real g: the logarithm of a positive argument (ring generators)
+        e = e.replace(lambda a: isinstance(a, sp.log) and isinstance(a.args[0], sp.Abs)
+                      and a.args[0].args[0].is_extended_real,
+                      lambda a: sp.log(a.args[0].args[0] ** 2) / 2)
         e = e.replace(lambda a: isinstance(a, sp.Abs) and a.args[0].is_extended_real,
                       lambda a: a.args[0] * sp.sign(a.args[0]))
     return e
@@ -262,8 +275,8 @@ def _independent_of_angles(exprs: list, dens: dict) -> bool:
     angle_syms = set().union(*(g.free_symbols for g in dens))
     for e in exprs:
         for a in e.atoms(sp.Function):
-            if isinstance(a, (*_TRIG, AppliedUndef, sp.sign, sp.Abs)):
-                continue
+            if isinstance(a, (*_TRIG, AppliedUndef, sp.sign, sp.Abs, sp.log)):
+                continue        # log: decided by the exponential-logarithmic stage
             if isinstance(a, sp.exp) and a.args[0].is_extended_real:
                 continue
             if a.free_symbols & angle_syms:
@@ -283,7 +296,7 @@ def _base_angles(exprs: list, dec: dict, dens: dict) -> tuple:
            for g, m in dens.items()}
     # the one expansion of multiple angles (Chebyshev, addition formulas) of the engine;
     # imported at call time: core.algebra's linear algebra imports this module
-    from geomech.core.algebra.rings import trig_polynomial
+    from geomech.core.algebra.angles import trig_polynomial
 
     rep = {a: trig_polynomial(a.func, [(var[g], int(k * dens[g])) for g, k in terms], const)
            for a, (terms, const) in dec.items()}
@@ -328,7 +341,29 @@ def rewrite_jointly(exprs: Iterable, full: bool = True) -> _Rewritten:
     if rep:
         es = [e.xreplace(rep) for e in es]
     rw = _trig_rewrite(es, full)
-    return _Rewritten(rw.exprs, rw.faithful and jets_ok, rw.angles or tuple(es))
+    if not full:
+        return _Rewritten(rw.exprs, rw.faithful and jets_ok, rw.angles or tuple(es))
+    # exp and log as ring generators with their relations, on the half-angle images (the
+    # arguments of log are then rational functions of the symbols and tangents)
+    el = exp_log_rewrite(rw.exprs, exclude=set(rep.values()))
+    faithful = rw.faithful and jets_ok
+    if el.faithful:
+        return _Rewritten(el.exprs, faithful, rw.angles or tuple(es))
+    angle_syms = set().union(*(a.free_symbols for e in es for a in e.atoms(*_TRIG)))
+    return _Rewritten(rw.exprs, faithful and not _logs_of_angles(rw.exprs, angle_syms),
+                      rw.angles or tuple(es), el.exprs,
+                      tuple(f"exponential-logarithmic ring: {r}" for r in el.reasons))
+
+
+def _logs_of_angles(exprs, angle_syms: set) -> bool:
+    """Whether a ``log`` left in the images depends on an angle (or its tangent): it is then
+    not independent of the rewritten trigonometric functions."""
+    for e in exprs:
+        for a in e.atoms(sp.log):
+            if a.free_symbols & angle_syms or any(is_auxiliary_symbol(s, "half_angle")
+                                                  for s in a.free_symbols):
+                return True
+    return False
 
 
 def _half_angle(expr: sp.Expr) -> sp.Expr:

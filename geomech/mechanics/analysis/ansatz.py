@@ -10,7 +10,8 @@ finite-dimensional family
 equations for the constants (:func:`linear_identity_rows`), solved exactly by the engine
 (:func:`geomech.core.algebra.solve_homogeneous`).  A family with unknown *functions*
 (:class:`FunctionAnsatz`, as for the Routh sphere, Borisov & Mamaev (2015), §5.2) gives a
-linear ODE/PDE system instead (:func:`geomech.mechanics.analysis.noether.noether_field_system`).
+linear ODE/PDE system instead
+(:func:`geomech.mechanics.analysis.noether_functions.noether_field_system`).
 
 >>> import sympy as sp
 >>> x, a, b = sp.symbols("x a b")

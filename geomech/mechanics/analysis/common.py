@@ -5,7 +5,7 @@ and the exact zero test.
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
   :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system);
 * :func:`prolong` -- the tangent (complete) lift of a field on :math:`N` to :math:`TN`
-  (velocity components by :func:`geomech.lie.action.velocity_lift`, the one implementation),
+  (velocity components by :func:`geomech.lie.prolongation.velocity_lift`, the one implementation),
 
   .. math:: \tilde u = \sum_i u_i\,\partial_{q_i}
             + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i},
@@ -28,13 +28,14 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.lie.action import velocity_lift
-from geomech.mechanics.analysis.integrals import fast_is_zero
+from geomech.lie.prolongation import velocity_lift
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
-           "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space"]
+           "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space",
+           "numeric_values"]
 
 
 def check_system(system) -> None:
@@ -91,7 +92,7 @@ def as_field(system, u) -> VectorField:
 
 def is_zero(e) -> bool:
     """Zero test: the exact ring certificate of
-    :func:`geomech.mechanics.analysis.integrals.fast_is_zero`
+    :func:`geomech.core.algebra.solve.fast_is_zero`
     (common denominator without ``cancel``, numerator reduced modulo the Pythagorean
     relations), then the zero policy of :mod:`geomech.core.zero` when it is undecided."""
     return fast_is_zero(e)
@@ -186,3 +187,32 @@ def compact_form(e, max_ops: int = 80) -> sp.Expr:
         return e
     t = sp.factor(sp.trigsimp(e))
     return t if sp.count_ops(t) <= sp.count_ops(e) else e
+
+
+def numeric_values(system, symbols, parameters=None) -> dict:
+    """Exact values ``{symbol: number}`` for ``symbols`` from ``parameters`` (by name or
+    symbol) and the system's numeric defaults; ``ValueError`` naming what is missing."""
+    given: dict = {}
+    defaults = getattr(system, "numeric_defaults", None)
+    if defaults:
+        given.update({_name(k): v for k, v in dict(defaults[0]).items()})
+    if parameters:
+        if not isinstance(parameters, Mapping):
+            raise TypeError(f"parameters must be a dict {{name: value}}, got "
+                            f"{type(parameters).__name__}")
+        given.update({_name(k): v for k, v in parameters.items()})
+    out, missing = {}, []
+    for s in sorted(symbols, key=lambda s: s.name):
+        if s.name in given:
+            out[s] = as_expr(given[s.name], context=f"the value of {s.name}")
+        else:
+            missing.append(s.name)
+    if missing:
+        raise ValueError(f"no numeric value for {', '.join(missing)}: pass parameters="
+                         f"{{{', '.join(repr(m) + ': ...' for m in missing)}}} (the system has "
+                         f"{'no' if not defaults else 'no such'} numeric defaults)")
+    return out
+
+
+def _name(key) -> str:
+    return key.name if isinstance(key, sp.Symbol) else str(key)

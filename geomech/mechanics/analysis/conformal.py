@@ -11,8 +11,7 @@ r"""Conformal Hamiltonisation: conformal factors of almost-Poisson structures.
 :math:`f\,J\nabla H` is Hamiltonian: the time change :math:`d\tau = dt/f` Hamiltonises
 :math:`\dot x = J\nabla H` (for Chaplygin's multiplier, :math:`f = 1/N`).
 
-Chaplygin's reducing multiplier lives in :mod:`geomech.mechanics.analysis.multiplier`
-(its names are re-exported here).
+Chaplygin's reducing multiplier lives in :mod:`geomech.mechanics.analysis.multiplier`.
 
 Examples
 --------
@@ -31,26 +30,14 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density_search import irreducible_factors
-from geomech.mechanics.analysis.integrals import (
-    solve_constant_linear,
-)
-from geomech.mechanics.analysis.multiplier import (
-    ReducingMultiplier,
-    gyroscopic_coefficient,
-    is_reducing_multiplier,
-    multiplier_factors,
-    multiplier_one_form,
-    reducing_multiplier,
-)
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 
-__all__ = ["gyroscopic_coefficient", "multiplier_one_form", "reducing_multiplier",
-           "multiplier_factors", "is_reducing_multiplier", "ReducingMultiplier",
-           "ConformalHamiltonisation", "conformal_factor_search", "rescaled_jacobiator"]
+__all__ = ["ConformalHamiltonisation", "conformal_factor_search", "rescaled_jacobiator"]
 
 
 def rescaled_jacobiator(J: AlmostPoissonStructure, f) -> dict:

@@ -23,15 +23,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from geomech.core.algebra import solve_over_functions
+from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used by the doctests
 from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.density import exp_of_potential
-from geomech.mechanics.analysis.integrals import (
-    check_vector_field,
-    solve_constant_linear,
-)
+from geomech.mechanics.analysis.integrals import check_vector_field
 
 __all__ = ["conformal_symmetry", "conformal_factor", "ConformalFactor",
            "is_conformal_symmetry_distribution"]

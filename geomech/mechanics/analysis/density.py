@@ -46,19 +46,14 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from geomech.core.algebra import solve_over_functions
+from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy
-from geomech.mechanics.analysis.integrals import (
-    check_vector_field,
-    log_derivative,
-    solve_constant_linear,
-    zero_modulo,
-)
+from geomech.mechanics.analysis.integrals import check_vector_field, log_derivative, zero_modulo
 
 __all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
-           "InvariantMeasureResult", "log_to_powers", "potential_function", "exp_of_potential",
-           "linear_solve_functions"]
+           "InvariantMeasureResult", "log_to_powers", "potential_function", "exp_of_potential"]
 
 
 def divergence(v: VectorField, density=1) -> sp.Expr:

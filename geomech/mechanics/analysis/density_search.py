@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
@@ -32,9 +33,6 @@ from geomech.mechanics.analysis.divergence import (
     mass_matrix_divergence,
     ring_points,
     root_is_irrational,
-)
-from geomech.mechanics.analysis.integrals import (
-    fast_is_zero,
 )
 from geomech.mechanics.equations.heavy import has_radicals
 
@@ -103,8 +101,8 @@ def _independent_rows(system) -> list[int]:
 
 def _natural_data(system):
     """``(compact equations, Jacobian det K_ind)`` of the natural frame, or ``None``."""
-    from geomech.mechanics.equations.common import compact
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.core.algebra.normal_form import compact
+    from geomech.mechanics.equations.compact import compact_equations
 
     nat = getattr(system, "natural_frame", None)
     if not nat:
@@ -123,7 +121,7 @@ def _natural_factors(nat, acc: dict, coords) -> None:
     """Factors of the natural frame: its Jacobian, the determinant of the mass matrix in the
     natural velocities and the natural configuration functions (abbreviations of the compact
     equations free of the velocities, e.g. the Poisson vector)."""
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     ce, J = nat
     _add_factors(acc, "Jacobian of the natural frame", J, coords)
@@ -151,7 +149,7 @@ def system_factors(system, functions: Sequence = (), natural=None) -> dict:
     >>> system_factors(gm.examples.chaplygin_sleigh())
     {cos(phi): 'det of the mass matrix restricted to the constraints'}
     """
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     coords = system.phase_space.coords
     acc: dict = {}

@@ -43,6 +43,7 @@ import sympy as sp
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.ansatz import FunctionAnsatz
 from geomech.mechanics.analysis.common import check_system, restrict
 from geomech.mechanics.analysis.linear_odes import (
     LinearODESystem,
@@ -50,7 +51,7 @@ from geomech.mechanics.analysis.linear_odes import (
     is_elementary,
     normal_form,
 )
-from geomech.mechanics.analysis.noether_functions import FunctionAnsatz, noether_field_system
+from geomech.mechanics.analysis.noether_functions import noether_field_system
 
 __all__ = ["NoetherODEIntegrals", "noether_ode_integrals", "shape_variables", "frame_and_shape"]
 
@@ -115,7 +116,7 @@ def shape_variables(system, frame=None) -> list[sp.Symbol]:
     [theta]
     """
     from geomech.mechanics.analysis.polynomial_integrals import reduced_coordinates
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.equations.compact import compact_equations
 
     return reduced_coordinates(compact_equations(system, frame=frame))
 
@@ -166,7 +167,7 @@ def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals 
 
 def _momentum(system, tau: VectorField) -> sp.Expr:
     r""":math:`p = \langle\partial L/\partial\dot q, \tau\rangle` restricted to the phase space."""
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     N = system.manifold
     p = sp.Add(*[c * sp.diff(system.lagrangian, v)

@@ -16,9 +16,8 @@ natural frame of a system (``S.polynomial_integrals(degree)``) is in
 :mod:`geomech.mechanics.analysis.polynomial_integrals`.
 
 The Kozlov--Kolesnikov (Noether) integrals (Borisov & Mamaev (2015), Thm 4) are in
-:mod:`geomech.mechanics.analysis.kozlov_kolesnikov` (:func:`complete_lift`,
-:func:`check_noether_field`, :func:`noether_integral`, :func:`find_noether_fields`); their
-names still import from here.
+:mod:`geomech.mechanics.analysis.kozlov_kolesnikov` (``complete_lift``,
+``check_noether_field``, ``noether_integral``, ``find_noether_fields``).
 
 Examples
 --------
@@ -34,16 +33,13 @@ True
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import (  # the engine's names, kept importable from here
+from geomech.core.algebra import (
     fast_is_zero,
-    ring_linear_rows,
-    ring_zero_test,
     solve_constant_linear,
 )
 from geomech.core.fields import VectorField
@@ -52,12 +48,9 @@ from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 from geomech.mechanics.analysis.field_integrals import polynomial_field_integrals
 
-__all__ = [
-    "is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
-    "polynomial_integrals", "solve_constant_linear", "is_energy_conserved",
-    "system_is_first_integral", "ring_zero_test", "fast_is_zero", "ring_linear_rows",
-    "check_vector_field", "check_field", "has_irrational_power", "split_polynomial",
-]
+__all__ = ["is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
+           "polynomial_integrals", "is_energy_conserved", "system_is_first_integral",
+           "check_vector_field", "check_field", "has_irrational_power", "split_polynomial"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -356,21 +349,3 @@ def is_energy_conserved(system) -> bool:
     """Whether ``system.energy()`` is a first integral of ``system.vector_field()``."""
     return is_first_integral(system.vector_field(), system.energy())
 
-
-# ---------------------------------------------------------------------------------------
-# names that moved and still import from here (lazily: those modules build on this one, so
-# no import cycle): the natural-frame search and Theorem 4 on raw data
-# ---------------------------------------------------------------------------------------
-_MOVED = {**dict.fromkeys(("IntegralList", "natural_polynomial_integrals",
-                           "system_polynomial_integrals"), "polynomial_integrals"),
-          **dict.fromkeys(("complete_lift", "check_noether_field", "NoetherCheck",
-                           "noether_integral", "find_noether_fields",
-                           "system_check_noether_field", "system_noether_integrals"),
-                          "kozlov_kolesnikov")}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        module = importlib.import_module(f"geomech.mechanics.analysis.{_MOVED[name]}")
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,7 +37,7 @@ from geomech.core.algebra import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.lie.action import velocity_lift
+from geomech.lie.prolongation import velocity_lift
 from geomech.mechanics.analysis.ansatz import solve_linear_identities
 from geomech.mechanics.analysis.integrals import has_irrational_power
 from geomech.mechanics.constraints import preferred_minor, solve_dependent
@@ -174,7 +174,7 @@ def check_noether_field(u: Sequence, L, coords: Sequence[sp.Symbol],
     r"""Kozlov--Kolesnikov test (Theorem 4): is ``u`` a Noether field?
 
     This is the one implementation of Theorem 4; the system-level
-    :func:`geomech.mechanics.analysis.symmetry.check_noether_field` delegates to it.  ``solution``
+    :func:`geomech.mechanics.analysis.noether.check_noether_field` delegates to it.  ``solution``
     (``{dependent velocity: expression}``) skips solving the constraints when it is known.
 
     Conditions (5.1)--(5.2): ``u`` tangent to the constraints

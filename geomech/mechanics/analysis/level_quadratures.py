@@ -114,7 +114,7 @@ def shape_quadratures(system, integrals) -> list[QuadratureStep]:
     equations depend on more than one coordinate, or the integrals do not determine the
     other quasi-velocities."""
     from geomech.mechanics.analysis.function_integrals import frame_and_shape
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.equations.compact import compact_equations
 
     _, key, shape = frame_and_shape(system)
     if len(shape) != 1:

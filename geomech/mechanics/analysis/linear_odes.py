@@ -603,7 +603,7 @@ def _half_angle_tidy(e: sp.Expr, var) -> sp.Expr:
     r"""``e`` written as :math:`\sum_k r_k\,\ell_k` over its logarithms :math:`\ell_k`, each
     :math:`r_k` cancelled as a rational function of :math:`t = \tan(x/2)` and written back in
     :math:`\sin x, \cos x` (:math:`t = \sin x/(1 + \cos x)`) when that is shorter."""
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     t = sp.Symbol("t_")
     s, c = sp.sin(var), sp.cos(var)

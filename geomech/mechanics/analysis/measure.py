@@ -20,30 +20,18 @@ from geomech.core.algebra import UnsupportedExpression
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density import (
     InvariantMeasureResult,
-    density_defect,
     divergence,
-    exp_of_potential,
     invariant_measure,
     is_invariant_density,
-    linear_solve_functions,
-    log_to_powers,
-    potential_function,
 )
 from geomech.mechanics.analysis.density_search import (
     heavy_system,
-    irreducible_factors,
-    log_linear_exponents,
     system_density_search,
-    system_factors,
 )
-from geomech.mechanics.analysis.divergence import RingFraction, mass_matrix_divergence
+from geomech.mechanics.analysis.divergence import mass_matrix_divergence
 
-__all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
-           "InvariantMeasureResult", "system_divergence", "system_is_invariant_density",
-           "system_invariant_measure", "system_density_search", "system_factors",
-           "irreducible_factors", "log_linear_exponents", "log_to_powers", "potential_function",
-           "exp_of_potential", "linear_solve_functions", "system_divergence_vanishes",
-           "mass_matrix_divergence", "RingFraction", "heavy_system"]
+__all__ = ["system_divergence", "system_is_invariant_density", "system_invariant_measure",
+           "system_divergence_vanishes"]
 
 
 def system_divergence(system) -> sp.Expr:

@@ -41,21 +41,19 @@ from types import SimpleNamespace
 import sympy as sp
 
 from geomech.core.algebra import polynomial_ring
+from geomech.core.algebra.linear import solve_constant_linear
+from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.budget import check
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density import exp_of_potential
 from geomech.mechanics.analysis.density_search import irreducible_factors, log_linear_exponents
-from geomech.mechanics.analysis.integrals import (
-    fast_is_zero,
-    solve_constant_linear,
-)
 from geomech.mechanics.analysis.pseudo_hamiltonian import (
     reduced_pseudo_hamiltonian,
     system_chaplygin_pseudo_hamiltonian,
 )
-from geomech.mechanics.equations.common import compact
 
 __all__ = ["ReducingMultiplier", "gyroscopic_coefficient", "multiplier_one_form",
            "reducing_multiplier", "multiplier_factors", "is_reducing_multiplier",

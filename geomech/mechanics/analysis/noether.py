@@ -35,7 +35,7 @@ import sympy as sp
 
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.mechanics.analysis.ansatz import Ansatz, FunctionAnsatz, coerce_ansatz
+from geomech.mechanics.analysis.ansatz import FunctionAnsatz, coerce_ansatz
 from geomech.mechanics.analysis.common import (
     active_forces,
     all_zero,
@@ -57,8 +57,7 @@ from geomech.mechanics.analysis.noether_functions import (
     noether_field_system,
 )
 
-__all__ = ["NoetherCheck", "Ansatz", "FunctionAnsatz", "NoetherFieldSystem", "LinearIntegral",
-           "check_noether_field", "noether_field_from_integral", "noether_field_system",
+__all__ = ["NoetherCheck", "LinearIntegral", "check_noether_field", "noether_field_from_integral",
            "noether_fields", "linear_integrals", "is_first_integral"]
 
 
@@ -125,7 +124,7 @@ def check_noether_field(system, u) -> NoetherCheck:
     >>> c.is_noether, c.integral, c.is_symmetry
     (True, 2*J*phdot, False)
     """
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     check_system(system)
     u = as_field(system, u)

@@ -39,8 +39,7 @@ from geomech.mechanics.analysis.common import (
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
 from geomech.mechanics.analysis.linear_odes import normal_form
 
-__all__ = ["FunctionAnsatz", "NoetherFieldSystem", "noether_field_system",
-           "ode_solution_dimension"]
+__all__ = ["NoetherFieldSystem", "noether_field_system", "ode_solution_dimension"]
 
 
 @dataclass

@@ -29,14 +29,12 @@ import itertools
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
-from geomech.mechanics.analysis.integrals import (
-    fast_is_zero,
-)
-from geomech.mechanics.equations.common import compact
 from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 
 __all__ = ["AlmostPoissonStructure", "PoissonBivector"]

@@ -45,6 +45,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.linear import ring_linear_rows
 from geomech.core.algebra.matrices import (
     clear_denominators,
     domain_nullspace,
@@ -52,6 +53,7 @@ from geomech.core.algebra.matrices import (
     rational_rref_pivots,
     verified_subspace,
 )
+from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.zero import ZeroPolicy, rational_rewrite
@@ -60,11 +62,7 @@ from geomech.mechanics.analysis.field_integrals import (
     independent_rows_at,
     value_at,
 )
-from geomech.mechanics.analysis.integrals import (
-    fast_is_zero,
-    polynomial_integrals,
-    ring_linear_rows,
-)
+from geomech.mechanics.analysis.integrals import polynomial_integrals
 from geomech.mechanics.analysis.variety_integrals import (
     algebraic_form,
     to_algebraic,
@@ -142,7 +140,7 @@ def reduced_coordinates(ce) -> list:
     their kinematics.
 
     >>> import geomech as gm
-    >>> from geomech.mechanics.equations.quasi import compact_equations
+    >>> from geomech.mechanics.equations.compact import compact_equations
     >>> reduced_coordinates(compact_equations(gm.examples.chaplygin_ball(), frame="natural"))
     [theta, phi]
     """
@@ -223,7 +221,7 @@ def _integral_terms(eta, basis, degree):
 
 
 def _natural_setup(system, degree: int, coefficient_degree: int):
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.equations.compact import compact_equations
 
     ce = compact_equations(system, frame="natural")
     rhs, eta = ce.rhs, list(ce.quasi_velocities)
@@ -438,7 +436,7 @@ def natural_polynomial_integrals(system, degree: int = 2,
 def _assemble(system, ce, eta, basis, terms, coeffs, family, verify=False) -> IntegralList:
     """The integrals from their coefficient vectors (on ``terms``); with ``verify`` each one
     is checked along the natural flow by the zero policy (the fall-back path)."""
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     natural, phase = [], []
     etas = ce.variables
@@ -468,7 +466,7 @@ def _primitive_natural(F: sp.Expr, eta) -> sp.Expr:
 def _algebraic_integrals(system, form, degree: int, cd, on) -> IntegralList:
     """The integrals of the algebraic form (:func:`~geomech.mechanics.analysis.
     variety_integrals.variety_integrals`), with the levels ``on`` written in its variables."""
-    from geomech.mechanics.equations.common import compact
+    from geomech.core.algebra.normal_form import compact
 
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")

@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
-from geomech.mechanics.equations.common import compact, solve_linear
+from geomech.mechanics.equations.common import solve_linear
 from geomech.mechanics.equations.hamel import frame_inverse
 from geomech.mechanics.equations.heavy import (
     FactoredCalculus,

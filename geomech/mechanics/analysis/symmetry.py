@@ -57,8 +57,6 @@ from geomech.core.zero import (
     default_policy,
 )
 from geomech.mechanics.analysis.ansatz import (  # the families and their linear equations
-    Ansatz,
-    FunctionAnsatz,
     coerce_ansatz,
     fields_from_solutions,
     solve_linear_identities,
@@ -74,24 +72,9 @@ from geomech.mechanics.analysis.common import (  # the system contract, the tang
     prolong_to_phase_space,
     restrict,
 )
-from geomech.mechanics.analysis.noether import (  # Theorems 4 and 5: importable from here
-    LinearIntegral,
-    NoetherCheck,
-    NoetherFieldSystem,
-    check_noether_field,
-    is_first_integral,
-    linear_integrals,
-    noether_field_from_integral,
-    noether_fields,
-)
 
-__all__ = [
-    "Ansatz", "FunctionAnsatz", "SymmetryCheck", "ActionClassification", "MomentumEquation",
-    "NoetherCheck", "NoetherFieldSystem", "LinearIntegral",
-    "prolong", "prolong_to_phase_space", "check_symmetry", "find_point_symmetries",
-    "classify_action", "check_noether_field", "noether_field_from_integral", "noether_fields",
-    "linear_integrals", "is_first_integral",
-]
+__all__ = ["SymmetryCheck", "ActionClassification", "MomentumEquation", "check_symmetry",
+           "find_point_symmetries", "classify_action"]
 
 
 def _vector_field(system) -> VectorField:

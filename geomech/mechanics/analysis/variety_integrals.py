@@ -31,7 +31,7 @@ level :math:`(I\omega, \gamma) = 0`.
 >>> import geomech as gm
 >>> Fs = gm.examples.heavy_top(1, 1, 2, 1, 1, 0, 0, 1).polynomial_integrals(1)
 >>> Fs.natural
-[gamma1*omega1 + gamma2*omega2 + 2*gamma3*omega3, omega3]
+[omega3, gamma1*omega1 + gamma2*omega2 + 2*gamma3*omega3]
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def variety_integrals(form: AlgebraicForm, degree: int, coefficient_degree: int 
                 F = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[x**k for x, k in zip(R.symbols, m)])
                              for c, m in terms])
                 found.append((max(sum(m[:nv]) for _, m in terms), sp.factor_terms(F)))
-    return [F for _, F in sorted(found, key=lambda t: t[0])]
+    return [F for _, F in sorted(found, key=lambda t: (t[0], sp.default_sort_key(t[1])))]
 
 
 def to_algebraic(form: AlgebraicForm, expr, degree: int = 4, seed: int = 5) -> sp.Expr:

@@ -10,7 +10,7 @@ the common phase space :math:`\mathcal M = \{(q, \dot q_{\rm ind})\}` of the sys
 
 Forms are registered by name with :func:`register_method`:
 
-* ``lagrange_dalembert`` (:mod:`geomech.mechanics.equations.classical`, re-exported here):
+* ``lagrange_dalembert`` (:mod:`geomech.mechanics.equations.classical`):
   equations with multipliers (Borisov & Mamaev (2015), §3.1),
 
   .. math:: \frac{d}{dt}\frac{\partial L}{\partial\dot q_i}-\frac{\partial L}{\partial q_i}
@@ -44,7 +44,12 @@ True
 
 from __future__ import annotations
 
-from geomech.mechanics.equations import quasi, tzenoff, vakonomic  # noqa: F401  (importing registers the forms)
+from geomech.mechanics.equations import (  # noqa: F401  (importing registers the forms)
+    appell,
+    quasi,
+    tzenoff,
+    vakonomic,
+)
 from geomech.mechanics.equations.classical import lagrange_dalembert
 from geomech.mechanics.equations.forms import (
     AppellEquations,
@@ -53,12 +58,9 @@ from geomech.mechanics.equations.forms import (
     TzenoffEquations,
     VoronetsEquations,
 )
-from geomech.mechanics.equations.motion import (
-    EquationsOfMotion,
-    ImplicitEquations,
-    ReducedDynamics,
-    phase_rhs_from_quasi,
-)
+from geomech.mechanics.equations.implicit import ImplicitEquations
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
 from geomech.mechanics.equations.quasi import HamelEquations
 from geomech.mechanics.equations.registry import get_method, register_method, registered_methods
 from geomech.mechanics.equations.vakonomic import VakonomicEquations

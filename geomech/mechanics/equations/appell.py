@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geomech.mechanics.equations.common import acceleration_symbols, compact, solve_linear
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import acceleration_symbols, solve_linear
 from geomech.mechanics.equations.forms import AppellEquations
 from geomech.mechanics.equations.hamel import quasi_velocity_names, resolve_frame
-from geomech.mechanics.equations.motion import EquationsOfMotion, phase_rhs_from_quasi
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 
 __all__ = ["appell_equations", "acceleration_energy"]

@@ -43,22 +43,14 @@ import itertools
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import (
-    acceleration_symbols,
-    compact,
-    deferring,
-    solve_linear,
-)
+from geomech.mechanics.equations.common import acceleration_symbols, deferring, solve_linear
 from geomech.mechanics.equations.forms import ChaplyginEquations, LagrangeDalembertEquations
-from geomech.mechanics.equations.motion import (
-    EquationsOfMotion,
-    ImplicitEquations,
-    ReducedDynamics,
-    form_class,
-    phase_rhs_from_quasi,
-)
+from geomech.mechanics.equations.implicit import ImplicitEquations
+from geomech.mechanics.equations.motion import EquationsOfMotion, form_class
+from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 
 __all__ = ["voronets_equations", "chaplygin_equations", "chaplygin_coordinates",
@@ -282,12 +274,10 @@ def lagrange_dalembert(system, **options) -> EquationsOfMotion:
     beta, c = _ld_terms(system)
     equations = _ld_equations(system, H, beta, Q, acc, lam)
 
-    # restrict everything to the phase space (for the implicit form, explicit=False, the
-    # right-hand sides are left unnormalised: the numerics eliminate common subexpressions)
-    norm = (lambda e: e) if deferring() else compact
+    # restrict everything to the phase space, nothing expanded: the solve decides what to
+    # bring to a normal form (for the implicit form, explicit=False, nothing is)
     red = ReducedDynamics(system, H, [Q[i] - beta[i] for i in range(n)], c, A,
-                          "reduced mass matrix T^T H T on the constraint distribution",
-                          norm)
+                          "reduced mass matrix T^T H T on the constraint distribution")
     T, udot, pvec = red.T, red.udot, red.pvec
 
     def multipliers():     # evaluated on first access

@@ -3,12 +3,13 @@ r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves, p
 The exact algebra (normal forms, ring fractions, linear solves) is the engine of
 :mod:`geomech.core.algebra`; this module adds what only the equations of motion need: the
 deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form), the presentation
-form :func:`tidy` and acceleration symbols.  :func:`compact` (a cancelled fraction whose
-numerator and denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
-:func:`trig_reduce` are :func:`geomech.core.algebra.compact` and
-:func:`geomech.core.algebra.trig_reduce`.
+form :func:`tidy` and acceleration symbols.  The normal forms are those of the engine:
+:func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
+denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
+:func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
+>>> from geomech.core.algebra.normal_form import compact
 >>> p, m = sp.symbols("phi m", real=True)
 >>> compact(m*sp.cos(p)**2 + m*sp.sin(p)**2)
 m
@@ -23,19 +24,24 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.algebra import RationalAlgebra, compact, factor_expr, trig_reduce
+from geomech.core.algebra import RationalAlgebra, factor_expr
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
 from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
 from geomech.core.fields import VectorField
+from geomech.core.flintpolys import poly_cancel, poly_gcd
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import poly_cancel, poly_gcd
+from geomech.mechanics.equations.elimination import (
+    SMALL_OPS,
+    adjugate_solve,
+    expansion_bound,
+    normal_form_pays,
+)
 
-__all__ = ["compact", "bracket_via_graph", "solve_linear", "acceleration_symbols",
-           "trig_reduce", "tidy", "deferred_solves", "DeferredSolve", "deferring",
-           "inverse_solve", "large_rhs", "ABBREVIATE_OPS", "ring_normal_forms",
-           "normal_field"]
+__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "tidy", "deferred_solves",
+           "DeferredSolve", "deferring", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
+           "ring_normal_forms", "normal_field"]
 
 
 def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
@@ -72,6 +78,7 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
 
 _TIDY_NODE_LIMIT = 25000  # tidy leaves larger expressions as they are (presentation only:
 #                           the ring tidy of the heavy bodies' rates costs 2-5 s each)
+_TIDY_TERMS = 5000      # tidy leaves expressions whose expansion may exceed this many terms
 _TIDY_GCD_LIMIT = 600   # tidy: total terms of the coefficients above which no gcd is taken
 
 
@@ -182,13 +189,25 @@ def solve_linear(M: sp.Matrix, rhs: sp.Matrix, what: str = "system",
     [0],
     [1]])
 
+    A mass matrix with an entry over :data:`~geomech.mechanics.equations.elimination.SMALL_OPS`
+    operations (kept as built by the structured solves) is solved as
+    :math:`\operatorname{adj}(M)\,b/\det M` unexpanded
+    (:func:`~geomech.mechanics.equations.elimination.adjugate_solve`).
+
     Raises ``ValueError`` naming ``what`` when ``M`` is singular (zero policy).
     """
     deferred = _defer(M, rhs, what)
     if deferred is not None:
         return deferred
-    if "mass matrix" in what and M.shape[0] > 1 and large_rhs(rhs):
-        return inverse_solve(M, rhs, what)
+    if "mass matrix" in what:
+        if any(count_ops(e) > SMALL_OPS for e in M):
+            # a mass matrix kept as built (too large for its normal form): Cramer unexpanded
+            return sp.Matrix(adjugate_solve(M, rhs, what))
+        if M.shape[0] > 1 and large_rhs(rhs):
+            return inverse_solve(M, rhs, what)
+        x = adjugate_solve(M, rhs, what)
+        if not all(normal_form_pays(e) for e in x):
+            return sp.Matrix(x)      # the cancelled solution would be far longer
     return _solve_linear(M, rhs, what, cancel_limit)
 
 
@@ -233,7 +252,7 @@ def inverse_solve(M: sp.Matrix, rhs: sp.Matrix, what: str = "system") -> sp.Matr
                       for i in range(n)])
 
 
-def ring_normal_forms(exprs: Sequence) -> list | None:
+def ring_normal_forms(exprs: Sequence, shortest: bool = False) -> list | None:
     r"""Each expression as one cancelled fraction :math:`n/d` of expanded polynomials in
     :math:`\mathbb Q[\text{symbols}, \sin s, \cos s, \sqrt b]` reduced modulo
     :math:`\sin^2s+\cos^2s=1` and :math:`(\sqrt b)^2=b` (degree < 2 in each ``cos`` and each
@@ -242,7 +261,11 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
     :meth:`geomech.core.zero.ZeroPolicy.normalize`, computed in the sparse ring of
     :class:`~geomech.core.algebra.RationalAlgebra` (flint gcd) instead of by ``sympy.cancel``.
 
-    Used for the vector fields of large right-hand sides
+    With ``shortest=True`` both reductions (degree < 2 in each ``cos``, or in each ``sin``)
+    are cancelled and the one with fewer operations is kept (as
+    :meth:`~geomech.core.zero.ZeroPolicy.normalize` shortens by the Pythagorean relation).
+
+    Used for the vector fields of the equations of motion
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`); the value is the same
     function (exact ring operations only).  ``None`` when an expression is outside the ring
     (floats, free functions, nested roots).
@@ -267,16 +290,22 @@ def ring_normal_forms(exprs: Sequence) -> list | None:
             n, d = alg.fraction(e)
         except _Unsupported:
             return None
-        n, d = alg.reduce(n), alg.reduce(d)
-        if not d.is_ground:
-            n, d = poly_cancel(n, d)
-        if d.LC < 0:
-            n, d = -n, -d
-        if d.is_ground:
-            out.append(alg.expr(n.quo_ground(d.LC)))
-        else:
-            out.append(alg.expr(n) / alg.expr(d))
+        rules = ("sin", "cos") if shortest and alg.trig_idx else (None,)
+        cands = [_cancelled(alg, alg.reduce(n, k) if k else alg.reduce(n),
+                            alg.reduce(d, k) if k else alg.reduce(d)) for k in rules]
+        out.append(min(cands, key=count_ops) if len(cands) > 1 else cands[0])
     return out
+
+
+def _cancelled(alg, n, d) -> sp.Expr:
+    """``n/d`` cancelled, the leading coefficient of the denominator positive."""
+    if not d.is_ground:
+        n, d = poly_cancel(n, d)
+    if d.LC < 0:
+        n, d = -n, -d
+    if d.is_ground:
+        return alg.expr(n.quo_ground(d.LC))
+    return alg.expr(n) / alg.expr(d)
 
 
 def normal_field(chart, comps: Sequence) -> VectorField:
@@ -285,7 +314,12 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     operations: the heavy bodies) are brought to their normal form in the sparse ring
     (:func:`ring_normal_forms`) and not normalised again by ``sympy.cancel``
     (:meth:`~geomech.core.fields.VectorField.from_normal_form`): for the rolling ellipsoid
-    seconds instead of minutes.  Others are normalised by the zero policy as any field.
+    seconds instead of minutes.  Smaller ones get the shorter of the two Pythagorean
+    reductions there (``shortest=True``); expressions outside the ring are normalised by the
+    zero policy as any field.
+    Components whose cancelled fraction would be far longer than themselves
+    (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`: the structured solves
+    of long chains of knife edges) are kept as derived, equal as functions.
 
     >>> from geomech.core.manifold import Manifold
     >>> M = Manifold("M", "x y"); x, y = M.coords
@@ -293,11 +327,13 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     True
     """
     comps = list(comps)
-    if large_rhs(sp.Matrix(comps)):
-        normal = ring_normal_forms(comps)
-        if normal is not None:
-            return VectorField.from_normal_form(chart, normal)
+    if not all(normal_form_pays(c) for c in comps):
+        return VectorField.from_normal_form(chart, comps)
+    normal = ring_normal_forms(comps, shortest=not large_rhs(sp.Matrix(comps)))
+    if normal is not None:
+        return VectorField.from_normal_form(chart, normal)
     return VectorField(chart, comps)
+
 
 
 def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ...]:
@@ -322,7 +358,8 @@ def tidy(e, velocities) -> sp.Expr:
     vel = [v for v in velocities if e.has(v)]
     if e.is_Atom or not vel:
         return e
-    if sum(1 for _ in sp.preorder_traversal(e)) > _TIDY_NODE_LIMIT:
+    if sum(1 for _ in sp.preorder_traversal(e)) > _TIDY_NODE_LIMIT \
+            or expansion_bound(e) > _TIDY_TERMS:
         return e                    # presentation only: very large expressions are kept
     try:
         out = _ring_tidy(e, vel)

@@ -15,12 +15,13 @@ from collections.abc import Mapping
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
-from geomech.mechanics.equations.common import compact, normal_field, tidy
+from geomech.mechanics.equations.common import normal_field, tidy
 from geomech.mechanics.equations.hamel import HamelTerms, hamel_terms
-from geomech.mechanics.equations.motion import phase_rhs_from_quasi
+from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.structured import structured_solve
 
 __all__ = ["CompactEquations", "compact_equations", "compact_from_hamel",
@@ -181,7 +182,7 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     of :math:`K`) the Hamel / Borisov–Mamaev equations read :math:`M(q)\dot\eta = f(q,\eta)`,
     :math:`M = \partial^2L^*/\partial\eta^2`, :math:`f` = the right-hand side of (5) minus
     :math:`\dot M\eta` (see :func:`quasi_velocity_equations`), each entry normalised with the
-    ring-based :func:`~geomech.mechanics.equations.common.compact` (no ``simplify``).  The linear
+    ring-based :func:`~geomech.core.algebra.normal_form.compact` (no ``simplify``).  The linear
     system is solved *keeping its structure*: :math:`M = M_0 + U` with :math:`M_0` the part
     free of :math:`q`; if :math:`U = \sum_{c\le k}\sigma_c u_c w_c^{\mathsf T}` has low rank
     (primitive vectors :math:`u_c, w_c`, named ``g_1, g_2, ...``), the Woodbury formula

@@ -3,8 +3,7 @@ placeholders :math:`z` of one system :math:`M z = F` into lazy explicit equation
 :class:`~geomech.mechanics.equations.implicit.ImplicitEquations` form; :math:`z = M^{-1}F`
 is solved exactly only when the explicit right-hand sides are first read.
 
-Split out of :mod:`geomech.mechanics.equations.motion` (which re-exports
-:func:`make_implicit`); this module does not import it, so ``eq`` is any
+This module does not import :mod:`geomech.mechanics.equations.motion`, so ``eq`` is any
 :class:`~geomech.mechanics.equations.motion.EquationsOfMotion`.
 """
 
@@ -16,12 +15,8 @@ from typing import Any
 
 import sympy as sp
 
-from geomech.mechanics.equations.common import (
-    acceleration_symbols,
-    compact,
-    no_deferral,
-    solve_linear,
-)
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import acceleration_symbols, no_deferral, solve_linear
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.phase import own_velocities_on_phase
 
@@ -46,7 +41,8 @@ def make_implicit(eq: Any, records: list) -> Any:
     rec = records[0]
     system = eq.system
     N = system.manifold
-    raw_rhs, raw_form = eq._rhs, (eq._form_rhs if eq._form_rhs is not None else eq._rhs)
+    raw_rhs = eq._raw()
+    raw_form = eq._form_rhs if eq._form_rhs is not None else raw_rhs
     own = [c for c in raw_form if c not in N.coords]
     z = rec.unknowns
     names = tuple(_dummy_names(z))
@@ -67,7 +63,8 @@ def make_implicit(eq: Any, records: list) -> Any:
     eq._implicit = imp
     eq.equations = [e.xreplace(ren) for e in eq.equations]
     solution = _DeferredSolution(rec, s_of_u)
-    eq._rhs, eq._rhs_factory = None, functools.partial(solution.substituted, raw_rhs, True)
+    eq._rhs, eq._raw_rhs = None, None
+    eq._rhs_factory = functools.partial(solution.substituted, raw_rhs, True)
     eq._form_rhs, eq._form_factory = None, functools.partial(solution.substituted, raw_form,
                                                              False)
     mult = eq._multipliers

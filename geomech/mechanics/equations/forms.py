@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from geomech.mechanics.equations.motion import EquationsOfMotion, ImplicitEquations
+from geomech.mechanics.equations.implicit import ImplicitEquations
+from geomech.mechanics.equations.motion import EquationsOfMotion
 
 __all__ = ["LagrangeDalembertEquations", "VoronetsEquations", "ChaplyginEquations",
            "AppellEquations", "TzenoffEquations"]
@@ -118,7 +119,7 @@ class AppellEquations(EquationsOfMotion):
 
     :math:`S^*` the acceleration energy on the constraint manifold
     :math:`\dot q = K(q)s + k_0(q)` and :math:`\Pi_\beta = \sum_i K_{i\beta}(Q_i -
-    \partial U/\partial q_i)` (see :func:`~geomech.mechanics.equations.quasi.appell_equations`).
+    \partial U/\partial q_i)` (see :func:`~geomech.mechanics.equations.appell.appell_equations`).
     """
 
     form = "appell"

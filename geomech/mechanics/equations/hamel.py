@@ -37,9 +37,10 @@ from typing import NamedTuple
 import sympy as sp
 
 from geomech.core.algebra import RingCalculus, UnsupportedExpression, policy_algebra
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import bracket_via_graph, compact, solve_linear
+from geomech.mechanics.equations.common import bracket_via_graph, solve_linear
 from geomech.mechanics.equations.heavy import (
     FactoredCalculus,
     coframe_structure_functions,

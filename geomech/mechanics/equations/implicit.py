@@ -2,8 +2,7 @@ r"""Equations of motion in mass-matrix (implicit) form, :math:`M(x)\,z = F(x)`,
 :math:`\dot x = g(x) + P(x)\,z` (:class:`ImplicitEquations`), and the random-point filter
 :func:`numerically_zero` used to compare forms.
 
-Split out of :mod:`geomech.mechanics.equations.motion` (which re-exports both names); this
-module imports no form and not :mod:`~geomech.mechanics.equations.motion`.
+This module imports no form and not :mod:`~geomech.mechanics.equations.motion`.
 """
 
 from __future__ import annotations
@@ -205,11 +204,14 @@ class ImplicitEquations:
 
         rng = random.Random(seed)
         exprs = [*self.mass_matrix, *self.forcing, *self.rates.values()]
-        angles = set()
+        angles, composite = set(), set()
         for e in exprs:
             for f in e.atoms(sp.sin, sp.cos):
                 if f.args[0].is_Symbol:
                     angles.add(f.args[0])
+                elif _integer_combination(f.args[0]):
+                    composite.add(f)
+                    angles |= f.args[0].free_symbols
         params = set(self.system.manifold.parameters)
         pt: dict = {}
         for s in sorted({*self.coords, *params}, key=sp.default_sort_key):
@@ -221,6 +223,8 @@ class ImplicitEquations:
             pt[a] = 2 * sp.atan(t)
             pt[sp.sin(a)] = 2 * t / (1 + t**2)
             pt[sp.cos(a)] = (1 - t**2) / (1 + t**2)
+        for f in composite:       # sin/cos of integer combinations: addition theorems, exact
+            pt[f] = sp.expand_trig(f).xreplace(pt)
         return pt
 
     def _point(self, point: Mapping) -> dict:
@@ -392,3 +396,9 @@ def numerically_zero(e: sp.Expr, points: int) -> bool:
         if seen >= points:
             break
     return True
+
+
+def _integer_combination(arg: sp.Expr) -> bool:
+    """Whether ``arg`` is an integer combination of symbols (``theta1 - theta2``, ``2*a``)."""
+    terms = arg.as_coefficients_dict()
+    return all(k.is_Symbol and c.is_Integer for k, c in terms.items())

@@ -4,7 +4,7 @@ r"""The base of equations of motion, shared by every form.
 multipliers) and :func:`form_class`.  The mass-matrix form :math:`M(x)z = F(x)`
 (:class:`ImplicitEquations`, :func:`numerically_zero`) is in
 :mod:`geomech.mechanics.equations.implicit`, the deferred solves (:func:`make_implicit`) in
-:mod:`geomech.mechanics.equations.deferred`; both are importable from here as before.
+:mod:`geomech.mechanics.equations.deferred`.
 The passage from a form's own velocities to the phase space (:func:`phase_rhs_from_quasi`,
 :class:`ReducedDynamics`) is in :mod:`geomech.mechanics.equations.phase`.  The forms
 themselves live in :mod:`geomech.mechanics.equations` and the modules it loads;
@@ -22,19 +22,16 @@ from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, normal_field
 from geomech.mechanics.equations.common import tidy as _tidy
-from geomech.mechanics.equations.deferred import make_implicit  # noqa: F401  (importable from here)
-from geomech.mechanics.equations.implicit import (  # importable from here
+from geomech.mechanics.equations.implicit import (
     ImplicitEquations,
     numerically_zero,
 )
-from geomech.mechanics.equations.phase import (  # importable from here
-    ReducedDynamics,
+from geomech.mechanics.equations.phase import (
     own_velocities_on_phase,
     phase_rhs_from_quasi,
 )
 
-__all__ = ["EquationsOfMotion", "ImplicitEquations", "ReducedDynamics",
-           "phase_rhs_from_quasi", "form_class"]
+__all__ = ["EquationsOfMotion", "form_class"]
 
 
 #: the class of each registered form, by its ``form`` name (filled by ``__init_subclass__``)
@@ -114,7 +111,8 @@ class EquationsOfMotion:
         self.equations = list(equations)
         self._tidy_output = tidy
         self._implicit = implicit
-        self._rhs: dict | None = None
+        self._rhs: dict | None = None          # presentation (tidied), on first access
+        self._raw_rhs: dict | None = None      # as derived (the vector field's components)
         self._form_rhs: dict | None = None
         # rhs / form_rhs may be callables: the explicit equations are then computed on first
         # access (the implicit form, ``mass_matrix_form()``, never needs them)
@@ -122,11 +120,9 @@ class EquationsOfMotion:
         self._form_factory = (form_rhs if callable(form_rhs)
                               and not isinstance(form_rhs, Mapping) else None)
         if self._rhs_factory is None:
-            self._rhs = self._finish_rhs(rhs)
+            self._raw_rhs = self._finish_rhs(rhs)
         if form_rhs is not None and self._form_factory is None:
             self._form_rhs = self._finish_form_rhs(form_rhs)
-        elif form_rhs is None and self._rhs is not None:
-            self._form_rhs = dict(self._rhs)
         self._multipliers = multipliers
         self.variables = dict(variables or {})
         self._data = dict(data or {})
@@ -137,12 +133,23 @@ class EquationsOfMotion:
         missing = [c for c in coords if c not in rhs]
         if missing:
             raise ValueError(f"{self.method}: no right-hand side for {missing}")
-        out = {c: rhs[c] for c in coords}
-        if self._tidy_output:
-            # presentation: collect in the velocities, factor the coefficients (if shorter)
-            u = self.system.independent_velocities
-            out = {c: _tidy(e, u) for c, e in out.items()}
-        return out
+        return {c: rhs[c] for c in coords}
+
+    def _tidied(self, raw: dict) -> dict:
+        """Presentation: collected in the velocities, coefficients factored (if shorter)."""
+        if not self._tidy_output:
+            return dict(raw)
+        u = self.system.independent_velocities
+        return {c: _tidy(e, u) for c, e in raw.items()}
+
+    def _raw(self) -> dict:
+        """The right-hand sides as derived (untidied), computed on first need."""
+        if self._raw_rhs is None:
+            if self._rhs_factory is None:
+                return self.rhs
+            self._raw_rhs = self._finish_rhs(self._rhs_factory())
+            self._rhs_factory = None
+        return self._raw_rhs
 
     def _finish_form_rhs(self, form_rhs: Mapping) -> dict:
         form_rhs = dict(form_rhs)
@@ -156,13 +163,13 @@ class EquationsOfMotion:
         """``{phase-space coordinate: its time derivative}`` (explicit; for equations built
         with ``explicit=False`` the mass matrix is inverted exactly on first access)."""
         if self._rhs is None:
-            self._rhs = self._finish_rhs(self._rhs_factory())
-            self._rhs_factory = None
+            self._rhs = self._tidied(self._raw())
         return self._rhs
 
     @rhs.setter
     def rhs(self, value: Mapping) -> None:
         self._rhs = dict(value)
+        self._raw_rhs = dict(value)
         self._rhs_factory = None
 
     @property
@@ -186,7 +193,7 @@ class EquationsOfMotion:
     def is_explicit(self) -> bool:
         """Whether the explicit right-hand sides have been computed (they are computed on
         first access of ``rhs``, ``form_rhs`` or ``vector_field()``)."""
-        return self._rhs is not None
+        return self._rhs is not None or self._raw_rhs is not None
 
     def mass_matrix_form(self, kind: str = "reduced") -> ImplicitEquations:
         r"""The equations in mass-matrix (implicit) form, :math:`M(x)\,z = F(x)`,
@@ -272,7 +279,8 @@ class EquationsOfMotion:
         of the form's own state variables (``form_rhs``)."""
         M = self.system.phase_space
         if on is None or on is M:
-            return normal_field(M, [self.rhs[c] for c in M.coords])
+            raw = self._raw()
+            return normal_field(M, [raw[c] for c in M.coords])
         if on == "form" or isinstance(on, Manifold):
             coords = tuple(self.form_rhs)
             if isinstance(on, Manifold):
@@ -294,14 +302,15 @@ class EquationsOfMotion:
         if isinstance(other, EquationsOfMotion):
             if other.system.phase_space.coords != M.coords:
                 raise ValueError("the two equations live on different phase spaces")
-            theirs = [other.rhs[c] for c in M.coords]
+            theirs = [other._raw()[c] for c in M.coords]
         elif isinstance(other, VectorField):
             if other.manifold.coords != M.coords:
                 raise ValueError("the field is not on the phase space of the system")
             theirs = list(other.components)
         else:
             raise TypeError(f"cannot compare with {type(other).__name__}")
-        diffs = [self.rhs[c] - t for c, t in zip(M.coords, theirs)]
+        raw = self._raw()
+        diffs = [raw[c] - t for c, t in zip(M.coords, theirs)]
         if numeric:
             return all(numerically_zero(d, points) for d in diffs)
         pol = default_policy()
@@ -313,7 +322,7 @@ class EquationsOfMotion:
 
     def compact(self, **options):
         r"""Compact explicit equations :math:`\dot q = K\eta`, :math:`\dot\eta = F` in
-        quasi-velocities (a :class:`~geomech.mechanics.equations.quasi.CompactEquations`).
+        quasi-velocities (a :class:`~geomech.mechanics.equations.compact.CompactEquations`).
 
         ``options`` go to :meth:`~geomech.mechanics.system.NonholonomicSystem.compact_equations`
         (``frame="natural"`` ...); the ``quasi_velocities`` form reuses the Hamel equations it

@@ -21,7 +21,9 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.mechanics.equations.common import compact, large_rhs, solve_linear
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import large_rhs, solve_linear
+from geomech.mechanics.equations.elimination import eliminate
 
 __all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics"]
 
@@ -101,27 +103,43 @@ class ReducedDynamics:
     .. math:: (T^{\mathsf T}HT)\,\dot u = T^{\mathsf T}(F - Hp),\qquad
               a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}.
 
+    The constraint minor is solved by forward substitution when it is triangular up to
+    permutations (:func:`~geomech.mechanics.equations.elimination.eliminate`), the products
+    are formed without expansion (``norm``, if given, is applied to the restricted forces,
+    constraint derivatives and right-hand sides) and the reduced mass-matrix system is
+    solved exactly by :func:`~geomech.mechanics.equations.common.solve_linear`: one
+    cancelled fraction where that is short, :math:`\operatorname{adj}(M)\,b/\det M`
+    unexpanded where it would be far longer.  The explicit equations of a chain of
+    :math:`N` knife edges then grow like their solve, not like their expansion.
+
     Attributes: ``T``, ``pvec``, ``udot`` and the restricted ``H``, ``force``, ``cdot``,
     ``mass`` (:math:`T^{\mathsf T}HT`), ``rhs``.
     """
 
-    def __init__(self, system, H, force, cdot, A, what: str, norm=compact):
+    def __init__(self, system, H, force, cdot, A, what: str, norm=None):
         R = system.restricted
         n, k = H.rows, A.rows
+        norm = norm or _as_built
         self.system, self.A = system, A
-        self.H = H.applyfunc(lambda e: compact(R(e)))
+        self.H = H.applyfunc(R)
         self.force = sp.Matrix([norm(R(f)) for f in force])
         self.cdot = [norm(R(e)) for e in cdot]
-        tangent = system.adapted_frame()[0]
-        self.T = sp.Matrix(n, n - k, lambda i, a: tangent[a].components[i])
+        rows = system.velocity_split()[0]
+        self.T = sp.zeros(n, n - k)
+        for a, i in enumerate(system.independent_indices):
+            self.T[i, a] = 1
+        for r, row in rows.items():
+            for a in range(n - k):
+                self.T[r, a] = row[a]
         self.pvec = sp.zeros(n, 1)
         if k:
             dep = system.dependent_indices
-            e_dep = solve_linear(A[:, list(dep)], -sp.Matrix(self.cdot), what="constraint minor")
+            e_dep = eliminate(A[:, list(dep)], -sp.Matrix(self.cdot), "constraint minor", norm)
             for m, j in enumerate(dep):
                 self.pvec[j] = e_dep[m]
-        self.mass = (self.T.T * self.H * self.T).applyfunc(compact)
-        self.rhs = (self.T.T * (self.force - self.H * self.pvec)).applyfunc(norm)
+        self.mass = _product(self.T.T, _product(self.H, self.T))
+        resid = self.force - _product(self.H, self.pvec)
+        self.rhs = _product(self.T.T, resid).applyfunc(norm)
         self.udot = solve_linear(self.mass, self.rhs, what=what)
 
     def multipliers(self, qdd) -> list:
@@ -132,3 +150,13 @@ class ReducedDynamics:
         resid = self.H * qdd - self.force
         return list(solve_linear(self.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
                                  what="constraint minor"))
+
+
+def _as_built(e: sp.Expr) -> sp.Expr:
+    return e
+
+
+def _product(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:
+    """``A * B`` summing only the structurally non-zero products (no expansion)."""
+    return sp.Matrix(A.rows, B.cols, lambda i, j: sp.Add(
+        *[A[i, m] * B[m, j] for m in range(A.cols) if A[i, m] != 0 and B[m, j] != 0]))

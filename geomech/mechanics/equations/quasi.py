@@ -2,7 +2,7 @@ r"""Equations in quasi-velocities: the Hamel / Borisov–Mamaev form.
 
 The Gibbs–Appell form is in :mod:`geomech.mechanics.equations.appell`, the compact explicit
 equations in :mod:`geomech.mechanics.equations.compact`, adapted frames and the Hamel terms in
-:mod:`geomech.mechanics.equations.hamel` (all re-exported here).
+:mod:`geomech.mechanics.equations.hamel`.
 
 A frame :math:`(v_1..v_{n-k}, n_1..n_k)` of :math:`TN` adapted to the constraints
 (:math:`v_\alpha` tangent to the constraint distribution :math:`\mathcal D`) defines
@@ -43,21 +43,18 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geomech.mechanics.equations.appell import appell_equations
-from geomech.mechanics.equations.common import acceleration_symbols, compact, solve_linear
+from geomech.core.algebra.normal_form import compact
+from geomech.mechanics.equations.common import acceleration_symbols, solve_linear
 from geomech.mechanics.equations.compact import (
-    CompactEquations,
     compact_equations,
     compact_from_hamel,
 )
-from geomech.mechanics.equations.hamel import hamel_terms, resolve_frame
-from geomech.mechanics.equations.motion import EquationsOfMotion, phase_rhs_from_quasi
+from geomech.mechanics.equations.hamel import hamel_terms
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 
-# appell_equations, compact_equations, CompactEquations and resolve_frame moved to
-# equations.appell, equations.compact and equations.hamel; re-exported here (old import path)
-__all__ = ["quasi_velocity_equations", "appell_equations", "resolve_frame", "compact_equations",
-           "CompactEquations", "HamelEquations"]
+__all__ = ["quasi_velocity_equations", "HamelEquations"]
 
 
 class HamelEquations(EquationsOfMotion):

@@ -36,7 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from geomech.mechanics.equations.common import deferred_solves
-from geomech.mechanics.equations.motion import EquationsOfMotion, form_class, make_implicit
+from geomech.mechanics.equations.deferred import make_implicit
+from geomech.mechanics.equations.motion import EquationsOfMotion, form_class
 
 __all__ = ["register_method", "get_method", "registered_methods", "form_entry", "FormEntry"]
 

@@ -25,10 +25,10 @@ import itertools
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import compact
 from geomech.mechanics.equations.hamel import frame_inverse
 
 __all__ = ["structured_solve"]

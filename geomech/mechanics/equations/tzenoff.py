@@ -4,7 +4,7 @@ r"""Tzenoff's equations (13)/(15) of a nonholonomic system, the registered form
 With :math:`\dot q = b(q)\omega + b_0(q)` (the columns of :math:`b` span the constraint
 distribution; default: the independent velocities, Tzenoff's (13')) the equations are
 :math:`\partial K^{nh}/\partial\dot\omega = 0` for Tzenoff's function :math:`K^{nh}` of
-:mod:`geomech.mechanics.equations.tzenoff_function` (whose names are re-exported here).
+:mod:`geomech.mechanics.equations.tzenoff_function`.
 
 >>> import sympy as sp
 >>> import geomech as gm
@@ -22,44 +22,21 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import (
-    compact,
-    inverse_solve,
-    large_rhs,
-    solve_linear,
-)
+from geomech.mechanics.equations.common import inverse_solve, large_rhs, solve_linear
 from geomech.mechanics.equations.forms import TzenoffEquations
+from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.jets import JetSpace
-from geomech.mechanics.equations.motion import (
-    EquationsOfMotion,
-    ImplicitEquations,
-    phase_rhs_from_quasi,
-)
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.registry import register_method
 from geomech.mechanics.equations.tzenoff_function import (
-    QuasiVelocityK,
     collect_monomials,
-    solve_linear_accelerations,
-    tzenoff_equations_holonomic,
-    tzenoff_K,
-    tzenoff_operator,
     tzenoff_quasi_velocity_K,
-    tzenoff_R,
 )
 
-# the K-function moved to equations.tzenoff_function; its names are re-exported here
-__all__ = [
-    "tzenoff_R",
-    "tzenoff_K",
-    "tzenoff_operator",
-    "tzenoff_equations_holonomic",
-    "QuasiVelocityK",
-    "tzenoff_quasi_velocity_K",
-    "solve_linear_accelerations",
-    "collect_monomials",
-    "tzenoff_form",
-]
+__all__ = ["tzenoff_form"]
 
 
 def _solve_mass_matrix(M: sp.Matrix, rhs: sp.Matrix, gens: Sequence[sp.Symbol]) -> sp.Matrix:
@@ -107,7 +84,7 @@ def _frame_matrix(system, frame) -> sp.Matrix:
 
 def _tzenoff_implicit(system) -> EquationsOfMotion:
     r"""Tzenoff's equations (13') in the independent velocities, implicit: the K-function of
-    :func:`~geomech.mechanics.equations.tzenoff.tzenoff_quasi_velocity_K` gives
+    :func:`~geomech.mechanics.equations.tzenoff_function.tzenoff_quasi_velocity_K` gives
     :math:`\partial K^{nh}/\partial\dot\omega = M\dot\omega - F = 0` (``tzenoff_form``
     inverts :math:`M` by its own adjugate, which cannot be deferred)."""
 

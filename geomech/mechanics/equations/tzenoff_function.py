@@ -55,9 +55,9 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression, policy_algebra
+from geomech.core.algebra.normal_form import compact
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import compact
 from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 from geomech.mechanics.equations.jets import JetSpace, derivative_symbols, total_derivative
 
@@ -75,7 +75,7 @@ __all__ = [
 
 def collect_monomials(expr: sp.Expr, gens: Sequence[sp.Symbol], normalize=None) -> sp.Expr:
     """Expand ``expr`` as a polynomial in ``gens`` and normalise each coefficient separately
-    (default :func:`~geomech.mechanics.equations.common.compact`): much cheaper than normalising
+    (default :func:`~geomech.core.algebra.normal_form.compact`): much cheaper than normalising
     the whole expression when the coefficients are trigonometric.
 
     >>> x, y, a = sp.symbols("x y a")

@@ -79,19 +79,17 @@ from geomech.mechanics.equations.common import (
     no_deferral,
 )
 from geomech.mechanics.equations.heavy import has_radicals
-from geomech.mechanics.equations.motion import EquationsOfMotion, ReducedDynamics
+from geomech.mechanics.equations.motion import EquationsOfMotion
+from geomech.mechanics.equations.phase import ReducedDynamics
 from geomech.mechanics.equations.registry import register_method
-from geomech.mechanics.equations.vakonomic_hamilton import (  # raw data; importable from here
-    VakonomicHamiltonian,
+from geomech.mechanics.equations.vakonomic_hamilton import (
     compact_small,
     curvature_terms,
-    momentum_symbols,
     multiplier_symbols,
     vakonomic_hamiltonian,
 )
 
-__all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "VakonomicEquations",
-           "vakonomic_form", "curvature_terms", "multiplier_symbols", "momentum_symbols"]
+__all__ = ["VakonomicEquations", "vakonomic_form"]
 
 
 class VakonomicEquations(EquationsOfMotion):
@@ -189,7 +187,7 @@ class VakonomicEquations(EquationsOfMotion):
         identically on :attr:`space` (zero policy), e.g. for integrable constraints and
         Lagrange–d'Alembert; False for the skate.
         """
-        from geomech.mechanics.equations.motion import numerically_zero as _numerically_zero
+        from geomech.mechanics.equations.implicit import numerically_zero as _numerically_zero
 
         M = self.system.phase_space
         if isinstance(other, VakonomicEquations):

@@ -24,17 +24,13 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import (
-    ABBREVIATE_OPS,
-    compact,
-    inverse_solve,
-    solve_linear,
-)
+from geomech.mechanics.equations.common import ABBREVIATE_OPS, inverse_solve, solve_linear
 from geomech.mechanics.equations.heavy import FactoredCalculus
 
 __all__ = ["VakonomicHamiltonian", "vakonomic_hamiltonian", "curvature_terms",

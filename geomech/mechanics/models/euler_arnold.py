@@ -18,10 +18,12 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import polynomial_ring
+from geomech.core.exprbuild import expr_builder
 from geomech.mechanics.models.so_n import as_vector, so_n_basis, sparse_hat
 
 __all__ = ["inertia_lambdas", "symmetric_inertia", "parse_inertia", "euler_arnold_terms",
-           "linear_quotients"]
+           "kernel_applies", "euler_arnold_polys", "coprime_to_coefficient",
+           "linear_quotients", "ring_quotients"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -97,11 +99,9 @@ def euler_arnold_terms(inertia: Sequence, omega: Sequence, ordering: str = "sham
     basis = so_n_basis(len(inertia), ordering)
     if len(omega) != basis.dim:
         raise ValueError(f"{len(omega)} coordinates given; so({basis.n}) has {basis.dim}")
-    simple = all(I.is_Symbol or I.is_Number for I in inertia) and all(
-        w.is_Symbol or w == 0 for w in omega)
-    total = sp.Add(*inertia)
-    if not simple:
+    if not kernel_applies(inertia, omega):
         rows = sparse_hat(omega, basis)
+        total = sp.Add(*inertia)
         out = []
         for (i, j), s in zip(basis.pairs, basis.signs):
             sq = sp.Add(*[rows[i][m] * rows[m][j] for m in rows[i] if j in rows[m]])
@@ -109,32 +109,107 @@ def euler_arnold_terms(inertia: Sequence, omega: Sequence, ordering: str = "sham
             Q = sp.S.Zero if diff == 0 or sq == 0 else sp.expand((s * diff) * sq)
             out.append((total - inertia[i] - inertia[j], Q))
         return out
-    # fast path: monomials built directly in expanded form (no sympy.expand)
+    # fast path: the polynomials in a sparse ring, built into canonical expanded
+    # expressions directly (no sympy.expand, no flattening)
+    R, polys = euler_arnold_polys(inertia, omega, basis)
+    build = expr_builder(R)
+    return [(build(c), build(Q)) for c, Q, _ in polys]
+
+
+def kernel_applies(inertia: Sequence, omega: Sequence) -> bool:
+    """Whether :func:`euler_arnold_polys` applies: moments symbols or numbers, coordinates
+    symbols or zero."""
+    return all(I.is_Symbol or I.is_Number for I in inertia) and all(
+        w.is_Symbol or w == 0 for w in omega)
+
+
+def euler_arnold_polys(inertia: Sequence, omega: Sequence, basis) -> tuple:
+    r"""``(ring, [(c_k, Q_k, I_i - I_j), ...])``: the coefficients of
+    :func:`euler_arnold_terms` as elements of :math:`\mathbb Q[I, \omega]`, for moments that
+    are symbols or numbers and coordinates that are symbols (or zero).
+
+    :math:`Q_k = s_{ij}(I_i - I_j)\sum_{m\ne i,j}\Omega_{im}\Omega_{mj}` is assembled
+    monomial by monomial, :math:`c_k = \sum I - I_i - I_j` from the moments.
+
+    >>> R, polys = euler_arnold_polys(sp.symbols("A B C"), sp.symbols("p q r"),
+    ...                               so_n_basis(3))
+    >>> polys[0]
+    (A, -B*q*r + C*q*r, B - C)
+    """
+    syms = [I for I in inertia if I.is_Symbol]
+    gens = tuple(dict.fromkeys([*syms, *[w for w in omega if w.is_Symbol]]))
+    R = polynomial_ring(gens)
+    pos = {g: k for k, g in enumerate(gens)}
+    I_r = [R.gens[pos[I]] if I.is_Symbol else R(I) for I in inertia]
     srows: list = [{} for _ in range(basis.n)]
     for (i, j), s, w in zip(basis.pairs, basis.signs, omega):
         if w != 0:
-            srows[i][j] = (s, w)
-            srows[j][i] = (-s, w)
+            srows[i][j] = (s, pos[w])
+            srows[j][i] = (-s, pos[w])
+    total = sum(I_r, R.zero)
+    zero = [0] * len(gens)
     out = []
-    Mul, Add = sp.Mul, sp.Add
     for (i, j), s in zip(basis.pairs, basis.signs):
-        c = Add(*[I for k, I in enumerate(inertia) if k not in (i, j)])
-        Ii, Ij = inertia[i], inertia[j]
-        if Ii == Ij:
-            out.append((c, sp.S.Zero))
-            continue
-        terms = []
-        Ri = srows[i]
-        for m, (s1, w1) in Ri.items():
-            e = srows[m].get(j)
-            if e is None:
-                continue
-            s2, w2 = e
-            sg = s * s1 * s2
-            mono = w1 * w2
-            terms.append(Mul(sg * Ii, mono) if Ii.is_Number else Mul(sg, Ii, mono))
-            terms.append(Mul(-sg * Ij, mono) if Ij.is_Number else Mul(-sg, Ij, mono))
-        out.append((c, Add(*terms)))
+        c = total - I_r[i] - I_r[j]
+        diff = I_r[i] - I_r[j]
+        sq: dict = {}             # (Omega^2)_ij times s, monomial by monomial
+        if diff:
+            for m, (s1, k1) in srows[i].items():
+                e = srows[m].get(j)
+                if e is not None:
+                    mono = zero.copy()
+                    mono[k1] += 1
+                    mono[e[1]] += 1
+                    key = tuple(mono)
+                    sq[key] = sq.get(key, 0) + s * s1 * e[0]
+        Q = diff * R.from_dict({k: v for k, v in sq.items() if v}) if sq else R.zero
+        out.append((c, Q, diff))
+    return R, out
+
+
+def coprime_to_coefficient(Q, c, diff) -> bool:
+    r"""Whether :math:`Q_k = (I_i - I_j)S(\omega)` and :math:`c_k` (linear in the moments,
+    not constant) are coprime: :math:`c_k` is irreducible and does not divide :math:`S`
+    (free of the moments), so it divides :math:`Q_k` only if it is proportional to
+    :math:`I_i - I_j` (``diff``); decided on the coefficients, no division.
+
+    >>> A, B, C = sp.symbols("A B C")
+    >>> R = polynomial_ring((A, B, C))
+    >>> coprime_to_coefficient(R(A*B - A*C), R(A), R(B - C))
+    True
+    """
+    if not Q or not diff:
+        return False
+    if set(diff.monoms()) != set(c.monoms()):
+        return True
+    return diff * c.LC != c * diff.LC
+
+
+def ring_quotients(R, polys: Sequence) -> list[sp.Expr]:
+    r"""The components :math:`-Q_k/c_k` of the torque-free Euler--Arnold field from the ring
+    coefficients of :func:`euler_arnold_polys`, in the normal form of
+    :func:`linear_quotients` (an expanded polynomial when :math:`c_k` is a number or divides
+    :math:`Q_k`, else ``Mul(-Q_k, 1/c_k)`` in lowest terms by
+    :func:`coprime_to_coefficient`), built without converting back to the ring.
+
+    >>> R, polys = euler_arnold_polys(sp.symbols("A B C"), sp.symbols("p q r"),
+    ...                               so_n_basis(3))
+    >>> ring_quotients(R, polys)[0]
+    (B*q*r - C*q*r)/A
+    """
+    build = expr_builder(R)
+    out = []
+    for c, Q, diff in polys:
+        P = -Q
+        if not P:
+            out.append(sp.S.Zero)
+        elif c.is_ground:
+            out.append(build(P.quo_ground(c.LC)))
+        elif coprime_to_coefficient(Q, c, diff):
+            out.append(sp.Mul(build(P), sp.Pow(build(c), -1)))
+        else:
+            q, r = P.div(c)
+            out.append(build(q) if not r else sp.Mul(build(P), sp.Pow(build(c), -1)))
     return out
 
 

@@ -1,7 +1,7 @@
 r"""The n-dimensional rigid body: the Euler–Arnold equations on :math:`\mathfrak{so}(n)`.
 
 The algebra itself (coordinates, bivectors, moments of forces, the bracket) is in
-:mod:`geomech.mechanics.models.so_n`; its names also import from here.
+:mod:`geomech.mechanics.models.so_n`.
 
 Euler–Arnold equations (Shamolin (2017), (2.7)–(2.10))
 ------------------------------------------------------
@@ -21,6 +21,7 @@ Examples
 >>> rb = rigid_body_so_n(3, inertia=sp.symbols("A B C", positive=True))
 >>> rb.equations()[0]
 Eq(A*omega1dot - B*omega2*omega3 + C*omega2*omega3, L1)
+>>> from geomech.mechanics.models.so_n import moment_coordinates
 >>> moment_coordinates(sp.symbols("x1:4"), sp.symbols("F1:4"))
 (-F2*x3 + F3*x2, F1*x3 - F3*x1, -F1*x2 + F2*x1)
 """
@@ -32,45 +33,28 @@ import functools
 import sympy as sp
 
 from geomech.core.algebra import polynomial_ring
+from geomech.core.exprbuild import expr_builder
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.models.euler_arnold import (  # the kernel, importable from here
+from geomech.mechanics.models.euler_arnold import (
+    euler_arnold_polys,
     euler_arnold_terms,
     inertia_lambdas,
+    kernel_applies,
     linear_quotients,
     parse_inertia,
-    symmetric_inertia,
+    ring_quotients,
 )
-from geomech.mechanics.models.so_n import (  # the algebra, importable from here
-    ORDERINGS,
-    SoNBasis,
+from geomech.mechanics.models.so_n import (
     as_vector,
-    bivector_algebra,
-    bivector_commutator,
-    bivector_to_coords,
-    bivector_to_skew,
-    coords_to_bivector,
     hat,
-    moment_bivector,
-    moment_coordinates,
-    moment_matrix,
-    skew_to_bivector,
     so_n_basis,
-    so_n_bracket,
-    sparse_hat,  # noqa: F401 - importable from here, as before
-    structure_constants,
     vee,
 )
 
-__all__ = [
-    "SoNBasis", "so_n_basis", "hat", "vee", "moment_matrix", "moment_coordinates",
-    "moment_bivector", "bivector_algebra", "skew_to_bivector", "bivector_to_skew",
-    "coords_to_bivector", "bivector_to_coords", "bivector_commutator", "so_n_bracket",
-    "structure_constants", "inertia_lambdas", "symmetric_inertia", "euler_arnold_terms",
-    "RigidBodySoN", "rigid_body_so_n", "ORDERINGS",
-]
+__all__ = ["RigidBodySoN", "rigid_body_so_n"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -118,7 +102,6 @@ class RigidBodySoN:
         self.basis = so_n_basis(n, ordering)
         self.ordering = ordering
         self.inertia = parse_inertia(n, inertia)
-        self.lambdas = inertia_lambdas(self.inertia)
         N = self.basis.dim
         coords = sp.symbols(f"{coordinates}1:{N + 1}", real=True)
         params = sorted({s for I in self.inertia for s in as_expr(I).free_symbols},
@@ -142,19 +125,27 @@ class RigidBodySoN:
                 else f"inertia diag{tuple(self.inertia)}")
         self.description = (f"{n}-dimensional rigid body (Euler-Arnold equations on so({n}), "
                             f"{ordering} ordering, {kind})")
-        coefs = euler_arnold_terms(self.inertia, coords, ordering)
-        pol = default_policy()
-        for (i, j), (c, _) in zip(self.basis.pairs, coefs):
-            # c is linear in the moments: its expanded form is canonical when they are
-            # numbers or symbols; anything else goes through the zero policy
-            cheap = all(as_expr(I).is_Symbol or as_expr(I).is_number
-                        for I in self.inertia)
-            if (sp.expand(c) == 0) if cheap else pol.is_zero(c):
+        self._polys = None
+        if kernel_applies(self.inertia, coords):
+            self._polys = euler_arnold_polys(self.inertia, coords, self.basis)
+            build = expr_builder(self._polys[0])
+            coefs = [(build(c), build(Q)) for c, Q, _ in self._polys[1]]
+            zero = [not c for c, _, _ in self._polys[1]]   # c linear: the ring decides
+        else:
+            coefs = euler_arnold_terms(self.inertia, coords, ordering)
+            zero = [default_policy().is_zero(c) for c, _ in coefs]
+        for (i, j), z in zip(self.basis.pairs, zero):
+            if z:
                 raise ValueError(f"degenerate inertia: lambda_{i + 1} + lambda_{j + 1} = "
                                  f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
         self._terms = coefs
 
     # -- matrices ---------------------------------------------------------------------
+    @functools.cached_property
+    def lambdas(self) -> tuple:
+        r""":math:`\lambda_i = (I_1+\dots+I_n)/2 - I_i` (Shamolin (2017), (2.8))."""
+        return inertia_lambdas(self.inertia)
+
     @property
     def omega(self) -> tuple:
         """The phase coordinates :math:`\\omega_1..\\omega_N`."""
@@ -212,6 +203,9 @@ class RigidBodySoN:
         the returned field then uses :math:`\mathbf M = 0`.  Pass ``torque=`` explicitly for
         a forced body.
         """
+        if self._torque_symbolic and self._polys is not None:
+            comps = ring_quotients(*self._polys)
+            return VectorField.from_normal_form(self.phase_space, comps)
         if self._torque_symbolic:
             nums = [-Q for _, Q in self._terms]
         else:

@@ -39,12 +39,12 @@ from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.models.rigid_body_so_n import RigidBodySoN, moment_coordinates, so_n_basis
+from geomech.mechanics.models.rigid_body_so_n import RigidBodySoN
+from geomech.mechanics.models.so_n import moment_coordinates, so_n_basis
 
 __all__ = ["sphere_point", "spherical_angles", "spherical_frame", "rotation_T",
            "rotation_composite", "ShamolinPendulum", "shamolin_pendulum"]
-# ShamolinFreeBody (Section 6) is in geomech.mechanics.models.shamolin_free_body and still
-# imports from here (module __getattr__ below)
+# ShamolinFreeBody (Section 6) is in geomech.mechanics.models.shamolin_free_body
 
 
 # ----------------------------------------------------------------------------------------
@@ -430,13 +430,3 @@ def shamolin_pendulum(n: int = 3, s=None, x_N=None, **params) -> ShamolinPendulu
     """
     return ShamolinPendulum(n, s=s, x_N=x_N, **params)
 
-
-def __getattr__(name: str):
-    """``ShamolinFreeBody`` lives in :mod:`geomech.mechanics.models.shamolin_free_body` (it
-    builds on this module) and still imports from here."""
-    if name == "ShamolinFreeBody":
-        import importlib
-
-        module = importlib.import_module("geomech.mechanics.models.shamolin_free_body")
-        return module.ShamolinFreeBody
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

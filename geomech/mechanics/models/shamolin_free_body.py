@@ -74,7 +74,7 @@ class ShamolinFreeBody:
         if reduced:
             for k in p.basis.cyclic_positions:
                 om[k] = sp.S.Zero
-        from geomech.mechanics.models.rigid_body_so_n import hat
+        from geomech.mechanics.models.so_n import hat
 
         Om = hat([fun[w] if w != 0 else 0 for w in om])
         u = sp.Matrix(sphere_point((fun[p.alpha], *[fun[b] for b in p.betas])))
@@ -103,7 +103,7 @@ class ShamolinFreeBody:
         Returns ``(T, [Eq(coefficient of T, 0)])``.
         """
         p = self.pendulum
-        from geomech.mechanics.models.rigid_body_so_n import hat
+        from geomech.mechanics.models.so_n import hat
 
         om = list(p.omega)
         for k in p.basis.cyclic_positions:

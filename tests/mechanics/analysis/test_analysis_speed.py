@@ -13,17 +13,13 @@ import pytest
 import sympy as sp
 
 import geomech as gm
-from geomech.examples.rolling import body_angular_velocity
-from geomech.mechanics.analysis.integrals import (
-    check_noether_field as theorem4,
-)
-from geomech.mechanics.analysis.integrals import (
-    fast_is_zero,
-    is_energy_conserved,
-    ring_linear_rows,
-    ring_zero_test,
-)
-from geomech.mechanics.analysis.symmetry import check_noether_field, linear_integrals
+from geomech.core.algebra.linear import ring_linear_rows
+from geomech.core.algebra.normal_form import ring_zero_test
+from geomech.core.algebra.solve import fast_is_zero
+from geomech.examples.kinematics import body_angular_velocity
+from geomech.mechanics.analysis.integrals import is_energy_conserved
+from geomech.mechanics.analysis.kozlov_kolesnikov import check_noether_field as theorem4
+from geomech.mechanics.analysis.noether import check_noether_field, linear_integrals
 
 c, s = sp.cos, sp.sin
 

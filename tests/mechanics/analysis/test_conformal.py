@@ -8,21 +8,18 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.conformal import (
-    conformal_factor_search,
+from geomech.mechanics.analysis.conformal import conformal_factor_search, rescaled_jacobiator
+from geomech.mechanics.analysis.density import is_invariant_density
+from geomech.mechanics.analysis.multiplier import (
+    at_momentum_level,
     gyroscopic_coefficient,
     is_reducing_multiplier,
     multiplier_one_form,
     reducing_multiplier,
-    rescaled_jacobiator,
-)
-from geomech.mechanics.analysis.hamiltonian import (
-    AlmostPoissonStructure,
-    system_chaplygin_pseudo_hamiltonian,
     system_is_conformally_hamiltonian,
 )
-from geomech.mechanics.analysis.measure import is_invariant_density
-from geomech.mechanics.analysis.multiplier import at_momentum_level
+from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
+from geomech.mechanics.analysis.pseudo_hamiltonian import system_chaplygin_pseudo_hamiltonian
 from geomech.mechanics.analysis.reduction import chaplygin_reduction, routh_reduction
 from geomech.mechanics.system import NonholonomicSystem
 

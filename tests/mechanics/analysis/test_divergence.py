@@ -15,6 +15,7 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.density import divergence
 from geomech.mechanics.analysis.density_search import heavy_system, ring_density_search
 from geomech.mechanics.analysis.divergence import (
     flow_mass_matrix_form,
@@ -23,7 +24,6 @@ from geomech.mechanics.analysis.divergence import (
     ring_points,
 )
 from geomech.mechanics.analysis.measure import (
-    divergence,
     system_divergence,
     system_divergence_vanishes,
     system_invariant_measure,

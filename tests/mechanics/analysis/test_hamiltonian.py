@@ -12,20 +12,24 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.hamiltonian import (
-    AlmostPoissonStructure,
-    chaplygin_multiplier,
+from geomech.mechanics.analysis.conformal_symmetry import (
     conformal_factor,
     conformal_symmetry,
-    frame_structure_functions,
     is_conformal_symmetry_distribution,
+)
+from geomech.mechanics.analysis.density import is_invariant_density
+from geomech.mechanics.analysis.multiplier import (
+    chaplygin_multiplier,
+    system_is_conformally_hamiltonian,
+)
+from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
+from geomech.mechanics.analysis.pseudo_hamiltonian import (
+    frame_structure_functions,
     pseudo_hamiltonian_form,
     reduced_pseudo_hamiltonian,
     system_chaplygin_pseudo_hamiltonian,
-    system_is_conformally_hamiltonian,
     system_pseudo_hamiltonian,
 )
-from geomech.mechanics.analysis.measure import is_invariant_density
 
 from .test_measure import ball_reduced, homogeneous_force
 
@@ -315,8 +319,8 @@ def _catalogue_systems():
     import geomech as gm
     from geomech.mechanics.system import NonholonomicSystem
 
-    names = [n for n in gm.examples.list()
-             if isinstance(gm.examples.get(n), NonholonomicSystem)]
+    names = [n for n in gm.examples.list() if n != "whipple_bicycle"   # tests/examples
+             and isinstance(gm.examples.get(n), NonholonomicSystem)]
     return [pytest.param(n, marks=pytest.mark.slow) if n in _HEAVY_BODIES else n
             for n in names]
 

@@ -12,12 +12,10 @@ import geomech as gm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.examples.bodies import body_angular_velocity_frame, poisson_vector
-from geomech.mechanics.analysis.conformal import conformal_factor_search, reducing_multiplier
-from geomech.mechanics.analysis.hamiltonian import (
-    AlmostPoissonStructure,
-    chaplygin_multiplier,
-    system_chaplygin_pseudo_hamiltonian,
-)
+from geomech.mechanics.analysis.conformal import conformal_factor_search
+from geomech.mechanics.analysis.multiplier import chaplygin_multiplier, reducing_multiplier
+from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
+from geomech.mechanics.analysis.pseudo_hamiltonian import system_chaplygin_pseudo_hamiltonian
 from geomech.mechanics.analysis.reduction import chaplygin_reduction
 
 Z = default_policy().is_zero
@@ -102,7 +100,7 @@ def test_suslov_euler_suslov_equations_and_measure_iff_eigenvector():
     """Suslov (1946), Fedorov & Kozlov (1995): the natural-frame flow is the Euler-Suslov
     system; an invariant density exists for I13 = I23 = 0 (sin(theta)^2, the Haar density in
     Euler angles) and none of the system family otherwise (Kozlov (1985): none at all)."""
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.equations.compact import compact_equations
 
     S = gm.examples.suslov()
     I1, I2, I3, I13, I23 = S.manifold.parameters
@@ -145,8 +143,8 @@ def test_natural_pseudo_hamiltonian_agrees_with_natural_equations():
     """Prop. 7 in the natural frame (``frame="natural"``) reproduces the
     natural-frame equations of motion (Hamel form, an independent derivation): q' and
     d/dt M(q, omega) along the flow."""
-    from geomech.mechanics.analysis.hamiltonian import system_pseudo_hamiltonian
-    from geomech.mechanics.equations.quasi import compact_equations
+    from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
+    from geomech.mechanics.equations.compact import compact_equations
 
     for S in (gm.examples.chaplygin_sleigh(), gm.examples.chaplygin_ball(),
               gm.examples.suslov()):

@@ -27,7 +27,8 @@ from geomech.mechanics.analysis.ansatz import (
     solve_linear_identities,
 )
 from geomech.mechanics.analysis.common import prolong
-from geomech.mechanics.analysis.symmetry import find_point_symmetries, linear_integrals
+from geomech.mechanics.analysis.noether import linear_integrals
+from geomech.mechanics.analysis.symmetry import find_point_symmetries
 
 x, y, z, k = sp.symbols("x y z k")
 

@@ -7,23 +7,24 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.integrals import (
-    check_noether_field,
-    complete_lift,
-    find_noether_fields,
     first_integral_defect,
     is_energy_conserved,
     is_first_integral,
-    noether_integral,
     polynomial_integrals,
-    solve_constant_linear,
     system_is_first_integral,
+)
+from geomech.mechanics.analysis.kozlov_kolesnikov import (
+    check_noether_field,
+    complete_lift,
+    find_noether_fields,
+    noether_integral,
     system_noether_integrals,
 )
 from geomech.mechanics.analysis.polynomial_integrals import (
-    IntegralList,
     natural_polynomial_integrals,
     system_polynomial_integrals,
 )
@@ -130,7 +131,7 @@ def test_solve_constant_linear_parameters():
 
 # -- Noether fields (Theorem 4 / 5) ---------------------------------------------------------------
 def _routh_sphere_data():
-    from geomech.examples.rolling import body_angular_velocity, euler_matrix
+    from geomech.examples.kinematics import body_angular_velocity, euler_matrix
 
     N = Manifold("RS", "x y theta phi psi", parameters="m R a I1 I3 g")
     x, y, th, ph, ps = N.coords
@@ -220,7 +221,7 @@ def test_noether_proof_identity():
 
 def test_chaplygin_ball_area_integral():
     """O-CB-1/2: d/dpsi is a Noether field, d/dx is not (not tangent); (M, gamma) integrals."""
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     N = Manifold("CBN", "x y theta phi psi", parameters="m R I1 I2 I3")
     x, y, th, ph, ps = N.coords
@@ -252,7 +253,7 @@ def test_chaplygin_ball_energy_euler_poisson():
 
 def test_sharp_edge_noether_fields():
     """O-SE-1 (part): u3 = d/dphi and u2 are Noether fields of the sharp-edge body."""
-    from geomech.examples.rolling import body_angular_velocity, euler_matrix
+    from geomech.examples.kinematics import body_angular_velocity, euler_matrix
 
     N = Manifold("SE", "x y theta phi psi", parameters="m R b I1 I3 g")
     x, y, th, ph, ps = N.coords
@@ -357,7 +358,7 @@ def test_catalogue_routh_sphere_integrals():
 @pytest.mark.slow
 def test_catalogue_chaplygin_ball_area_integral():
     import geomech as gm
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     S = gm.examples.get("chaplygin_ball")
     N = S.manifold
@@ -549,7 +550,7 @@ def _suslov(D=0, E=0, potential=None):
     body constraint omega_3 = 0, inertia [[A, 0, D], [0, B, E], [D, E, C]]; natural frame
     the body rates (omega1, omega2), natural functions the Poisson vector."""
     import geomech as gm
-    from geomech.examples.rolling import body_angular_velocity
+    from geomech.examples.kinematics import body_angular_velocity
 
     N = Manifold("SO3", "theta phi psi", parameters="A B C k")
     A, B, C, k = N.parameters
@@ -637,19 +638,10 @@ def test_natural_search_bad_input():
         natural_polynomial_integrals(S, 1, coefficient_degree=-2)
 
 
-def test_moved_names_still_import_from_integrals():
-    from geomech.mechanics.analysis import integrals
-
-    assert integrals.IntegralList is IntegralList
-    assert integrals.system_polynomial_integrals is system_polynomial_integrals
-    with pytest.raises(AttributeError):
-        integrals.no_such_name  # noqa: B018
-
-
 def test_verified_span_cuts_down_to_the_exact_subspace():
     """Step 4 when the random point was special: candidates that fail some equation are
     combined exactly into the verified subspace (here v1 - v2)."""
-    from geomech.mechanics.analysis.polynomial_integrals import _verified_span
+    from geomech.core.algebra.matrices import verified_subspace as _verified_span
 
     k = sp.Symbol("k")
     dom = sp.QQ[k]

@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.measure import (
+from geomech.mechanics.analysis.density import (
     density_defect,
     divergence,
     invariant_measure,
     is_invariant_density,
+)
+from geomech.mechanics.analysis.measure import (
     system_divergence,
     system_invariant_measure,
     system_is_invariant_density,

@@ -11,7 +11,7 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis import integrals, kozlov_kolesnikov, symmetry
+from geomech.mechanics.analysis import kozlov_kolesnikov
 from geomech.mechanics.analysis.ansatz import Ansatz
 from geomech.mechanics.analysis.noether import check_noether_field, linear_integrals, noether_fields
 
@@ -41,7 +41,7 @@ def _generator_family(S) -> Ansatz:
 def test_both_entry_points_find_the_same_noether_fields(name):
     S = CATALOGUE[name]()
     N = S.manifold
-    raw = [u for u, _ in integrals.system_noether_integrals(S)]      # old import path
+    raw = [u for u, _ in kozlov_kolesnikov.system_noether_integrals(S)]
     found = noether_fields(S, ansatz=_generator_family(S))
     rows = [list(u.components) for u in found]
     # the generator family lies in the coordinate family; on the catalogue both searches
@@ -55,13 +55,6 @@ def test_both_entry_points_find_the_same_noether_fields(name):
         assert S.is_first_integral(chk.integral_on_M)
     for u in raw:
         assert check_noether_field(S, u).is_noether
-
-
-def test_the_old_names_are_the_one_implementation():
-    assert symmetry.noether_fields is noether_fields
-    assert symmetry.linear_integrals is linear_integrals
-    assert integrals.find_noether_fields is kozlov_kolesnikov.find_noether_fields
-    assert integrals.check_noether_field is kozlov_kolesnikov.check_noether_field
 
 
 def test_a_wrong_solution_is_never_returned():

@@ -10,12 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geomech.core.algebra import domain_nullspace, rational_rank
-from geomech.mechanics.analysis.polynomial_integrals import (
-    _graded_basis,
-    _independent_at,
-    _value,
-    _verified_span,
+from geomech.core.algebra.matrices import verified_subspace as _verified_span
+from geomech.mechanics.analysis.field_integrals import (
+    independent_rows_at as _independent_at,
 )
+from geomech.mechanics.analysis.field_integrals import (
+    value_at as _value,
+)
+from geomech.mechanics.analysis.polynomial_integrals import _graded_basis
 
 k = sp.Symbol("k")
 R = sp.QQ[k]

@@ -8,6 +8,8 @@ import sympy as sp
 
 import geomech as gm
 from geomech.mechanics.analysis.common import is_zero as _is_zero
+from geomech.mechanics.analysis.common import prolong_to_phase_space
+from geomech.mechanics.analysis.noether import is_first_integral
 from geomech.mechanics.analysis.reduction import (
     chaplygin_reduction,
     reconstruction_quadratures,
@@ -15,7 +17,6 @@ from geomech.mechanics.analysis.reduction import (
     restrict_to_level,
     routh_reduction,
 )
-from geomech.mechanics.analysis.symmetry import is_first_integral, prolong_to_phase_space
 from geomech.mechanics.system import NonholonomicSystem
 
 from .test_symmetry import params, skateboard, snakeboard
@@ -84,6 +85,107 @@ def test_sleigh_reconstruction_is_triangular(sleigh):
     assert same([rates[phi], rates[x], rates[y]], [om, v1 * c(phi), v1 * s(phi)])
     m, I, a = N.parameters
     assert same(rec.reduced.vector_field.components, [a * om**2, -m * a * om * v1 / I])
+
+
+# ---------------------------------------------------------------------------------------------
+# general solution in the initial values (Lie's quadratures on catalogue systems)
+# ---------------------------------------------------------------------------------------------
+T = sp.Symbol("t", real=True)
+
+
+def _se2_reconstruction(S):
+    """SE(2) on (x, y, heading) of the catalogue system ``S``; invariants: every other phase
+    coordinate (and the velocity along the blade for the sleighs)."""
+    N, P = S.manifold, S.phase_space
+    x, y, th = N.coords[:3]
+    n = N.dim
+    fields = [N.vector_field([-y, x, 1] + [0] * (n - 3)),
+              N.vector_field([1, 0, 0] + [0] * (n - 3)), N.vector_field([0, 1, 0] + [0] * (n - 3))]
+    if n == 3:
+        xd, yd, thd = N.velocities
+        inv = [xd * c(th) + yd * s(th), thd]
+    else:
+        inv = [q for q in P.coords if q not in (x, y, th)]
+    return reconstruction_quadratures(S, fields, invariants=inv)
+
+
+def _initial_symbols(S) -> dict:
+    return {q.name: sp.Symbol(f"{q.name}_init", real=True) for q in S.phase_space.coords}
+
+
+def _takes_initial_values(S, sol, x0) -> bool:
+    cond = {eq.lhs: eq.rhs for eq in sol.conditions}
+    return all(_is_zero(sol[q].subs(T, 0).doit().xreplace(cond) - x0[q.name])
+               for q in S.phase_space.coords)
+
+
+def _solves(S, sol, coords) -> bool:
+    V = S.vector_field()
+    comps = dict(zip(S.phase_space.coords, V.components))
+    return all(_is_zero(sp.diff(sol[q], T) - comps[q].xreplace(sol)) for q in coords)
+
+
+@pytest.mark.parametrize("name", ["skate", "sleigh_a0"])
+def test_general_solution_in_initial_values_solves_the_system(name):
+    """Skate (Kozlov 1982, §5) and sleigh with a = 0: with symbolic initial values the
+    constants are solved for; the motion solves the ODE and takes the values at t = 0."""
+    S = gm.examples.skate() if name == "skate" else gm.examples.chaplygin_sleigh(a=0)
+    rec = _se2_reconstruction(S)
+    x0 = _initial_symbols(S)
+    sol = rec.general_solution(T, initial=x0)
+    assert set(sol) == set(S.phase_space.coords) and not sol.failed and not sol.conditions
+    assert _takes_initial_values(S, sol, x0)
+    assert _solves(S, sol, S.phase_space.coords)
+    free = set().union(*(v.free_symbols for v in sol.values()))
+    assert free <= {T, *x0.values(), *S.manifold.parameters}        # no stray constants
+    # without initial values the constants are not the initial values: x(0) != x_0
+    general = rec.general_solution(T)
+    x = S.manifold.coords[0]
+    assert not _is_zero(general[x].subs(T, 0) - sp.Symbol("x_0", real=True))
+
+
+def test_skate_moves_on_kozlovs_circle():
+    """Kozlov (1982), §5: from the origin with xdot = v, phidot = omega,
+    x = (v/omega) sin(omega t), y = (v/omega)(1 - cos(omega t)), phi = omega t."""
+    S = gm.examples.skate()
+    rec = _se2_reconstruction(S)
+    v, w = sp.symbols("v omega", positive=True)
+    sol = rec.general_solution(T, initial={"x": 0, "y": 0, "phi": 0, "xdot": v, "phidot": w})
+    x, y, phi = S.manifold.coords
+    assert _is_zero(sol[x] - v / w * s(w * T))
+    assert _is_zero(sol[y] - v / w * (1 - c(w * T)))
+    assert _is_zero(sol[phi] - w * T)
+
+
+def test_snakeboard_quadratures_take_the_initial_values():
+    """The snakeboard's reduced system has no closed form: its coordinates stay undefined
+    functions with their initial conditions recorded, and the quadratures for (theta, x, y)
+    start at the initial values and solve their equations."""
+    S = gm.examples.snakeboard(rotor=False)
+    rec = _se2_reconstruction(S)
+    x0 = _initial_symbols(S)
+    sol = rec.general_solution(T, solve_reduced=False, initial=x0)
+    assert len(sol.conditions) == 5
+    assert all(eq.lhs.args == (0,) for eq in sol.conditions)
+    assert _takes_initial_values(S, sol, x0)
+    assert _solves(S, sol, S.manifold.coords[:3])
+
+
+def test_general_solution_rejects_bad_initial_values():
+    S = gm.examples.skate()
+    rec = _se2_reconstruction(S)
+    x0 = {"x": 0, "y": 0, "phi": 0, "xdot": 1, "phidot": 1}
+    with pytest.raises(ValueError, match="missing: phidot"):
+        rec.general_solution(T, initial={k: v for k, v in x0.items() if k != "phidot"})
+    with pytest.raises(ValueError, match="not a coordinate"):
+        rec.general_solution(T, initial={**x0, "z": 0})
+    with pytest.raises(ValueError, match="contains coordinates"):
+        rec.general_solution(T, initial={**x0, "y": "x"})
+    v1, w = rec.reduced.manifold.coords
+    with pytest.raises(ValueError, match="reduced solution takes"):
+        rec.general_solution(T, reduced_solution={v1: 2, w: 1}, initial=x0)
+    with pytest.raises(TypeError, match="mapping"):
+        rec.general_solution(T, initial=[0, 0, 0, 1, 1])
 
 
 # ---------------------------------------------------------------------------------------------

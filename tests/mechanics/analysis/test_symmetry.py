@@ -9,20 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geomech as gm
+from geomech.mechanics.analysis.ansatz import Ansatz, FunctionAnsatz
 from geomech.mechanics.analysis.common import is_zero as _is_zero
-from geomech.mechanics.analysis.symmetry import (
-    Ansatz,
-    FunctionAnsatz,
+from geomech.mechanics.analysis.common import prolong, prolong_to_phase_space
+from geomech.mechanics.analysis.noether import (
     check_noether_field,
-    check_symmetry,
-    classify_action,
-    find_point_symmetries,
     is_first_integral,
     linear_integrals,
     noether_field_from_integral,
     noether_fields,
-    prolong,
-    prolong_to_phase_space,
+)
+from geomech.mechanics.analysis.symmetry import (
+    check_symmetry,
+    classify_action,
+    find_point_symmetries,
 )
 from geomech.mechanics.system import NonholonomicSystem
 
@@ -449,6 +449,20 @@ def test_routh_sphere_integrals_along_the_flow():
     assert is_first_integral(RS, RS.energy())
 
 
+def _sharp_edge_u1(N):
+    """The Noether field u1 of the sharp-edge body, with logarithms (Borisov & Mamaev (2015),
+    §6.1, with the corrected constant)."""
+    x, y, th, ph, ps = N.coords
+    m, R, b, I1, I3, g = N.parameters
+    d = R * c(th) - b * s(th)
+    lg = sp.log((1 - c(th)) / (1 + c(th)))
+    k = m * R / (2 * I1)
+    ur = (R + k * R * d * (lg - 2 * b / (R * s(th))))
+    return N.vector_field({x: ur * c(ps), y: ur * s(ps),
+                           ph: k * (2 * b * th + 2 * b * c(th) / s(th) - R * sp.log(s(th)**2)),
+                           ps: k * (R * lg - 2 * b / s(th))})
+
+
 def test_sharp_edge_noether_fields():
     """O-SE-1 (tangency and invariance), O-SE-3."""
     B = gm.examples.sharp_edge_body()
@@ -458,13 +472,7 @@ def test_sharp_edge_noether_fields():
     d = R * c(th) - b * s(th)
     u3 = N.vector_field({ph: 1})
     u2 = N.vector_field({x: -d * c(ps), y: -d * s(ps), ps: -1})
-    lg = sp.log((1 - c(th)) / (1 + c(th)))
-    k = m * R / (2 * I1)
-    u1 = N.vector_field({
-        x: (R + k * R * d * (lg - 2 * b / (R * s(th)))) * c(ps),
-        y: (R + k * R * d * (lg - 2 * b / (R * s(th)))) * s(ps),
-        ph: k * (2 * b * th + 2 * b * c(th) / s(th) - R * sp.log(s(th)**2)),
-        ps: k * (R * lg - 2 * b / s(th))})
+    u1 = _sharp_edge_u1(N)
     c3, c2, c1 = (check_noether_field(B, u) for u in (u3, u2, u1))
     assert c3.is_noether and c2.is_noether and c1.is_noether
     assert c3.is_symmetry and not c2.is_symmetry and not c1.is_symmetry
@@ -472,6 +480,33 @@ def test_sharp_edge_noether_fields():
     P2 = I1 * psd * s(th)**2 + I3 * (phd + psd * c(th)) * c(th)
     assert _is_zero(c2.integral_on_M + P2)
     assert _is_zero(c3.integral_on_M - I3 * (phd + psd * c(th)))
+
+
+def test_sharp_edge_logarithmic_integral_is_decided_exactly():
+    """O-SE-3: the integral P1 with logarithms (Borisov & Mamaev (2015), §6.1) is a first
+    integral and u1 gives (m R^2/I1) P1 -- certain verdicts of the exact stages (logarithms
+    as ring generators), no simplify; a perturbation is certainly not an integral."""
+    from geomech.core.zero import ZeroPolicy
+
+    exact = ZeroPolicy(confirm_with_simplify=False, warn=False)
+    B = gm.examples.sharp_edge_body()
+    N = B.manifold
+    x, y, th, ph, ps = N.coords
+    xd, yd, thd, phd, psd = N.velocities
+    m, R, b, I1, I3, g = N.parameters
+    u1 = _sharp_edge_u1(N)
+    w3 = phd + psd * c(th)
+    F0 = (1 + c(th)) * sp.log(1 + c(th)) + (1 - c(th)) * sp.log(1 - c(th))
+    V = xd * c(ps) + yd * s(ps)
+    P1 = (I1 * (V / R - psd * c(th) - psd * s(th)**2 / 2 * sp.log((1 + c(th)) / (1 - c(th))))
+          - I3 * w3 / 2 * (F0 - 2 * b * th / R))
+    flow = B.vector_field()
+    v = exact.zero_test(flow(B.restricted(P1)))
+    assert v.zero and v.certain
+    v = exact.zero_test(check_noether_field(B, u1).integral_on_M - B.restricted(m * R**2 / I1 * P1))
+    assert v.zero and v.certain
+    v = exact.zero_test(flow(B.restricted(P1 + b * sp.log(1 + c(th)))))
+    assert not v.zero and v.certain
 
 
 @pytest.mark.slow

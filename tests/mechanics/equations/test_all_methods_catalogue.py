@@ -36,7 +36,11 @@ from geomech.numeric import compile_vector_field
 
 Rat = sp.Rational
 
-CATALOGUE = list(gm.examples.list())
+#: the Whipple bicycle (8 coordinates, constraint minors of ~30,000 operations): its explicit
+#: forms are out of reach symbolically; its linearisation is tested in tests/examples
+#: (test_bicycle.py) against bicycleparameters
+OUT_OF_REACH = {"whipple_bicycle"}
+CATALOGUE = [n for n in gm.examples.list() if n not in OUT_OF_REACH]
 
 #: catalogue entries that are not NonholonomicSystem objects, with the reason
 NOT_SYSTEMS = {
@@ -64,6 +68,9 @@ SLOW_PAIRS = {
     ("routh_sphere", "appell"),
     ("sharp_edge_body", "quasi_velocities"), ("sharp_edge_body", "tzenoff"),
     ("sharp_edge_body", "appell"),
+    # the rattleback (a heavy body in yaw-roll-pitch) and the three-link snake: 25-280 s
+    *((name, m) for name in ("rattleback", "chaplygin_snake") for m in INDEPENDENT
+      if (name, m) != ("chaplygin_snake", "chaplygin")),
 }
 
 _I = dict(m=1, I1=Rat(13, 10), I2=Rat(8, 5), I3=Rat(9, 10), g=Rat(981, 100))

@@ -16,7 +16,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import geomech as gm
-from geomech.examples.rolling import body_angular_velocity
+from geomech.examples.kinematics import body_angular_velocity
 
 
 def _kane_ball(S):

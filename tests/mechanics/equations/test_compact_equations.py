@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import geomech as gm
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.quasi import CompactEquations, compact_equations
+from geomech.mechanics.equations.compact import CompactEquations, compact_equations
 from geomech.mechanics.system import NonholonomicSystem
 
 

@@ -27,7 +27,7 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.examples.rolling import body_angular_velocity
+from geomech.examples.kinematics import body_angular_velocity
 from geomech.mechanics.equations import registered_methods
 from geomech.mechanics.equations.heavy import (
     RadicalCalculus,

@@ -19,7 +19,7 @@ from geomech.mechanics.equations.jets import (
     jet_symbol,
     total_derivative,
 )
-from geomech.mechanics.equations.tzenoff import (
+from geomech.mechanics.equations.tzenoff_function import (
     solve_linear_accelerations,
     tzenoff_equations_holonomic,
     tzenoff_K,

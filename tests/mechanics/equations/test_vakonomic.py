@@ -11,11 +11,8 @@ from scipy.integrate import solve_ivp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.vakonomic import (
-    VakonomicEquations,
-    curvature_terms,
-    vakonomic_hamiltonian,
-)
+from geomech.mechanics.equations.vakonomic import VakonomicEquations
+from geomech.mechanics.equations.vakonomic_hamilton import curvature_terms, vakonomic_hamiltonian
 from geomech.mechanics.system import NonholonomicSystem
 
 Z = default_policy()

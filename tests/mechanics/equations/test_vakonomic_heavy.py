@@ -12,7 +12,7 @@ import sympy as sp
 import geomech as gm
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.vakonomic import vakonomic_hamiltonian
+from geomech.mechanics.equations.vakonomic_hamilton import vakonomic_hamiltonian
 from geomech.mechanics.system import NonholonomicSystem
 
 Z = default_policy()

@@ -8,7 +8,6 @@ import sympy as sp
 import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.mechanics.models.shamolin import (
-    ShamolinFreeBody,
     ShamolinPendulum,
     rotation_composite,
     rotation_T,
@@ -16,6 +15,7 @@ from geomech.mechanics.models.shamolin import (
     spherical_angles,
     spherical_frame,
 )
+from geomech.mechanics.models.shamolin_free_body import ShamolinFreeBody
 
 Z = default_policy().is_zero
 

@@ -11,25 +11,26 @@ from scipy.integrate import solve_ivp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.models.rigid_body_so_n import (
-    RigidBodySoN,
+from geomech.mechanics.models.euler_arnold import (
+    euler_arnold_terms,
+    inertia_lambdas,
+    symmetric_inertia,
+)
+from geomech.mechanics.models.rigid_body_so_n import RigidBodySoN, rigid_body_so_n
+from geomech.mechanics.models.so_n import (
     bivector_algebra,
     bivector_commutator,
     bivector_to_coords,
     bivector_to_skew,
     coords_to_bivector,
-    euler_arnold_terms,
     hat,
-    inertia_lambdas,
     moment_bivector,
     moment_coordinates,
     moment_matrix,
-    rigid_body_so_n,
     skew_to_bivector,
     so_n_basis,
     so_n_bracket,
     structure_constants,
-    symmetric_inertia,
     vee,
 )
 

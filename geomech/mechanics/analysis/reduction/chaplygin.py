@@ -27,9 +27,10 @@ from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.common import (
     active_forces,
     check_system,
+    compact_form,
     is_zero,
 )
-from geomech.mechanics.analysis.reduction.common import compact_form, light_form, normal_form
+from geomech.mechanics.analysis.reduction.common import light_form, normal_form
 
 __all__ = ["ChaplyginReduction", "chaplygin_reduction"]
 

@@ -3,6 +3,7 @@ equivalent form of the same expression; :func:`compact_form` is that of
 :mod:`geomech.mechanics.analysis.common`).
 
 >>> import sympy as sp
+>>> from geomech.mechanics.analysis.common import compact_form
 >>> x = sp.Symbol("x")
 >>> compact_form(sp.sin(x)**2 + sp.cos(x)**2 + x)
 x + 1
@@ -13,9 +14,8 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.common import compact_form
 
-__all__ = ["normal_form", "light_form", "compact_form"]
+__all__ = ["normal_form", "light_form"]
 
 
 def normal_form(e) -> sp.Expr:

@@ -22,11 +22,12 @@ from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.common import (
     as_field,
     check_system,
+    compact_form,
     is_zero,
     prolong_to_phase_space,
     restrict,
 )
-from geomech.mechanics.analysis.reduction.common import compact_form, normal_form
+from geomech.mechanics.analysis.reduction.common import normal_form
 from geomech.mechanics.analysis.symmetry import check_symmetry
 
 __all__ = ["LevelReduction", "SymmetryReduction", "restrict_to_level", "reduce_by_symmetry",
@@ -313,7 +314,7 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
 
     Returns
     -------
-    geomech.lie.reduction.Reconstruction
+    geomech.lie.quadratures.Reconstruction
         ``.quadratures`` in order, ``.reduced``, ``.general_solution(t)``.
 
     Raises

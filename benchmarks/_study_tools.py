@@ -1,0 +1,120 @@
+"""Shared pieces of the growth studies (``benchmarks/study_*.py``): cold caches, CPU timing,
+operation counts and a float evaluation of large shared expressions for the agreement
+summaries.  Imports nothing of geomech at module level (the peers' timings stay theirs).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+import sympy as sp
+
+
+def cold() -> None:
+    """Clear sympy's cache and, when geomech is loaded, its ring and conversion caches."""
+    import sys
+
+    from sympy.core.cache import clear_cache
+
+    clear_cache()
+    if "geomech.core.polykernel" in sys.modules:
+        sys.modules["geomech.core.polykernel"].clear_caches()
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, object]:
+    """``(CPU seconds, fn())`` of one cold call (``time.process_time``)."""
+    cold()
+    t0 = time.process_time()
+    out = fn()
+    return time.process_time() - t0, out
+
+
+def ops(exprs: Sequence) -> int:
+    """``sympy.count_ops`` summed over ``exprs`` (the tree count; shared sub-expressions
+    counted once per occurrence, computed once per distinct node)."""
+    from geomech.core.opcount import count_ops
+
+    return int(sum(count_ops(sp.sympify(e)) for e in exprs))
+
+
+def float_value(e: sp.Expr, point: Mapping) -> float:
+    """The value of ``e`` at ``point`` (symbols or applied functions such as
+    ``dynamicsymbols`` -> floats) in double precision, each distinct sub-expression
+    evaluated once (``xreplace`` would walk the whole tree of a shared expression)."""
+    memo: dict = {}
+    funcs = {sp.sin: math.sin, sp.cos: math.cos, sp.tan: math.tan, sp.exp: math.exp}
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a in point:
+            got = float(point[a])
+        elif a.is_Number:
+            got = float(a)
+        elif a.is_Add:
+            got = math.fsum(val(t) for t in a.args)
+        elif a.is_Mul:
+            got = 1.0
+            for t in a.args:
+                got *= val(t)
+        elif a.is_Pow:
+            got = val(a.base) ** val(a.exp)
+        elif type(a) in funcs:
+            got = funcs[type(a)](val(a.args[0]))
+        else:
+            raise ValueError(f"cannot evaluate {a}")
+        memo[a] = got
+        return got
+
+    return val(sp.sympify(e))
+
+
+def summary(values: Sequence[float], digits: int = 8) -> list[float]:
+    """Values rounded to ``digits`` significant digits (the agreement summary)."""
+    return [float(f"{v:.{digits}g}") for v in values]
+
+
+def kane_accelerations(km, q: Sequence, u: Sequence, ind: Sequence[int], qvals: Sequence,
+                       uind: Sequence, params: Mapping) -> list[float]:
+    """The rates of the independent speeds ``u[i]`` (``i`` in ``ind``) from
+    ``km.rhs()`` at coordinates ``qvals``, independent speeds ``uind`` (in the order of
+    ``ind``) and parameters ``{name: value}``; the dependent speeds from the velocity
+    constraints of ``km``."""
+    import numpy as np
+
+    rhs = km.rhs()
+    point = {sym: params[sym.name] for sym in rhs.free_symbols if sym.name in params}
+    point.update(dict(zip(q, qvals)))
+    point.update({u[i]: v for i, v in zip(ind, uind)})
+    uorder = list(km.u)
+    K = np.array([[float_value(e, point) for e in row] for row in km._k_nh.tolist()])
+    f = np.array([float_value(e, point) for e in km._f_nh])
+    known = [uorder.index(u[i]) for i in ind]
+    unknown = [j for j in range(len(uorder)) if j not in known]
+    b = -(f + K[:, known] @ np.array([float(v) for v in uind]))
+    for j, v in zip(unknown, np.linalg.solve(K[:, unknown], b)):
+        point[uorder[j]] = v
+    states = [*km.q, *km.u]
+    return [float_value(rhs[states.index(u[i])], point) for i in ind]
+
+
+def geomech_accelerations(S, field, qvals: Sequence, uind: Sequence,
+                          params: Mapping) -> list[float]:
+    """The rates of the independent velocities of the system ``S`` from its field at the
+    same point (coordinates, independent velocities, parameters by name)."""
+    point = {p: params[p.name] for p in S.manifold.parameters}
+    point.update(dict(zip(S.manifold.coords, qvals)))
+    point.update(dict(zip(S.independent_velocities, uind)))
+    comps = dict(zip(field.manifold.coords, field.components))
+    return [float_value(comps[v], point) for v in S.independent_velocities]
+
+
+def fixed_point(n_coords: int, n_ind: int, names: Sequence[str]) -> tuple[list, list, dict]:
+    """A fixed point: coordinates, independent velocities, positive parameters by name."""
+    qvals = [0.3 + 0.17 * k for k in range(n_coords)]
+    uind = [0.7 - 0.45 * k for k in range(n_ind)]
+    params = {name: 1.1 + 0.13 * k for k, name in enumerate(sorted(names))}
+    return qvals, uind, params

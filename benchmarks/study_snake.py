@@ -1,0 +1,66 @@
+"""Growth study: explicit equations of motion of the N-link snake of Chaplygin sleighs.
+
+``gm.examples.chaplygin_snake(N).vector_field()`` (the Lagrange-d'Alembert field on the
+phase space, system built in the timing) against ``KanesMethod(...).rhs()`` of the same
+mechanism modelled with frames, points, rigid bodies and the knife edges as velocity
+constraints (``benchmarks/kane_models.py``), N = 1..6.  Both return sympy expressions;
+cold caches on both sides.  The agreement summary is the pair of independent
+accelerations at one fixed point (8 significant digits).  No floor: raw symengine has no
+route to constrained equations of motion.
+"""
+
+from __future__ import annotations
+
+try:
+    from benchmarks import _study_tools as tools
+except ImportError:  # run from the benchmarks folder
+    import _study_tools as tools
+
+STUDY = {
+    "name": "snake",
+    "sizes": [1, 2, 3, 4, 5, 6],
+    "quick_sizes": [1, 2, 3],
+    "tools": ["geomech", "kane"],
+    "peer": "sympy.physics.mechanics KanesMethod(...).rhs() of the same snake (frames, points, "
+            "rigid bodies, knife-edge velocity constraints), built in the timing",
+    "floor": None,
+}
+
+PARAMS = ("m", "J", "l", "a")
+
+
+def measure(size: int, tool: str) -> dict:
+    """CPU seconds, operations and the independent accelerations for ``N = size`` links."""
+    n = size
+    import sympy.physics.mechanics  # noqa: F401  (import outside the timing)
+
+    import geomech as gm
+    import geomech.mechanics.equations.classical  # noqa: F401
+
+    try:
+        from benchmarks.kane_models import kane_snake
+    except ImportError:
+        from kane_models import kane_snake
+
+    names = [f"{k}{i + 1}" for k in PARAMS for i in range(n)]
+    qvals, uind, params = tools.fixed_point(n + 2, 2, names)
+    if tool == "geomech":
+        seconds, (S, V) = tools.timed(lambda: _geomech(gm, n))
+        comps = V.components
+        acc = tools.geomech_accelerations(S, V, qvals, uind, params)
+    elif tool == "kane":
+        seconds, (km, q, u, comps) = tools.timed(lambda: _kane(kane_snake, n))
+        acc = tools.kane_accelerations(km, q, u, (0, 2), qvals, uind, params)
+    else:
+        raise ValueError(f"unknown tool {tool!r}")
+    return {"seconds": seconds, "ops": tools.ops(comps), "result": tools.summary(acc)}
+
+
+def _geomech(gm, n: int):
+    S = gm.examples.chaplygin_snake(n)
+    return S, S.vector_field()
+
+
+def _kane(kane_snake, n: int):
+    km, q, u = kane_snake(n)
+    return km, q, u, list(km.rhs())

@@ -1,0 +1,380 @@
+r"""Fields in charts at a point: the phase-space field (explicit, or in mass-matrix form for
+heavy systems), its cyclic coordinates, its Jacobian, and the restriction to the tangent space
+of invariant relations.
+
+* :class:`FieldChart` -- a field :math:`\dot x = F(x)` (or :math:`M(x)z = F(x)`,
+  :math:`\dot x = g(x) + P(x)z`) in a chart, at a point; :func:`phase_space_chart` builds
+  it on ``S.phase_space`` (once per system);
+* :func:`cyclic_split` -- the reduced variables :math:`R` (grown from the velocities by the
+  dependencies of the rates) and the cyclic ones :math:`C`; for a mass-matrix form a
+  coordinate read by :math:`M, F` but not by the explicit rates is recognised by a symmetry
+  (the strengthened Theorem 3, :func:`~geomech.mechanics.analysis.symmetry.check_symmetry`);
+* :func:`jacobian_at`, :func:`chart_jacobian` -- the exact Jacobian at the point (each entry
+  differentiated after the other variables are put at their values, so large fields
+  collapse first); :func:`tangent_restriction` -- its restriction to
+  :math:`\ker DG` for invariant relations :math:`G = 0` (:math:`|\gamma|^2 = 1`;
+  configuration constraints ``system.holonomic``).
+
+Used by :mod:`~geomech.mechanics.analysis.linearization`,
+:mod:`~geomech.mechanics.analysis.natural_chart` and
+:mod:`~geomech.mechanics.analysis.steady_motions`.
+
+>>> import geomech as gm
+>>> R, C = cyclic_split(phase_space_chart(gm.examples.rolling_disk(), {}))
+>>> C
+(x, y, psi, phi)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from geomech.core.budget import check
+from geomech.core.opcount import count_ops
+from geomech.core.parse import as_expr
+from geomech.core.zero import default_policy
+
+__all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
+           "cyclic_split",
+           "symmetry_cyclic", "steady_residuals", "jacobian_at", "chart_jacobian",
+           "tangent_restriction", "DATA_OPS"]
+
+#: Above this size of the Lagrangian and the constraints (operations) the phase-space field
+#: is not formed: its values and Jacobian at a point come from the data
+#: (:mod:`geomech.mechanics.equations.first_variation`) and its cyclic coordinates from the
+#: symmetries.
+DATA_OPS = 1000
+
+
+@dataclass(frozen=True)
+class FieldChart:
+    r"""A field :math:`\dot x = F(x)` in a chart, at a point.
+
+    ``rhs`` are its components, or ``None`` when the field is known only through the data of
+    ``system`` (values and Jacobian at a point: :func:`~geomech.mechanics.equations.
+    first_variation.field_at`, :func:`~geomech.mechanics.equations.first_variation.
+    field_jacobian`).  ``seeds`` are the velocity-like variables from which the reduced set
+    :math:`R` is grown (:func:`cyclic_split`); ``relations`` are invariant relations
+    :math:`G(x) = 0` (restricted to their tangent space); ``dropped``: cyclic coordinates
+    the chart has already left out (natural variables).
+    """
+
+    name: str
+    description: str
+    variables: tuple
+    rhs: tuple | None
+    point: dict
+    seeds: tuple
+    relations: tuple = ()
+    dropped: tuple = ()
+    system: object = None
+    split: tuple | None = None
+
+    @property
+    def rates(self) -> dict:
+        """``{variable: rate}`` of an explicit chart (``{}`` for a chart from the data)."""
+        return {} if self.rhs is None else dict(zip(self.variables, self.rhs))
+
+    def rates_at(self) -> dict:
+        """``{variable: rate at the point}`` (exact)."""
+        if self.rhs is None:
+            from geomech.mechanics.equations.first_variation import field_at
+
+            return field_at(self.system, self.point)
+        return {v: r.xreplace(self.point) for v, r in self.rates.items()}
+
+
+_CHARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def phase_space_chart(system, point: dict) -> FieldChart:
+    """The Lagrange–d'Alembert field on ``system.phase_space`` at ``point`` (the field and
+    its cyclic split are computed once per system)."""
+    try:
+        template = _CHARTS[system]
+    except (KeyError, TypeError):
+        template = _phase_space_template(system)
+        try:
+            _CHARTS[system] = template
+        except TypeError:
+            pass
+    return dataclasses.replace(template, point=dict(point))
+
+
+def _phase_space_template(system) -> FieldChart:
+    P = system.phase_space
+    velocities = tuple(c for c in P.coords if c in set(system.manifold.velocities))
+    rel = tuple(as_expr(g) for g in (getattr(system, "holonomic", ()) or ()))
+    desc = f"the phase-space coordinates of {system.name} ({', '.join(map(str, P.coords))})"
+    size = count_ops(system.lagrangian) + sum(count_ops(f) for f in system.constraints)
+    if size <= DATA_OPS:
+        rhs = tuple(system.vector_field().components)
+        fc = FieldChart("phase space", desc, tuple(P.coords), rhs, {}, velocities,
+                        _with_rates(system, rel))
+    else:
+        fc = FieldChart("phase space", desc + " (field from the data at the point)",
+                        tuple(P.coords), None, {}, velocities, _with_rates(system, rel),
+                        system=system)
+    return dataclasses.replace(fc, split=cyclic_split(fc))
+
+
+def _with_rates(system, relations: tuple) -> tuple:
+    r"""Configuration constraints :math:`g(q) = 0` and their rates :math:`\dot g` on the
+    phase space (both invariant; the hook for dependent coordinates)."""
+    out = []
+    vel = system.velocity_on_phase_space()
+    for g in relations:
+        out.append(g)
+        rate = sum(sp.diff(g, q) * v for q, v in zip(system.manifold.coords, vel))
+        if not default_policy().is_zero(rate):
+            out.append(rate)
+    return tuple(out)
+
+
+def denominator_factors(exprs, variables) -> list[sp.Expr]:
+    """Factors (depending on ``variables``) of the denominators of ``exprs``: bases of
+    negative powers and the ``cos``/``sin`` under ``tan``/``sec``/``cot``/``csc`` -- where a
+    chart or a right-hand side is singular.
+
+    >>> x, y = sp.symbols("x y")
+    >>> denominator_factors([x/(y*(x - 1)), sp.tan(y)], [x, y])
+    [y, x - 1, cos(y)]
+    """
+    vs = set(variables)
+    out: list[sp.Expr] = []
+    for comp in exprs:
+        for p in sp.preorder_traversal(comp):
+            if isinstance(p, sp.Pow) and p.exp.is_negative:
+                d = p.base
+            elif isinstance(p, (sp.tan, sp.sec)):
+                d = sp.cos(p.args[0])
+            elif isinstance(p, (sp.cot, sp.csc)):
+                d = sp.sin(p.args[0])
+            else:
+                continue
+            for f in sp.Mul.make_args(sp.factor_terms(d)):
+                if f.free_symbols & vs and f not in out:
+                    out.append(f)
+    return out
+
+
+def singular_factors(chart: FieldChart) -> list[sp.Expr]:
+    """Denominator factors of the field (:func:`denominator_factors`, through :math:`M` and
+    :math:`F` for a mass-matrix form) that vanish at the chart's point: where the chart is
+    singular."""
+    exprs = list(chart.rates.values())
+    if chart.rhs is None:
+        exprs += [*chart.system.constraint_matrix, *chart.system.constraint_affine]
+    policy = default_policy()
+    found = []
+    for f in denominator_factors(exprs, chart.variables):
+        f = f.base if isinstance(f, sp.Pow) else f
+        if f not in found and policy.is_zero(f.xreplace(chart.point)):
+            found.append(f)
+    return found
+
+
+def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
+    r"""``(R, C)``: the smallest set :math:`R` containing the seeds and every variable read
+    by the rates of :math:`R`, and the rest :math:`C` (cyclic: read only by their own
+    kinematic rates).  For a chart from the data the cyclic coordinates are those whose
+    shift is a symmetry (:func:`symmetry_cyclic`).
+
+    >>> import geomech as gm
+    >>> S = gm.examples.rolling_disk()
+    >>> R, C = cyclic_split(phase_space_chart(S, {}))
+    >>> C
+    (x, y, psi, phi)
+    """
+    if chart.split is not None:
+        return chart.split
+    if chart.rhs is None:
+        C = symmetry_cyclic(chart.system)
+        return tuple(v for v in chart.variables if v not in C), C
+    vs = set(chart.variables)
+    deps = {v: r.free_symbols & vs for v, r in chart.rates.items()}
+    reduced: list = []
+    todo = list(chart.seeds)
+    while todo:
+        v = todo.pop()
+        if v not in reduced:
+            reduced.append(v)
+            todo += [w for w in chart.variables if w not in reduced and w in deps[v]]
+    R = tuple(v for v in chart.variables if v in reduced)
+    return R, tuple(v for v in chart.variables if v not in reduced)
+
+
+def symmetry_cyclic(system) -> tuple:
+    r"""The coordinates whose shift is a symmetry of the flow: first the translations
+    :math:`u = \partial_c`, then :math:`\partial_c` combined with a rotation
+    :math:`\mp y\partial_x \pm x\partial_y` of two translations, each satisfying the
+    strengthened Theorem 3 (:func:`~geomech.mechanics.analysis.symmetry.check_symmetry`)
+    with a lift to the phase space that moves only :math:`c` and the coordinates found
+    before.  Then :math:`\tilde u(F^r) = F(\tilde u^r) = 0` for every other rate
+    :math:`F^r`, so :math:`\partial_c F^r = 0`: :math:`c` is cyclic (by induction).
+
+    >>> import geomech as gm
+    >>> symmetry_cyclic(gm.examples.chaplygin_sleigh())
+    (x, y)
+    """
+    N = system.manifold
+    translations = [c for c in N.coords if _is_cyclic_shift(system, N.vector_field({c: 1}),
+                                                           c, [])]
+    known = list(translations)
+    for c in [c for c in N.coords if c not in known]:
+        if any(_is_cyclic_shift(system, u, c, known)
+               for u in _shift_candidates(N, c, translations)[1:]):
+            known.append(c)
+    return tuple(c for c in N.coords if c in known)
+
+
+def _is_cyclic_shift(system, u, c, known: list) -> bool:
+    """``u`` passes Theorem 3 and its lift moves only ``c`` and ``known`` (random-point
+    filter first)."""
+    from geomech.mechanics.analysis.common import prolong_to_phase_space
+    from geomech.mechanics.analysis.symmetry import check_symmetry
+
+    if not _probably_symmetry(system, u):
+        return False
+    lift = prolong_to_phase_space(system, u).components
+    if any(v not in known and v != c and not default_policy().is_zero(e)
+           for v, e in zip(system.phase_space.coords, lift)):
+        return False
+    return check_symmetry(system, u, definitive=False).theorem3
+
+
+def _probably_symmetry(system, u) -> bool:
+    r"""The random-point filter of Theorem 3 (``False`` is certain): :math:`\tilde u(L)` and
+    :math:`\tilde u(f_\mu)|_{\mathcal M}` vanish at random points."""
+    from geomech.mechanics.analysis.common import prolong, restrict
+    from geomech.mechanics.equations.implicit import numerically_zero
+
+    if not numerically_zero(prolong(u, system.lagrangian), 2):
+        return False
+    return all(numerically_zero(restrict(system, prolong(u, f)), 2)
+               for f in system.constraints)
+
+
+def _shift_candidates(N, c, known: list) -> list:
+    r""":math:`\partial_c` and :math:`\partial_c \pm (-y\partial_x + x\partial_y)` for
+    pairs :math:`(x, y)` of known cyclic coordinates."""
+    base = {c: 1}
+    out = [N.vector_field(base)]
+    for i, p in enumerate(known):
+        for r in known[i + 1:]:
+            for s in (1, -1):
+                out.append(N.vector_field({**base, p: -s * r, r: s * p}))
+    return out
+
+
+def steady_residuals(chart: FieldChart, reduced: Sequence) -> list[tuple]:
+    """``(variable, value)`` of every reduced rate that does not vanish at the point."""
+    policy = default_policy()
+    rates = chart.rates_at()
+    return [(v, rates[v]) for v in reduced if not policy.is_zero(rates[v])]
+
+
+# =============================================================================================
+# Jacobians
+# =============================================================================================
+def jacobian_at(rhs: Sequence, variables: Sequence, point: Mapping) -> sp.Matrix:
+    r"""The exact Jacobian :math:`\partial F_i/\partial x_j` at ``point`` (each entry
+    differentiated, evaluated and normalised by the zero policy).
+
+    >>> x, y = sp.symbols("x y")
+    >>> jacobian_at([x*y, sp.sin(x)], [x, y], {x: 0, y: 2})
+    Matrix([
+    [2, 0],
+    [1, 0]])
+    """
+    policy = default_policy()
+    point = dict(point)
+    rows = []
+    for f in rhs:
+        row = []
+        check()
+        for v in variables:
+            if not f.has(v):
+                row.append(sp.S.Zero)
+                continue
+            # the other variables first: large fields collapse at the point
+            others = {k: val for k, val in point.items() if k != v}
+            row.append(policy.normalize(sp.diff(f.xreplace(others), v).xreplace(
+                {v: point.get(v, v)})))
+        rows.append(row)
+    J = sp.Matrix(rows)
+    bad = [e for e in J if e.has(sp.zoo, sp.nan, sp.oo)]
+    if bad:
+        raise ValueError(f"the field is not differentiable at the state in this chart "
+                         f"(an entry of its Jacobian is {bad[0]})")
+    return J
+
+
+def chart_jacobian(chart: FieldChart) -> sp.Matrix:
+    """The Jacobian of the chart's field at its point: of the components, or from the data
+    of the system (:func:`~geomech.mechanics.equations.first_variation.field_jacobian`, no
+    field formed)."""
+    if chart.rhs is None:
+        from geomech.mechanics.equations.first_variation import field_jacobian
+
+        return field_jacobian(chart.system, chart.point)
+    return jacobian_at(chart.rhs, chart.variables, chart.point)
+
+
+def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tuple:
+    r"""The linear field restricted to :math:`T = \ker DG` (invariant relations
+    :math:`G = 0`): with pivot variables :math:`x_p` (a non-singular minor of :math:`DG`)
+    and the free ones :math:`x_f`, :math:`\delta x_p = S\,\delta x_f`,
+    :math:`S = -DG_p^{-1}DG_f`, and
+
+    .. math:: J_T = J_{ff} + J_{fp}S ,
+
+    after checking that :math:`T` is invariant (:math:`DG\,J\,T = 0`).  Returns
+    ``(J_T, free variables, pivot variables)``.
+
+    >>> g1, g2, g3, w = sp.symbols("g1 g2 g3 w")
+    >>> J = sp.Matrix([[0, w, 0], [-w, 0, 0], [0, 0, 0]])
+    >>> tangent_restriction(J, [g1, g2, g3], sp.Matrix([[0, 0, 2]]))[0]
+    Matrix([
+    [ 0, w],
+    [-w, 0]])
+    """
+    if DG.rows == 0:
+        return J, tuple(variables), ()
+    pivots = _pivots(DG)
+    free = [j for j in range(len(variables)) if j not in pivots]
+    P, Fr = DG.extract(list(range(DG.rows)), pivots), DG.extract(list(range(DG.rows)), free)
+    S = -P.inv() * Fr
+    T = sp.zeros(len(variables), len(free))
+    for a, j in enumerate(free):
+        T[j, a] = 1
+    for b, p in enumerate(pivots):
+        for a in range(len(free)):
+            T[p, a] = S[b, a]
+    leak = (DG * J * T).applyfunc(default_policy().normalize)
+    if any(not default_policy().is_zero(e) for e in leak):
+        raise ValueError("the relations G = 0 are not invariant under the linearised flow "
+                         "(DG J T != 0); they cannot restrict the linearisation")
+    JT = (J.extract(free, free) + J.extract(free, pivots) * S).applyfunc(
+        default_policy().normalize)
+    return JT, tuple(variables[j] for j in free), tuple(variables[p] for p in pivots)
+
+
+def _pivots(DG: sp.Matrix) -> list[int]:
+    """Columns of a non-singular maximal minor of ``DG`` (greedy, exact)."""
+    chosen: list[int] = []
+    policy = default_policy()
+    for j in range(DG.cols):
+        trial = chosen + [j]
+        if policy.rank(DG.extract(list(range(DG.rows)), trial)) == len(trial):
+            chosen = trial
+        if len(chosen) == DG.rows:
+            return chosen
+    raise ValueError("the relations G = 0 are dependent at the state (DG not of full rank)")
+
+

@@ -1,0 +1,362 @@
+r"""Linearisation of a nonholonomic flow at a steady motion (relative equilibrium).
+
+A *steady motion* is an equilibrium of the field reduced by the symmetries: the phase-space
+field :math:`\dot x = F(x)` is split into the coordinates :math:`C` it never reads outside
+their own rates (the *cyclic* coordinates: positions on the plane, heading, spin angle) and
+the rest :math:`R`; the components :math:`F_R` depend on :math:`R` only, so they define the
+reduced field on the quotient (Routh's reduction by ignorable coordinates; Borisov & Mamaev
+(2015), §4 for the rolling bodies).  The state is steady when :math:`F_R = 0` there while the
+cyclic coordinates may move.  Its linearisation is the exact Jacobian
+
+.. math:: J = \partial F/\partial x\,\big|_{x_0}
+          = \begin{pmatrix} J_{RR} & 0 \\ J_{CR} & J_{CC}\end{pmatrix},
+
+block-triangular, so :math:`\det(\lambda - J) = \det(\lambda - J_{RR})\det(\lambda - J_{CC})`
+with :math:`J_{CC}` nilpotent for kinematic rates (the zero eigenvalues of the cyclic
+coordinates); the stability of the steady motion is decided by :math:`J_{RR}` (Lyapunov's
+first method; Malkin (1952), Ch. IV, for the zero roots of relative equilibria).
+
+Charts.  The field is taken on ``S.phase_space``
+(:func:`~geomech.mechanics.analysis.field_charts.phase_space_chart`) unless that chart
+is singular at the state (a denominator vanishes: vertical spin in Z-X-Z Euler angles) or the
+symmetry is only visible in the natural quasi-velocities (the sleigh's circular runs);
+then :mod:`~geomech.mechanics.analysis.natural_chart` gives the field in natural variables
+(body angular velocity and the Poisson vector).  A chart may carry invariant relations
+:math:`G(x) = 0` (:math:`|\gamma|^2 = 1`; the configuration constraints of a system with
+dependent coordinates): the linearisation is then restricted to the tangent space
+:math:`\ker DG(x_0)` (:func:`~geomech.mechanics.analysis.field_charts.tangent_restriction`)
+-- the one hook for systems with
+holonomic constraints (``system.holonomic``, expressions in the coordinates that vanish).
+
+>>> import geomech as gm, sympy as sp
+>>> S = gm.examples.chaplygin_sleigh()
+>>> V = sp.Symbol("V", positive=True)
+>>> lin = linearize(S, {"x": 0, "y": 0, "phi": 0, "xdot": V, "phidot": 0})
+>>> lin.cyclic
+(x, y)
+>>> lin.characteristic_polynomial()
+lambda**4*(lambda + V*a*m/I)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+
+import numpy as np
+import sympy as sp
+
+from geomech.core.parse import as_expr
+from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.common import numeric_values
+from geomech.mechanics.analysis.field_charts import (
+    FieldChart,
+    chart_jacobian,
+    cyclic_split,
+    jacobian_at,
+    phase_space_chart,
+    singular_factors,
+    steady_residuals,
+    tangent_restriction,
+)
+from geomech.mechanics.analysis.stability_criteria import LAMBDA, split_zero_roots
+
+__all__ = ["Linearization", "linearize", "phase_state", "steady_chart"]
+
+
+# =============================================================================================
+# states
+# =============================================================================================
+def phase_state(system, state) -> dict:
+    r"""``{phase-space coordinate: exact value}`` from a dict keyed by names or symbols.
+
+    Every coordinate of ``system.phase_space`` must be given, except the dependent
+    coordinates of configuration constraints (``system.holonomic``), solved by
+    ``system.complete_state`` when omitted; a dependent velocity may be given too and must
+    then satisfy the constraints; the configuration constraints must vanish.  Floats become
+    exact rationals.
+
+    Raises
+    ------
+    TypeError
+        ``state`` is not a mapping.
+    ValueError
+        A missing or unknown coordinate, or a value that violates a constraint (named).
+    """
+    if not isinstance(state, Mapping):
+        raise TypeError(f"a state is a dict {{coordinate name: value}}, got "
+                        f"{type(state).__name__}")
+    P = system.phase_space
+    by_name = {c.name: c for c in P.coords}
+    dep = {v.name: v for v in system.dependent_velocities}
+    out, extra = {}, {}
+    for key, value in state.items():
+        name = key.name if isinstance(key, sp.Symbol) else str(key)
+        v = as_expr(value, context=f"the value of {name}")
+        if name in by_name:
+            out[by_name[name]] = v
+        elif name in dep:
+            extra[dep[name]] = v
+        else:
+            raise ValueError(f"{name!r} is not a coordinate of the phase space of "
+                             f"{system.name}; they are {', '.join(by_name)}")
+    missing = [n for n, c in by_name.items() if c not in out]
+    implicit = {c.name for c in getattr(system, "dependent_coordinates", ())}
+    if missing and set(missing) <= implicit:
+        # dependent coordinates defined implicitly by h(q) = 0: solved (exactly if possible)
+        out = dict(system.complete_state(out))
+    elif missing:
+        raise ValueError(f"the state of {system.name} must give every phase-space coordinate; "
+                         f"missing: {', '.join(missing)}")
+    _check_constraints(system, out, extra)
+    return {c: out[c] for c in P.coords}
+
+
+def _check_constraints(system, point: dict, dependent: dict) -> None:
+    """``ValueError`` naming the constraint a state violates (given dependent velocities,
+    configuration constraints)."""
+    policy = default_policy()
+    for v, value in dependent.items():
+        expected = system.dependent_solution[v].xreplace(point)
+        if not policy.is_zero(value - expected):
+            k = _constraint_index(system, v)
+            raise ValueError(f"the state is not on the constraint manifold: constraint {k} "
+                             f"({sp.sstr(system.constraints[k - 1])} = 0) gives {v} = "
+                             f"{sp.sstr(sp.simplify(expected))}, not {sp.sstr(value)}")
+    for k, g in enumerate(getattr(system, "holonomic", ()) or (), 1):
+        r = as_expr(g).xreplace(point)
+        if not policy.is_zero(r):
+            raise ValueError(f"the state violates configuration constraint {k}: "
+                             f"{sp.sstr(g)} = {sp.sstr(r)} instead of 0")
+
+
+def _constraint_index(system, v) -> int:
+    for k, f in enumerate(system.constraints, 1):
+        if f.has(v):
+            return k
+    return 1
+
+
+
+# =============================================================================================
+# the linearisation
+# =============================================================================================
+class Linearization:
+    r"""The exact linearisation of a system's flow at a steady motion.
+
+    Attributes
+    ----------
+    system : NonholonomicSystem
+    state : dict
+        The state ``{phase-space coordinate: value}`` it was computed at.
+    chart : str
+        Which chart: ``"phase space"`` or ``"natural variables"`` (with ``chart_description``).
+    variables : tuple of Symbol
+        The coordinates of :attr:`matrix` (in a chart with relations: the free ones of the
+        tangent space).
+    matrix : sympy.Matrix
+        The Jacobian :math:`\partial F/\partial x` at the state.
+    cyclic : tuple of Symbol
+        The cyclic coordinates (their rates never feed back).
+    reduced_variables, reduced_matrix
+        The reduced block :math:`J_{RR}` that decides the stability.
+    parameters : dict
+        Numeric values given at construction (used by :meth:`eigenvalues`, :meth:`stability`).
+    """
+
+    def __init__(self, system, state: dict, chart: FieldChart, matrix: sp.Matrix,
+                 variables: tuple, reduced: tuple, cyclic: tuple, parameters=None,
+                 notes: tuple = ()):
+        self.system = system
+        self.state = dict(state)
+        self.chart = chart.name
+        self.chart_description = chart.description
+        self.variables = tuple(variables)
+        self.matrix = matrix
+        self.cyclic = tuple(cyclic)
+        self.reduced_variables = tuple(reduced)
+        idx = [self.variables.index(v) for v in reduced]
+        self.reduced_matrix = matrix.extract(idx, idx)
+        cidx = [self.variables.index(v) for v in cyclic]
+        self._cyclic_block = matrix.extract(cidx, cidx)
+        self.parameters = dict(parameters or {})
+        self.notes = tuple(notes)
+
+    # -- symbols ----------------------------------------------------------------------------
+    @property
+    def symbols(self) -> tuple:
+        """The free symbols of :attr:`matrix`: parameters and the steady motion's constants."""
+        return tuple(sorted(self.matrix.free_symbols, key=lambda s: s.name))
+
+    @cached_property
+    def energy_accounts_for_a_zero_root(self) -> bool | None:
+        r"""Whether the energy integral accounts for a zero root: :math:`dE \ne 0` at the
+        state and :math:`dE\,J_{RR} = 0` (a left null vector; exact).  ``None`` when the
+        energy is not an integral (forces, affine constraints) or the chart is not the
+        phase space."""
+        sys_ = self.system
+        forces = getattr(sys_, "forces", None)
+        if self.chart != "phase space" or getattr(sys_, "is_affine", False) or (
+                forces is not None and any(f != 0 for f in forces)):
+            return None
+        dE = jacobian_at([sys_.energy()], self.reduced_variables, self.state)
+        if all(default_policy().is_zero(e) for e in dE):
+            return False
+        return all(default_policy().is_zero(e) for e in dE * self.reduced_matrix)
+
+    # -- characteristic polynomial -------------------------------------------------------
+    @cached_property
+    def _reduced_charpoly(self) -> sp.Expr:
+        return _charpoly(self.reduced_matrix)
+
+    @cached_property
+    def _cyclic_charpoly(self) -> sp.Expr:
+        return _charpoly(self._cyclic_block)
+
+    def characteristic_polynomial(self, factored: bool = True) -> sp.Expr:
+        r""":math:`\det(\lambda - J)` of :attr:`matrix` in the symbol ``lambda``: the
+        cyclic part times the reduced one; ``factored`` pulls out the zero roots."""
+        p = self._cyclic_charpoly * self._reduced_charpoly
+        if not factored:
+            return sp.expand(p)
+        z, rest = split_zero_roots(sp.expand(p), LAMBDA)
+        rest = sp.collect(sp.expand(rest), LAMBDA, sp.factor)
+        return LAMBDA**z * sp.factor_terms(rest)
+
+    # -- numbers ----------------------------------------------------------------------------
+    def numeric_matrix(self, parameters=None, reduced: bool = False) -> np.ndarray:
+        """:attr:`matrix` (or the reduced block) as a float array, with values from
+        ``parameters`` (by name), those given at construction and the system's defaults."""
+        J = self.reduced_matrix if reduced else self.matrix
+        vals = numeric_values(self.system, J.free_symbols, {**self.parameters,
+                                                            **dict(parameters or {})})
+        M = J.xreplace(vals).evalf(30)
+        return np.array(M.tolist(), dtype=complex)
+
+    def eigenvalues(self, parameters=None) -> np.ndarray:
+        """Eigenvalues of :attr:`matrix` (numpy complex array, sorted by real part)."""
+        ev = np.linalg.eigvals(self.numeric_matrix(parameters)) if self.matrix.rows else \
+            np.zeros(0, complex)
+        return ev[np.lexsort((ev.imag, ev.real))]
+
+    # -- stability --------------------------------------------------------------------------
+    @cached_property
+    def _conditions(self):
+        from geomech.mechanics.analysis.stability import stability_conditions
+
+        return stability_conditions(self)
+
+    def stability_conditions(self):
+        """The conditions of stability (:func:`~geomech.mechanics.analysis.stability.
+        stability_conditions`; computed once)."""
+        return self._conditions
+
+    def stability(self, parameters=None):
+        """The verdict at numeric values (:func:`~geomech.mechanics.analysis.stability.
+        stability_verdict`)."""
+        from geomech.mechanics.analysis.stability import stability_verdict
+
+        return stability_verdict(self, parameters)
+
+    def __repr__(self) -> str:
+        return (f"Linearization({self.system.name!r}, {self.chart}, {len(self.variables)} "
+                f"variables, cyclic ({', '.join(map(str, self.cyclic))}))")
+
+
+def _charpoly(M: sp.Matrix) -> sp.Expr:
+    r""":math:`\det(\lambda - M)` with normalised coefficients (1 for an empty block)."""
+    if M.rows == 0:
+        return sp.S.One
+    p = M.charpoly(LAMBDA).as_expr()
+    return sp.collect(sp.expand(p), LAMBDA, default_policy().normalize)
+
+
+def linearize(system, state, parameters=None, chart: str = "auto") -> Linearization:
+    r"""The exact linearisation of ``system`` at the steady motion ``state``.
+
+    Parameters
+    ----------
+    system : NonholonomicSystem
+    state : dict
+        Every coordinate of ``system.phase_space`` by name -> value (numbers or sympy
+        expressions; symbolic constants allowed).
+    parameters : dict, optional
+        Numeric values by name for :meth:`Linearization.eigenvalues` and
+        :meth:`Linearization.stability` (default: the system's numeric defaults).
+    chart : {"auto", "phase space", "natural"}
+        ``"auto"``: the phase-space chart unless it is singular at the state or the state is
+        steady only in natural variables.
+
+    Raises
+    ------
+    ValueError
+        The state is not on the constraint manifold, not steady (the reduced rate that does
+        not vanish is named), or every chart is singular there.
+    """
+    point = phase_state(system, state)
+    if chart not in ("auto", "phase space", "natural"):
+        raise ValueError(f"chart must be 'auto', 'phase space' or 'natural', got {chart!r}")
+    fc, notes = steady_chart(system, point, chart)
+    R, C = cyclic_split(fc)
+    J = chart_jacobian(fc)
+    variables = fc.variables
+    if fc.relations:
+        DG = jacobian_at(fc.relations, fc.variables, fc.point)
+        J, variables, pivots = tangent_restriction(J, fc.variables, DG)
+        R = tuple(v for v in R if v in variables)
+        C = tuple(v for v in C if v in variables)
+        rels = ", ".join(sp.sstr(g) + " = 0" for g in fc.relations)
+        notes += (f"restricted to the tangent space of {rels} "
+                  f"({', '.join(map(str, pivots))} eliminated)",)
+    return Linearization(system, point, fc, J, variables, R, C, parameters, notes)
+
+
+def steady_chart(system, point: dict, chart: str = "auto") -> tuple[FieldChart, tuple]:
+    """The chart in which ``point`` (phase-space values) is steady and notes on the choice
+    (see :func:`linearize`); ``ValueError`` naming the reduced equation that fails."""
+    from geomech.mechanics.analysis.natural_chart import natural_chart
+
+    if chart == "natural":
+        fc = natural_chart(system, point)
+        _require_steady(fc)
+        return fc, ()
+    fc = phase_space_chart(system, point)
+    sing = singular_factors(fc)
+    if not sing and fc.rhs is None:
+        try:
+            fc.rates_at()
+        except ValueError:            # a singular constraint minor or reduced mass matrix
+            sing = [sp.Symbol("det(M)")]
+    if sing or chart == "auto" and steady_residuals(fc, cyclic_split(fc)[0]):
+        why = (f"the phase-space chart is singular at the state ({sp.sstr(sing[0])} = 0)"
+               if sing else "the state is steady only modulo the symmetry of the natural "
+               "quasi-velocities")
+        if chart == "auto" and getattr(system, "natural_frame", None):
+            try:
+                nat = natural_chart(system, point)
+            except ValueError as exc:
+                raise ValueError(f"{why}, and natural variables are not available: {exc}") \
+                    from None
+            if not steady_residuals(nat, cyclic_split(nat)[0]) or sing:
+                _require_steady(nat)
+                return nat, (f"{why}: linearised in {nat.description}",)
+        if sing:
+            raise ValueError(f"{why}; give the system a natural frame or use a chart regular "
+                             "there")
+    _require_steady(fc)
+    return fc, ()
+
+
+def _require_steady(fc: FieldChart) -> None:
+    R, C = cyclic_split(fc)
+    bad = steady_residuals(fc, R)
+    if bad:
+        v, r = bad[0]
+        cyc = f" (cyclic coordinates {', '.join(map(str, C))} may move)" if C else ""
+        raise ValueError(f"the state is not a steady motion: the reduced equation "
+                         f"d{v}/dt = {sp.sstr(_short(r))} does not vanish there{cyc}")
+
+
+def _short(e: sp.Expr) -> sp.Expr:
+    e2 = sp.factor(sp.cancel(e)) if sp.count_ops(e) < 400 else e
+    return e2 if sp.count_ops(e2) <= sp.count_ops(e) else e

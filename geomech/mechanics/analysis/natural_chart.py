@@ -1,0 +1,152 @@
+r"""The flow in natural variables: the natural quasi-velocities :math:`\eta` of the system's
+natural frame and, for a rigid body whose natural configuration functions are the Poisson
+vector, the vertical :math:`\gamma` in body axes instead of the Euler angles.
+
+Z-X-Z Euler angles are singular at :math:`\sin\theta = 0` -- exactly where a top, a ball or a
+rattleback spins about the vertical.  The body angular velocity :math:`\omega` and the
+Poisson vector
+
+.. math:: \gamma = (\sin\theta\sin\varphi,\ \sin\theta\cos\varphi,\ \cos\theta),
+          \qquad \dot\gamma = \gamma\times\omega
+
+(Borisov & Mamaev (2015), (5.5)-(5.7)) are regular there.  The compact equations
+:math:`\dot\eta = F(q, \eta)` (:func:`~geomech.mechanics.equations.compact.compact_equations`,
+natural frame) depend on the angles only through :math:`\gamma` when the system is invariant
+under rotations about the vertical (the precession angle is cyclic), so they are rewritten
+exactly in :math:`\gamma` (:func:`to_poisson_vector`): :math:`\sin\theta\mapsto\rho`,
+:math:`\cos\theta\mapsto\gamma_3`, :math:`\sin\varphi\mapsto\gamma_1/\rho`,
+:math:`\cos\varphi\mapsto\gamma_2/\rho` with :math:`\rho^2 = \gamma_1^2 + \gamma_2^2`; the
+odd part in :math:`\rho` must vanish identically (a smooth function of :math:`\gamma`),
+which is checked.  The field then lives on :math:`(\gamma, \eta)` with the invariant relation
+:math:`|\gamma|^2 = 1`.
+
+>>> import geomech as gm
+>>> th, ph = sp.symbols("theta phi", real=True)
+>>> G = sp.symbols("gamma1:4", real=True)
+>>> to_poisson_vector(sp.sin(th)**2*sp.sin(ph)*sp.cos(ph), th, ph, G)
+gamma1*gamma2
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.field_charts import FieldChart, cyclic_split
+
+__all__ = ["natural_chart", "to_poisson_vector", "poisson_pattern"]
+
+
+def natural_chart(system, point: dict, poisson: bool = True) -> FieldChart:
+    r"""The field of ``system`` in natural variables at ``point`` (phase-space values):
+    :math:`(\gamma, \eta)` when the natural configuration functions are the Poisson vector
+    of Euler angles (and ``poisson``), else :math:`(q, \eta)`.  ``ValueError`` without a
+    natural frame."""
+    nat = getattr(system, "natural_frame", None)
+    if not nat:
+        raise ValueError(f"{system.name} has no natural frame (natural quasi-velocities)")
+    ce = system.compact_equations(frame="natural")
+    rhs = ce.rhs
+    q, eta = tuple(system.manifold.coords), tuple(ce.quasi_velocities)
+    full = {**point, **{v: system.dependent_solution[v].xreplace(point)
+                        for v in system.dependent_velocities}}
+    eta_values = {e: default_policy().normalize(ce.variables[e].xreplace(full)) for e in eta}
+    pattern = poisson_pattern(nat.get("functions") or (), q) if poisson else None
+    if pattern is None:
+        fc = FieldChart("natural quasi-velocities",
+                        f"the natural quasi-velocities ({', '.join(map(str, eta))}) with the "
+                        "coordinates", q + eta, tuple(rhs[v] for v in q + eta),
+                        {**{c: point[c] for c in q}, **eta_values}, eta)
+        return fc
+    return _poisson_chart(system, nat, ce, pattern, point, eta_values)
+
+
+def poisson_pattern(functions, coords) -> tuple | None:
+    r"""``(theta, phi, (i, j, k))`` when the natural functions are the Poisson vector of
+    Euler angles: :math:`f_i = \sin\theta\sin\varphi`, :math:`f_j = \sin\theta\cos\varphi`,
+    :math:`f_k = \cos\theta` for coordinates :math:`\theta, \varphi`; else ``None``."""
+    f = [sp.sympify(x) for x in functions]
+    if len(f) != 3:
+        return None
+    for k, fk in enumerate(f):
+        if isinstance(fk, sp.cos) and fk.args[0] in coords:
+            th = fk.args[0]
+            for ph in coords:
+                if ph == th:
+                    continue
+                try:
+                    i = f.index(sp.sin(th) * sp.sin(ph))
+                    j = f.index(sp.sin(th) * sp.cos(ph))
+                except ValueError:
+                    continue
+                return th, ph, (i, j, k)
+    return None
+
+
+def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
+    r"""An expression in Euler angles :math:`(\theta, \varphi)` that is a smooth function of
+    the Poisson vector, written in the symbols ``G`` (see the module docstring).
+
+    Raises ``ValueError`` when the expression still depends on the angles or is not an even
+    function of :math:`\rho = \sqrt{\gamma_i^2 + \gamma_j^2}` (not smooth at the poles).
+    """
+    i, j, k = order
+    rho = sp.Dummy("rho", positive=True)
+    e = sp.sympify(expr).replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
+    e = e.replace(sp.cot, lambda a: sp.cos(a) / sp.sin(a))
+    if any(a.args[0] not in (theta, phi) for a in e.atoms(sp.sin, sp.cos)
+           if a.args[0].has(theta, phi)):
+        e = sp.expand_trig(e)
+    e = e.xreplace({sp.sin(theta): rho, sp.cos(theta): G[k],
+                    sp.sin(phi): G[i] / rho, sp.cos(phi): G[j] / rho})
+    if e.has(theta, phi):
+        raise ValueError(f"cannot write {sp.sstr(expr)[:80]} in the Poisson vector")
+    s = G[i]**2 + G[j]**2
+    num, den = sp.fraction(sp.together(e))
+    ne, no = _even_odd(num, rho, s)
+    de, do = _even_odd(den, rho, s)
+    odd = sp.expand(no * de - ne * do)
+    if not default_policy().is_zero(odd):
+        raise ValueError("the field is not a smooth function of the Poisson vector "
+                         "(odd in sqrt(gamma_i^2 + gamma_j^2))")
+    return sp.cancel((ne * de - s * no * do) / (de**2 - s * do**2))
+
+
+def _even_odd(p: sp.Expr, rho, s) -> tuple[sp.Expr, sp.Expr]:
+    r"""``(E, O)`` with :math:`p = E(\rho^2) + \rho\,O(\rho^2)`, :math:`\rho^2\mapsto s`."""
+    P = sp.Poly(sp.expand(p), rho)
+    even = odd = sp.S.Zero
+    for (deg,), c in P.terms():
+        if deg % 2:
+            odd += c * s**((deg - 1) // 2)
+        else:
+            even += c * s**(deg // 2)
+    return even, odd
+
+
+def _poisson_chart(system, nat, ce, pattern, point, eta_values) -> FieldChart:
+    """The chart :math:`(\\gamma, \\eta)` with the relation :math:`|\\gamma|^2 = 1`."""
+    th, ph, order = pattern
+    funcs = [sp.sympify(x) for x in nat["functions"]]
+    stem = nat.get("vector_name", "gamma")
+    G = sp.symbols(f"{stem}1:4", real=True)
+    rhs = ce.rhs
+    q, eta = tuple(system.manifold.coords), tuple(ce.quasi_velocities)
+    probe = FieldChart("", "", q + eta, tuple(rhs[v] for v in q + eta), {}, eta)
+    R, C = cyclic_split(probe)
+    if set(R) - set(eta) - {th, ph}:
+        raise ValueError(f"the natural equations of {system.name} depend on "
+                         f"{', '.join(map(str, set(R) - set(eta) - {th, ph}))}, not only on "
+                         "the Poisson vector")
+    gdot = [sum(sp.diff(f, c) * rhs[c] for c in (th, ph)) for f in funcs]
+    comps = [to_poisson_vector(e, th, ph, G, order) for e in gdot]
+    comps += [to_poisson_vector(rhs[e], th, ph, G, order) for e in eta]
+    values = {g: default_policy().normalize(f.xreplace(point)) for g, f in zip(G, funcs)}
+    names = ", ".join(map(str, eta))
+    desc = (f"natural variables: the quasi-velocities ({names}) and the Poisson vector "
+            f"({', '.join(map(str, G))}) (the vertical in body axes), regular where the "
+            f"Euler angles are singular; the cyclic coordinates "
+            f"{', '.join(map(str, C))} are reduced away")
+    return FieldChart("natural variables", desc, G + eta, tuple(comps),
+                      {**values, **eta_values}, eta,
+                      (sum(g**2 for g in G) - 1,), tuple(C))

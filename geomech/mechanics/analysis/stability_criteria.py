@@ -1,0 +1,213 @@
+r"""Stability criteria of a characteristic polynomial: Routh–Hurwitz, and the spectral
+conditions of a reversible factor :math:`p(\lambda) = q(\lambda^2)`.
+
+* **Routh–Hurwitz** (Hurwitz 1895; Gantmacher (1959), Ch. XV, §6): all roots of
+  :math:`p(\lambda) = a_0\lambda^n + a_1\lambda^{n-1} + \dots + a_n` (:math:`a_0 > 0`) have
+  negative real parts iff the leading principal minors of the Hurwitz matrix
+  :math:`H_{ij} = a_{2j-i}` are positive, :math:`\Delta_1, \dots, \Delta_n > 0`
+  (:func:`hurwitz_determinants`, :func:`routh_hurwitz_conditions`).
+* **Reversible factors.**  When :math:`p(\lambda) = q(\lambda^2)` (the spectrum is symmetric
+  under :math:`\lambda\mapsto-\lambda`, e.g. a Hamiltonian or reversible linearisation) no
+  root can have a negative real part without its mirror; the best possible is *spectral
+  stability*: every root on the imaginary axis and simple, i.e. :math:`q` has only simple
+  negative real roots.  With the Newton sums :math:`s_k` of :math:`q` (degree :math:`d`),
+  this holds iff the Hankel minors :math:`\det(s_{i+j})_{i,j<k} > 0`, :math:`k = 2..d`
+  (Hermite's criterion: the signature of the Hankel form counts the distinct real roots;
+  Gantmacher (1959), Ch. XVI, §9) and all ratios :math:`c_i/c_d > 0` (real roots are all
+  negative iff the coefficients have one sign) (:func:`reversible_conditions`).
+
+Conditions are returned as expressions that must be **positive**; :func:`positive_part`
+removes the factors known to be positive (positive symbols, squares of non-vanishing
+factors are kept) so the conditions read as in the classical literature.
+
+>>> lam, k = sp.symbols("lambda k")
+>>> routh_hurwitz_conditions(lam**2 + 2*lam + k, lam)
+[2, 2*k]
+>>> mu = sp.Symbol("mu")
+>>> reversible_conditions(mu**2 + 3*mu + k, mu)
+[9 - 4*k, 3, k]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy as sp
+
+from geomech.core.zero import default_policy
+
+__all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
+           "reversible_conditions", "is_even_polynomial", "even_part_variable",
+           "positive_part", "even_factors", "split_zero_roots"]
+
+#: The eigenvalue variable of characteristic polynomials.
+LAMBDA = sp.Symbol("lambda")
+#: The variable :math:`\mu = \lambda^2` of reversible factors.
+MU = sp.Symbol("mu")
+
+
+def _coefficients(p, lam) -> list[sp.Expr]:
+    """Coefficients :math:`a_0, \\dots, a_n` (highest degree first) of ``p`` in ``lam``."""
+    return [sp.together(c) for c in sp.Poly(sp.expand(p), lam).all_coeffs()]
+
+
+def hurwitz_determinants(coeffs: Sequence) -> list[sp.Expr]:
+    r"""The leading principal minors :math:`\Delta_1, \dots, \Delta_n` of the Hurwitz matrix
+    :math:`H_{ij} = a_{2j-i}` (1-based, :math:`a_k = 0` outside :math:`0..n`) of
+    :math:`a_0\lambda^n + \dots + a_n`.
+
+    >>> a = sp.symbols("a0:4")
+    >>> hurwitz_determinants(a)[1]
+    -a0*a3 + a1*a2
+    """
+    a = [sp.sympify(c) for c in coeffs]
+    n = len(a) - 1
+
+    def entry(i: int, j: int) -> sp.Expr:
+        k = 2 * (j + 1) - (i + 1)
+        return a[k] if 0 <= k <= n else sp.S.Zero
+
+    H = sp.Matrix(n, n, entry)
+    return [sp.expand(H[:k, :k].det(method="berkowitz")) for k in range(1, n + 1)]
+
+
+def routh_hurwitz_conditions(p, lam) -> list[sp.Expr]:
+    r"""Expressions that are all positive iff every root of ``p`` has a negative real part:
+    the Hurwitz determinants of :math:`p/a_0` multiplied by the positive factor
+    :math:`a_0^{2k}` (so no denominator is introduced); the sign of :math:`a_0` enters once.
+
+    >>> lam, c = sp.symbols("lambda c")
+    >>> routh_hurwitz_conditions(2*lam + c, lam)
+    [2*c]
+    """
+    a = _coefficients(p, lam)
+    a0 = a[0]
+    # Delta_k(a/a0) = Delta_k(a) / a0**k ; multiply by a0**(2k): Delta_k(a) * a0**k
+    dets = hurwitz_determinants(a)
+    return [sp.factor_terms(sp.expand(d * a0**k)) for k, d in enumerate(dets, 1)]
+
+
+def newton_sums(coeffs: Sequence, count: int) -> list[sp.Expr]:
+    r"""Power sums :math:`s_0, \dots, s_{count-1}` of the roots of
+    :math:`c_d x^d + \dots + c_0` (coefficients highest first), by Newton's identities.
+
+    >>> newton_sums([1, -3, 2], 4)          # roots 1, 2
+    [2, 3, 5, 9]
+    """
+    c = [sp.sympify(x) for x in coeffs]
+    d = len(c) - 1
+    e = [sp.together(c[k] / c[0]) for k in range(d + 1)]    # monic: x^d + e1 x^{d-1} + ...
+    s: list[sp.Expr] = [sp.Integer(d)]
+    for k in range(1, count):
+        acc = -k * e[k] if k <= d else sp.S.Zero
+        for i in range(1, min(k, d + 1)):
+            acc -= e[i] * s[k - i]
+        s.append(sp.together(acc))
+    return s
+
+
+def reversible_conditions(q, mu) -> list[sp.Expr]:
+    r"""Expressions all positive iff :math:`q(\mu)` has only simple negative real roots
+    (the spectral stability of :math:`p(\lambda) = q(\lambda^2)`): the Hankel minors
+    :math:`\Delta_k = \det(s_{i+j})_{0\le i,j<k}` of the Newton sums, :math:`k = 2..d`
+    (positive iff the :math:`d` roots are real and distinct, Hermite), then the products
+    :math:`c_i c_d` of the coefficients with the leading one (the roots are negative).
+
+    >>> mu = sp.Symbol("mu")
+    >>> reversible_conditions(mu - 4, mu)
+    [-4]
+    """
+    c = _coefficients(q, mu)
+    d = len(c) - 1
+    s = newton_sums(c, 2 * d - 1)
+    out: list[sp.Expr] = []
+    for k in range(2, d + 1):
+        Hk = sp.Matrix(k, k, lambda i, j: s[i + j])
+        out.append(sp.factor_terms(sp.cancel(sp.together(Hk.det(method="berkowitz")))))
+    out += [sp.factor_terms(sp.expand(ci * c[0])) for ci in c[1:]]
+    return out
+
+
+def is_even_polynomial(p, lam) -> bool:
+    r"""Whether ``p`` has only even powers of ``lam`` (exact zero test of the odd
+    coefficients): :math:`p(\lambda) = q(\lambda^2)`."""
+    a = _coefficients(p, lam)
+    n = len(a) - 1
+    policy = default_policy()
+    return all(policy.is_zero(a[i]) for i in range(len(a)) if (n - i) % 2 == 1)
+
+
+def even_part_variable(p, lam, mu) -> sp.Expr:
+    r""":math:`q(\mu)` with :math:`p(\lambda) = q(\lambda^2)` (``p`` even in ``lam``).
+
+    >>> lam, mu = sp.symbols("lambda mu")
+    >>> even_part_variable(lam**4 + 3*lam**2 + 1, lam, mu)
+    mu**2 + 3*mu + 1
+    """
+    a = _coefficients(p, lam)
+    n = len(a) - 1
+    return sp.Add(*[a[i] * mu**((n - i) // 2) for i in range(len(a)) if (n - i) % 2 == 0])
+
+
+def split_zero_roots(p, lam) -> tuple[int, sp.Expr]:
+    r"""``(z, r)`` with :math:`p = \lambda^z r(\lambda)` and :math:`r(0) \ne 0` (each low
+    coefficient decided by the zero policy).
+
+    >>> lam, k = sp.symbols("lambda k")
+    >>> split_zero_roots(lam**3 + k*lam, lam)
+    (1, k + lambda**2)
+    """
+    a = _coefficients(p, lam)
+    n = len(a) - 1
+    policy = default_policy()
+    z = 0
+    while z < n and policy.is_zero(a[n - z]):
+        z += 1
+    rest = sp.Add(*[a[i] * lam**(n - i - z) for i in range(n - z + 1)])
+    return z, rest
+
+
+def positive_part(expr) -> sp.Expr:
+    r"""The factors of ``expr`` whose sign is not known: positive factors (positive symbols,
+    positive constants) and even powers are dropped and negative ones flip the sign, so
+    ``positive_part(e) > 0`` iff ``e > 0`` wherever the factors of even power do not vanish
+    (:func:`even_factors` lists them).
+
+    >>> m, g = sp.symbols("m g", positive=True); w = sp.Symbol("w", real=True)
+    >>> positive_part(-3*m*(g - w**2)), positive_part(0)
+    (-g + w**2, 0)
+    """
+    e = sp.factor(sp.cancel(sp.together(expr)))
+    if e == 0:
+        return sp.S.Zero
+    num, den = sp.fraction(e)
+    sign = 1
+    keep = []
+    for part in (num, den):
+        coeff, factors = sp.factor_list(part)
+        if coeff.is_negative:
+            sign = -sign
+        for f, k in factors:
+            if f.is_positive:
+                continue
+            if f.is_negative:
+                sign = sign * (-1) ** k
+                continue
+            if k % 2:
+                keep.append(f)        # f**k and f**-k have the sign of f
+    out = sp.Mul(*keep) if keep else sp.S.One
+    return sp.expand(out) if sign > 0 else sp.expand(-out)
+
+
+def even_factors(expr) -> list[sp.Expr]:
+    r"""The factors of ``expr`` of even multiplicity whose sign is not known: where one of
+    them vanishes, ``expr`` vanishes although :func:`positive_part` may be positive.
+
+    >>> w, k = sp.symbols("w k", real=True)
+    >>> even_factors(w**2*(k - 1))
+    [w]
+    """
+    e = sp.factor(sp.cancel(sp.together(expr)))
+    num = sp.fraction(e)[0]
+    return [f for f, k in sp.factor_list(num)[1]
+            if k % 2 == 0 and not (f.is_positive or f.is_negative)]

@@ -1,0 +1,141 @@
+r"""Stability diagrams: the eigenvalues of the linearisation at a family of steady motions
+against a parameter (the disk against its spin, the rattleback against its spin, a bicycle
+against its speed).
+
+The linearisation is computed once, exactly, with the parameter left symbolic
+(:func:`~geomech.mechanics.analysis.linearization.linearize`); each value then only costs a
+numeric eigenvalue problem of the reduced block (the zero roots of the cyclic coordinates
+are left out).  Where the largest real part crosses zero the verdict changes (the classical
+thresholds: :math:`(C + ma^2)C\omega^2 = mgaA` for the upright disk).
+
+>>> import geomech as gm
+>>> d = gm.examples.rolling_disk().stability_diagram(
+...     "omega", [0.5, 3.0], parameters={"m": 1, "a": 1, "A": 0.25, "C": 0.5, "g": 9.81})
+>>> [bool(x) for x in d.max_real() > 1e-9]
+[True, False]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from geomech.mechanics.analysis.common import numeric_values
+from geomech.mechanics.analysis.linearization import linearize
+
+__all__ = ["StabilityDiagram", "stability_diagram", "steady_state_with"]
+
+
+class StabilityDiagram:
+    """Eigenvalues of the reduced linearisation at each value of a parameter.
+
+    Attributes
+    ----------
+    parameter : str
+    values : ndarray (k,)
+    eigenvalues : ndarray (k, n) complex
+        Row ``i``: the eigenvalues at ``values[i]``, sorted by real part.
+    linearization : Linearization
+        The symbolic linearisation the diagram evaluates.
+    """
+
+    def __init__(self, parameter: str, values, eigenvalues, linearization):
+        self.parameter = parameter
+        self.values = np.asarray(values, dtype=float)
+        self.eigenvalues = np.asarray(eigenvalues, dtype=complex)
+        self.linearization = linearization
+
+    def max_real(self) -> np.ndarray:
+        """The largest real part at each value."""
+        if self.eigenvalues.shape[1] == 0:
+            return np.zeros(len(self.values))
+        return self.eigenvalues.real.max(axis=1)
+
+    def crossings(self, tol: float = 1e-9) -> list[float]:
+        """Values (linearly interpolated) where the largest real part crosses ``tol``."""
+        m = self.max_real() - tol
+        out = []
+        for i in range(len(m) - 1):
+            if m[i] == 0 or m[i] * m[i + 1] < 0:
+                t = m[i] / (m[i] - m[i + 1]) if m[i] != m[i + 1] else 0.0
+                out.append(float(self.values[i] + t * (self.values[i + 1] - self.values[i])))
+        return out
+
+    def plot(self, ax=None, imaginary: bool = False):
+        """Draw the real parts (and, with ``imaginary``, the imaginary parts) against the
+        parameter; returns the matplotlib ``Figure`` (a new one unless ``ax`` is given)."""
+        if ax is None:
+            try:
+                from matplotlib.figure import Figure
+            except ImportError:
+                raise ImportError("plots need matplotlib: pip install matplotlib") from None
+            fig = Figure(figsize=(6.4, 4.0))
+            ax = fig.subplots()
+        fig = ax.figure
+        k = self.eigenvalues.shape[1]
+        xs = np.repeat(self.values, k)
+        ax.plot(xs, self.eigenvalues.real.ravel(), ".", ms=3, label="Re λ")
+        if imaginary:
+            ax.plot(xs, self.eigenvalues.imag.ravel(), ".", ms=2, color="0.6", label="Im λ")
+            ax.legend(loc="best")
+        ax.axhline(0.0, color="k", lw=0.6)
+        for c in self.crossings():
+            ax.axvline(c, color="C3", lw=0.8, ls="--")
+        ax.set_xlabel(self.parameter)
+        ax.set_ylabel("eigenvalues" if imaginary else "Re λ")
+        ax.set_title(f"{self.linearization.system.name}: stability against {self.parameter}")
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"StabilityDiagram({self.linearization.system.name!r}, {self.parameter!r}, "
+                f"{len(self.values)} values, crossings {self.crossings()})")
+
+
+def steady_state_with(system, steady, parameter: str) -> dict:
+    """The state to linearise: ``steady`` (a state dict, or the name of a family whose
+    constants stay symbolic), by default the distinguished family."""
+    if isinstance(steady, Mapping):
+        return dict(steady)
+    fams = system.steady_motions(search=steady is not None)
+    fam = fams[0] if steady is None else next((f for f in fams if f.name == steady), None)
+    if fam is None:
+        raise ValueError(f"{steady!r} is not a family of steady motions of {system.name}")
+    return fam.at(**{c.name: c for c in fam.constants})
+
+
+def stability_diagram(system, parameter: str, values: Sequence, steady=None,
+                      parameters: Mapping | None = None) -> StabilityDiagram:
+    """Eigenvalues of the linearisation at the steady motion ``steady`` against
+    ``parameter`` (a system parameter or a constant of the steady motion, by name).
+
+    Parameters
+    ----------
+    system : NonholonomicSystem
+    parameter : str
+    values : sequence of numbers
+    steady : dict or str, optional
+        A state (values may contain the parameter symbolically), or a family name; default:
+        the system's distinguished family.
+    parameters : dict, optional
+        Values of the other parameters and constants (default: the system's numeric
+        defaults).
+    """
+    if not isinstance(parameter, str):
+        parameter = getattr(parameter, "name", None) or str(parameter)
+    lin = linearize(system, steady_state_with(system, steady, parameter))
+    J = lin.reduced_matrix
+    sym = next((s for s in J.free_symbols if s.name == parameter), None)
+    others = {s for s in J.free_symbols if s.name != parameter}
+    vals = numeric_values(system, others, parameters)
+    Jn = J.xreplace(vals)
+    if sym is None:
+        sym = sp.Symbol(parameter)
+    f = sp.lambdify(sym, Jn, modules="numpy")
+    rows = []
+    for v in values:
+        M = np.array(f(float(v)), dtype=complex).reshape(J.shape)
+        ev = np.linalg.eigvals(M) if J.rows else np.zeros(0, complex)
+        rows.append(ev[np.lexsort((ev.imag, ev.real))])
+    return StabilityDiagram(parameter, values, np.array(rows).reshape(len(rows), J.rows), lin)

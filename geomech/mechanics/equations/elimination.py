@@ -1,0 +1,478 @@
+r"""Linear solves of the equations of motion that keep their structure.
+
+The equations of motion of a nonholonomic system need two kinds of exact solves: the
+constraint minor :math:`a_{\rm dep}\,x = y` (dependent velocities, the particular
+acceleration) and the reduced mass matrix :math:`M\dot u = b`.  Brought to one cancelled
+fraction their solutions can be far larger than the solve itself -- the velocities of the
+links of a snake of :math:`N` Chaplygin sleighs (Ostrowski & Burdick (1998)) expand into
+sums over the paths of the chain -- so here:
+
+* :func:`triangular_order` finds the pivots of a matrix that is triangular up to
+  permutations of its rows and columns (the knife edges of a chain of links, rolling
+  bodies whose contact velocity is solved for :math:`\dot x, \dot y`); :func:`eliminate`
+  then solves by forward substitution, every step kept as it is unless it is small
+  (:func:`keep_small`), and otherwise by the exact ring solve
+  (:func:`geomech.core.algebra.solve_linear`);
+* :func:`adjugate_solve` is :math:`x = \operatorname{adj}(M)\,b/\det M` (Cramer's rule;
+  Golub & Van Loan (2013), §2.1) with the minors of a Laplace expansion memoised and
+  nothing expanded.
+
+Everything is exact and equal, as a function, to the cancelled solution; only the form
+differs.  :func:`expansion_bound` bounds the number of terms of the expanded numerator and
+denominator of an expression without expanding it, so that callers bring to a normal form
+only what stays small (a deterministic criterion, not a time limit).
+
+>>> import sympy as sp
+>>> a, b, c, x, y = sp.symbols("a b c x y")
+>>> triangular_order(sp.Matrix([[a, 0], [b, c]]))
+[(0, 0), (1, 1)]
+>>> eliminate(sp.Matrix([[a, 0], [b, c]]), sp.Matrix([x, y]))
+Matrix([
+[          x/a],
+[(y - b*x/a)/c]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import sympy as sp
+
+from geomech.core.algebra.matrices import rational_rank
+from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import solve_linear as ring_solve
+from geomech.core.opcount import count_ops
+
+__all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
+           "expansion_bound", "normal_form_pays", "rational_value", "certainly_nonzero",
+           "certainly_full_rank", "interval_value"]
+
+#: pieces of at most this many operations are brought to their compact normal form by
+#: :func:`keep_small`; larger ones are kept as built
+SMALL_OPS = 300
+
+
+def keep_small(e: sp.Expr) -> sp.Expr:
+    """``compact(e)`` when ``e`` has at most :data:`SMALL_OPS` operations, its cancelled
+    fraction is not expected to be far longer (:func:`normal_form_pays`) and its compact
+    form is not longer, else ``e`` (no expansion unless it pays).
+
+    >>> s = sp.Symbol("s")
+    >>> keep_small(sp.sin(s)**2 + sp.cos(s)**2)
+    1
+    """
+    e = sp.sympify(e)
+    if e.is_Atom:
+        return e
+    ops = count_ops(e)
+    if ops > SMALL_OPS or not normal_form_pays(e):
+        return e
+    c = compact(e)
+    return c if count_ops(c) <= ops else e
+
+
+def triangular_order(A: sp.Matrix) -> list[tuple[int, int]] | None:
+    """Pivots ``[(row, column), ...]`` of a square matrix that is triangular up to
+    permutations: at its turn each row has exactly one (structurally) non-zero entry in the
+    columns not yet pivoted.  ``None`` when there is no such order.
+
+    >>> x = sp.Symbol("x")
+    >>> triangular_order(sp.Matrix([[x, 1], [0, 2]]))
+    [(1, 1), (0, 0)]
+    >>> triangular_order(sp.Matrix([[x, 1], [1, 2]])) is None
+    True
+    """
+    k = A.shape[0]
+    cols = [{j for j in range(k) if A[i, j] != 0} for i in range(k)]
+    order: list[tuple[int, int]] = []
+    done_rows: set = set()
+    done_cols: set = set()
+    while len(order) < k:
+        for i in range(k):
+            if i in done_rows:
+                continue
+            free = cols[i] - done_cols
+            if len(free) == 1:
+                j = free.pop()
+                order.append((i, j))
+                done_rows.add(i)
+                done_cols.add(j)
+                break
+        else:
+            return None
+    return order
+
+
+def eliminate(A: sp.Matrix, B: sp.Matrix, what: str = "system",
+              norm: Callable[[sp.Expr], sp.Expr] = keep_small) -> sp.Matrix:
+    r"""``X`` with :math:`AX = B` for a non-singular square ``A`` (``B`` one or more columns).
+
+    Triangular up to permutations (:func:`triangular_order`): forward substitution,
+    :math:`x_j = (b_i - \sum_{l} a_{il}x_l)/a_{ij}` along the pivots, each entry passed
+    through ``norm`` (default :func:`keep_small`).  Otherwise the exact ring solve, one
+    column at a time.  The caller guarantees :math:`\det A \ne 0` (the pivots of a
+    triangular matrix are then non-zero).
+
+    >>> a, x = sp.symbols("a x")
+    >>> eliminate(sp.Matrix([[1, a], [0, 2]]), sp.Matrix([[x, 0], [2, 1]]))
+    Matrix([
+    [-a + x, -a/2],
+    [     1,  1/2]])
+    """
+    k = A.shape[0]
+    order = triangular_order(A)
+    if order is None:
+        return sp.Matrix.hstack(*[ring_solve(A, B[:, c], what) for c in range(B.shape[1])])
+    X = sp.zeros(k, B.shape[1])
+    for c in range(B.shape[1]):
+        solved: list[int] = []
+        for i, j in order:
+            e = B[i, c] - sp.Add(*[A[i, m] * X[m, c] for m in solved
+                                   if A[i, m] != 0 and X[m, c] != 0])
+            X[j, c] = norm(e / A[i, j]) if e != 0 else sp.S.Zero
+            solved.append(j)
+    return X
+
+
+def adjugate_solve(M: sp.Matrix, b: Sequence, what: str = "system") -> list:
+    r""":math:`x = \operatorname{adj}(M)\,b/\det M`, nothing expanded.
+
+    The minors of the Laplace expansion along the first rows are memoised, so
+    :math:`\det M` and the :math:`n` numerators (the determinants of :math:`M` with a column
+    replaced by :math:`b`) share them.  For the small reduced mass matrices of the
+    equations of motion (:math:`n \le 6`).  ``ValueError`` naming ``what`` when
+    :math:`\det M` vanishes identically (:func:`certainly_nonzero`).
+
+    >>> a, b1, b2 = sp.symbols("a b1 b2")
+    >>> adjugate_solve(sp.Matrix([[a, 1], [1, 2]]), [b1, b2])
+    [(2*b1 - b2)/(2*a - 1), (a*b2 - b1)/(2*a - 1)]
+    """
+    n = M.shape[0]
+    rows = [[M[i, j] for j in range(n)] + [b[i]] for i in range(n)]
+    memo: dict = {}
+
+    def minor(cols: tuple) -> sp.Expr:
+        got = memo.get(cols)
+        if got is None:
+            r0 = n - len(cols)
+            if len(cols) == 1:
+                got = rows[r0][cols[0]]
+            else:
+                terms = []
+                for pos, j in enumerate(cols):
+                    a = rows[r0][j]
+                    if a != 0:
+                        sub = minor(cols[:pos] + cols[pos + 1:])
+                        if sub != 0:
+                            terms.append(a * sub if pos % 2 == 0 else -a * sub)
+                got = sp.Add(*terms)
+            memo[cols] = got
+        return got
+
+    det = minor(tuple(range(n)))
+    if not certainly_nonzero(det):
+        raise ValueError(f"the {what} is singular: det = 0 identically")
+    out = []
+    for i in range(n):
+        cols = tuple(j for j in range(n) if j != i) + (n,)
+        sign = -1 if (n - 1 - i) % 2 else 1
+        num = minor(cols)
+        out.append(sign * num / det if num != 0 else sp.S.Zero)
+    return out
+
+
+def expansion_bound(e: sp.Expr) -> int:
+    """An upper bound of the number of terms of the expanded numerator and denominator of
+    ``e`` brought to one fraction (sums multiply by the denominators of the other terms,
+    products multiply, integer powers raise), computed on the shared sub-expressions
+    without expanding.
+
+    >>> x, y = sp.symbols("x y")
+    >>> expansion_bound((x + y)**2), expansion_bound(x/(x + y) + 1/y)
+    (4, 4)
+    """
+    memo: dict = {}
+
+    def nd(a) -> tuple[int, int]:
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Atom or a.is_Function:
+            got = (1, 1)
+        elif a.is_Add:
+            parts = [nd(t) for t in a.args]
+            den = 1
+            for _, d in parts:
+                den *= d
+            got = (sum(n * den // d for n, d in parts), den)
+        elif a.is_Mul:
+            num = den = 1
+            for t in a.args:
+                n, d = nd(t)
+                num, den = num * n, den * d
+            got = (num, den)
+        elif a.is_Pow and a.exp.is_Integer:
+            n, d = nd(a.base)
+            k = int(a.exp)
+            got = (n ** k, d ** k) if k >= 0 else (d ** -k, n ** -k)
+        else:
+            got = (1, 1)
+        memo[a] = got
+        return got
+
+    n, d = nd(sp.sympify(e))
+    return n + d - 1
+
+
+#: operations per expanded term assumed by :func:`normal_form_pays`
+TERM_OPS = 12
+
+
+def normal_form_pays(e: sp.Expr) -> bool:
+    """Whether one cancelled fraction is expected to be at most about twice as long as
+    ``e``: :func:`expansion_bound` times :data:`TERM_OPS` operations per term against the
+    operations of ``e`` (deterministic; the normal form is computed only where it pays).
+
+    >>> x, y = sp.symbols("x y")
+    >>> normal_form_pays(x/(x + y) + 1/y), normal_form_pays((x + y + 1)**12 / (x - y)**9)
+    (True, False)
+    """
+    e = sp.sympify(e)
+    if e.is_Atom:
+        return True
+    return expansion_bound(e) * TERM_OPS <= 2 * count_ops(e) + 2 * SMALL_OPS
+
+
+def rational_value(e: sp.Expr, point: dict, angles: dict):
+    r"""The exact value of ``e`` (a rational function of symbols and of sines and cosines
+    of integer combinations of angles) at a point where every angle :math:`s` has
+    :math:`e^{is} = c + i\,s'` with rational ``(c, s')`` (``angles[s]``) and every other
+    symbol a rational value (``point``); computed once per distinct sub-expression with
+    Gaussian rationals (:math:`e^{i\sum k_js_j} = \prod (c_j + i s'_j)^{k_j}`).
+    ``None`` when ``e`` has other atoms or a denominator vanishes there.
+
+    >>> t, x = sp.symbols("t x")
+    >>> rational_value(x*sp.cos(2*t)/(1 + sp.sin(t)), {x: 2}, {t: (sp.Rational(3, 5),
+    ...                                                        sp.Rational(4, 5))})
+    -14/45
+    """
+    from fractions import Fraction
+
+    memo: dict = {}
+
+    def gauss(s, k):           # (c + i s)^k as a pair of Fractions
+        c, si = angles[s]
+        re, im = Fraction(1), Fraction(0)
+        bc, bs = _fraction(c), _fraction(si)
+        if k < 0:
+            bs, k = -bs, -k
+        for _ in range(k):
+            re, im = re * bc - im * bs, re * bs + im * bc
+        return re, im
+
+    def trig(f):
+        re, im = Fraction(1), Fraction(0)
+        for t in sp.Add.make_args(f.args[0]):
+            k, s = t.as_coeff_Mul()
+            if not (k.is_Integer and s in angles):
+                raise _NoValue
+            a, b = gauss(s, int(k))
+            re, im = re * a - im * b, re * b + im * a
+        return re if isinstance(f, sp.cos) else im
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = Fraction(int(a.p), int(a.q))
+        elif a.is_Symbol:
+            v = point.get(a)
+            if v is None:
+                raise _NoValue
+            got = _fraction(v)
+        elif a.is_Add:
+            got = sum((val(t) for t in a.args), Fraction(0))
+        elif a.is_Mul:
+            got = Fraction(1)
+            for t in a.args:
+                got *= val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = val(a.base) ** int(a.exp)
+        elif isinstance(a, (sp.sin, sp.cos)):
+            got = trig(a)
+        else:
+            raise _NoValue
+        memo[a] = got
+        return got
+
+    try:
+        out = val(sp.sympify(e))
+    except (_NoValue, ZeroDivisionError):
+        return None
+    return sp.Rational(out.numerator, out.denominator)
+
+
+def _fraction(v):
+    from fractions import Fraction
+
+    v = sp.Rational(v)
+    return Fraction(int(v.p), int(v.q))
+
+
+class _NoValue(Exception):
+    """An atom :func:`rational_value` cannot evaluate exactly."""
+
+
+def _trig_rational_points(symbols, tries: int):
+    """``(point, angles)`` pairs: rational values, and for every symbol as an angle the
+    rational sine and cosine :math:`(1-t^2, 2t)/(1+t^2)` of :math:`s = 2\arctan t`."""
+    import random
+
+    rng = random.Random(20260)
+    for _ in range(tries):
+        point, angles = {}, {}
+        for s in symbols:
+            t = sp.Rational(rng.randint(1, 40), rng.randint(1, 40))
+            point[s] = t
+            angles[s] = ((1 - t**2) / (1 + t**2), 2 * t / (1 + t**2))
+        yield point, angles
+
+
+def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
+    """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
+    full rank at a random point (:func:`rational_value`) or, with other atoms (roots), by
+    interval elimination with pivots excluding zero (:func:`interval_value`); ``False``
+    means "not proved here" (the caller then asks the zero policy).
+
+    >>> s = sp.Symbol("s")
+    >>> certainly_full_rank(sp.Matrix([[1, sp.sin(s)], [sp.sin(s), 1]]))
+    True
+    >>> certainly_full_rank(sp.Matrix([[1, s], [s, s**2]]))
+    False
+    """
+    syms = sorted(set().union(*[e.free_symbols for e in M]), key=sp.default_sort_key)
+    full = min(M.shape)
+    for point, angles in _trig_rational_points(syms, tries):
+        vals = [rational_value(e, point, angles) for e in M]
+        if any(v is None for v in vals):
+            boxes = [interval_value(e, point) for e in M]
+            if all(b is not None for b in boxes) and _interval_pivots(
+                    [boxes[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]) == full:
+                return True
+            continue
+        rows = [vals[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]
+        if rational_rank(rows, M.cols) == full:
+            return True
+    return False
+
+
+def _interval_pivots(rows: list) -> int:
+    """The number of pivots of Gaussian elimination on an interval matrix whose intervals
+    exclude zero (pivots chosen by the largest midpoint): a lower bound of the rank of every
+    matrix enclosed (the same pivot positions give non-zero pivots)."""
+    rows = [list(r) for r in rows]
+    found = 0
+    while rows and rows[0]:
+        best = None
+        for i, r in enumerate(rows):
+            for j, x in enumerate(r):
+                if 0 not in x and (best is None or abs(x.mid) > abs(rows[best[0]][best[1]].mid)):
+                    best = (i, j)
+        if best is None:
+            break
+        i, j = best
+        piv = rows.pop(i)
+        for r in rows:
+            f = r[j] / piv[j]
+            for c in range(len(r)):
+                r[c] = r[c] - f * piv[c]
+        for r in rows:
+            del r[j]
+        found += 1
+    return found
+
+
+def interval_value(e: sp.Expr, point: dict, prec: int = 120):
+    r"""An interval enclosing the value of ``e`` at ``point`` (symbols -> rationals), by
+    interval arithmetic at ``prec`` bits (``mpmath``'s interval context; Moore, Kearfott &
+    Cloud (2009), *Introduction to Interval Analysis*): sums, products, integer and rational
+    powers, ``sin``, ``cos``, ``exp``, ``log``; each distinct sub-expression evaluated once.
+    ``None`` for other atoms.  An enclosure that excludes 0 proves the value non-zero.
+
+    >>> x = sp.Symbol("x")
+    >>> 0 in interval_value(sp.sqrt(x) - 1, {x: sp.Rational(9, 4)})
+    False
+    """
+    from mpmath.ctx_iv import MPIntervalContext
+
+    ctx = MPIntervalContext()
+    ctx.prec = prec
+    funcs = {sp.sin: ctx.sin, sp.cos: ctx.cos, sp.exp: ctx.exp, sp.log: ctx.log}
+    memo: dict = {}
+
+    def num(r):
+        r = sp.Rational(r)
+        return ctx.mpf(int(r.p)) / int(r.q)
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = num(a)
+        elif a.is_Symbol:
+            if a not in point:
+                raise _NoValue
+            got = num(point[a])
+        elif a.is_Add:
+            got = sum((val(t) for t in a.args[1:]), val(a.args[0]))
+        elif a.is_Mul:
+            got = val(a.args[0])
+            for t in a.args[1:]:
+                got = got * val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = val(a.base) ** int(a.exp)
+        elif a.is_Pow and a.exp.is_Rational:
+            b = val(a.base)
+            if b.a < 0:
+                raise _NoValue                     # a root of a possibly negative number
+            got = ctx.exp(ctx.log(b) * num(a.exp)) if a.exp.q != 2 else \
+                ctx.sqrt(b) ** int(a.exp.p)
+        elif type(a) in funcs:
+            got = funcs[type(a)](val(a.args[0]))
+        else:
+            raise _NoValue
+        memo[a] = got
+        return got
+
+    try:
+        return val(sp.sympify(e))
+    except (_NoValue, ZeroDivisionError, ValueError):
+        return None
+
+
+def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
+    r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
+    (:func:`rational_value`, angles with rational sine and cosine
+    :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
+    enclosure of the value excluding zero (:func:`interval_value`) proves it; otherwise the
+    zero policy decides.
+
+    >>> s = sp.Symbol("s")
+    >>> certainly_nonzero(sp.sin(s)**2 + sp.cos(s)**2 - 1), certainly_nonzero(sp.sin(2*s))
+    (False, True)
+    """
+    from geomech.core.zero import default_policy
+
+    e = sp.sympify(e)
+    syms = sorted(e.free_symbols, key=sp.default_sort_key)
+    for point, angles in _trig_rational_points(syms, tries):
+        v = rational_value(e, point, angles)
+        if v is not None and v != 0:
+            return True
+        if v is None:            # other atoms (roots ...): an enclosure without 0 decides
+            box = interval_value(e, point)
+            if box is not None and 0 not in box:
+                return True
+    return not default_policy().is_zero(e)

@@ -1,0 +1,98 @@
+"""Routh-Hurwitz and the spectral conditions of reversible factors, checked against the roots
+computed independently (numpy) on random exact polynomials."""
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from geomech.mechanics.analysis.stability_criteria import (
+    even_factors,
+    even_part_variable,
+    hurwitz_determinants,
+    is_even_polynomial,
+    newton_sums,
+    positive_part,
+    reversible_conditions,
+    routh_hurwitz_conditions,
+    split_zero_roots,
+)
+
+lam, mu = sp.symbols("lambda mu")
+coeff = st.integers(-6, 6)
+
+
+def _roots(p, x):
+    return np.roots([float(c) for c in sp.Poly(p, x).all_coeffs()])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(coeff, min_size=2, max_size=6).filter(lambda a: a[0] != 0))
+def test_routh_hurwitz_agrees_with_the_roots(a):
+    p = sum(c * lam**(len(a) - 1 - i) for i, c in enumerate(a))
+    conds = routh_hurwitz_conditions(p, lam)
+    r = _roots(p, lam)
+    if any(abs(x.real) < 1e-9 for x in r):          # a root on the axis: boundary
+        assert any(c == 0 for c in conds) or not all(c > 0 for c in conds)
+        return
+    assert all(c > 0 for c in conds) == bool(np.all(r.real < 0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(coeff, min_size=2, max_size=5).filter(lambda a: a[0] != 0 and a[-1] != 0))
+def test_reversible_conditions_mean_simple_negative_roots(a):
+    q = sum(c * mu**(len(a) - 1 - i) for i, c in enumerate(a))
+    conds = reversible_conditions(q, mu)
+    r = _roots(q, mu)
+    distinct = len(sp.Poly(q, mu).sqf_part().all_coeffs()) == len(a)
+    simple_negative = distinct and bool(np.all(np.abs(r.imag) < 1e-9)) and \
+        bool(np.all(r.real < 0))
+    assert all(c > 0 for c in conds) == simple_negative
+    # p(lambda) = q(lambda^2): then every root of p is simple and imaginary
+    if simple_negative:
+        rp = _roots(q.subs(mu, lam**2), lam)
+        assert np.all(np.abs(rp.real) < 1e-6)
+
+
+def test_hurwitz_determinants_of_the_cubic():
+    a0, a1, a2, a3 = sp.symbols("a0:4")
+    d = hurwitz_determinants([a0, a1, a2, a3])
+    assert d[0] == a1 and sp.expand(d[1] - (a1 * a2 - a0 * a3)) == 0
+    assert sp.expand(d[2] - a3 * d[1]) == 0
+
+
+def test_newton_sums_are_power_sums():
+    roots = [2, -1, 5]
+    p = sp.expand(sp.Mul(*[(mu - r) for r in roots]))
+    s = newton_sums(sp.Poly(p, mu).all_coeffs(), 6)
+    assert s == [sum(r**k for r in roots) for k in range(6)]
+
+
+def test_even_polynomials_and_zero_roots():
+    k = sp.Symbol("k")
+    p = lam**5 + k * lam**3 + 2 * lam
+    assert split_zero_roots(p, lam) == (1, lam**4 + k * lam**2 + 2)
+    assert is_even_polynomial(lam**4 + k * lam**2 + 2, lam)
+    assert not is_even_polynomial(lam**2 + lam, lam)
+    assert even_part_variable(lam**4 + k * lam**2 + 2, lam, mu) == mu**2 + k * mu + 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(-5, 5), st.integers(1, 3))
+def test_positive_part_keeps_the_sign(m_, w_, g_):
+    m, g = sp.symbols("m g", positive=True)
+    w = sp.Symbol("w", real=True)
+    e = -3 * m * (g - w**2) * (w - 1)**2
+    pp = positive_part(e)
+    vals = {m: m_, g: g_, w: w_}
+    if w_ != 1:
+        assert sp.sign(pp.subs(vals)) == sp.sign(e.subs(vals))
+    assert even_factors(e) == [w - 1]
+
+
+def test_conditions_of_the_damped_oscillator():
+    c, k = sp.symbols("c k", real=True)
+    assert routh_hurwitz_conditions(lam**2 + c * lam + k, lam) == [c, c * k]
+    with pytest.raises(sp.PolynomialError):
+        routh_hurwitz_conditions(sp.sin(lam), lam)
