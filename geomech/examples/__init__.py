@@ -40,5 +40,6 @@ __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sl
            "free_rigid_body", "chaplygin_ball", "routh_sphere", "rubber_ball",
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",
-           "particle_zdot_y_xdot", "particle_holonomic_in_disguise", "suslov", "veselova", "heavy_top",
+           "particle_zdot_y_xdot", "particle_holonomic_in_disguise", "suslov", "veselova",
+           "heavy_top",
            "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle", "rattleback"]

@@ -48,6 +48,7 @@ from geomech.core.zero import default_policy
 from geomech.lie.characteristics import antiderivative, solve_linear_ode
 
 __all__ = ["LinearODESystem", "normal_form", "closed_form_basis", "numeric_basis",
+           "constant_solutions", "deflated",
            "scalar_equation", "is_elementary", "quadrature", "exp_of",
            "rational_antiderivative", "algebraic_antiderivative"]
 
@@ -174,12 +175,12 @@ def scalar_equation(B: sp.Matrix, var: sp.Symbol, j: int = 0):
     return list(a), Ci
 
 
-def _reduce_square(expr, xi, S):
-    r"""``expr`` (a polynomial in ``S``) reduced modulo :math:`S^2 = 1 - \xi^2`."""
+def _reduce_square(expr, square, S):
+    r"""``expr`` (a polynomial in ``S``) reduced modulo :math:`S^2 = ` ``square``."""
     p = sp.Poly(sp.expand(expr), S)
     out = sp.S.Zero
     for (k,), c in p.terms():
-        out += c * (1 - xi**2)**(k // 2) * S**(k % 2)
+        out += c * square**(k // 2) * S**(k % 2)
     return sp.expand(out)
 
 
@@ -202,9 +203,10 @@ def _in_new_variable(f, var, kind: str, odd: bool, xi):
     num, den = sp.fraction(e)
     if not (num.is_polynomial(xi, S) and den.is_polynomial(xi, S)):
         return None
-    num, den = _reduce_square(num, xi, S), _reduce_square(den, xi, S)
+    num, den = _reduce_square(num, 1 - xi**2, S), _reduce_square(den, 1 - xi**2, S)
     conj = den.coeff(S, 0) - S * den.coeff(S, 1)        # den * conj is free of S
-    num, den = _reduce_square(num * conj, xi, S), _reduce_square(den * conj, xi, S)
+    num, den = (_reduce_square(num * conj, 1 - xi**2, S),
+                _reduce_square(den * conj, 1 - xi**2, S))
     if not _is_zero(num.coeff(S, 1)):        # the parity test makes the odd part vanish
         return None
     return sp.cancel(num.coeff(S, 0) / den)
@@ -294,13 +296,19 @@ def _principal_branch(b: sp.Expr, xi) -> sp.Expr:
 
 def _back(b: sp.Expr, xi, var, kind: str | None) -> sp.Expr:
     r"""A solution in :math:`\xi` written in :math:`x`; for :math:`\xi = \cos x`,
-    :math:`(1 - \xi^2)^{k/2} = \sin^k x` (:math:`0 < x < \pi`, the range of a nutation
-    angle)."""
+    :math:`(1 - \xi^2)^{k/2} = \sin^k x`, :math:`\log(1 - \xi^2) = 2\log\sin x` and
+    :math:`\log\frac{1-\xi}{1+\xi} = 2\log\tan\frac x2` (:math:`0 < x < \pi`, the range of a
+    nutation angle); for :math:`\xi = \sin x`, the same with :math:`\cos x`
+    (:math:`|x| < \pi/2`)."""
     if kind is None:
         return b
+    other = sp.sin(var) if kind == "cos" else sp.cos(var)
+    rep = {sp.log(1 - xi**2): 2 * sp.log(other)}
     if kind == "cos":
-        b = b.xreplace({pw: sp.sin(var)**(2 * pw.exp) for pw in b.atoms(sp.Pow)
-                        if sp.expand(pw.base - (1 - xi**2)) == 0})
+        rep[sp.log((1 - xi) / (1 + xi))] = 2 * sp.log(sp.tan(var / 2))
+    b = b.xreplace(rep)
+    b = b.xreplace({pw: other**(2 * pw.exp) for pw in b.atoms(sp.Pow)
+                    if sp.expand(pw.base - (1 - xi**2)) == 0})
     return b.xreplace({xi: getattr(sp, kind)(var)})
 
 
@@ -376,6 +384,10 @@ def quadrature(f, var, seconds: float = 10.0) -> sp.Expr | None:
     alg = algebraic_antiderivative(f, var)
     if alg is not None:
         return alg
+    for kind in ("cos", "sin"):
+        prim = _trig_substitution(f, var, kind)
+        if prim is not None:
+            return prim
     t = sp.Symbol("t_")
     half = _half_angle(f, var, t)
     if half is not None:
@@ -385,6 +397,68 @@ def quadrature(f, var, seconds: float = 10.0) -> sp.Expr | None:
             prim = prim.xreplace({sp.atan(t): var / 2})       # x in (-pi, pi)
             return sp.expand_log(prim.xreplace({t: sp.tan(var / 2)}), force=True)
     return antiderivative(f, var, seconds)
+
+
+def _trig_substitution(f, var, kind: str) -> sp.Expr | None:
+    r""":math:`\int f\,dx` by :math:`\xi = \cos x` (``kind="cos"``: :math:`f = \sin x\,
+    g(\xi)`, :math:`dx = -d\xi/\sin x`) or :math:`\xi = \sin x` (:math:`f = \cos x\,
+    g(\xi)`), :math:`g` rational in :math:`\xi` and one square root :math:`y = \sqrt{Q(\xi)}`:
+    :math:`g = A + By` modulo :math:`y^2 = Q`, :math:`\int A` rational and :math:`\int By`
+    algebraic (:func:`algebraic_antiderivative`); else ``None``.  Chaplygin's
+    Legendre-type integrals and Routh's integral are of this kind."""
+    xi, y = sp.Dummy("xi"), sp.Dummy("y")
+    rads = {pw for pw in f.atoms(sp.Pow) if pw.base.has(var) and pw.exp.is_Rational
+            and pw.exp.q == 2}
+    bases = {pw.base for pw in rads}
+    if len(bases) > 1:
+        return None
+    r = _in_new_variable(f.xreplace({pw: y**int(2 * pw.exp) for pw in rads}), var, kind,
+                         True, xi)
+    if r is None:
+        return None
+    g = -r if kind == "cos" else r
+    check()
+    if not bases:
+        return _back(_real_logs(rational_antiderivative(g, xi), xi, kind), xi, var, kind)
+    Q = _in_new_variable(next(iter(bases)), var, kind, False, xi)
+    if Q is None or Q.has(y):
+        return None
+    num, den = sp.fraction(sp.cancel(g))
+    den = _reduce_square(den, Q, y)
+    conj = den.coeff(y, 0) - y * den.coeff(y, 1)
+    num = _reduce_square(num * conj, Q, y)
+    den = sp.expand(_reduce_square(den * conj, Q, y))
+    A, B = sp.cancel(num.coeff(y, 0) / den), sp.cancel(num.coeff(y, 1) / den)
+    alg = algebraic_antiderivative(B * sp.sqrt(Q), xi) if B != 0 else sp.S.Zero
+    if alg is None:
+        return None
+    return _back(_real_logs(rational_antiderivative(A, xi), xi, kind) + alg, xi, var, kind)
+
+
+def _real_logs(prim: sp.Expr, xi, kind: str) -> sp.Expr:
+    r"""An antiderivative in :math:`\xi = \cos x` (or :math:`\sin x`) with real
+    logarithms: each :math:`\log g` split over the irreducible factors of :math:`g`, each
+    factor of the sign it has on the domain (:func:`_positive_sign`; a constant change), and
+    :math:`c_-\log(1-\xi) + c_+\log(1+\xi)` written as
+    :math:`\tfrac{c_-+c_+}2\log(1-\xi^2) + \tfrac{c_--c_+}2\log\frac{1-\xi}{1+\xi}`
+    (for :math:`\xi = \cos x`, :math:`2\log\sin x` and :math:`2\log\tan\frac x2` on
+    :math:`0 < x < \pi`)."""
+    coeff: dict = {}
+    rest = sp.S.Zero
+    for term in sp.Add.make_args(sp.expand(prim)):
+        logs = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.log)]
+        if len(logs) != 1 or not logs[0].args[0].is_polynomial(xi):
+            rest += term
+            continue
+        c = sp.cancel(term / logs[0])
+        for fac, k in sp.factor_list(logs[0].args[0], xi)[1]:
+            fac = _positive_sign(sp.expand(fac))
+            coeff[fac] = coeff.get(fac, 0) + c * k
+    lo, hi = sp.expand(1 - xi), sp.expand(1 + xi)
+    cm, cp = coeff.pop(lo, 0), coeff.pop(hi, 0)
+    out = rest + sp.Add(*[c * sp.log(f) for f, c in coeff.items()])
+    return (out + sp.cancel((cm + cp) / 2) * sp.log(1 - xi**2)
+            + sp.cancel((cm - cp) / 2) * sp.log((1 - xi) / (1 + xi)))
 
 
 def algebraic_antiderivative(f, x) -> sp.Expr | None:
@@ -403,8 +477,18 @@ def algebraic_antiderivative(f, x) -> sp.Expr | None:
         return None
     Q, e = pows[0].base, pows[0].exp
     p = sp.cancel(f / pows[0])
-    if not (p.is_polynomial(x) and Q.is_polynomial(x)):
+    num, den = sp.fraction(p)
+    if not (num.is_polynomial(x) and den.is_polynomial(x) and Q.is_polynomial(x)):
         return None
+    if den.has(x):                        # p = num / (c Q^j): the exponent e - j
+        Qp = sp.Poly(Q, x)
+        j = 0
+        while sp.degree(den, x) > 0:
+            q, r = sp.div(sp.Poly(den, x), Qp)
+            if not r.is_zero:
+                return None
+            den, j = q.as_expr(), j + 1
+        e, p = e - j, sp.cancel(num / den)
     n = sp.degree(p, x) + 1
     cs = sp.symbols(f"_n0:{n + 1}", cls=sp.Dummy)
     N = sum(c * x**k for k, c in enumerate(cs))
@@ -514,6 +598,64 @@ def _block_fundamental(Bk: sp.Matrix, var, seconds: float) -> sp.Matrix | None:
     return min(found, key=lambda f: f[0])[1] if found else None
 
 
+def constant_solutions(B: sp.Matrix, var: sp.Symbol) -> list[sp.Matrix]:
+    r"""Constant solutions of :math:`z' = B(x)z`: a basis of the constant vectors :math:`v`
+    with :math:`B(x)v \equiv 0` (the reduced row echelon basis of the null space of
+    :math:`B` over the functions of :math:`x`, kept when free of :math:`x`; zero decisions by
+    the zero policy).
+
+    >>> x, a = sp.symbols("x a")
+    >>> constant_solutions(sp.Matrix([[x, -a*x], [1, -a]]), x)
+    [Matrix([
+    [a],
+    [1]])]
+    """
+    if B.rows == 0:
+        return []
+    out = []
+    for v in B.nullspace(iszerofunc=_is_zero, simplify=False):
+        check()
+        j = next(i for i in range(v.rows) if not _is_zero(v[i]))
+        v = (v / v[j]).applyfunc(sp.cancel)
+        if all(_is_zero(sp.diff(e, var)) for e in v):
+            out.append(_primitive_vector(v.applyfunc(
+                lambda e: sp.cancel(e.xreplace({var: sp.S.Zero})) if e.has(var) else e)))
+    return out
+
+
+def _primitive_vector(v: sp.Matrix) -> sp.Matrix:
+    """``v`` times the lcm of the denominators of its entries, divided by the gcd of the
+    numerators (a polynomial vector without content)."""
+    fr = [sp.fraction(sp.cancel(e)) for e in v]
+    den = sp.S.One
+    for _, d in fr:
+        den = sp.lcm(den, d)
+    nums = [sp.cancel(n * den / d) for n, d in fr]
+    g = sp.S.Zero
+    for n in nums:
+        g = sp.gcd(g, n)
+    return sp.Matrix([sp.cancel(n / g) for n in nums]) if g != 0 else v
+
+
+def deflated(system: LinearODESystem) -> LinearODESystem:
+    r"""The system in a constant basis :math:`z = Pw` whose first vectors span the constant
+    solutions (:func:`constant_solutions`): :math:`w' = P^{-1}BP\,w` has zero columns there,
+    so those components are quadratures of the others (d'Alembert's reduction of order for
+    systems, Ince (1926), §5.21) and the constant solutions come out as they are."""
+    B, var = system.matrix, system.variable
+    V = constant_solutions(B, var)
+    if not V or len(V) == B.rows:
+        return system
+    cols = list(V)
+    for i in range(B.rows):
+        trial = sp.Matrix.hstack(*cols, sp.eye(B.rows)[:, i])
+        if default_policy().rank(trial) > len(cols):
+            cols.append(sp.eye(B.rows)[:, i])
+    P = sp.Matrix.hstack(*cols)
+    Bn = (P.inv() * B * P).applyfunc(sp.cancel)
+    return LinearODESystem(var, system.unknowns, Bn, (system.embedding * P).applyfunc(sp.cancel))
+
+
 def closed_form_basis(system: LinearODESystem, seconds: float = 30.0
                       ) -> list[tuple] | None:
     r"""A basis of the solutions :math:`y = Tz` in closed form, one tuple of values of the
@@ -529,6 +671,7 @@ def closed_form_basis(system: LinearODESystem, seconds: float = 30.0
     >>> closed_form_basis(nf)
     [(log(x), 1), (1, 0)]
     """
+    system = deflated(system)
     var, B = system.variable, system.matrix
     k = B.rows
     consts = sp.symbols(f"_K0:{k}", cls=sp.Dummy)
