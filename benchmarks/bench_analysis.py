@@ -34,7 +34,7 @@ study", each on a fresh system object with symbolic parameters (operation counts
 A third table (``--noether``) times the one Noether search (Theorem 4) through its entry
 points, in CPU seconds (``time.process_time``; the machine may be shared): the coordinate
 ansatz ``noether_fields(S, ansatz=[1])`` and the default family ``noether_fields(S)``, and the
-tangent generators ``find_noether_fields`` (``system_noether_integrals``).
+tangent generators ``find_noether_fields(S)``.
 
 A fourth table (``--heavy-measure``) times the report's "Invariant measure" section on the
 heavy bodies (issue 13, items 1 and 6; limit 30 s, aim < 10 s), CPU seconds in a child process
@@ -304,12 +304,12 @@ NOETHER = ["chaplygin_sleigh", "rolling_disk", "snakeboard", "chaplygin_ball", "
 
 def noether_search(name: str) -> list:
     """Rows (system, entry point, CPU time, fields found) of the one Noether search."""
-    from geomech.mechanics.analysis.kozlov_kolesnikov import system_noether_integrals
+    from geomech.mechanics.analysis.kozlov_kolesnikov import find_noether_fields
     from geomech.mechanics.analysis.noether import noether_fields
 
     rows = []
     for label, fn in (("noether_fields(S, ansatz=[1])", lambda S: noether_fields(S, [1])),
-                      ("find_noether_fields (generators)", system_noether_integrals),
+                      ("find_noether_fields (generators)", find_noether_fields),
                       ("noether_fields(S) (default family)", noether_fields)):
         S = gm.examples.get(name)
         S.vector_field()

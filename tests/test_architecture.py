@@ -310,3 +310,112 @@ def test_rings_are_built_only_in_core():
     assert "geomech.mechanics.equations.common" not in found
     # the check sees a construction
     assert _ring_constructions(ast.parse("from sympy.polys.rings import ring\nring('x', 1)"))
+
+
+# -- one implementation per idea (issue 25 item 2) --------------------------------------------
+#: public names defined (``def``/``class`` at module level) in more than one module, and why.
+#: A genuinely different concept that happens to share a name is renamed rather than listed.
+DEFINED_TWICE_ALLOWED: dict[str, str] = {
+    # issue 25 item 2: the linear solve of the equations of motion (with its deferral of
+    # mass-matrix solves) and the engine's are unified in another round, with ``explicit=``
+    "solve_linear": "geomech.mechanics.equations.common / geomech.core.algebra.solve",
+}
+
+
+def public_definitions(root: pathlib.Path = ROOT) -> dict[str, list[str]]:
+    """``{name: [module, ...]}`` of the public functions and classes defined at module level."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                    not node.name.startswith("_"):
+                out.setdefault(node.name, []).append(module.removesuffix(".__init__"))
+    return out
+
+
+def test_no_public_name_is_defined_twice():
+    twice = {n: m for n, m in public_definitions().items() if len(m) > 1}
+    assert set(twice) - set(DEFINED_TWICE_ALLOWED) == set(), {
+        n: twice[n] for n in set(twice) - set(DEFINED_TWICE_ALLOWED)}
+    assert set(DEFINED_TWICE_ALLOWED) <= set(twice), "stale allow-list entries"
+
+
+def test_the_definition_count_sees_functions_and_classes(tmp_path):
+    pkg = tmp_path / "geomech" / "sub"
+    pkg.mkdir(parents=True)
+    (pkg / "a.py").write_text("def f():\n    pass\nclass C:\n    def f(self):\n        pass\n")
+    (pkg / "b.py").write_text("def f():\n    pass\ndef _g():\n    pass\nclass C:\n    pass\n")
+    (pkg / "c.py").write_text("def _g():\n    pass\n")
+    assert public_definitions(tmp_path / "geomech") == {
+        "f": ["geomech.sub.a", "geomech.sub.b"], "C": ["geomech.sub.a", "geomech.sub.b"]}
+
+
+#: calls that simplify or normalise an expression: comparing their result with 0 decides a
+#: zero outside the zero policy (a non-canonical zero reads as "non-zero")
+SIMPLIFIERS = {"expand", "cancel", "simplify", "together", "trigsimp", "factor", "ratsimp",
+               "radsimp", "nsimplify", "expand_trig", "powsimp", "factor_terms", "apart",
+               "normalize", "compact", "compact_form", "trig_reduce", "tidy", "collect"}
+#: modules outside core/zero that still compare such a result with zero, and why: none
+ZERO_COMPARISONS_ALLOWED: dict[str, str] = {}
+
+
+def _call_name(node) -> str | None:
+    if isinstance(node, ast.Call):
+        f = node.func
+        return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+    return None
+
+
+def _is_zero_literal(node) -> bool:
+    return (isinstance(node, ast.Constant) and node.value == 0
+            and not isinstance(node.value, bool)) or \
+        (isinstance(node, ast.Attribute) and node.attr == "Zero")
+
+
+def simplified_zero_comparisons(source: str) -> list[int]:
+    """Lines comparing with 0 (``==``/``!=``) the result of a simplifier call, directly or
+    through a name assigned from one in the same function."""
+    tree = ast.parse(source)
+    found = set()
+    scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))]
+    for scope in [tree, *scopes]:
+        simplified = {t.id for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                      and _call_name(n.value) in SIMPLIFIERS
+                      for t in n.targets if isinstance(t, ast.Name)}
+        for n in ast.walk(scope):
+            if not (isinstance(n, ast.Compare) and len(n.ops) == 1
+                    and isinstance(n.ops[0], (ast.Eq, ast.NotEq))):
+                continue
+            for x, y in ((n.left, n.comparators[0]), (n.comparators[0], n.left)):
+                if _is_zero_literal(y) and (_call_name(x) in SIMPLIFIERS or (
+                        isinstance(x, ast.Name) and x.id in simplified
+                        and scope is not tree)):
+                    found.add(n.lineno)
+    return sorted(found)
+
+
+def test_zero_decisions_go_through_the_zero_policy():
+    """No module outside ``core/zero`` decides a zero by ``simplify(e) == 0`` and the like."""
+    bad = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("core/zero/") or rel in ZERO_COMPARISONS_ALLOWED:
+            continue
+        lines = simplified_zero_comparisons(path.read_text(encoding="utf-8"))
+        if lines:
+            bad[rel] = lines
+    assert bad == {}, "decide zeros with geomech.core.zero.default_policy().is_zero: " + str(bad)
+
+
+def test_the_zero_comparison_check_sees_direct_and_named_results():
+    src = ("import sympy as sp\n"
+           "def f(e, pol):\n"
+           "    if sp.expand(e) == 0:\n"                 # 3: direct
+           "        return 1\n"
+           "    n = pol.normalize(e)\n"
+           "    if n != 0:\n"                            # 6: through a name
+           "        return 2\n"
+           "    m = e.subs(1, 2)\n"
+           "    return m == 0 or e == 0 or sp.S.Zero != sp.cancel(e)\n")   # 9: reversed
+    assert simplified_zero_comparisons(src) == [3, 6, 9]

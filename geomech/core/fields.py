@@ -159,16 +159,32 @@ class VectorField:
         return self._ring or None
 
     # -- action on functions -------------------------------------------------------------
-    def __call__(self, f):
-        """Apply the derivation: ``X(f)``; on a 0-form returns a 0-form."""
+    def __call__(self, f, *, normalize: bool = True):
+        r"""Apply the derivation: :math:`X(f) = \sum_j X^j\,\partial_j f`; on a 0-form
+        returns a 0-form.
+
+        The result is normalised (zero policy); ``normalize=False`` returns the plain sum,
+        for callers that decide its vanishing or split it into equations themselves
+        (normalising the image of a large template is then the whole cost).
+
+        >>> M = Manifold("M", "x y"); x, y = M.coords
+        >>> M.vector_field([-y, x])(x**2 + y**2)
+        0
+        >>> M.vector_field([1, 0])(x*(x + 1), normalize=False)
+        2*x + 1
+        """
         if isinstance(f, kind("form")):
             if f.degree != 0:
                 raise TypeError("X(w) is defined for functions; use w(X) or w.interior(X)")
             check_same_manifold(self, f)
-            return self.manifold.scalar(self(f.coefficient(())))
+            return self.manifold.scalar(self(f.coefficient(()), normalize=normalize))
         if isinstance(f, VectorField):
             raise TypeError("X(Y) is not defined; use X.bracket(Y) for the Lie bracket")
         f = self.manifold.sympify(f)
+        if not normalize:
+            return sp.Add(*[c * sp.diff(f, x) for c, x in zip(self.components,
+                                                              self.manifold.coords)
+                            if c != 0 and f.has(x)])
         return kernel.directional_derivative(self.components, self.manifold.coords, f)
 
     # -- linear structure ----------------------------------------------------------------

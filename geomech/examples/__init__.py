@@ -8,7 +8,13 @@ catalogue is also the test fixture set and the source of the report's systems.
 True
 """
 
-from . import shapes  # noqa: F401 - registers the bodies' shapes
+from geomech.mechanics.models.rigid_body_so_n import rigid_body_so_n
+from geomech.mechanics.models.shamolin import shamolin_pendulum
+
+from . import (
+    shapes,  # noqa: F401 - registers the bodies' shapes
+    so_n,  # noqa: F401 - enters the two models above in the catalogue
+)
 from ._registry import REGISTRY, get, register
 from .bicycle import whipple_bicycle
 from .boards import board_with_fixed_axis, skateboard, snakeboard
@@ -24,7 +30,6 @@ from .rolling import (
 )
 from .rolling_bodies import convex_body_on_plane, ellipsoid, hoop, rolling_disk, sharp_edge_body
 from .sleighs import chaplygin_sleigh, chaplygin_snake, inclined_chaplygin_sleigh, skate
-from .so_n import rigid_body_so_n, shamolin_pendulum
 
 # Each catalogue module registers its functions with ``@register`` when imported above, and
 # ``shapes`` the bodies' shapes (for drawings and animations).

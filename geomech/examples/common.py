@@ -3,7 +3,8 @@ r"""Construction helpers shared by the catalogue modules.
 Parameters become positive real symbols unless numbers are given, coordinates are real symbols
 (the same objects :class:`~geomech.core.manifold.Manifold` creates), user potentials and
 surfaces are read through the safe parser, and the system object is built with its Lagrangian
-and constraints tidied modulo :math:`\sin^2 + \cos^2 = 1`.
+and constraints in their presentation form (:func:`geomech.core.algebra.presentation.tidy`:
+collected in the velocities, coefficients reduced modulo :math:`\sin^2 + \cos^2 = 1`).
 
 >>> p = parameters(m=None, g=2)
 >>> q = coordinates("x y")
@@ -17,15 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.normal_form import trig_reduce as ring_trig_reduce
-from geomech.core.algebra.rings import UnsupportedExpression
+from geomech.core.algebra.presentation import tidy
 from geomech.core.manifold import Manifold, as_symbols
-from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, parse_expr
 
 __all__ = ["PARAM_ASSUMPTIONS", "ParamValue", "UserExpr", "parameter", "parameters",
            "coordinates", "user_expression", "identify_coordinates", "configuration_manifold",
-           "velocity_symbols", "build_system", "potential_energy", "trig_reduce", "tidy"]
+           "velocity_symbols", "build_system", "potential_energy"]
 
 #: Assumptions of parameters created by the catalogue (as :class:`Manifold` does for names).
 PARAM_ASSUMPTIONS = {"real": True, "positive": True}
@@ -147,13 +146,23 @@ def build_system(N: Manifold, lagrangian: sp.Expr, constraints, *, name: str, de
     from geomech.mechanics.system import NonholonomicSystem
 
     if tidy_input:
-        lagrangian = tidy(lagrangian, N.velocities)
-        constraints = [tidy(c, N.velocities) for c in constraints]
+        lagrangian = _presented(lagrangian, N.velocities)
+        constraints = [_presented(c, N.velocities) for c in constraints]
     return NonholonomicSystem(N, lagrangian=lagrangian, constraints=list(constraints),
                               forces=forces, independent=velocity_symbols(N, independent),
                               name=name, description=description,
                               natural_frame=natural_frame, steady=steady,
                               numeric_defaults=numeric_defaults)
+
+
+def _presented(expr, velocities) -> sp.Expr:
+    """The presentation form (:func:`~geomech.core.algebra.presentation.tidy`) of a Lagrangian
+    or constraint; data with radicals (the heavy bodies) are kept as built, the form their
+    exact analyses in the radical ring start from."""
+    expr = as_expr(expr)
+    if any(not p.exp.is_Integer for p in expr.atoms(sp.Pow)):
+        return expr
+    return tidy(expr, velocities)
 
 
 def potential_energy(value, coords, params, generic_name: str = "U") -> sp.Expr:
@@ -163,45 +172,3 @@ def potential_energy(value, coords, params, generic_name: str = "U") -> sp.Expr:
     if value is False:
         return sp.S.Zero
     return user_expression(value, coords, params, "potential")
-
-
-def trig_reduce(c: sp.Expr) -> sp.Expr:
-    r"""Shortest of ``expand(c)`` and its reductions modulo :math:`\sin^2 + \cos^2 = 1`
-    (all squares of sines, or all of cosines, eliminated); no double angles are introduced."""
-    c0 = sp.expand(c)
-    angles = {t.args[0] for t in c0.atoms(sp.sin, sp.cos)}
-    if not angles:
-        return c0
-    if all(a.is_Symbol for a in angles):       # the same reductions, in the ring
-        try:
-            cands = [c0, ring_trig_reduce(c0, keep="cos"), ring_trig_reduce(c0, keep="sin")]
-        except UnsupportedExpression:
-            pass
-        else:
-            return min(cands, key=count_ops)
-    cands = [c0]
-    for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin)):
-        cands.append(sp.expand(c0.subs({f(a)**2: 1 - g(a)**2 for a in angles})))
-    return min(cands, key=sp.count_ops)
-
-
-def tidy(expr: sp.Expr, velocities: Sequence[sp.Symbol]) -> sp.Expr:
-    r"""Collect ``expr`` (a polynomial in the velocities) and reduce each coefficient modulo
-    :math:`\sin^2 + \cos^2 = 1`, keeping it equal as a function.
-
-    Used once per catalogue system, on the coefficients of Lagrangians and constraints, so
-    that the equations derived from them start compact.
-
-    >>> th, a, b = sp.symbols("theta a b")
-    >>> tidy(a**2*sp.sin(th)**2 + a**2*sp.cos(th)**2 + b*sp.cos(th)**2, [a])
-    a**2 + b*cos(theta)**2
-    """
-    expr = as_expr(expr)
-    if any(not p.exp.is_Integer for p in expr.atoms(sp.Pow)):
-        return expr                  # radicals (e.g. ellipsoids): expansion would only grow
-    poly = sp.Poly(sp.expand(expr), *velocities)
-    out = sp.S.Zero
-    for monom, coeff in poly.terms():
-        c = trig_reduce(coeff) if sp.count_ops(coeff) < 2000 else coeff
-        out += sp.factor_terms(c) * sp.Mul(*[v**k for v, k in zip(velocities, monom)])
-    return out if sp.count_ops(out) <= sp.count_ops(expr) else expr

@@ -34,6 +34,7 @@ from geomech.core.algebra import solve_over_functions
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
+from geomech.core.polykernel import DiffRing
 from geomech.core.zero import default_policy
 
 __all__ = ["prolong", "velocity_lift", "tangent_bundle"]
@@ -87,18 +88,40 @@ def _diff(f: sp.Expr, x: sp.Symbol) -> sp.Expr:
 def velocity_lift(ui: sp.Expr, coords: Sequence[sp.Symbol],
                   velocities: Sequence[sp.Symbol]) -> sp.Expr:
     r"""The velocity component :math:`\sum_j \partial_j u_i\,\dot q_j` of the tangent lift
-    of a field with component ``ui`` -- the one implementation of the lift, used by
-    :func:`prolong` and by the analyses of :mod:`geomech.mechanics.analysis`.
+    of a field with component ``ui``, expanded -- the one implementation of the lift, used by
+    :func:`prolong`.
 
-    Term by term: the coordinate-dependent factor of each term is differentiated once
-    (cached), so a template :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis
-    function.
+    Trigonometric polynomials are differentiated in the sparse ring of
+    :class:`geomech.core.polykernel.DiffRing` (chain rule over ``sin``/``cos``, the
+    expanded result built directly); other expressions term by term, the
+    coordinate-dependent factor of each term differentiated once (cached), so a template
+    :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis function.
 
     >>> x, y, xd, yd = sp.symbols("x y xdot ydot")
     >>> velocity_lift(-y + x**2, (x, y), (xd, yd))
     2*x*xdot - ydot
     """
-    ui = as_expr(ui)
+    return _velocity_lifts([as_expr(ui)], tuple(coords), tuple(velocities))[0]
+
+
+def _velocity_lifts(comps: list, coords: tuple, velocities: tuple) -> list:
+    """:func:`velocity_lift` of every component, in one ring when they fit one."""
+    R = DiffRing.for_expressions([*comps, *velocities], coords)
+    if R is None:
+        return [_velocity_lift_terms(ui, coords, velocities) for ui in comps]
+    vs = [R.to_ring(v) for v in velocities]
+    out = []
+    for ui in comps:
+        p = R.to_ring(ui)
+        acc = R.ring.zero
+        for q, v in zip(coords, vs):
+            acc += R.diff(p, q) * v
+        out.append(R.to_expr(acc))
+    return out
+
+
+def _velocity_lift_terms(ui: sp.Expr, coords: tuple, velocities: tuple) -> sp.Expr:
+    """:func:`velocity_lift` outside the ring: term by term, derivatives cached."""
     out = []
     for t in (ui.args if ui.is_Add else (ui,)):
         const, dep = t.as_independent(*coords, as_Add=False)
@@ -157,9 +180,10 @@ def prolong(field: VectorField, phase_space: Manifold | None = None,
     if phase_space is None:
         if velocities:
             raise ValueError("velocities= needs a phase_space chart")
-        TN = tangent_bundle(N)
-        w = [velocity_lift(ui, N.coords, N.velocities) for ui in field.components]
-        return TN.vector_field([*field.components, *w])
+        norm = default_policy().normalize
+        w = [norm(c) for c in _velocity_lifts(list(field.components), N.coords, N.velocities)]
+        # the components of ``field`` are stored normalised already: not normalised again
+        return VectorField.from_normal_form(tangent_bundle(N), [*field.components, *w])
     phi = _velocities_on(N, phase_space, velocities)
     return _lift_to_chart(field, phase_space, phi)
 

@@ -194,8 +194,7 @@ def reduce(v: VectorField, symmetries=None, *, invariants: Sequence | None = Non
     # v(Z_i) without normalisation: it is only evaluated on the slice below.  That it is
     # invariant follows exactly from Prop. 1 ([u_a, v] in span(u) and u_a(Z) = 0, both
     # verified above); the slice check in express_in_invariants guards the result.
-    W = [sp.Add(*[ci * sp.diff(z, x) for ci, x in zip(v.components, M.coords) if ci != 0])
-         for z in Z]
+    W = [v(z, normalize=False) for z in Z]
     syms = _reduced_symbols(M, Z, names)
     V, section, bpoint = express_in_invariants(W, Z, fields, syms)
     R = M.submanifold_chart(name or f"{M.name}/G", syms)

@@ -34,7 +34,7 @@ def singular_locus(A: sp.Matrix, r: int, coords) -> list[sp.Expr]:
     for rows in itertools.combinations(range(n), r):
         for cols in itertools.combinations(range(k), r):
             minor = pol.normalize(A.extract(list(rows), list(cols)).det(method="berkowitz"))
-            if minor == 0 or pol.is_zero(minor):
+            if pol.is_zero(minor):
                 continue
             num = sp.fraction(sp.cancel(sp.together(minor)))[0]
             sf = _squarefree(num)
@@ -58,9 +58,10 @@ def _squarefree(num: sp.Expr) -> sp.Expr:
 
 def _prune_equations(eqs: list[sp.Expr]) -> list[sp.Expr]:
     """Remove duplicates (up to sign) and equations divisible by another one."""
+    zero = default_policy().is_zero
     uniq: list[sp.Expr] = []
     for e in sorted(eqs, key=lambda e: (sp.count_ops(e), sp.default_sort_key(e))):
-        if any(sp.expand(e - u) == 0 or sp.expand(e + u) == 0 for u in uniq):
+        if any(zero(e - u) or zero(e + u) for u in uniq):
             continue
         uniq.append(e)
     out = []

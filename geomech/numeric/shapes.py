@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from geomech.core.parse import as_expr
+
 from .functions import CompiledFunction
 
 __all__ = ["BodyShape", "ShapeTrack", "KINDS", "register_shape", "body_shape", "SHAPES"]
@@ -119,7 +121,7 @@ class ShapeTrack:
                  states):
         self.shape = shape
         states = np.atleast_2d(np.asarray(states, dtype=float))
-        exprs = [sp.sympify(e) for e in shape.expressions()]
+        exprs = [as_expr(e) for e in shape.expressions()]
         f = CompiledFunction(exprs, coords, parameters, what=f"the {shape.kind}'s placement")
         vals = np.asarray(f.batch(states), dtype=float).reshape(len(states), len(exprs))
         self.trace = vals[:, 0:2]

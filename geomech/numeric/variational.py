@@ -69,6 +69,7 @@ import sympy as sp
 
 from geomech.core import budget
 from geomech.core.parse import as_expr
+from geomech.core.zero import default_policy
 
 from .functions import free_symbols, resolve_parameters
 
@@ -213,7 +214,7 @@ class DiscreteLagrangeDAlembert:
                              f"pass "
                              f"parameters={{'{names.split(', ')[0]}': value, ...}}")
         for f in cons:
-            if any(sp.diff(f, a, b) != 0 for a in v for b in v):
+            if any(not default_policy().is_zero(sp.diff(f, a, b)) for a in v for b in v):
                 raise ValueError(f"the constraint {f} = 0 is not affine in the velocities")
         self.n, self.m = len(q), len(cons)
         self._build(L, cons, forces)

@@ -25,6 +25,7 @@ import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.reporting.formulas import field_expression, symbol_parts
 
 __all__ = ["formula_mathml", "without_mfenced", "MATHML_CORE"]
@@ -129,7 +130,7 @@ def formula_mathml(obj, display: str = "block") -> str:
     if isinstance(obj, VectorField):
         obj, order = field_expression(obj), "none"
     if isinstance(obj, (int, float)):
-        obj = sp.sympify(obj)
+        obj = as_expr(obj, exact=False)
     body = _numeric_entities(_Printer({"order": order}).doprint(obj))
     return (f'<math xmlns="{_XMLNS}" display="{display}">'
             f"{without_mfenced(body)}</math>")

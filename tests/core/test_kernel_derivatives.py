@@ -43,6 +43,14 @@ def test_momenta_and_beta_are_the_euler_lagrange_terms(L):
 
 
 def test_outside_the_ring_there_is_no_ring_result():
-    L = v[0] ** 2 * sp.exp(q[0]) / 2
-    assert kernel.lagrangian_derivatives(L, q, v) is None
-    assert kernel.hessian(L, v)[0, 0] == sp.exp(q[0])
+    """A Lagrangian neither in the ring nor quadratic in the velocities: no result (the
+    caller differentiates); one quadratic in the velocities with coefficients outside the
+    ring: derivatives from its coefficients, equal to sympy's."""
+    assert kernel.lagrangian_derivatives(sp.cos(v[0]) * sp.besselj(0, q[0]), q, v) is None
+    L = v[0] ** 2 * sp.besselj(0, q[0]) / 2 + v[1] * v[2] * sp.exp(q[1])
+    p, beta = kernel.lagrangian_derivatives(L, q, v)
+    for i in range(3):
+        assert sp.expand(p[i] - sp.diff(L, v[i])) == 0
+        ref = sum(sp.diff(L, v[i], q[j]) * v[j] for j in range(3)) - sp.diff(L, q[i])
+        assert sp.expand(beta[i] - ref) == 0
+    assert kernel.hessian(L, v)[0, 0] == sp.besselj(0, q[0])

@@ -269,6 +269,10 @@ def _truly_zero(e: sp.Expr) -> bool:
 
     pts = [(coordinate(sx), coordinate(sy)) for sx in (1, -1) for sy in (1, -1)
            for _ in range(16)]
+    # and a grid of step 1/10 on [-5, 5]^2: sign regions of the small random polynomials can be
+    # narrow (log(-y (x^2 + x + y)) - log(-y) - log(x^2 + x + y) is 2 pi i only where
+    # y > 0 > x^2 + x + y, a sliver near x = -1/2, y < 1/4)
+    pts += [(i / 10 + 0.013, j / 10 + 0.007) for i in range(-50, 51) for j in range(-50, 51)]
     with mpmath.workdps(50):
         return all(abs(complex(fn(mpmath.mpf(a), mpmath.mpf(b)))) < 1e-30 for a, b in pts)
 

@@ -12,6 +12,9 @@ r"""The one exact engine: rings, normal forms and exact linear algebra.
 * :mod:`~geomech.core.algebra.normal_form` -- trigonometric, polynomial and rational normal
   forms (:func:`trig_reduce`, :func:`compact`) and the ring zero certificate
   (:func:`ring_zero_test`, the first exact stage of :mod:`geomech.core.zero`);
+* :mod:`~geomech.core.algebra.presentation` -- the presentation form of an expression
+  collected in given variables (:func:`~geomech.core.algebra.presentation.tidy`: the
+  Lagrangians and constraints of the catalogue, the right-hand sides of equations of motion);
 * :mod:`~geomech.core.algebra.linear` -- rank, null space and constant solutions over
   :math:`\mathbb Q(\text{parameters})` and over functions;
 * :mod:`~geomech.core.algebra.linear_forms` -- expressions linear in unknowns written as one
@@ -70,7 +73,6 @@ from .rings import (
     polynomial_ring,
 )
 from .solve import (
-    fast_is_zero,
     function_rref,
     policy_algebra,
     solve_linear,
@@ -82,7 +84,7 @@ __all__ = [
     "UnsupportedExpression", "content_expr", "factor_expr",
     "trig_reduce", "compact", "ring_zero_test", "has_denominator",
     "rank", "nullspace", "solve_linear", "ring_linear_rows", "solve_constant_linear",
-    "solve_homogeneous", "CoefficientRows", "solve_over_functions", "fast_is_zero",
+    "solve_homogeneous", "CoefficientRows", "solve_over_functions",
     "primitive_vector", "fraction_free", "policy_algebra",
     "rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
     "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",

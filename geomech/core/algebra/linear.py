@@ -16,8 +16,8 @@ matrices over :math:`\mathbb Q` and :math:`\mathbb Q(p)` are in
 * :func:`solve_constant_linear`, :func:`solve_homogeneous` -- bases of the constant
   solutions; :func:`~geomech.core.algebra.solve.solve_over_functions` -- :math:`AX = b` over
   the field of functions.
-* :func:`~geomech.core.algebra.solve.fast_is_zero` -- the zero policy's decision (its first
-  stage is the ring certificate :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
+* zero decisions are the zero policy's (:mod:`geomech.core.zero`; its first stage is the
+  ring certificate :func:`~geomech.core.algebra.normal_form.ring_zero_test`).
 
 Sampling at random exact points is used only to *choose* (pivots, independent rows); every
 answer is verified exactly before it is returned.
@@ -161,7 +161,7 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     syms = list(alg.ring.symbols)
     kidx = [i for i, g in enumerate(syms) if g in keep]
     oidx = [i for i, g in enumerate(syms) if g not in keep]
-    conv = linear_forms.converter(alg, unknowns)
+    conv = linear_forms.linear_fraction_memo(alg, unknowns)
     rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
     for k, e in enumerate(exprs):
         try:

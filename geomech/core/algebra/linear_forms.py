@@ -146,6 +146,6 @@ def linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symb
     return {j: v for j, v in vec.items() if v}, d
 
 
-def converter(alg: RationalAlgebra, unknowns: Sequence[sp.Symbol]) -> _Converter:
+def linear_fraction_memo(alg: RationalAlgebra, unknowns: Sequence[sp.Symbol]) -> _Converter:
     """A memo shared by several calls of :func:`linear_fraction` on one ring."""
     return _Converter(alg, unknowns)

@@ -9,8 +9,8 @@ field of functions.
   read off at a random exact point and every verdict certified exactly;
 * :func:`function_rref` -- the reduced echelon form over the field of functions (pivots
   decided by the zero policy);
-* :func:`fast_is_zero`, :func:`policy_algebra` -- the zero policy's decision and the ring of
-  a set of expressions decided by it.
+* :func:`policy_algebra` -- the ring of a set of expressions whose zero tests the zero policy
+  decides.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x")
@@ -32,25 +32,7 @@ from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_matrix
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
-__all__ = ["solve_linear", "solve_over_functions", "function_rref", "fast_is_zero",
-           "policy_algebra"]
-
-
-def fast_is_zero(expr, policy: ZeroPolicy | None = None) -> bool:
-    """Zero test by ``policy`` (default: the global policy).
-
-    The policy's first exact stage is the ring certificate
-    :func:`~geomech.core.algebra.normal_form.ring_zero_test` (common denominator without
-    ``cancel``, numerator reduced modulo :math:`\\sin^2+\\cos^2=1`); what it cannot decide goes
-    through the policy's later stages.  ``nan`` is never zero.
-
-    >>> s = sp.Symbol("s")
-    >>> fast_is_zero(sp.sin(s)**4 - sp.cos(s)**4 - sp.sin(s)**2 + sp.cos(s)**2)
-    True
-    >>> fast_is_zero(sp.nan)
-    False
-    """
-    return (policy or default_policy()).is_zero(expr)
+__all__ = ["solve_linear", "solve_over_functions", "function_rref", "policy_algebra"]
 
 
 def policy_algebra(exprs) -> RationalAlgebra:
@@ -131,9 +113,10 @@ def _point_guided_solve(A: sp.Matrix, b: sp.Matrix, nG: int):
                 return None
             combos = [A[i, j] - sum(z[k] * A[r, j] for k, r in enumerate(rows))
                       for j in range(ncols)]
-            if all(fast_is_zero(e) for e in combos):
+            zero = default_policy().is_zero
+            if all(zero(e) for e in combos):
                 res = b[i] - sum(z[k] * b[r] for k, r in enumerate(rows))
-                if not fast_is_zero(res):
+                if not zero(res):
                     return None, "inconsistent"
         return None
     free = [j for j in range(ncols) if j not in piv]
@@ -153,8 +136,9 @@ def _point_guided_solve(A: sp.Matrix, b: sp.Matrix, nG: int):
             vec[f] = sp.S.One
             for kk, jj in enumerate(piv):
                 vec[jj] = x[kk]
-            if all(fast_is_zero(sum(A[i, jj] * vec[jj] for jj in range(ncols) if vec[jj] != 0))
-                   for i in range(A.rows)) and not fast_is_zero(vec[j]):
+            zero = default_policy().is_zero
+            if all(zero(sum(A[i, jj] * vec[jj] for jj in range(ncols) if vec[jj] != 0))
+                   for i in range(A.rows)) and not zero(vec[j]):
                 return None, "free"
             return None
     if any(j not in piv for j in range(nG)):
@@ -168,6 +152,7 @@ def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
     are eliminated first (no fractions of functions are created), the rest goes to the ring
     solver :func:`solve_linear`, then back substitution."""
     n = A.rows
+    zero = default_policy().is_zero
     rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(n)]
     rhs = [b[i] for i in range(n)]
     live_rows, live_cols = set(range(n)), set(range(n))
@@ -176,7 +161,7 @@ def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
         best = None
         for i in live_rows:
             for j, a in rows[i].items():
-                if j in live_cols and a.is_number and a != 0:
+                if j in live_cols and a.is_number and not zero(a):
                     cand = (len(rows[i]), i, j)
                     if best is None or cand < best:
                         best = cand
@@ -196,7 +181,7 @@ def _sparse_solve(A: sp.Matrix, b: sp.Matrix) -> list:
                 if k == j:
                     continue
                 val = sp.expand(rows[ll].get(k, 0) - ratio * a)
-                if val == 0:
+                if zero(val):
                     rows[ll].pop(k, None)
                 else:
                     rows[ll][k] = val

@@ -126,25 +126,29 @@ def _reduce_square(e: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:
                      lambda p: a ** (p.exp - 2) * (1 - b**2))
 
 
-def is_expanded_polynomial(e: sp.Expr) -> bool:
-    """Whether ``e`` is a sum of rational multiples of monomials in symbols.
+def is_expanded_polynomial(e: sp.Expr, trig: bool = False) -> bool:
+    """Whether ``e`` is a sum of rational multiples of monomials in symbols (with ``trig``,
+    also in ``sin``/``cos`` of symbols).
 
     Such an expression is already in the canonical expanded form (sympy combines like
-    terms on construction), so normalising it is the identity.
+    terms on construction), so expanding it is the identity.
 
     >>> x, y = sp.symbols("x y")
     >>> is_expanded_polynomial(x**2 + y/2), is_expanded_polynomial(x*(y + 1))
     (True, False)
+    >>> is_expanded_polynomial(x*sp.sin(y)**2), is_expanded_polynomial(x*sp.sin(y)**2, trig=True)
+    (False, True)
     """
     for term in sp.Add.make_args(e):
         coeff, factors = term.as_coeff_mul()
         if not coeff.is_Rational:
             return False
         for f in factors:
-            if f.is_Symbol:
+            base = f.base if f.is_Pow and f.exp.is_Integer and f.exp > 0 else f
+            if base.is_Symbol or trig and isinstance(base, (sp.sin, sp.cos)) and \
+                    base.args[0].is_Symbol:
                 continue
-            if not (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0):
-                return False
+            return False
     return True
 
 

@@ -45,6 +45,7 @@ from geomech.core.zero.rewrite import (
     is_rational_in_symbols,
     jets_only,
     jets_only_matrix,
+    rational_rewrite,
     rewrite_jointly,
     sign_of_rational,
     sign_symbol,
@@ -120,7 +121,8 @@ class ZeroPolicy:
             n, d = sp.fraction(e)
             n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
             return e if (n2 is n and d2 is d) else sp.cancel(n2 / d2)
-        return pythagorean_shortening(sp.expand(e))
+        return pythagorean_shortening(e if is_expanded_polynomial(e, trig=True)
+                                      else sp.expand(e))
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
@@ -252,6 +254,42 @@ class ZeroPolicy:
     def is_zero(self, expr) -> bool:
         """``True`` iff ``expr`` is (certainly or probably) zero; strict policies raise."""
         return self.zero_test(expr).zero
+
+    def is_zero_modulo(self, expr, relations: Iterable = ()) -> bool:
+        r"""Whether ``expr`` vanishes identically, or on the variety ``relations = 0``.
+
+        Without relations this is :meth:`is_zero`.  With relations (polynomials, e.g.
+        ``g1**2 + g2**2 + g3**2 - 1``) the numerator of the expression (trigonometric functions
+        of symbols rewritten in half-angle tangents, one common denominator) is reduced modulo
+        a Gröbner basis of the relations (grevlex; Cox, Little & O'Shea (2015), §2.6) and the
+        remainder is decided by :meth:`is_zero`.  A zero remainder proves vanishing on the
+        variety; a non-zero one proves the converse when the relations generate the ideal of
+        their real points (as the sphere :math:`|\gamma|^2 = 1` does).  ``ValueError`` when
+        the relations are not polynomials in their symbols.
+
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> P = ZeroPolicy()
+        >>> P.is_zero_modulo(x**2 + y**2 - 1, [x**2 + y**2 - 1])
+        True
+        >>> P.is_zero_modulo(x*(x**2 + y**2) - x, [])
+        False
+        """
+        e = as_expr(expr)
+        relations = list(relations)
+        if not relations:
+            return self.is_zero(e)
+        if self.is_zero(e):
+            return True
+        rels = [as_expr(r) for r in relations]
+        num, _den = sp.fraction(sp.cancel(sp.together(rational_rewrite(e))))
+        gens = sorted(set().union(*(r.free_symbols for r in rels)), key=sp.default_sort_key)
+        try:
+            G = sp.groebner([sp.expand(r) for r in rels], *gens, order="grevlex")
+            poly = sp.Poly(sp.expand(num), *gens)
+            _, rem = sp.reduced(poly.as_expr(), list(G.exprs), *gens, order="grevlex")
+        except (sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed) as exc:
+            raise ValueError(f"cannot reduce modulo the relations {relations}: {exc}") from None
+        return self.is_zero(rem)
 
     def is_constant(self, expr, symbols: Iterable[sp.Symbol]) -> bool:
         """Whether ``expr`` does not depend on ``symbols`` (all its partials vanish)."""

@@ -73,6 +73,7 @@ from fractions import Fraction
 import sympy as sp
 
 from geomech.core.budget import check
+from geomech.core.parse import as_expr
 
 __all__ = ["ExpLogImage", "exp_log_rewrite", "diff_image", "generator_meaning",
            "is_exp_log_generator"]
@@ -342,7 +343,7 @@ def exp_log_rewrite(exprs: Iterable, exclude: Iterable = ()) -> ExpLogImage:
     >>> img.exprs, img.faithful
     ((0,), True)
     """
-    es = [sp.sympify(e) for e in exprs]
+    es = [as_expr(e) for e in exprs]
     exclude = frozenset(exclude)
     exps = sorted(set().union(*(e.atoms(sp.exp) for e in es)), key=sp.default_sort_key)
     logs = sorted(set().union(*(e.atoms(sp.log) for e in es)), key=sp.default_sort_key)

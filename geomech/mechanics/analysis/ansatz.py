@@ -32,7 +32,7 @@ from geomech.core.algebra import CoefficientRows, ring_linear_rows, solve_homoge
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import ZeroPolicy, rational_rewrite
+from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 from geomech.mechanics.analysis.common import active_forces
 
 __all__ = ["Ansatz", "FunctionAnsatz", "angle_coordinates", "default_ansatz", "coerce_ansatz",
@@ -174,15 +174,15 @@ def linear_identity_rows(exprs, unknowns, keep=()) -> list:
         return CoefficientRows(fast)
     uset = set(unknowns)
     keep = set(keep)
+    zero = default_policy().is_zero
     rows = []
     for e in exprs:
         e = as_expr(e)
         if e == 0:
             continue
         r = rational_rewrite(e)
-        num = sp.numer(sp.together(r))
-        num = sp.expand(num)
-        if num == 0:
+        num = sp.expand(sp.numer(sp.together(r)))
+        if zero(num):
             continue
         gens = sorted((num.free_symbols - uset - keep), key=sp.default_sort_key)
         other = [a for a in num.atoms(sp.Function, sp.Pow)
@@ -193,10 +193,7 @@ def linear_identity_rows(exprs, unknowns, keep=()) -> list:
         except sp.PolynomialError:
             P = None
         coeffs = P.coeffs() if P is not None else [num]
-        for c in coeffs:
-            c = sp.expand(c)
-            if c != 0:
-                rows.append(c)
+        rows += [c for c in (sp.expand(c) for c in coeffs) if not zero(c)]
     return rows
 
 

@@ -1,25 +1,20 @@
-r"""What every analysis of a nonholonomic system needs: the system contract, the tangent lift
-and the exact zero test.
+r"""What every analysis of a nonholonomic system needs: the system contract.
 
 * :func:`check_system`, :func:`restrict` (to the phase space :math:`\mathcal M`),
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
   :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system);
-* :func:`prolong` -- the tangent (complete) lift of a field on :math:`N` to :math:`TN`
-  (velocity components by :func:`geomech.lie.prolongation.velocity_lift`, the one implementation),
+* :func:`compact_form` -- the presentation of small results.
 
-  .. math:: \tilde u = \sum_i u_i\,\partial_{q_i}
-            + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i},
-
-  and :func:`prolong_to_phase_space`, its restriction to :math:`\mathcal M`;
-* :func:`is_zero`, :func:`all_zero` -- the exact ring certificate, then the zero policy;
-  :func:`compact_form` -- the presentation of small results.
-
-Used by :mod:`geomech.mechanics.analysis.symmetry` and :mod:`geomech.mechanics.analysis.noether`.
+The tangent (complete) lift :math:`\tilde u` of a field and its restriction to the phase
+space are :func:`geomech.lie.prolongation.prolong` (``prolong(u)`` on :math:`TN`,
+``prolong(u, S.phase_space, S.dependent_solution)`` on :math:`\mathcal M`); zero decisions
+are :mod:`geomech.core.zero`'s.
 
 >>> import geomech as gm
->>> N = gm.Manifold("N", "x y"); x, y = N.coords
->>> prolong(N.vector_field([-y, x]))
-(-y, x, -ydot, xdot)
+>>> N = gm.Manifold("N", "x y"); xd, yd = N.velocities
+>>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2)/2, constraints=[xd - yd])
+>>> restrict(S, xd + yd)
+2*ydot
 """
 
 from __future__ import annotations
@@ -28,14 +23,11 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.lie.prolongation import velocity_lift
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
-           "is_zero", "all_zero", "compact_form", "prolong", "prolong_to_phase_space",
-           "numeric_values"]
+           "compact_form", "numeric_values"]
 
 
 def check_system(system) -> None:
@@ -88,89 +80,6 @@ def as_field(system, u) -> VectorField:
         raise TypeError(f"expected a VectorField on {N.name} or a list of components, "
                         f"got {type(u).__name__}")
     return N.vector_field(u)
-
-
-def is_zero(e) -> bool:
-    """Zero test: the exact ring certificate of
-    :func:`geomech.core.algebra.solve.fast_is_zero`
-    (common denominator without ``cancel``, numerator reduced modulo the Pythagorean
-    relations), then the zero policy of :mod:`geomech.core.zero` when it is undecided."""
-    return fast_is_zero(e)
-
-
-def all_zero(exprs) -> bool:
-    """Whether every expression is exactly zero (:func:`is_zero`)."""
-    return all(is_zero(e) for e in exprs)
-
-
-# =============================================================================================
-# prolongation
-# =============================================================================================
-def prolong(u: VectorField, expr=None):
-    r"""Prolongation (complete lift) :math:`\tilde u` of a field on ``N`` to ``TN``.
-
-    .. math:: \tilde u = \sum_i u_i\,\partial_{q_i}
-              + \sum_{i,j}\partial_j u_i\,\dot q_j\,\partial_{\dot q_i}
-
-    Parameters
-    ----------
-    u : VectorField
-        A field on a chart ``N`` (velocities ``N.velocities``).
-    expr : expression, optional
-        If given, return :math:`\tilde u(\mathrm{expr})` for a function of ``(q, q̇)``;
-        otherwise the ``2n`` components of :math:`\tilde u` (coordinates then velocities).
-
-    Examples
-    --------
-    >>> import geomech as gm
-    >>> N = gm.Manifold("N", "x y"); x, y = N.coords; xd, yd = N.velocities
-    >>> R = N.vector_field([-y, x])
-    >>> prolong(R)
-    (-y, x, -ydot, xdot)
-    >>> prolong(R, xd**2 + yd**2)
-    0
-    """
-    if not isinstance(u, VectorField):
-        raise TypeError(f"prolong needs a VectorField, got {type(u).__name__}")
-    N = u.manifold
-    q, qd = N.coords, N.velocities
-    lift = tuple(velocity_lift(ui, q, qd) for ui in u.components)
-    if expr is None:
-        return (*u.components, *lift)
-    expr = as_expr(expr)
-    out = sum(ui * sp.diff(expr, qi) for ui, qi in zip(u.components, q) if ui != 0)
-    out += sum(li * sp.diff(expr, vi) for li, vi in zip(lift, qd) if li != 0)
-    return as_expr(out)
-
-
-def prolong_to_phase_space(system, u) -> VectorField:
-    r"""The restriction :math:`\tilde u|_{\mathcal M}` as a field on ``system.phase_space``.
-
-    Its components are :math:`u_i(q)` on the coordinates and
-    :math:`(\sum_j\partial_j u_s\,\dot q_j)^*` on the independent velocities; it is the
-    restriction of :math:`\tilde u` when :math:`\tilde u` is tangent to :math:`\mathcal M`
-    (invariant constraints, checked by :func:`check_symmetry`).
-
-    Examples
-    --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi"); x, y, phi = N.coords
-    >>> xd, yd, phid = N.velocities
-    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
-    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
-    >>> prolong_to_phase_space(S, N.vector_field([-y, x, 1])).components
-    (-y, x, 1, ydot*cos(phi)/sin(phi), 0)
-    """
-    check_system(system)
-    u = as_field(system, u)
-    M = system.phase_space
-    N = system.manifold
-    comps = dict(zip(N.coords, u.components))
-    lift = prolong(u)[N.dim:]
-    for v, li in zip(N.velocities, lift):
-        if v in M.coords:
-            comps[v] = restrict(system, li)
-    return M.vector_field([comps.get(c, 0) for c in M.coords])
 
 
 def compact_form(e, max_ops: int = 80) -> sp.Expr:

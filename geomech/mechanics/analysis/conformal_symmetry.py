@@ -29,7 +29,7 @@ from geomech.core.manifold import Manifold  # noqa: F401 - used by the doctests
 from geomech.core.zero import default_policy
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.density import exp_of_potential
-from geomech.mechanics.analysis.integrals import check_vector_field
+from geomech.mechanics.analysis.integrals import check_field
 
 __all__ = ["conformal_symmetry", "conformal_factor", "ConformalFactor",
            "is_conformal_symmetry_distribution"]
@@ -58,7 +58,7 @@ def conformal_symmetry(v: VectorField, u: VectorField | Sequence[VectorField]):
     >>> conformal_symmetry(v, M.vector_field([q, 2*p]))
     ([-1], [[0]])
     """
-    check_vector_field(v)
+    check_field(v)
     us = [u] if isinstance(u, VectorField) else list(u)
     mus, bs = [], []
     for ua in us:
@@ -99,7 +99,7 @@ def conformal_factor(v: VectorField, fields: Sequence[VectorField] | VectorField
     >>> conformal_factor(v, M.vector_field([q, 2*p]), candidates=[q]).factor
     1/q
     """
-    check_vector_field(v)
+    check_field(v)
     us = [fields] if isinstance(fields, VectorField) else list(fields)
     dec = conformal_symmetry(v, us)
     if dec is None:
@@ -151,7 +151,7 @@ def is_conformal_symmetry_distribution(v: VectorField, fields, factor=1) -> bool
     ...                                    [M.vector_field([q, 2*p])], 1/q)
     True
     """
-    check_vector_field(v)
+    check_field(v)
     us = [fields] if isinstance(fields, VectorField) else list(fields)
     Lv = v * v.manifold.sympify(factor)
     G = BracketGraph.of(v.manifold)

@@ -50,7 +50,7 @@ from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy
-from geomech.mechanics.analysis.integrals import check_vector_field, log_derivative, zero_modulo
+from geomech.mechanics.analysis.integrals import check_field, log_derivative
 
 __all__ = ["divergence", "is_invariant_density", "density_defect", "invariant_measure",
            "InvariantMeasureResult", "log_to_powers", "potential_function", "exp_of_potential"]
@@ -64,7 +64,7 @@ def divergence(v: VectorField, density=1) -> sp.Expr:
     >>> divergence(M.vector_field([x**2, x*y]))
     3*x
     """
-    check_vector_field(v)
+    check_field(v)
     return v.divergence(density)
 
 
@@ -79,7 +79,7 @@ def density_defect(v: VectorField, rho) -> sp.Expr:
     >>> density_defect(M.vector_field([x, y]), 1/(x*y))
     0
     """
-    check_vector_field(v)
+    check_field(v)
     rho = v.manifold.sympify(rho)
     if default_policy().is_zero(rho):
         raise ValueError("the density must not vanish identically")
@@ -105,7 +105,7 @@ def is_invariant_density(v: VectorField, rho, relations: Sequence = ()) -> bool:
     >>> is_invariant_density(M.vector_field([x*y, 0]), x)
     False
     """
-    return zero_modulo(density_defect(v, rho), relations)
+    return default_policy().is_zero_modulo(density_defect(v, rho), relations)
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ def potential_function(G: Sequence[sp.Expr], ys: Sequence[sp.Symbol]) -> sp.Expr
     g = sp.S.Zero
     for Gj, y in zip(G, ys):
         rest = pol.normalize(Gj - sp.diff(g, y))
-        if rest != 0:
+        if not pol.is_zero(rest):
             piece = sp.integrate(sp.apart(rest, y) if rest.is_rational_function(y) else rest, y)
             if piece.has(sp.Integral):
                 raise ValueError(f"cannot integrate d(log rho) component {rest} in {y}")
@@ -293,7 +293,7 @@ def invariant_measure(v: VectorField, ansatz: str = "configuration",
     >>> bool(invariant_measure(V.subs(a, 0), variables=[x, y, phi]))
     True
     """
-    check_vector_field(v)
+    check_field(v)
     if ansatz == "configuration":
         return _configuration_density(v, variables)
     if ansatz in ("powers", "linear"):
@@ -410,7 +410,7 @@ def _solve_on(expr, unknowns, M, relations):
         if not _has_radical(e) else _sampled_numeric(e, unknowns, M)
     out = []
     for s in sols:
-        if zero_modulo(as_expr(expr).xreplace(s), relations):
+        if default_policy().is_zero_modulo(as_expr(expr).xreplace(s), relations):
             out.append(s)
     return out
 

@@ -20,11 +20,15 @@ from collections.abc import Sequence
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
-from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.budget import check
-from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.core.zero import ZeroPolicy, default_policy, half_angle_symbol, rational_rewrite
+from geomech.core.zero import (
+    ZeroPolicy,
+    default_policy,
+    half_angle_symbol,
+    is_zero,
+    rational_rewrite,
+)
 from geomech.mechanics.analysis.density import InvariantMeasureResult
 from geomech.mechanics.analysis.divergence import (
     RingFraction,
@@ -38,12 +42,6 @@ from geomech.mechanics.equations.heavy import has_radicals
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
            "heavy_system", "ring_density_search", "ring_log_linear_exponents"]
-
-
-def _field_derivative(v: VectorField, f: sp.Expr) -> sp.Expr:
-    """:math:`v(f)` without normalisation."""
-    return sp.Add(*[c * sp.diff(f, x) for x, c in zip(v.manifold.coords, v.components)
-                    if c != 0 and f.has(x)])
 
 
 def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
@@ -260,7 +258,7 @@ def log_linear_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp
             if len(syms) == len(coords):
                 return None, "inconsistent"
             continue
-        if all(fast_is_zero(sp.Add(-t, *[ak * lk for ak, lk in zip(a, li) if ak != 0]))
+        if all(is_zero(sp.Add(-t, *[ak * lk for ak, lk in zip(a, li) if ak != 0]))
                for li, t in zip(logs, targets)):
             return a, "ok"
     return None, "unverified"
@@ -296,7 +294,7 @@ def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureR
     logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
             for f in facs]
     if not logs:
-        return (InvariantMeasureResult(sp.S.One, family) if fast_is_zero(div) else
+        return (InvariantMeasureResult(sp.S.One, family) if is_zero(div) else
                 InvariantMeasureResult(None, family, "the divergence does not vanish"))
     a, status = log_linear_exponents([logs], [-div], coords, system.manifold.parameters)
     if status == "inconsistent":

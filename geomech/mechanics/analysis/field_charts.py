@@ -236,12 +236,12 @@ def symmetry_cyclic(system) -> tuple:
 def _is_cyclic_shift(system, u, c, known: list) -> bool:
     """``u`` passes Theorem 3 and its lift moves only ``c`` and ``known`` (random-point
     filter first)."""
-    from geomech.mechanics.analysis.common import prolong_to_phase_space
+    from geomech.lie.prolongation import prolong
     from geomech.mechanics.analysis.symmetry import check_symmetry
 
     if not _probably_symmetry(system, u):
         return False
-    lift = prolong_to_phase_space(system, u).components
+    lift = prolong(u, system.phase_space, system.dependent_solution).components
     if any(v not in known and v != c and not default_policy().is_zero(e)
            for v, e in zip(system.phase_space.coords, lift)):
         return False
@@ -251,12 +251,14 @@ def _is_cyclic_shift(system, u, c, known: list) -> bool:
 def _probably_symmetry(system, u) -> bool:
     r"""The random-point filter of Theorem 3 (``False`` is certain): :math:`\tilde u(L)` and
     :math:`\tilde u(f_\mu)|_{\mathcal M}` vanish at random points."""
-    from geomech.mechanics.analysis.common import prolong, restrict
+    from geomech.lie.prolongation import prolong
+    from geomech.mechanics.analysis.common import restrict
     from geomech.mechanics.equations.implicit import numerically_zero
 
-    if not numerically_zero(prolong(u, system.lagrangian), 2):
+    lift = prolong(u)
+    if not numerically_zero(lift(system.lagrangian, normalize=False), 2):
         return False
-    return all(numerically_zero(restrict(system, prolong(u, f)), 2)
+    return all(numerically_zero(restrict(system, lift(f, normalize=False)), 2)
                for f in system.constraints)
 
 

@@ -8,8 +8,8 @@ equations in that frame depend (closed under the kinematics, as for the natural 
 search).  The conditions :math:`\tilde u(L)|_{\mathcal M} = 0`, :math:`(Q, u) = 0` on the
 template (:func:`~geomech.mechanics.analysis.noether_functions.noether_field_system`) are a
 homogeneous linear ODE system in the :math:`f_s`; its normal form
-(:func:`~geomech.mechanics.analysis.linear_odes.normal_form`) gives the dimension of the space
-of such Noether fields, its closed-form solutions
+(:func:`~geomech.mechanics.analysis.linear_odes.linear_normal_form`) gives the dimension of
+the space of such Noether fields, its closed-form solutions
 (:func:`~geomech.mechanics.analysis.linear_odes.closed_form_basis`: hypergeometric, Legendre,
 logarithms) the integrals
 
@@ -31,7 +31,7 @@ Borisov & Mamaev (2015), §6.1); the Routh sphere has Jellett's and Routh's (§5
 ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
 >>> fi = noether_ode_integrals(S)
 >>> fi.variable, fi.dimension, [F for F in fi.integrals()]
-(phi, 2, [phidot, ydot/sin(phi)])
+(phi, 2, [ydot/sin(phi), phidot])
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from geomech.mechanics.analysis.linear_odes import (
     LinearODESystem,
     closed_form_basis,
     is_elementary,
-    normal_form,
+    linear_normal_form,
 )
 from geomech.mechanics.analysis.noether_functions import noether_field_system
 
@@ -154,7 +154,7 @@ def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals 
     comps = [sp.Add(*[f(var) * t.components[i] for f, t in zip(fs, frame)])
              for i in range(N.dim)]
     res = noether_field_system(system, FunctionAnsatz(N.vector_field(comps), fs))
-    ode = normal_form(res.equations, res.unknowns, var)
+    ode = linear_normal_form(res.equations, res.unknowns, var)
     if ode is None:
         return None
     momenta = tuple(_momentum(system, t) for t in frame)

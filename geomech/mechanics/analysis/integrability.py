@@ -43,7 +43,8 @@ import sympy as sp
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.common import check_system, prolong_to_phase_space
+from geomech.lie.prolongation import prolong
+from geomech.mechanics.analysis.common import check_system
 from geomech.mechanics.analysis.first_integrals import (
     FirstIntegral,
     independent_integrals,
@@ -191,7 +192,7 @@ def _symmetries(system, integrals, density, points) -> tuple[list, list, bool]:
     preserved = density is not None
     for u in find_point_symmetries(system):
         check()
-        ut = prolong_to_phase_space(system, u)
+        ut = prolong(u, system.phase_space, system.dependent_solution)
         if not all(_tangent(ut, F, points) for F in integrals):
             continue
         new = [[*vs, _numeric_field(ut, P, pt)] for vs, pt in zip(vecs, points)]

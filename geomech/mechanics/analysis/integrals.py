@@ -16,8 +16,8 @@ natural frame of a system (``S.polynomial_integrals(degree)``) is in
 :mod:`geomech.mechanics.analysis.polynomial_integrals`.
 
 The Kozlov--Kolesnikov (Noether) integrals (Borisov & Mamaev (2015), Thm 4) are in
-:mod:`geomech.mechanics.analysis.kozlov_kolesnikov` (``complete_lift``,
-``check_noether_field``, ``noether_integral``, ``find_noether_fields``).
+:mod:`geomech.mechanics.analysis.kozlov_kolesnikov` (``check_noether_field``,
+``noether_integral``, ``find_noether_fields``).
 
 Examples
 --------
@@ -38,63 +38,16 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import (
-    fast_is_zero,
-    solve_constant_linear,
-)
+from geomech.core.algebra import solve_constant_linear
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
 from geomech.core.parse import as_expr
-from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
+from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.field_integrals import polynomial_field_integrals
 
-__all__ = ["is_first_integral", "first_integral_defect", "log_derivative", "zero_modulo",
+__all__ = ["is_first_integral", "first_integral_defect", "log_derivative",
            "polynomial_integrals", "is_energy_conserved", "system_is_first_integral",
-           "check_vector_field", "check_field", "has_irrational_power", "split_polynomial"]
-
-
-# ---------------------------------------------------------------------------------------
-# exact zero tests, optionally modulo relations
-# ---------------------------------------------------------------------------------------
-def zero_modulo(expr, relations: Sequence = (), policy: ZeroPolicy | None = None) -> bool:
-    r"""Whether ``expr`` vanishes identically, or on the variety ``relations = 0``.
-
-    Without relations this is ``policy.is_zero(expr)``.  With relations (polynomials, e.g.
-    ``g1**2 + g2**2 + g3**2 - 1``) the numerator of the normalised expression is reduced modulo
-    a Gröbner basis of the relations; a zero remainder proves vanishing on the variety.
-    Trigonometric functions of symbols are first rewritten in half-angle tangents.
-
-    >>> x, y = sp.symbols("x y", real=True)
-    >>> zero_modulo(x**2 + y**2 - 1, [x**2 + y**2 - 1])
-    True
-    >>> zero_modulo(x*(x**2 + y**2) - x, [])
-    False
-    """
-    pol = policy or default_policy()
-    e = as_expr(expr)
-    if not relations:
-        return fast_is_zero(e, pol)
-    if fast_is_zero(e, pol):
-        return True
-    rels = [as_expr(r) for r in relations]
-    num, _den = sp.fraction(sp.cancel(sp.together(rational_rewrite(e))))
-    gens = sorted(set().union(*(r.free_symbols for r in rels)), key=sp.default_sort_key)
-    others = sorted(num.free_symbols - set(gens), key=sp.default_sort_key)
-    try:
-        G = sp.groebner([sp.expand(r) for r in rels], *gens, order="grevlex")
-        poly = sp.Poly(sp.expand(num), *gens)
-        _, rem = sp.reduced(poly.as_expr(), list(G.exprs), *gens, order="grevlex")
-    except (sp.PolynomialError, sp.GeneratorsNeeded, sp.CoercionFailed) as exc:
-        raise ValueError(f"cannot reduce modulo the relations {relations}: {exc}") from None
-    del others
-    return pol.is_zero(rem)
-
-
-def _raw_derivative(v: VectorField, F: sp.Expr) -> sp.Expr:
-    r""":math:`v(F)=\sum_i v^i\partial_iF` without any normalisation (the zero tests of the
-    callers decide; normalising a large sum first is what costs)."""
-    return sp.Add(*[c * sp.diff(F, x) for x, c in zip(v.manifold.coords, v.components)
-                    if c != 0 and F.has(x)])
+           "check_field", "has_irrational_power", "split_polynomial"]
 
 
 def first_integral_defect(v: VectorField, F) -> sp.Expr:
@@ -128,7 +81,7 @@ def _log_derivative_raw(v: VectorField, F: sp.Expr) -> sp.Expr:
     for base, e in F.as_powers_dict().items() if F.is_Mul or F.is_Pow else [(F, 1)]:
         if base.is_number:
             continue
-        out.append(e * _raw_derivative(v, base) / base)
+        out.append(e * v(base, normalize=False) / base)
     return sp.Add(*out)
 
 
@@ -159,9 +112,10 @@ def is_first_integral(v: VectorField, F, relations: Sequence = ()) -> bool:
     """
     check_field(v)
     F = v.manifold.sympify(F)
+    pol = default_policy()
     if (F.is_Mul or F.is_Pow) and has_irrational_power(F):
-        return zero_modulo(_log_derivative_raw(v, F), relations)
-    return zero_modulo(_raw_derivative(v, F), relations)
+        return pol.is_zero_modulo(_log_derivative_raw(v, F), relations)
+    return pol.is_zero_modulo(v(F, normalize=False), relations)
 
 
 def check_field(v) -> None:
@@ -177,8 +131,6 @@ def check_field(v) -> None:
         raise TypeError(f"expected a VectorField, got {type(v).__name__}")
 
 
-check_vector_field = check_field      # the first public name (kept)
-_check_field = check_field            # the old private name, kept for one release
 
 
 # ---------------------------------------------------------------------------------------
@@ -292,7 +244,7 @@ def _verified_integrals(v, F, sols, include_constants: bool, relations) -> list[
         Fs = pol.normalize(F.xreplace(s))
         if not include_constants and not Fs.has(*M.coords):
             continue
-        if Fs == 0:
+        if pol.is_zero(Fs):
             continue
         if not is_first_integral(v, Fs, relations):
             raise AssertionError(f"internal error: {Fs} failed verification")

@@ -9,7 +9,7 @@ one variable (the determining equations of Noether fields with function coeffici
 
 by row reduction: algebraic rows :math:`Gz = 0` are solved for some unknowns, which are
 substituted with their derivatives, until the leading matrix is invertible
-(:func:`normal_form`); the solution space then has dimension :math:`\dim z`.
+(:func:`linear_normal_form`); the solution space then has dimension :math:`\dim z`.
 
 **Closed form** (:func:`closed_form_basis`).  The unknowns :math:`z_i` are grouped into the
 strongly connected components of the graph ":math:`z_i'` involves :math:`z_j`", solved in a
@@ -26,7 +26,7 @@ forcing from earlier blocks is integrated by variation of constants.
 ``scipy.integrate.solve_ivp``.
 
 >>> x = sp.Symbol("x"); f, g = sp.Function("f"), sp.Function("g")
->>> nf = normal_form([f(x).diff(x) - g(x), g(x).diff(x) + f(x)], [f(x), g(x)], x)
+>>> nf = linear_normal_form([f(x).diff(x) - g(x), g(x).diff(x) + f(x)], [f(x), g(x)], x)
 >>> nf.dimension, nf.matrix
 (2, Matrix([
 [ 0, 1],
@@ -47,7 +47,7 @@ from geomech.core.budget import check
 from geomech.core.zero import default_policy
 from geomech.lie.characteristics import antiderivative, solve_linear_ode
 
-__all__ = ["LinearODESystem", "normal_form", "closed_form_basis", "numeric_basis",
+__all__ = ["LinearODESystem", "linear_normal_form", "closed_form_basis", "numeric_basis",
            "constant_solutions", "deflated",
            "scalar_equation", "is_elementary", "quadrature", "exp_of",
            "rational_antiderivative", "algebraic_antiderivative"]
@@ -99,7 +99,7 @@ def _linear_parts(eqs, funcs, var) -> tuple[sp.Matrix, sp.Matrix]:
     return A[:, :n], A[:, n:]
 
 
-def normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> LinearODESystem | None:
+def linear_normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> LinearODESystem | None:
     r"""The normal form :math:`y = Tz`, :math:`z' = Bz` of :math:`A_1y' + A_0y = 0`.
 
     The augmented matrix :math:`(A_1\,|\,A_0)` is row-reduced; algebraic rows :math:`Gz = 0`
@@ -109,7 +109,7 @@ def normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> LinearODESyst
     space); zero decisions by the zero policy.
 
     >>> x = sp.Symbol("x"); f, g = sp.Function("f"), sp.Function("g")
-    >>> nf = normal_form([f(x).diff(x) + f(x), x*g(x)], [f(x), g(x)], x)
+    >>> nf = linear_normal_form([f(x).diff(x) + f(x), x*g(x)], [f(x), g(x)], x)
     >>> nf.matrix, nf.embedding.T
     (Matrix([[-1]]), Matrix([[1, 0]]))
     """
@@ -308,7 +308,7 @@ def _back(b: sp.Expr, xi, var, kind: str | None) -> sp.Expr:
         rep[sp.log((1 - xi) / (1 + xi))] = 2 * sp.log(sp.tan(var / 2))
     b = b.xreplace(rep)
     b = b.xreplace({pw: other**(2 * pw.exp) for pw in b.atoms(sp.Pow)
-                    if sp.expand(pw.base - (1 - xi**2)) == 0})
+                    if default_policy().is_zero(pw.base - (1 - xi**2))})
     return b.xreplace({xi: getattr(sp, kind)(var)})
 
 
@@ -667,7 +667,7 @@ def closed_form_basis(system: LinearODESystem, seconds: float = 30.0
     closed form or ``None``).  ``seconds`` bounds each call of ``dsolve`` / ``integrate``.
 
     >>> x = sp.Symbol("x"); f, g = sp.Function("f"), sp.Function("g")
-    >>> nf = normal_form([f(x).diff(x) - g(x)/x, g(x).diff(x)], [f(x), g(x)], x)
+    >>> nf = linear_normal_form([f(x).diff(x) - g(x)/x, g(x).diff(x)], [f(x), g(x)], x)
     >>> closed_form_basis(nf)
     [(log(x), 1), (1, 0)]
     """
@@ -716,7 +716,7 @@ def _particular(Phi: sp.Matrix, g: sp.Matrix, var, consts, seconds: float
         part = sp.S.Zero
         for c in consts:
             ce = sp.cancel(e.coeff(c))
-            if ce == 0:
+            if default_policy().is_zero(ce):
                 continue
             prim = quadrature(ce, var, seconds)
             if prim is None:
@@ -786,7 +786,7 @@ def numeric_basis(system: LinearODESystem, parameters: Mapping, x0: float = 1.0
     ``rtol = 1e-12``); ``parameters`` give numbers to the symbols of :math:`B` and :math:`T`.
 
     >>> x = sp.Symbol("x"); f, g = sp.Function("f"), sp.Function("g")
-    >>> nf = normal_form([f(x).diff(x) - g(x), g(x).diff(x) + f(x)], [f(x), g(x)], x)
+    >>> nf = linear_normal_form([f(x).diff(x) - g(x), g(x).diff(x) + f(x)], [f(x), g(x)], x)
     >>> Y = numeric_basis(nf, {}, 0.0)(np.pi / 2)
     >>> bool(np.allclose(Y, [[0, 1], [-1, 0]], atol=1e-10))
     True

@@ -167,6 +167,10 @@ class Linearization:
     def __init__(self, system, state: dict, chart: FieldChart, matrix: sp.Matrix,
                  variables: tuple, reduced: tuple, cyclic: tuple, parameters=None,
                  notes: tuple = ()):
+        if not isinstance(chart, FieldChart) or not isinstance(matrix, sp.MatrixBase):
+            raise TypeError("a Linearization is made by S.linearize(state) (chart: a "
+                            f"FieldChart, matrix: a sympy Matrix; got {type(chart).__name__}, "
+                            f"{type(matrix).__name__})")
         self.system = system
         self.state = dict(state)
         self.chart = chart.name

@@ -43,11 +43,10 @@ import sympy as sp
 from geomech.core.algebra import polynomial_ring
 from geomech.core.algebra.linear import solve_constant_linear
 from geomech.core.algebra.normal_form import compact
-from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.budget import check
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, is_zero
 from geomech.mechanics.analysis.density import exp_of_potential
 from geomech.mechanics.analysis.density_search import irreducible_factors, log_linear_exponents
 from geomech.mechanics.analysis.pseudo_hamiltonian import (
@@ -109,10 +108,10 @@ def gyroscopic_coefficient(system) -> sp.Expr:
     u*udot
     """
     z, zd, _, _, Q = _two_dof_data(system)
-    if all(fast_is_zero(q) for q in Q):
+    if all(is_zero(q) for q in Q):
         return sp.S.Zero
     S12 = sp.cancel(sp.together(Q[0] / zd[1]))
-    if not fast_is_zero(Q[0] - S12 * zd[1]) or not fast_is_zero(Q[1] + S12 * zd[0]):
+    if not is_zero(Q[0] - S12 * zd[1]) or not is_zero(Q[1] + S12 * zd[0]):
         raise ValueError("the forces are not gyroscopic of the form Q = (S12*z2dot, "
                          "-S12*z1dot)")
     _, den = sp.fraction(S12)
@@ -138,11 +137,11 @@ def multiplier_one_form(system) -> tuple[sp.Expr, sp.Expr]:
     z, zd, _, A, _ = _two_dof_data(system)
     S12 = gyroscopic_coefficient(system)
     s = [sp.diff(S12, v) for v in zd]
-    if any(e.has(*zd) for e in s) or not fast_is_zero(S12 - s[0] * zd[0] - s[1] * zd[1]):
+    if any(e.has(*zd) for e in s) or not is_zero(S12 - s[0] * zd[0] - s[1] * zd[1]):
         raise ValueError("S12 is not homogeneous linear in the velocities: not of "
                          "Chaplygin-multiplier form")
     det = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
-    if fast_is_zero(det):
+    if is_zero(det):
         raise ValueError("the kinetic matrix A is degenerate")
     # A symmetric: (-sigma2, sigma1) = A^{-1} s = adj(A) s / det
     w0 = A[1, 1] * s[0] - A[0, 1] * s[1]
@@ -168,7 +167,7 @@ def is_reducing_multiplier(system, N) -> bool:
     S12 = gyroscopic_coefficient(system)
     p = A * sp.Matrix(zd)
     lnN = [sp.diff(N, zi) / N for zi in z]
-    return fast_is_zero(S12 - p[1] * lnN[0] + p[0] * lnN[1])
+    return is_zero(S12 - p[1] * lnN[0] + p[0] * lnN[1])
 
 
 def _log_family(sigma, z, candidates, keep):
@@ -350,7 +349,7 @@ def _find_multiplier(system, z, zd, A, sigma, candidates, integrate):
             (None, "no multiplier N = prod f_k**c_k in the candidate family")
     # a verified N = prod f_k**c_k proves sigma closed; otherwise closedness decides
     N, reason = _system_family_multiplier(system, z, A, sigma)
-    if N is None and not fast_is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
+    if N is None and not is_zero(sp.diff(sigma[0], z[1]) - sp.diff(sigma[1], z[0])):
         return None, "the 1-form sigma = d ln N is not closed: no multiplier N(z) exists"
     if N is None and integrate:
         N, reason = _integrated_multiplier(sigma, z)
@@ -363,7 +362,7 @@ def _new_hamiltonian(L, A, z, zd, N) -> ReducingMultiplier:
     pt = [sp.Symbol(f"p_{zi.name}_tilde", real=True) for zi in z]
     V = -L.xreplace({v: 0 for v in zd})
     B = sp.Matrix([sp.diff(L, v).xreplace({w: 0 for w in zd}) for v in zd])
-    if any(not fast_is_zero(b) for b in B):
+    if any(not is_zero(b) for b in B):
         return ReducingMultiplier(N, "the Lagrangian has terms linear in the velocities; "
                                   "no new Hamiltonian given")
     det = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]

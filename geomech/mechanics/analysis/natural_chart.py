@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.field_charts import FieldChart, cyclic_split
 
@@ -65,7 +66,7 @@ def poisson_pattern(functions, coords) -> tuple | None:
     r"""``(theta, phi, (i, j, k))`` when the natural functions are the Poisson vector of
     Euler angles: :math:`f_i = \sin\theta\sin\varphi`, :math:`f_j = \sin\theta\cos\varphi`,
     :math:`f_k = \cos\theta` for coordinates :math:`\theta, \varphi`; else ``None``."""
-    f = [sp.sympify(x) for x in functions]
+    f = [as_expr(x) for x in functions]
     if len(f) != 3:
         return None
     for k, fk in enumerate(f):
@@ -92,7 +93,7 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
     """
     i, j, k = order
     rho = sp.Dummy("rho", positive=True)
-    e = sp.sympify(expr).replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
+    e = as_expr(expr).replace(sp.tan, lambda a: sp.sin(a) / sp.cos(a))
     e = e.replace(sp.cot, lambda a: sp.cos(a) / sp.sin(a))
     if any(a.args[0] not in (theta, phi) for a in e.atoms(sp.sin, sp.cos)
            if a.args[0].has(theta, phi)):
@@ -127,7 +128,7 @@ def _even_odd(p: sp.Expr, rho, s) -> tuple[sp.Expr, sp.Expr]:
 def _poisson_chart(system, nat, ce, pattern, point, eta_values) -> FieldChart:
     """The chart :math:`(\\gamma, \\eta)` with the relation :math:`|\\gamma|^2 = 1`."""
     th, ph, order = pattern
-    funcs = [sp.sympify(x) for x in nat["functions"]]
+    funcs = [as_expr(x) for x in nat["functions"]]
     stem = nat.get("vector_name", "gamma")
     G = sp.symbols(f"{stem}1:4", real=True)
     rhs = ce.rhs

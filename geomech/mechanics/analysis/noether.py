@@ -3,13 +3,13 @@ r"""Noether fields and linear first integrals of nonholonomic systems (Borisov &
 
 * **Theorem 4 (Kozlov and Kolesnikov (1978)).** If :math:`u\in\Gamma(\mathcal D)`,
   :math:`(Q,u)=0` and :math:`\tilde u(L)|_{\mathcal M}=0`, then
-  :math:`F=\sum_i u_i\,\partial L/\partial\dot q_i` is a first integral
-  (:func:`check_noether_field`; on raw data
-  :func:`geomech.mechanics.analysis.kozlov_kolesnikov.check_noether_field`, the one test).
-* **The search** in an ansatz family, :func:`noether_fields` and :func:`linear_integrals`
-  (and, on raw data with tangent generators,
-  :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.find_noether_fields`): one
-  implementation, :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.noether_template_fields`.
+  :math:`F=\sum_i u_i\,\partial L/\partial\dot q_i` is a first integral: the test
+  :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.check_noether_field` and the one
+  search :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.noether_template_fields`
+  live in :mod:`geomech.mechanics.analysis.kozlov_kolesnikov`.
+* **The search** in an ansatz family: :func:`noether_fields` and :func:`linear_integrals`
+  build a coordinate template and call the one search (tangent generators times functions:
+  :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.find_noether_fields`).
 * **Theorem 5.** For a natural system :math:`L=\tfrac12(\dot q,B\dot q)-U`, a linear integral
   :math:`F=(u^{(0)},B\dot q)` comes from the Noether field :math:`u=\Pi_B u^{(0)}`
   (:func:`noether_field_from_integral`).
@@ -17,14 +17,12 @@ r"""Noether fields and linear first integrals of nonholonomic systems (Borisov &
   (:mod:`geomech.mechanics.analysis.noether_functions`, reached through
   :func:`noether_fields` with a :class:`FunctionAnsatz`).
 
-All names also import from :mod:`geomech.mechanics.analysis.symmetry`.
-
 >>> import sympy as sp, geomech as gm
 >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
 >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
 ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
->>> check_noether_field(S, N.vector_field([0, 0, 1])).integral
-phidot
+>>> noether_field_from_integral(S, phid).components
+(0, 0, 1)
 """
 
 from __future__ import annotations
@@ -34,114 +32,20 @@ from dataclasses import dataclass
 import sympy as sp
 
 from geomech.core.fields import VectorField
-from geomech.core.parse import as_expr
+from geomech.core.zero import is_zero
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz, coerce_ansatz
-from geomech.mechanics.analysis.common import (
-    active_forces,
-    all_zero,
-    as_field,
-    check_system,
-    compact_form,
-    constraint_matrix,
-    is_zero,
-    prolong,
-    restrict,
-)
+from geomech.mechanics.analysis.common import check_system, compact_form
 from geomech.mechanics.analysis.integrals import system_is_first_integral
 from geomech.mechanics.analysis.kozlov_kolesnikov import (
-    check_noether_field as theorem4,
+    check_noether_field,
+    noether_template_fields,
 )
-from geomech.mechanics.analysis.kozlov_kolesnikov import noether_template_fields
 from geomech.mechanics.analysis.noether_functions import (
     NoetherFieldSystem,
     noether_field_system,
 )
 
-__all__ = ["NoetherCheck", "LinearIntegral", "check_noether_field", "noether_field_from_integral",
-           "noether_fields", "linear_integrals", "is_first_integral"]
-
-
-@dataclass
-class NoetherCheck:
-    r"""Outcome of :func:`check_noether_field` (Theorem 4).
-
-    Attributes
-    ----------
-    field : VectorField
-    tangent : bool
-        :math:`u\in\Gamma(\mathcal D)` (:math:`Au\equiv0`); ``failing_rows`` lists the others.
-    forces_ok : bool
-        :math:`(Q,u)|_{\mathcal M}=0`.
-    lagrangian_ok : bool
-        :math:`\tilde u(L)|_{\mathcal M}=0`.
-    is_noether : bool
-    integral : sympy expression
-        :math:`F=\sum_i u_i\,\partial L/\partial\dot q_i` on :math:`TN`.
-    integral_on_M : sympy expression
-        :math:`F` restricted to the phase space.
-    is_symmetry : bool
-        Whether :math:`\tilde u` also preserves the constraints (Theorem 3):
-        :math:`\tilde u(f_\mu)|_{\mathcal M}=0`.
-    """
-
-    field: VectorField
-    tangent: bool
-    failing_rows: list
-    forces_ok: bool
-    lagrangian_ok: bool
-    is_noether: bool
-    integral: sp.Expr
-    integral_on_M: sp.Expr
-    is_symmetry: bool
-
-    def __bool__(self) -> bool:
-        return self.is_noether
-
-
-def check_noether_field(system, u) -> NoetherCheck:
-    r"""Theorem 4 (Kozlov–Kolesnikov): is ``u`` a Noether field, and its integral.
-
-    System-level front end of
-    :func:`geomech.mechanics.analysis.kozlov_kolesnikov.check_noether_field` (the
-    one implementation of the test); adds the failing constraint rows, the restricted
-    integral and whether :math:`\tilde u` also preserves the constraints.
-
-    Conditions (5.1)–(5.2): :math:`\sum_i a_{\mu i}u_i=0`, :math:`\sum_i Q_iu_i=0` on
-    :math:`\mathcal M`, and :math:`\tilde u(L)|_{\mathcal M}=0` (computed on :math:`TN` with the
-    given free Lagrangian, then restricted).  Then
-    :math:`F=\sum_i u_i\,\partial L/\partial\dot q_i` is a first integral.
-
-    Examples
-    --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y th ph", parameters="m I J r")
-    >>> x, y, th, ph = N.coords; xd, yd, thd, phd = N.velocities; m, I, J, r = N.parameters
-    >>> cons = [sp.sin(ph)*xd - r*thd*sp.cos(ph)*sp.cos(th),
-    ...         sp.sin(ph)*yd - r*thd*sp.cos(ph)*sp.sin(th)]
-    >>> S = gm.NonholonomicSystem(N, lagrangian=m*(xd**2+yd**2)/2 + I*thd**2/2 + J*phd**2,
-    ...                           constraints=cons)
-    >>> c = check_noether_field(S, N.vector_field([0, 0, 0, 1]))
-    >>> c.is_noether, c.integral, c.is_symmetry
-    (True, 2*J*phdot, False)
-    """
-    from geomech.core.algebra.normal_form import compact
-
-    check_system(system)
-    u = as_field(system, u)
-    N = system.manifold
-    base = theorem4(u.components, system.lagrangian, N.coords, N.velocities,
-                     system.constraints, active_forces(system),
-                     solution=dict(system.dependent_solution))
-    failing = []
-    if not base.tangent:
-        A = constraint_matrix(system)
-        failing = [m_ for m_ in range(A.rows)
-                   if not is_zero(sum(A[m_, i] * u.components[i] for i in range(N.dim)))]
-    F = base.integral
-    Fm = compact(restrict(system, F))
-    is_sym = all_zero(restrict(system, prolong(u, f)) for f in system.constraints)
-    return NoetherCheck(u, base.tangent, failing, base.forces_ok, base.lagrangian_ok,
-                        base.is_noether, F, Fm, is_sym)
+__all__ = ["LinearIntegral", "noether_field_from_integral", "noether_fields", "linear_integrals"]
 
 
 def _kinetic_matrix(system) -> sp.Matrix:
@@ -168,7 +72,8 @@ def noether_field_from_integral(system, F) -> VectorField:
     :math:`u=\sum_{s,r}\tau_s(G^{-1})_{sr}F(\tau_r)`, :math:`G_{sr}=(\tau_s,B\tau_r)`
     (only an :math:`(n-k)\times(n-k)` inverse).  ``u`` is the unique field in
     :math:`\mathcal D` with :math:`(u,B\dot q)=F` on :math:`\mathcal M`; it is a Noether field
-    iff ``F`` is an integral (check with :func:`check_noether_field`).
+    iff ``F`` is an integral (check with
+    :func:`~geomech.mechanics.analysis.kozlov_kolesnikov.check_noether_field`).
 
     Examples
     --------
@@ -216,25 +121,6 @@ class LinearIntegral:
     verified: bool
 
 
-def is_first_integral(system, F) -> bool:
-    r"""Exact test :math:`V(F)\equiv 0` for ``F`` on :math:`TN` or on the phase space.
-
-    ``F`` is first restricted to :math:`\mathcal M` (dependent velocities substituted).
-
-    Examples
-    --------
-    >>> import sympy as sp, geomech as gm
-    >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
-    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
-    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
-    >>> is_first_integral(S, phid), is_first_integral(S, xd)
-    (True, False)
-    """
-    check_system(system)
-    F = system.manifold.sympify(F) if isinstance(F, str) else as_expr(F)
-    return system_is_first_integral(system, F)
-
-
 def noether_fields(system, ansatz=None, solve: bool = False):
     r"""Noether fields (Theorem 4) in an ansatz family: a basis over the constants.
 
@@ -264,10 +150,7 @@ def noether_fields(system, ansatz=None, solve: bool = False):
         return noether_field_system(system, ansatz, solve)
     N = system.manifold
     comps, unknowns = coerce_ansatz(system, ansatz).template(N)
-    found = noether_template_fields(comps, unknowns, system.lagrangian, N.coords,
-                                    N.velocities, system.constraints, active_forces(system),
-                                    solution=dict(system.dependent_solution),
-                                    parameters=N.parameters)
+    found = noether_template_fields(system, comps, unknowns)
     return [N.vector_field(u) for u in found]
 
 
@@ -302,7 +185,7 @@ def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
         if not chk.is_noether:
             raise ValueError(f"{u} is not a Noether field (tangent={chk.tangent}, "
                              f"lagrangian={chk.lagrangian_ok}, forces={chk.forces_ok})")
-        ok = is_first_integral(system, chk.integral_on_M)
+        ok = system_is_first_integral(system, chk.integral_on_M)
         if not ok:
             raise RuntimeError(f"the Noether integral {chk.integral} is not conserved")
         out.append(LinearIntegral(chk.integral, chk.integral_on_M, u, chk.is_symmetry, ok))

@@ -28,16 +28,11 @@ from sympy.core.function import AppliedUndef
 
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy, half_angle_symbol
+from geomech.core.zero import default_policy, half_angle_symbol, is_zero
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz
-from geomech.mechanics.analysis.common import (
-    active_forces,
-    all_zero,
-    as_field,
-    check_system,
-)
+from geomech.mechanics.analysis.common import as_field, check_system
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
-from geomech.mechanics.analysis.linear_odes import normal_form
+from geomech.mechanics.analysis.linear_odes import linear_normal_form
 
 __all__ = ["NoetherFieldSystem", "noether_field_system", "ode_solution_dimension"]
 
@@ -81,7 +76,7 @@ class NoetherFieldSystem:
             for f, v in rep.items():
                 ee = ee.subs(f, v)
             out.append(ee.doit())
-        return all_zero(out)
+        return all(is_zero(e) for e in out)
 
     def field_for(self, values: Mapping) -> VectorField:
         """The template with the unknown functions replaced by ``values``."""
@@ -124,7 +119,7 @@ def noether_field_system(system, ans: FunctionAnsatz, solve: bool = False) -> No
     tpl = as_field(system, ans.template)
     funcs = _unknown_functions(tpl, ans.functions)
     args = set().union(*(set(f.args) for f in funcs))
-    conds = _theorem4_conditions(system, tpl)
+    conds = theorem4_conditions(system, tpl)
     derivs = sorted({d for c in conds for d in as_expr(c).atoms(sp.Derivative)},
                     key=sp.default_sort_key)
     jets = {a: sp.Dummy(f"J{i}") for i, a in enumerate([*derivs, *funcs])}
@@ -153,15 +148,6 @@ def _unknown_functions(tpl: VectorField, functions: Sequence) -> list:
             raise ValueError(f"unknown function {f} does not occur in the template")
         funcs.append(apps[0])
     return funcs
-
-
-def _theorem4_conditions(system, u: VectorField) -> list:
-    r""":math:`Au`, :math:`\tilde u(L)|_{\mathcal M}` and :math:`(Q,u)|_{\mathcal M}`
-    (:func:`~geomech.mechanics.analysis.kozlov_kolesnikov.theorem4_conditions`)."""
-    N = system.manifold
-    return theorem4_conditions(u.components, system.lagrangian, N.coords, N.velocities,
-                               system.constraints, active_forces(system),
-                               solution=dict(system.dependent_solution))
 
 
 def _coefficient_equations(conds: list, jets: dict, split_syms: list) -> list:
@@ -225,7 +211,7 @@ def ode_solution_dimension(eqs, funcs, var) -> int | None:
 
     The system :math:`A_1y'+A_0y=0` (one independent variable) is brought to its normal form
     :math:`y = Tz`, :math:`z' = Bz` (:func:`~geomech.mechanics.analysis.linear_odes.
-    normal_form`: algebraic rows are solved and substituted with their derivatives until the
+    linear_normal_form`: algebraic rows are solved and substituted with their derivatives until the
     leading matrix is invertible); the dimension is :math:`\dim z`, ``None`` when the system
     is underdetermined (infinite-dimensional) or a step is not decidable.
 
@@ -233,7 +219,7 @@ def ode_solution_dimension(eqs, funcs, var) -> int | None:
     >>> ode_solution_dimension([f(x).diff(x) - f(x)], [f(x)], x)
     1
     """
-    nf = normal_form(eqs, funcs, var)
+    nf = linear_normal_form(eqs, funcs, var)
     return None if nf is None else nf.dimension
 
 

@@ -30,10 +30,9 @@ import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.normal_form import compact
-from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, is_zero
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.equations.heavy import FactoredCalculus, has_radicals
 
@@ -73,7 +72,7 @@ class AlmostPoissonStructure:
             for j in range(i, n):
                 if J[i, j] == -J[j, i]:
                     continue
-                if not fast_is_zero(J[i, j] + J[j, i]):
+                if not is_zero(J[i, j] + J[j, i]):
                     raise ValueError(f"the matrix is not skew-symmetric: J[{i},{j}] = {J[i, j]},"
                                      f" J[{j},{i}] = {J[j, i]}")
         self.manifold = manifold
@@ -161,7 +160,7 @@ class AlmostPoissonStructure:
             else:
                 sums = (self._jacobiator_sum(i, j, k) for k in ks)
             for k, e in zip(ks, sums):
-                if e != 0 and not fast_is_zero(e):
+                if e != 0 and not is_zero(e):
                     yield (X[i], X[j], X[k]), e
 
     def _ring_jacobiator(self) -> _RingJacobiator | None:
@@ -270,7 +269,7 @@ class _RingJacobiator:
             return True
         if self.fc.certainly_nonzero(nd[0]):
             return False
-        return fast_is_zero(self.fc.expr(nd))
+        return is_zero(self.fc.expr(nd))
 
 
 PoissonBivector = AlmostPoissonStructure

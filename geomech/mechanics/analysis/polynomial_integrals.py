@@ -53,10 +53,9 @@ from geomech.core.algebra.matrices import (
     rational_rref_pivots,
     verified_subspace,
 )
-from geomech.core.algebra.solve import fast_is_zero
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
-from geomech.core.zero import ZeroPolicy, rational_rewrite
+from geomech.core.zero import ZeroPolicy, is_zero, rational_rewrite
 from geomech.mechanics.analysis.field_integrals import (
     graded_basis,
     independent_rows_at,
@@ -446,7 +445,7 @@ def _assemble(system, ce, eta, basis, terms, coeffs, family, verify=False) -> In
         if verify:
             F = _primitive_natural(F, eta)
             wF = sp.Add(*[e * sp.diff(F, x) for x, e in ce.rhs.items() if F.has(x)])
-            if not fast_is_zero(wF):
+            if not is_zero(wF):
                 raise AssertionError(f"internal error: {F} failed verification")
         natural.append(F)
         phase.append(compact(system.restricted(F.xreplace(etas))))

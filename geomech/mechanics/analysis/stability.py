@@ -183,9 +183,9 @@ def _common_root_conditions(facs: list) -> list[sp.Expr]:
     out = []
     for i in range(len(qs)):
         for j in range(i + 1, len(qs)):
-            r = sp.factor(sp.resultant(qs[i], qs[j], MU))
-            if not (r.is_number and r != 0):
-                out.append(r)
+            r = sp.resultant(qs[i], qs[j], MU)
+            if not (r.is_number and not default_policy().is_zero(r)):
+                out.append(sp.factor(r))
     return out
 
 

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
@@ -60,7 +61,7 @@ def hurwitz_determinants(coeffs: Sequence) -> list[sp.Expr]:
     >>> hurwitz_determinants(a)[1]
     -a0*a3 + a1*a2
     """
-    a = [sp.sympify(c) for c in coeffs]
+    a = [as_expr(c) for c in coeffs]
     n = len(a) - 1
 
     def entry(i: int, j: int) -> sp.Expr:
@@ -94,7 +95,7 @@ def newton_sums(coeffs: Sequence, count: int) -> list[sp.Expr]:
     >>> newton_sums([1, -3, 2], 4)          # roots 1, 2
     [2, 3, 5, 9]
     """
-    c = [sp.sympify(x) for x in coeffs]
+    c = [as_expr(x) for x in coeffs]
     d = len(c) - 1
     e = [sp.together(c[k] / c[0]) for k in range(d + 1)]    # monic: x^d + e1 x^{d-1} + ...
     s: list[sp.Expr] = [sp.Integer(d)]
@@ -177,9 +178,9 @@ def positive_part(expr) -> sp.Expr:
     >>> positive_part(-3*m*(g - w**2)), positive_part(0)
     (-g + w**2, 0)
     """
-    e = sp.factor(sp.cancel(sp.together(expr)))
-    if e == 0:
+    if default_policy().is_zero(expr):
         return sp.S.Zero
+    e = sp.factor(sp.cancel(sp.together(expr)))
     num, den = sp.fraction(e)
     sign = 1
     keep = []

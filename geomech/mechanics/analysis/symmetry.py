@@ -55,21 +55,19 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.zero import (
     default_policy,
+    is_zero,
 )
+from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.ansatz import (  # the families and their linear equations
     coerce_ansatz,
     fields_from_solutions,
     solve_linear_identities,
 )
-from geomech.mechanics.analysis.common import (  # the system contract, the tangent lift
+from geomech.mechanics.analysis.common import (  # the system contract
     active_forces,
-    all_zero,
     as_field,
     check_system,
     constraint_matrix,
-    is_zero,
-    prolong,
-    prolong_to_phase_space,
     restrict,
 )
 
@@ -86,9 +84,10 @@ def _lie_derivative_of_force(u: VectorField, Q: Sequence) -> list:
     (2015), remark to Thm 3)."""
     N = u.manifold
     q = N.coords
+    lift = prolong(u)
     out = []
     for i, qi in enumerate(q):
-        e = prolong(u, Q[i])
+        e = lift(Q[i], normalize=False)
         e += sum(Qk * sp.diff(uk, qi) for Qk, uk in zip(Q, u.components))
         out.append(e)
     return out
@@ -199,15 +198,16 @@ def check_symmetry(system, fields, definitive: bool | None = None):
 
 def _check_one(system, u: VectorField, definitive) -> SymmetryCheck:
     L = system.lagrangian
-    uL = prolong(u, L)
+    lift = prolong(u)
+    uL = lift(L, normalize=False)
     lag_full = is_zero(uL)
     lag_M = lag_full or is_zero(restrict(system, uL))
-    cons_vals = [restrict(system, prolong(u, f)) for f in system.constraints]
-    cons_ok = all_zero(cons_vals)
+    cons_vals = [restrict(system, lift(f, normalize=False)) for f in system.constraints]
+    cons_ok = all(is_zero(e) for e in cons_vals)
     Q = active_forces(system)
     forces_ok = None
     if Q is not None:
-        forces_ok = all_zero(_lie_derivative_of_force(u, Q))
+        forces_ok = all(is_zero(e) for e in _lie_derivative_of_force(u, Q))
     theorem3 = lag_full and cons_ok and forces_ok is not False
     failed = []
     if not lag_full:
@@ -218,7 +218,7 @@ def _check_one(system, u: VectorField, definitive) -> SymmetryCheck:
         failed.append("constraints_invariant")
     if forces_ok is False:
         failed.append("forces_invariant")
-    pro = prolong_to_phase_space(system, u) if cons_ok else None
+    pro = prolong(u, system.phase_space, system.dependent_solution) if cons_ok else None
     commutes = None
     run = definitive if definitive is not None else (cons_ok and not theorem3)
     if run and pro is not None:
@@ -291,8 +291,9 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     N = system.manifold
     comps, unknowns = coerce_ansatz(system, ansatz).template(N)
     u = N.vector_field(comps)
-    exprs = [prolong(u, system.lagrangian)]
-    exprs += [restrict(system, prolong(u, f)) for f in system.constraints]
+    lift = prolong(u)
+    exprs = [lift(system.lagrangian, normalize=False)]
+    exprs += [restrict(system, lift(f, normalize=False)) for f in system.constraints]
     Q = active_forces(system)
     if Q is not None:
         exprs += _lie_derivative_of_force(u, Q)

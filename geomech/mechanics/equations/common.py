@@ -1,12 +1,12 @@
-r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves, presentation.
+r"""Shared helpers of the equation-of-motion forms: brackets, deferred solves.
 
 The exact algebra (normal forms, ring fractions, linear solves) is the engine of
 :mod:`geomech.core.algebra`; this module adds what only the equations of motion need: the
-deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form), the presentation
-form :func:`tidy` and acceleration symbols.  The normal forms are those of the engine:
-:func:`~geomech.core.algebra.normal_form.compact` (a cancelled fraction whose numerator and
-denominator are reduced modulo :math:`\sin^2 s + \cos^2 s = 1`) and
-:func:`~geomech.core.algebra.normal_form.trig_reduce`.
+deferral of mass-matrix solves (:func:`deferred_solves`, the implicit form) and acceleration
+symbols.  The presentation form is :func:`geomech.core.algebra.presentation.tidy`; the normal
+forms are those of the engine: :func:`~geomech.core.algebra.normal_form.compact` (a
+cancelled fraction whose numerator and denominator are reduced modulo
+:math:`\sin^2 s + \cos^2 s = 1`) and :func:`~geomech.core.algebra.normal_form.trig_reduce`.
 
 >>> import sympy as sp
 >>> from geomech.core.algebra.normal_form import compact
@@ -24,62 +24,22 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.algebra import RationalAlgebra, factor_expr
+from geomech.core.algebra import RationalAlgebra
 from geomech.core.algebra import UnsupportedExpression as _Unsupported
-from geomech.core.algebra import policy_algebra as _Algebra  # the old private name
 from geomech.core.algebra import solve_linear as _solve_linear
 from geomech.core.fields import VectorField
-from geomech.core.flintpolys import poly_cancel, poly_gcd
+from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 from geomech.mechanics.equations.elimination import (
     SMALL_OPS,
     adjugate_solve,
-    expansion_bound,
     normal_form_pays,
 )
 
-__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "tidy", "deferred_solves",
+__all__ = ["bracket_via_graph", "solve_linear", "acceleration_symbols", "deferred_solves",
            "DeferredSolve", "deferring", "inverse_solve", "large_rhs", "ABBREVIATE_OPS",
            "ring_normal_forms", "normal_field"]
-
-
-def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
-    alg = _Algebra([e])
-    n, d = alg.frac(e)
-    R = alg.ring
-    idx = [R.symbols.index(v) for v in vel if v in R.symbols]
-    if not idx or any(d.degree(R.gens[i]) > 0 for i in idx):
-        raise _Unsupported("velocities in the denominator")
-    groups: dict = {}
-    for m, c in n.items():
-        key = tuple(m[i] for i in idx)
-        rest = list(m)
-        for i in idx:
-            rest[i] = 0
-        groups.setdefault(key, {})[tuple(rest)] = c
-    coeffs = {k: R.from_dict(v) for k, v in groups.items()}
-    g = None
-    if sum(len(c) for c in coeffs.values()) > _TIDY_GCD_LIMIT:
-        g = R.one           # large coefficients: no common polynomial factor sought
-    for c in coeffs.values():
-        g = c if g is None else poly_gcd(g, c)
-    if g.LC < 0:
-        g = -g
-    vsyms = [R.symbols[i] for i in idx]
-    terms = [factor_expr(alg, c.exquo(g)) * sp.Mul(*[v**k for v, k in zip(vsyms, key)])
-             for key, c in coeffs.items()]
-    out = factor_expr(alg, g) * sp.Add(*terms)
-    if not d.is_one:
-        out = out / factor_expr(alg, d)
-    return out
-
-
-
-_TIDY_NODE_LIMIT = 25000  # tidy leaves larger expressions as they are (presentation only:
-#                           the ring tidy of the heavy bodies' rates costs 2-5 s each)
-_TIDY_TERMS = 5000      # tidy leaves expressions whose expansion may exceed this many terms
-_TIDY_GCD_LIMIT = 600   # tidy: total terms of the coefficients above which no gcd is taken
 
 
 def bracket_via_graph(X, Y):
@@ -317,9 +277,11 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     seconds instead of minutes.  Smaller ones get the shorter of the two Pythagorean
     reductions there (``shortest=True``); expressions outside the ring are normalised by the
     zero policy as any field.
-    Components whose cancelled fraction would be far longer than themselves
+    Large components whose cancelled fraction would be far longer than themselves
     (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`: the structured solves
-    of long chains of knife edges) are kept as derived, equal as functions.
+    of long chains of knife edges) are kept as derived, equal as functions; small ones are
+    always normalised (a derived form can read a coordinate it does not depend on, e.g.
+    through :math:`\sin^2\psi + \cos^2\psi`, which hides cyclic coordinates).
 
     >>> from geomech.core.manifold import Manifold
     >>> M = Manifold("M", "x y"); x, y = M.coords
@@ -327,12 +289,21 @@ def normal_field(chart, comps: Sequence) -> VectorField:
     True
     """
     comps = list(comps)
-    if not all(normal_form_pays(c) for c in comps):
+    large = large_rhs(sp.Matrix(comps))
+    if large and not all(normal_form_pays(c, TRY_NORMAL_FORM) for c in comps):
         return VectorField.from_normal_form(chart, comps)
-    normal = ring_normal_forms(comps, shortest=not large_rhs(sp.Matrix(comps)))
-    if normal is not None:
-        return VectorField.from_normal_form(chart, normal)
-    return VectorField(chart, comps)
+    normal = ring_normal_forms(comps, shortest=not large)
+    if normal is None:
+        return VectorField(chart, comps)
+    if large:          # the bound is loose: keep whichever is shorter, component by component
+        normal = [min(n, c, key=count_ops) for n, c in zip(normal, comps)]
+    return VectorField.from_normal_form(chart, normal)
+
+
+#: a large right-hand side is brought to its normal form when its expansion bound is at most
+#: this many times its length (the sharp-edge body: bound 20x, normal form 8x shorter; the
+#: three-link snake: bound 10^130x)
+TRY_NORMAL_FORM = 50
 
 
 
@@ -343,50 +314,3 @@ def acceleration_symbols(velocities: Sequence[sp.Symbol]) -> tuple[sp.Symbol, ..
         name = v.name[:-3] + "ddot" if v.name.endswith("dot") else v.name + "_t"
         out.append(sp.Symbol(name, real=True))
     return tuple(out)
-
-
-def tidy(e, velocities) -> sp.Expr:
-    """Presentation form: the numerator collected in the monomials of ``velocities`` with
-    factored coefficients, the denominator factored; returned only when it is shorter.
-
-    >>> import sympy as sp
-    >>> a, b, v = sp.symbols("a b v")
-    >>> tidy(a*b*v**2 + a*v**2 + a*b + a, [v])
-    a*(b + 1)*(v**2 + 1)
-    """
-    e = as_expr(e)
-    vel = [v for v in velocities if e.has(v)]
-    if e.is_Atom or not vel:
-        return e
-    if sum(1 for _ in sp.preorder_traversal(e)) > _TIDY_NODE_LIMIT \
-            or expansion_bound(e) > _TIDY_TERMS:
-        return e                    # presentation only: very large expressions are kept
-    try:
-        out = _ring_tidy(e, vel)
-    except _Unsupported:
-        return _tidy_expr(e, vel)
-    return out if count_ops(out) < count_ops(e) else e
-
-
-def _tidy_expr(e: sp.Expr, vel) -> sp.Expr:
-    n, d = sp.fraction(e)
-    try:
-        P = sp.Poly(n, *vel)
-    except sp.PolynomialError:
-        return e
-    if not all(c.free_symbols.isdisjoint(vel) for c in P.coeffs()):
-        return e
-    def fac(c):
-        return sp.factor(c) if count_ops(c) < 120 else sp.factor_terms(c)
-
-    terms = [fac(c) * sp.Mul(*[g**k for g, k in zip(vel, mon)]) for mon, c in P.terms()]
-    num = sp.Add(*terms)
-    common = sp.factor_terms(num)
-    den = fac(d) if d != 1 else 1
-    out = common / den
-    if len(terms) <= 3 and count_ops(n) < 120:
-        alt = sp.factor(num) / den
-        if count_ops(alt) < count_ops(out):
-            out = alt
-    return out if count_ops(out) < count_ops(e) else e
-

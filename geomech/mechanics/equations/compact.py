@@ -16,10 +16,11 @@ from collections.abc import Mapping
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.presentation import tidy
 from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
-from geomech.mechanics.equations.common import normal_field, tidy
+from geomech.mechanics.equations.common import normal_field
 from geomech.mechanics.equations.hamel import HamelTerms, hamel_terms
 from geomech.mechanics.equations.phase import phase_rhs_from_quasi
 from geomech.mechanics.equations.structured import structured_solve

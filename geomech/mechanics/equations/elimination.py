@@ -42,6 +42,7 @@ from geomech.core.algebra.matrices import rational_rank
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import solve_linear as ring_solve
 from geomech.core.opcount import count_ops
+from geomech.core.parse import as_expr
 
 __all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
            "expansion_bound", "normal_form_pays", "rational_value", "certainly_nonzero",
@@ -61,7 +62,7 @@ def keep_small(e: sp.Expr) -> sp.Expr:
     >>> keep_small(sp.sin(s)**2 + sp.cos(s)**2)
     1
     """
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Atom:
         return e
     ops = count_ops(e)
@@ -220,7 +221,7 @@ def expansion_bound(e: sp.Expr) -> int:
         memo[a] = got
         return got
 
-    n, d = nd(sp.sympify(e))
+    n, d = nd(as_expr(e))
     return n + d - 1
 
 
@@ -228,19 +229,20 @@ def expansion_bound(e: sp.Expr) -> int:
 TERM_OPS = 12
 
 
-def normal_form_pays(e: sp.Expr) -> bool:
-    """Whether one cancelled fraction is expected to be at most about twice as long as
-    ``e``: :func:`expansion_bound` times :data:`TERM_OPS` operations per term against the
-    operations of ``e`` (deterministic; the normal form is computed only where it pays).
+def normal_form_pays(e: sp.Expr, factor: int = 2) -> bool:
+    """Whether one cancelled fraction is expected to be at most about ``factor`` times as
+    long as ``e``: :func:`expansion_bound` times :data:`TERM_OPS` operations per term against
+    the operations of ``e`` (deterministic; the normal form is computed only where it pays).
+    The bound is an upper bound: cancellation often makes the fraction far shorter.
 
     >>> x, y = sp.symbols("x y")
     >>> normal_form_pays(x/(x + y) + 1/y), normal_form_pays((x + y + 1)**12 / (x - y)**9)
     (True, False)
     """
-    e = sp.sympify(e)
+    e = as_expr(e)
     if e.is_Atom:
         return True
-    return expansion_bound(e) * TERM_OPS <= 2 * count_ops(e) + 2 * SMALL_OPS
+    return expansion_bound(e) * TERM_OPS <= factor * (count_ops(e) + SMALL_OPS)
 
 
 def rational_value(e: sp.Expr, point: dict, angles: dict):
@@ -307,7 +309,7 @@ def rational_value(e: sp.Expr, point: dict, angles: dict):
         return got
 
     try:
-        out = val(sp.sympify(e))
+        out = val(as_expr(e))
     except (_NoValue, ZeroDivisionError):
         return None
     return sp.Rational(out.numerator, out.denominator)
@@ -447,7 +449,7 @@ def interval_value(e: sp.Expr, point: dict, prec: int = 120):
         return got
 
     try:
-        return val(sp.sympify(e))
+        return val(as_expr(e))
     except (_NoValue, ZeroDivisionError, ValueError):
         return None
 
@@ -465,7 +467,7 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     """
     from geomech.core.zero import default_policy
 
-    e = sp.sympify(e)
+    e = as_expr(e)
     syms = sorted(e.free_symbols, key=sp.default_sort_key)
     for point, angles in _trig_rational_points(syms, tries):
         v = rational_value(e, point, angles)

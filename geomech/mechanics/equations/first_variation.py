@@ -36,7 +36,7 @@ parameters and in the state's constants) and equals the Jacobian of the explicit
 >>> V = sp.Symbol("V")
 >>> J = field_jacobian(S, {"x": 0, "y": 0, "phi": 0, "xdot": V, "phidot": 0})
 >>> J.shape, J[4, 4]
-((5, 5), -V*a*m/(I + a**2*m))
+((5, 5), -V*a*m/I)
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ def reduced_mass_matrix_at(system, state: Mapping) -> sp.Matrix:
     >>> S = gm.examples.chaplygin_sleigh()
     >>> reduced_mass_matrix_at(S, {"x": 0, "y": 0, "phi": 0, "xdot": 1, "phidot": 0})
     Matrix([
-    [m,            0],
-    [0, I + a**2*m]])
+    [m, 0],
+    [0, I]])
     """
     x0 = _point(system, state)
     N = system.manifold

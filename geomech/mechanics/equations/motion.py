@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.presentation import tidy as _tidy
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import acceleration_symbols, normal_field
-from geomech.mechanics.equations.common import tidy as _tidy
+from geomech.mechanics.equations.common import acceleration_symbols, large_rhs, normal_field
 from geomech.mechanics.equations.implicit import (
     ImplicitEquations,
     numerically_zero,
@@ -163,7 +163,11 @@ class EquationsOfMotion:
         """``{phase-space coordinate: its time derivative}`` (explicit; for equations built
         with ``explicit=False`` the mass matrix is inverted exactly on first access)."""
         if self._rhs is None:
-            self._rhs = self._tidied(self._raw())
+            raw = self._raw()
+            if not large_rhs(sp.Matrix(list(raw.values()))):   # tidy the normal form
+                M = self.system.phase_space
+                raw = dict(zip(M.coords, self.vector_field().components))
+            self._rhs = self._tidied(raw)
         return self._rhs
 
     @rhs.setter

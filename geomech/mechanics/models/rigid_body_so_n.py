@@ -140,6 +140,12 @@ class RigidBodySoN:
                                  f"sum(I) - I_{i + 1} - I_{j + 1} vanishes")
         self._terms = coefs
 
+    def __getstate__(self) -> dict:
+        """Pickled without the polynomial ring of the Euler-Arnold coefficients (sympy's
+        ``PolyRing`` cannot be copied once its monomial caches are filled); the copy takes
+        the expression route of :meth:`vector_field`, with the same components."""
+        return {**self.__dict__, "_polys": None}
+
     # -- matrices ---------------------------------------------------------------------
     @functools.cached_property
     def lambdas(self) -> tuple:
@@ -449,9 +455,11 @@ def _pfaffian(A: sp.Matrix) -> sp.Expr:
 
 def rigid_body_so_n(n: int = 3, inertia=None, torque=None,
                     ordering: str = "shamolin") -> RigidBodySoN:
-    r"""The n-dimensional rigid body with principal moments ``inertia`` (Euler–Arnold).
+    r"""The free n-dimensional rigid body with principal moments ``inertia`` (Euler–Arnold
+    equations on :math:`\mathfrak{so}(n)`; a catalogue system, ``gm.examples.rigid_body_so_n``).
 
-    See :class:`RigidBodySoN`.
+    ``inertia``: principal moments ``I_1..I_n``, a symmetric case ``"k-(n-k)"`` or ``None``
+    (symbols).  See :class:`RigidBodySoN`.
 
     >>> rb = rigid_body_so_n(3, [1, 2, 3], torque=0)
     >>> rb.vector_field().components

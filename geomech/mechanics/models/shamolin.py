@@ -423,7 +423,12 @@ class ShamolinPendulum:
 
 
 def shamolin_pendulum(n: int = 3, s=None, x_N=None, **params) -> ShamolinPendulum:
-    """The fixed n-dimensional pendulum (see :class:`ShamolinPendulum`).
+    r"""Shamolin's fixed n-dimensional pendulum in a flow (Shamolin (2017), Sections 3–5; a
+    catalogue system, ``gm.examples.shamolin_pendulum``).
+
+    ``s`` (the drag coefficient :math:`s(\alpha)`) and ``x_N`` (the application point
+    functions :math:`x_{kN}`) default to undefined symbolic functions.  See
+    :class:`ShamolinPendulum`.
 
     >>> shamolin_pendulum(4).n
     4

@@ -123,7 +123,8 @@ class ShamolinFreeBody:
                 - (self.T - p.s * p.v ** 2) / self.m * u[0])
         proj = sp.expand(proj.subs(vdot, 0))
         coef = proj.coeff(self.T)
-        if coef == 0 or proj.has(self.T) and sp.expand(proj - coef * self.T).has(self.T):
+        if default_policy().is_zero(coef) or proj.has(self.T) and \
+                sp.expand(proj - coef * self.T).has(self.T):
             raise ValueError("the servo-constraint equation is not linear in T")
         T = sp.expand(-(proj - coef * self.T) / coef)
         _, core = sp.factor(coef * self.m).as_coeff_Mul()

@@ -17,8 +17,7 @@ from geomech.mechanics.analysis.linear_odes import (
     closed_form_basis,
     constant_solutions,
     deflated,
-    normal_form,
-    numeric_basis,
+    linear_normal_form,
     quadrature,
 )
 
@@ -47,7 +46,7 @@ def test_constant_solutions_deflate_to_a_triangular_system():
     # f' = 2x (f - g), g' = x (f - g): the constant solution (1, 1); w = f - g has w' = x w,
     # then f and g are quadratures (f = 2 e^(x^2/2), g = e^(x^2/2))
     eqs = [f(x).diff(x) - 2 * x * (f(x) - g(x)), g(x).diff(x) - x * (f(x) - g(x))]
-    ode = normal_form(eqs, [f(x), g(x)], x)
+    ode = linear_normal_form(eqs, [f(x), g(x)], x)
     V = constant_solutions(ode.matrix, x)
     assert len(V) == 1 and is_zero(V[0][0] - V[0][1])
     D = deflated(ode)

@@ -312,7 +312,8 @@ def test_bad_input():
         pseudo_hamiltonian_form([x, y], [xd, yd], xd**2 / 2, [[1, 0]], [])
 
 
-_HEAVY_BODIES = ("convex_body_on_plane", "ellipsoid")   # Prop. 7: ~10-13 s CPU each (bench_heavy)
+_HEAVY_BODIES = ("convex_body_on_plane", "ellipsoid",   # Prop. 7: ~10-13 s CPU each (bench_heavy)
+                 "chaplygin_snake", "rattleback")   # minutes: the Jacobiator of 6-8 dimensions
 
 
 def _catalogue_systems():

@@ -21,12 +21,12 @@ from geomech.core.algebra.linear_forms import NotLinear, linear_fraction
 from geomech.core.algebra.rings import polynomial_ring
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.ansatz import (
     coerce_ansatz,
     linear_identity_rows,
     solve_linear_identities,
 )
-from geomech.mechanics.analysis.common import prolong
 from geomech.mechanics.analysis.noether import linear_integrals
 from geomech.mechanics.analysis.symmetry import find_point_symmetries
 
@@ -136,9 +136,10 @@ def test_two_stage_solve_agrees_with_the_direct_solve(make):
     N = S.manifold
     comps, unknowns = coerce_ansatz(S, None).template(N)
     u = N.vector_field(comps)
-    exprs = [prolong(u, S.lagrangian)]
-    exprs += [S.restricted(prolong(u, f)) if hasattr(S, "restricted") else prolong(u, f)
-              for f in S.constraints]
+    lift = prolong(u)
+    exprs = [lift(S.lagrangian, normalize=False)]
+    exprs += [S.restricted(lift(f, normalize=False)) if hasattr(S, "restricted")
+              else lift(f, normalize=False) for f in S.constraints]
     assert len(unknowns) > 8 and N.parameters          # the two-stage path is taken
     fast = solve_linear_identities(exprs, unknowns, keep=N.parameters)
     direct = solve_homogeneous(linear_identity_rows(exprs, unknowns, keep=N.parameters),
@@ -177,7 +178,7 @@ def test_the_rows_at_a_point_specialise_the_generic_rows():
     S = _radical_top()
     N = S.manifold
     comps, unknowns = coerce_ansatz(S, None).template(N)
-    e = prolong(N.vector_field(comps), S.lagrangian)
+    e = prolong(N.vector_field(comps))(S.lagrangian, normalize=False)
     pt = {p: sp.Rational(random.Random(i).randint(2, 50), 7)
           for i, p in enumerate(N.parameters)}
     at = solve_homogeneous(CoefficientRows(ring_linear_rows([e], unknowns, at=pt)), unknowns)

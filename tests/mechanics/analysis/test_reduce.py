@@ -7,9 +7,9 @@ import pytest
 import sympy as sp
 
 import geomech as gm
-from geomech.mechanics.analysis.common import is_zero as _is_zero
-from geomech.mechanics.analysis.common import prolong_to_phase_space
-from geomech.mechanics.analysis.noether import is_first_integral
+from geomech.core.zero import is_zero as _is_zero
+from geomech.lie.prolongation import prolong
+from geomech.mechanics.analysis.integrals import system_is_first_integral
 from geomech.mechanics.analysis.reduction import (
     chaplygin_reduction,
     reconstruction_quadratures,
@@ -66,7 +66,7 @@ def test_sleigh_partial_reduction_by_translations(sleigh):
     red = reduce_by_symmetry(sleigh, se2(N)[1:])
     R = red.manifold
     assert R.dim == 3 and N.coords[2] in R.coords
-    pro = prolong_to_phase_space(sleigh, se2(N)[0])
+    pro = prolong(se2(N)[0], sleigh.phase_space, sleigh.dependent_solution)
     u = R.vector_field([sleigh.restricted(pro(z)) if not isinstance(z, sp.Symbol) else pro(z)
                         for z in red.invariants])
     assert u.bracket(red.vector_field).is_zero()
@@ -402,7 +402,7 @@ def test_restrict_to_level_reports_the_critical_locus():
 
 def test_reduced_energy_is_conserved(inclined):
     red = chaplygin_reduction(inclined, [inclined.manifold.coords[0]])
-    assert is_first_integral(red.system, red.system.energy())
+    assert system_is_first_integral(red.system, red.system.energy())
 
 
 # ---------------------------------------------------------------------------------------------

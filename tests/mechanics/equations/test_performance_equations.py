@@ -10,9 +10,10 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.presentation import tidy
 from geomech.core.algebra.solve import policy_algebra as _Algebra
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.common import solve_linear, tidy
+from geomech.mechanics.equations.common import solve_linear
 
 x, y, c, R = sp.symbols("x y c R", real=True)
 phi, th = sp.symbols("phi theta", real=True)

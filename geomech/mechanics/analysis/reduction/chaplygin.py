@@ -22,14 +22,9 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, is_zero
 from geomech.lie.graph import BracketGraph
-from geomech.mechanics.analysis.common import (
-    active_forces,
-    check_system,
-    compact_form,
-    is_zero,
-)
+from geomech.mechanics.analysis.common import active_forces, check_system, compact_form
 from geomech.mechanics.analysis.reduction.common import light_form, normal_form
 
 __all__ = ["ChaplyginReduction", "chaplygin_reduction"]
@@ -107,8 +102,7 @@ def _regular_slice(E: sp.Matrix, y: Sequence) -> dict:
         Ey = E.xreplace(pt)
         if Ey.has(sp.zoo, sp.nan, sp.oo):
             continue
-        d = sp.simplify(Ey.det())
-        if d.is_number and d != 0 or (not d.is_number and not is_zero(d)):
+        if not is_zero(Ey.det()):
             return pt
     raise ValueError("could not find a regular point of the frame")
 

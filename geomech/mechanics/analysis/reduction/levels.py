@@ -18,15 +18,9 @@ import sympy as sp
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.common import (
-    as_field,
-    check_system,
-    compact_form,
-    is_zero,
-    prolong_to_phase_space,
-    restrict,
-)
+from geomech.core.zero import default_policy, is_zero
+from geomech.lie.prolongation import prolong
+from geomech.mechanics.analysis.common import as_field, check_system, compact_form, restrict
 from geomech.mechanics.analysis.reduction.common import normal_form
 from geomech.mechanics.analysis.symmetry import check_symmetry
 
@@ -323,7 +317,7 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
         A field is not a symmetry, or the Lie layer reports a non-solvable algebra.
     """
     checks = _symmetry_checks(system, fields)
-    pro = [prolong_to_phase_space(system, c.field) for c in checks]
+    pro = [prolong(c.field, system.phase_space, system.dependent_solution) for c in checks]
     from geomech.lie.reduction import reconstruct
 
     if invariants is not None:

@@ -16,12 +16,9 @@ from typing import Any
 import sympy as sp
 
 from geomech.core.manifold import Manifold
-from geomech.mechanics.analysis.common import (
-    active_forces,
-    check_system,
-    is_zero,
-)
-from geomech.mechanics.analysis.noether import check_noether_field
+from geomech.core.zero import is_zero
+from geomech.mechanics.analysis.common import active_forces, check_system
+from geomech.mechanics.analysis.kozlov_kolesnikov import check_noether_field
 from geomech.mechanics.analysis.reduction.common import normal_form
 
 __all__ = ["RouthReduction", "routh_reduction"]

@@ -1,0 +1,65 @@
+"""``docs/design.rst`` is drawn from the tree: every module it names exists, every name it
+gives inside a module is bound there, and every module of the package is named in it."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+
+from tests.house import TOP, bindings, package_modules
+
+DESIGN = TOP / "docs" / "design.rst"
+_DOTTED = re.compile(r"(?<![\w./])(geomech(?:\.\w+)*)")
+
+
+def named_in(text: str) -> set[str]:
+    """The dotted names ``geomech.x.y`` of a text (roles, literals, prose)."""
+    return {m.group(1).rstrip(".") for m in _DOTTED.finditer(text)}
+
+
+def unresolved(names: set[str], mods: dict[str, pathlib.Path]) -> list[str]:
+    """Names that are neither a module nor a module followed by a name bound in it."""
+    bound: dict[str, set[str]] = {}
+    bad = []
+    for name in sorted(names):
+        if name in mods:
+            continue
+        parts = name.split(".")
+        prefix = next((".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)
+                       if ".".join(parts[:k]) in mods), None)
+        if prefix is None:
+            bad.append(name)
+            continue
+        if prefix not in bound:
+            defined, imported, _ = bindings(ast.parse(mods[prefix].read_text(encoding="utf-8")))
+            bound[prefix] = defined | imported
+        if parts[len(prefix.split("."))] not in bound[prefix]:
+            bad.append(name)
+    return bad
+
+
+def test_every_module_named_in_the_design_exists():
+    mods = package_modules()
+    assert unresolved(named_in(DESIGN.read_text(encoding="utf-8")), mods) == []
+
+
+def test_every_module_is_named_in_the_design():
+    names = named_in(DESIGN.read_text(encoding="utf-8"))
+    assert sorted(set(package_modules()) - names) == []
+
+
+def test_the_checks_see_modules_names_and_strays(tmp_path):
+    pkg = tmp_path / "geomech" / "sub"
+    pkg.mkdir(parents=True)
+    (tmp_path / "geomech" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from .a import f\n")
+    (pkg / "a.py").write_text("def f():\n    pass\n")
+    mods = package_modules(tmp_path)
+    text = (":mod:`geomech.sub.a`, :func:`~geomech.sub.a.f`, ``geomech.sub.f``, "
+            "geomech.sub.b, geomech.sub.a.g, path geomech/sub/a.py.")
+    names = named_in(text)
+    assert names == {"geomech.sub.a", "geomech.sub.a.f", "geomech.sub.f", "geomech.sub.b",
+                     "geomech.sub.a.g", "geomech"}
+    assert unresolved(names, mods) == ["geomech.sub.a.g", "geomech.sub.b"]
+    assert sorted(set(mods) - names) == ["geomech.sub"]
