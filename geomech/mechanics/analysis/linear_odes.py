@@ -747,6 +747,7 @@ def _half_angle_tidy(e: sp.Expr, var) -> sp.Expr:
     :math:`r_k` cancelled as a rational function of :math:`t = \tan(x/2)` and written back in
     :math:`\sin x, \cos x` (:math:`t = \sin x/(1 + \cos x)`) when that is shorter."""
     from geomech.core.algebra.normal_form import compact
+    from geomech.core.algebra.rings import RationalAlgebra
 
     t = sp.Symbol("t_")
     s, c = sp.sin(var), sp.cos(var)
@@ -754,9 +755,11 @@ def _half_angle_tidy(e: sp.Expr, var) -> sp.Expr:
         {s: 2 * t / (1 + t**2), c: (1 - t**2) / (1 + t**2)})
     et = sp.expand(sp.expand_log(et, force=True))
     logs = sorted(et.atoms(sp.log), key=str)
+    parts = sp.collect(et, logs, evaluate=False)
+    A = RationalAlgebra(list(parts.values()))
     out = sp.S.Zero
-    for k, r in sp.collect(et, logs, evaluate=False).items():
-        r = sp.factor(sp.cancel(r))
+    for k, r in parts.items():
+        r = sp.factor(A.quotient(*A.frac(r)))
         trig = sp.cancel(r.xreplace({t: s / (1 + c)}))
         cands = [r.xreplace({t: sp.tan(var / 2)}), compact(trig), sp.factor(sp.trigsimp(trig))]
         out += min(cands, key=sp.count_ops) * k.xreplace({t: sp.tan(var / 2)})

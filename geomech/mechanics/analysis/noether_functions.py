@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -175,6 +176,11 @@ def _independent_equations(eqs: list, jet_syms: list) -> list:
     Mx, _ = sp.linear_eq_to_matrix(eqs, jet_syms)
     Mx = Mx.applyfunc(sp.cancel)
     pol = default_policy()
+    keep = _independent_at_a_point(Mx, pol)
+    if (keep is not None and pol.rank(Mx) == len(keep)
+            and pol.rank(Mx.extract(keep, list(range(Mx.cols)))) == len(keep)):
+        return [sum(sp.trigsimp(sp.factor(Mx[i, j])) * jet_syms[j]
+                    for j in range(len(jet_syms))) for i in keep]
     keep, cur, rk = [], sp.zeros(0, len(jet_syms)), 0
     for i in range(Mx.rows):
         trial = Mx.row(i) if cur.rows == 0 else sp.Matrix.vstack(cur, Mx.row(i))
@@ -184,6 +190,29 @@ def _independent_equations(eqs: list, jet_syms: list) -> list:
             cur, rk = trial, r
     return [sum(sp.trigsimp(sp.factor(Mx[i, j])) * jet_syms[j] for j in range(len(jet_syms)))
             for i in keep]
+
+
+def _independent_at_a_point(M: sp.Matrix, pol) -> list[int] | None:
+    """Rows of ``M`` that look independent at a random point (greedily in order; floats of
+    30 digits, a probable choice to be confirmed by exact ranks); ``None`` when an entry has
+    no finite value there."""
+    syms = sorted(M.free_symbols, key=sp.default_sort_key)
+    pt = pol.random_point(syms)
+    try:
+        vals = np.array([[complex(e.xreplace(pt).evalf(30)) for e in M.row(i)]
+                         for i in range(M.rows)])
+    except (ZeroDivisionError, TypeError, ValueError):
+        return None
+    if not np.all(np.isfinite(vals)):
+        return None
+    keep: list[int] = []
+    for i in range(M.rows):
+        A = vals[[*keep, i]]
+        sv = np.linalg.svd(A / np.maximum(np.linalg.norm(A, axis=1, keepdims=True), 1e-300),
+                           compute_uv=False)
+        if sv[-1] > 1e-8:
+            keep.append(i)
+    return keep
 
 
 def _dsolve_fields(N, tpl: VectorField, eqs: list, funcs: list) -> list | None:
