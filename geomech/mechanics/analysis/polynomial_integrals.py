@@ -469,7 +469,10 @@ def _algebraic_integrals(system, form, degree: int, cd, on) -> IntegralList:
 
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
-    levels = [to_algebraic(form, system.phase_space.sympify(f) if isinstance(f, str) else f)
+    by_name = {x.name: x for x in (*form.variables, *form.parameters)}
+    levels = [to_algebraic(form, (system.phase_space.sympify(f) if isinstance(f, str)
+                                  else sp.sympify(f)).xreplace(
+        {s: by_name[s.name] for s in sp.sympify(f).free_symbols if s.name in by_name}))
               for f in on]
     natural = variety_integrals(form, degree, cd, levels)
     phase = [compact(F.xreplace(form.on_phase_space)) for F in natural]
