@@ -21,6 +21,7 @@ from geomech.core.budget import BudgetExceeded, check
 from geomech.core.opcount import count_ops
 from geomech.reporting.energy import energy_section
 from geomech.reporting.figures import figures_section
+from geomech.reporting.integrability import integrability_section
 from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_run
@@ -315,6 +316,7 @@ ANALYSES: list[tuple[str, Callable]] = [
     ("invariant measure", _measure_section),
     ("Hamiltonian structure", _hamiltonian_section),
     ("steady motions and stability", stability_section),
+    ("integrability", integrability_section),
 ]
 
 
@@ -328,7 +330,8 @@ class Step:
 #: What the report leaves out when asked, as the System section says it.
 OMITTED = {"simulation": "the simulation (--no-simulation, simulation=False)",
            "analyses": "the analyses -- symmetries, first integrals, invariant measure, "
-                       "Hamiltonian structure (--no-analyses, analyses=False)"}
+                       "Hamiltonian structure, integrability (--no-analyses, "
+                       "analyses=False)"}
 
 
 def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
