@@ -149,3 +149,31 @@ def test_chaplygin_ball_report_lists_the_quadratic_integral():
     sec = integrability_section(gm.examples.chaplygin_ball())
     text = "\n".join(str(line[0]) for line in sec.lines)
     assert "polynomial (degree <= 2) [exact]" in text and "Chaplygin (1903)" in text
+
+
+@pytest.mark.slow
+def test_numerics_beside_the_verdicts_regular_and_chaotic():
+    """Integrable verdict (Kovalevskaya top): the Poincaré section phi = 0 lies on the common
+    level of its three integrals, and the largest Lyapunov exponent decays (log T / T);
+    without enough integrals (a generic top: Husson 1906; the rubber ball in the Hénon-Heiles
+    potential) it settles at a clearly positive value (independent numerics: scipy)."""
+    kov = gm.examples.heavy_top(2, 2, 1, 1, 1, 1, 0, 0)
+    v = kov.integrability()
+    assert v.integrable is True
+    start = {"theta": 1.2, "phi": 0.0, "psi": 0.2, "thetadot": 0.9, "phidot": -0.7,
+             "psidot": 0.5}
+    sec = gm.poincare_section(kov, [start], "sin(phi)", 200.0)
+    pts = sec.points[0]
+    assert len(pts) > 10
+    names = [c.name for c in kov.phase_space.coords]
+    for F in v.integrals:
+        vals = [F.evaluate(dict(zip(names, p)), {}) for p in pts]
+        assert max(vals) - min(vals) < 1e-7 * max(1.0, abs(vals[0]))
+    x0 = [start[n] for n in names]
+    lam_kov = gm.max_lyapunov(kov, x0, 300.0).maximal
+    lam_gen = gm.max_lyapunov(gm.examples.heavy_top(1, 2, 3, 1, 1, 1, 1, 1), x0, 300.0).maximal
+    ball = gm.examples.rubber_ball(m=1, a=1, I=sp.Rational(2, 5),
+                                   potential="x**2/2 + y**2/2 + x**2*y - y**3/3")
+    lam_ball = gm.max_lyapunov(ball, [0.0, -0.1, 1.3, 0.2, 0.1, 0.4, 0.25], 300.0).maximal
+    assert lam_kov < 0.05 and lam_gen > 0.1 and lam_ball > 0.06
+    assert lam_gen > 3 * lam_kov
