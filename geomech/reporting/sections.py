@@ -248,7 +248,9 @@ def _integrals_section(sys_) -> Section:
     s.add("energy: see the Energy section")
     found = linear_integrals(sys_)
     if not found:
-        return s.add("no integral linear in the velocities in the default ansatz")
+        return s.add("no integral linear in the velocities in the default ansatz (constant "
+                     "coefficients; integrals with function coefficients and polynomial "
+                     "integrals: see the Integrability section)")
     for F in found:
         expr = getattr(F, "on_phase_space", getattr(F, "integral", F))
         if getattr(F, "verified", True) is False:

@@ -201,10 +201,19 @@ def system_first_integrals(system, degree: int = 2, functions: bool = True,
     the polynomial search up to ``degree`` (module docstring).
 
     ``seconds`` bounds each ``dsolve``/``integrate`` call of the function-coefficient search.
+    The result is kept on the system (a report's sections share it).
     """
     check_system(system)
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    cache = system.__dict__.setdefault("_first_integrals_cache", {})
+    key = (degree, bool(functions))
+    if key not in cache:
+        cache[key] = _search(system, degree, functions, seconds)
+    return list(cache[key])
+
+
+def _search(system, degree: int, functions: bool, seconds: float) -> list[FirstIntegral]:
     found = _energy(system)
     check()
     found += _noether_linear(system)

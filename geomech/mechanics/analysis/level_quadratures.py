@@ -36,6 +36,7 @@ import sympy as sp
 
 from geomech.core.budget import check
 from geomech.core.zero import default_policy
+from geomech.mechanics.analysis.linear_odes import is_elementary
 
 __all__ = ["QuadratureStep", "explicit_quadratures", "lie_quadratures", "shape_quadratures"]
 
@@ -71,10 +72,11 @@ def lie_quadratures(system, lifts) -> list[QuadratureStep]:
 
 def _level(integrals, vel_of, eta_s, others):
     """``(linear integrals, energy)`` in the quasi-velocities: the linear ones free of
-    :math:`\\eta_\\sigma` (closed forms only)."""
+    :math:`\\eta_\\sigma` (elementary closed forms only: with special functions, as the
+    integrals of the rolling disk, the verdict states the Euler-Jacobi quadrature)."""
     lin, energy = [], None
     for F in integrals:
-        if F.expr is None:
+        if F.expr is None or not is_elementary(F.expr):
             continue
         Fe = sp.expand(F.expr.xreplace(vel_of))
         if F.kind == "energy":
@@ -106,7 +108,13 @@ def _solve_level(lin, others, frozen):
     cs = [sp.Symbol(f"c_{k + 1}", real=True) for k in picked]
     A = sp.Matrix(rows)
     sol = A.LUsolve(sp.Matrix(cs))
-    return dict(zip(others, [sp.simplify(x) if sp.count_ops(x) < 300 else x for x in sol])), cs
+    return dict(zip(others, [_shorter(x) for x in sol])), cs
+
+
+def _shorter(x: sp.Expr) -> sp.Expr:
+    """``simplify`` of a small elementary expression (special functions are left as they
+    are: simplifying hypergeometric expressions does not terminate in reasonable time)."""
+    return sp.simplify(x) if sp.count_ops(x) < 300 and is_elementary(x) else x
 
 
 def shape_quadratures(system, integrals) -> list[QuadratureStep]:
@@ -148,7 +156,7 @@ def _energy_quadratures(system, E, rhs, sigma, eta_s, on, cs) -> list[Quadrature
         return []
     e = sp.Symbol("e", real=True)
     R = sp.together(2 * (e - p.coeff_monomial(1)) / (2 * p.coeff_monomial(eta_s**2)))
-    R = R if sp.count_ops(R) > 400 else sp.simplify(R)
+    R = R if sp.count_ops(R) > 400 else _shorter(R)
     t, t0, s0 = sp.symbols("t t_0", real=True) + (sp.Symbol(f"{sigma}_0", real=True),)
     level = ", ".join(f"{c} = const" for c in cs)
     steps = [QuadratureStep(f"on the level {level} of the linear integrals and E = e: "
