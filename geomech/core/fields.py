@@ -144,16 +144,24 @@ class VectorField:
         if self._exprs is None:
             R, polys = self._ring
             # a ring element without trigonometric generators converts to an expanded
-            # polynomial, which is already the normal form
-            norm = default_policy().normalize if R.has_trig else (lambda e: e)
-            object.__setattr__(self, "_exprs", tuple(norm(R.to_expr(p)) for p in polys))
+            # polynomial, which is already the normal form; with sin/cos of symbols the
+            # normal form's Pythagorean shortening is made in the ring (the same choice)
+            if not R.has_trig:
+                exprs = tuple(R.to_expr(p) for p in polys)
+            elif R.plain_angles:
+                exprs = tuple(R.to_expr(R.shortest(p)) for p in polys)
+            else:
+                norm = default_policy().normalize
+                exprs = tuple(norm(R.to_expr(p)) for p in polys)
+            object.__setattr__(self, "_exprs", exprs)
         return self._exprs
 
     def ring_form(self):
         """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
-            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords)
+            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords,
+                                                    composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
         return self._ring or None
@@ -281,8 +289,8 @@ class VectorField:
         check_same_manifold(self, other)
         if kernel.use_rings():
             a, b = self.ring_form(), other.ring_form()
-            if a and b:
-                R = polykernel.union_ring(a[0], b[0])
+            R = polykernel.union_ring(a[0], b[0]) if a and b else None
+            if R is not None:
                 PX, PY = self._packed(R), other._packed(R)
                 if PX is not None and PY is not None:
                     polys = polykernel.bracket_packed(PX, PY)
@@ -379,6 +387,8 @@ def _ring_difference(X: VectorField, Y: VectorField):
     if not (a and b):
         return None
     R = polykernel.union_ring(a[0], b[0])
+    if R is None:
+        return None
     return R, [R.lift(p) - R.lift(q) for p, q in zip(a[1], b[1])]
 
 

@@ -26,7 +26,8 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from math import comb
 
 import sympy as sp
 from sympy.polys.rings import PolyRing
@@ -34,11 +35,63 @@ from sympy.polys.rings import PolyRing
 from .exprbuild import CACHE_MAX, ExprBuilder, expr_builder
 from .parse import as_expr
 
-__all__ = ["DiffRing", "supported", "clear_caches"]
+__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches"]
 
 
-def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
-    """Collect generators of ``expr``; ``False`` if it is not a polynomial in supported atoms."""
+def angle_form(arg: sp.Expr) -> dict | None:
+    """``{symbol: k}`` when ``arg = sum(k*symbol)`` with integer ``k`` (no constant term),
+    else ``None``.
+
+    >>> a, b = sp.symbols("a b")
+    >>> angle_form(a - 2*b), angle_form(a/2), angle_form(a + 1)
+    ({a: 1, b: -2}, None, None)
+    """
+    if arg.is_Symbol:
+        return {arg: 1}
+    out: dict = {}
+    for t in sp.Add.make_args(arg):
+        k, g = t.as_coeff_Mul()
+        if not (k.is_Integer and g.is_Symbol and g.is_commutative) or g in out:
+            return None
+        out[g] = int(k)
+    return out
+
+
+def independent_angles(angles) -> bool:
+    r"""Whether the angles (integer combinations of symbols) are linearly independent over
+    :math:`\mathbb Q`: then :math:`\sin, \cos` of them satisfy no relation but
+    :math:`\sin^2+\cos^2=1` (their exponentials are algebraically independent, Ax 1971).
+
+    >>> a, b = sp.symbols("a b")
+    >>> independent_angles([a - b, b]), independent_angles([a - b, a, b])
+    (True, False)
+    """
+    from fractions import Fraction
+
+    rows = []
+    for L in angles:
+        form = angle_form(L)
+        if form is None:
+            return False
+        rows.append(form)
+    syms = sorted(set().union(*rows), key=sp.default_sort_key) if rows else []
+    ech: list[tuple[int, list]] = []
+    for form in rows:
+        v = [Fraction(form.get(x, 0)) for x in syms]
+        for piv, row in ech:
+            if v[piv]:
+                f = v[piv] / row[piv]
+                v = [a - f * b for a, b in zip(v, row)]
+        piv = next((i for i, a in enumerate(v) if a), None)
+        if piv is None:
+            return False
+        ech.append((piv, v))
+    return True
+
+
+def _atoms_ok(expr: sp.Expr, angles: set, symbols: set, composite: bool = False) -> bool:
+    """Collect generators of ``expr``; ``False`` if it is not a polynomial in supported atoms
+    (``sin``/``cos`` of symbols, or with ``composite`` of integer combinations of symbols)."""
     stack = [expr]
     while stack:
         e = stack.pop()
@@ -57,18 +110,26 @@ def _atoms_ok(expr: sp.Expr, angles: set, symbols: set) -> bool:
             stack.append(e.base)
         elif isinstance(e, (sp.sin, sp.cos)) and e.args[0].is_Symbol:
             angles.add(e.args[0])
+        elif composite and isinstance(e, (sp.sin, sp.cos)) and angle_form(e.args[0]):
+            angles.add(e.args[0])
         else:
             return False
     return True
 
 
-def supported(exprs: Sequence[sp.Expr]) -> tuple[set, set] | None:
-    """``(symbols, angles)`` if every expression fits the ring, else ``None``."""
+def supported(exprs: Sequence[sp.Expr], composite: bool = False) -> tuple[set, set] | None:
+    """``(symbols, angles)`` if every expression fits the ring, else ``None``.
+
+    With ``composite`` the angles may be integer combinations of symbols
+    (``sin(theta0 - theta1)`` is a generator, not expanded), provided all the angles are
+    linearly independent (:func:`independent_angles`)."""
     symbols: set = set()
     angles: set = set()
     for e in exprs:
-        if not _atoms_ok(as_expr(e), angles, symbols):
+        if not _atoms_ok(as_expr(e), angles, symbols, composite):
             return None
+    if composite and any(not a.is_Symbol for a in angles) and not independent_angles(angles):
+        return None
     return symbols, angles
 
 
@@ -89,28 +150,29 @@ class DiffRing:
         trig = []
         for s in sorted(angles, key=sp.default_sort_key):
             trig += [sp.sin(s), sp.cos(s)]
-        others = sorted((set(symbols) | set(angles)) - set(coords), key=sp.default_sort_key)
+        others = sorted((set(symbols) | {a for a in angles if a.is_Symbol}) - set(coords),
+                        key=sp.default_sort_key)
         self.coords = tuple(coords)
         self.gens = (*self.coords, *others, *trig)
         self.ring = _ring(self.gens)
         self._index = {g: i for i, g in enumerate(self.gens)}
-        # for each coordinate, the chain-rule terms (d/d generator, derivative of generator)
-        self._chain: dict = {}
-        G = self.ring.gens
-        for s in angles:
-            if s in self._index:
-                i_s, i_c = self._index[sp.sin(s)], self._index[sp.cos(s)]
-                self._chain[s] = ((G[i_s], G[i_c]), (G[i_c], -G[i_s]))
         self._unpacked: dict = {}          # packed monomial -> exponent tuple
         self._builder = ExprBuilder(self.gens, self.ring.domain)   # ring -> sympy
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
-        self._chain_idx = {s: (self._index[sp.sin(s)], self._index[sp.cos(s)])
-                           for s in angles if sp.sin(s) in self._index}
+        self._has_trig = bool(angles)
+        # for each symbol, the chain-rule terms (index of sin L, index of cos L, dL/dsymbol)
+        self._chain_idx: dict = {}
+        for L in angles:
+            for x, k in angle_form(L).items():
+                self._chain_idx.setdefault(x, []).append(
+                    (self._index[sp.sin(L)], self._index[sp.cos(L)], k))
 
     @classmethod
-    def for_expressions(cls, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol]):
-        """The ring for ``exprs`` on ``coords``, or ``None`` when they do not fit."""
-        found = supported(exprs)
+    def for_expressions(cls, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
+                        composite: bool = False):
+        """The ring for ``exprs`` on ``coords``, or ``None`` when they do not fit (see
+        :func:`supported` for ``composite``)."""
+        found = supported(exprs, composite)
         if found is None:
             return None
         symbols, angles = found
@@ -164,21 +226,20 @@ class DiffRing:
             if e:
                 mm = m[:i] + (e - 1,) + m[i + 1:]
                 out[mm] = out.get(mm, 0) + c * e
-            if chain is not None:
-                i_s, i_c = chain
+            for i_s, i_c, k in chain or ():
                 e_s, e_c = m[i_s], m[i_c]
-                if e_s:          # d(sin^k)/ds = k sin^(k-1) cos
+                if e_s:          # d(sin^j L)/dx = j k sin^(j-1) L cos L, k = dL/dx
                     mm = list(m)
                     mm[i_s] -= 1
                     mm[i_c] += 1
                     mm = tuple(mm)
-                    out[mm] = out.get(mm, 0) + c * e_s
-                if e_c:          # d(cos^k)/ds = -k cos^(k-1) sin
+                    out[mm] = out.get(mm, 0) + c * e_s * k
+                if e_c:          # d(cos^j L)/dx = -j k cos^(j-1) L sin L
                     mm = list(m)
                     mm[i_c] -= 1
                     mm[i_s] += 1
                     mm = tuple(mm)
-                    out[mm] = out.get(mm, 0) - c * e_c
+                    out[mm] = out.get(mm, 0) - c * e_c * k
         return self._from_dict(out)
 
     def _from_dict(self, terms: dict):
@@ -243,15 +304,15 @@ class DiffRing:
             if e:
                 w = v - one
                 acc[w] = get(w, 0) + c * e
-            if chain is not None:
-                s_sh, c_sh = self._shifts[chain[0]], self._shifts[chain[1]]
+            for i_s, i_c, k in chain or ():
+                s_sh, c_sh = self._shifts[i_s], self._shifts[i_c]
                 e_s, e_c = (v >> s_sh) & _MASK, (v >> c_sh) & _MASK
-                if e_s:          # d(sin^k)/ds = k sin^(k-1) cos
+                if e_s:          # d(sin^j L)/dx = j k sin^(j-1) L cos L
                     w = v - (1 << s_sh) + (1 << c_sh)
-                    acc[w] = get(w, 0) + c * e_s
-                if e_c:          # d(cos^k)/ds = -k cos^(k-1) sin
+                    acc[w] = get(w, 0) + c * e_s * k
+                if e_c:          # d(cos^j L)/dx = -j k cos^(j-1) L sin L
                     w = v - (1 << c_sh) + (1 << s_sh)
-                    acc[w] = get(w, 0) - c * e_c
+                    acc[w] = get(w, 0) - c * e_c * k
         return [(w, c) for w, c in acc.items() if c]
 
     @staticmethod
@@ -273,7 +334,7 @@ class DiffRing:
     @property
     def has_trig(self) -> bool:
         """Whether the ring has ``sin``/``cos`` generators."""
-        return bool(self._chain_idx)
+        return self._has_trig
 
     @property
     def pythagoras(self) -> tuple:
@@ -310,14 +371,56 @@ class DiffRing:
 
         With ``prefer="sin"`` every ``sin`` has degree < 2, with ``prefer="cos"`` every
         ``cos``.  The relations have coprime leading monomials, so they form a Gröbner basis
-        and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function."""
-        rel = self.pythagoras
-        if not (rel and p):
+        and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function.
+        It is computed term by term, :math:`s^{2q+r} = s^r(1-c^2)^q` expanded binomially
+        (linear in the size of the result; no polynomial division)."""
+        pairs = self.trig_pairs
+        if not (pairs and p):
             return p
-        if prefer == "sin":
-            return p.rem(list(rel))
-        ring, rel_c = self._cos_first
-        return p.set_ring(ring).rem(rel_c).set_ring(self.ring)
+        terms, changed = None, False
+        for i_s, i_c in pairs:
+            if prefer != "sin":
+                i_s, i_c = i_c, i_s
+            if not any(m[i_s] >= 2 for m in (p if terms is None else terms)):
+                continue
+            out: dict = {}
+            for m, c in (p.items() if terms is None else terms.items()):
+                e = m[i_s]
+                if e < 2:
+                    out[m] = out.get(m, 0) + c
+                    continue
+                q, r = divmod(e, 2)
+                base = list(m)
+                base[i_s] = r
+                for j in range(q + 1):      # (1 - c^2)^q = sum_j binom(q, j) (-c^2)^j
+                    mm = list(base)
+                    mm[i_c] += 2 * j
+                    mm = tuple(mm)
+                    out[mm] = out.get(mm, 0) + (-1) ** j * comb(q, j) * c
+            terms, changed = {m: c for m, c in out.items() if c}, True
+        return self._from_dict(terms) if changed else p
+
+    def shortest(self, p):
+        """``p`` or one of its two remainders (:meth:`reduce` with ``sin``, then ``cos``),
+        whichever has the fewest terms; ties keep ``p``, then the ``sin`` remainder.  The
+        choice of :func:`geomech.core.zero.certificates.pythagorean_shortening`."""
+        best, n_best = p, len(p)
+        for prefer in ("sin", "cos"):
+            cand = self.reduce(p, prefer=prefer)
+            if len(cand) < n_best:
+                best, n_best = cand, len(cand)
+        return best
+
+    @property
+    def plain_angles(self) -> bool:
+        """Whether every angle is a symbol (no ``sin(x - y)`` generator)."""
+        return all(g.args[0].is_Symbol for g in self.gens if isinstance(g, sp.sin))
+
+    @cached_property
+    def trig_pairs(self) -> list[tuple[int, int]]:
+        """Indices ``(sin L, cos L)`` of the trigonometric generators."""
+        return [(i, self._index[sp.cos(g.args[0])]) for i, g in enumerate(self.gens)
+                if isinstance(g, sp.sin)]
 
     def is_zero(self, p) -> bool:
         """Exact zero test of a ring element as a function."""
@@ -344,14 +447,18 @@ def clear_caches() -> None:
     expr_builder.cache_clear()
 
 
-def union_ring(a: DiffRing, b: DiffRing) -> DiffRing:
-    """The smallest cached ring containing both."""
+def union_ring(a: DiffRing, b: DiffRing) -> DiffRing | None:
+    """The smallest cached ring containing both; ``None`` when their angles together are
+    dependent (``sin(x - y)`` with ``sin(x)`` and ``sin(y)``: the ring would miss the
+    addition formulas)."""
     if a.contains(b):
         return a
     if b.contains(a):
         return b
     syms = frozenset(g for g in (*a.gens, *b.gens) if g.is_Symbol)
     angles = frozenset(g.args[0] for g in (*a.gens, *b.gens) if isinstance(g, sp.sin))
+    if any(not L.is_Symbol for L in angles) and not independent_angles(angles):
+        return None
     return _diff_ring(a.coords, syms, angles)
 
 

@@ -14,7 +14,9 @@ with words in a Hall basis.
 
 Ranks are decided in two steps: independence at a random exact rational point (after the
 policy's half-angle rewriting, so ``sin``/``cos`` take exact rational values) is a *proof*
-of generic independence; dependence is then confirmed exactly by the zero policy's ``rank``.
+of generic independence; dependence is then proved exactly, by a verified linear combination
+(:mod:`geomech.core.algebra.membership`) or an exact rank, and only where the answer depends
+on it (nothing once the rank reaches the dimension).
 
 Examples
 --------
@@ -244,7 +246,7 @@ class Distribution:
         if sp_ is None:
             n_uncertain = len(default_policy().uncertain)
             sp_ = Span(self._manifold.dim, self._ev)
-            sp_.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
+            sp_.extend(list(zip(self._keys, self._fields)))
             self._cache["span"] = sp_
             self._cache["span certain"] = len(default_policy().uncertain) == n_uncertain
         return sp_
@@ -323,7 +325,7 @@ class Distribution:
         G = self._graph
         words = [G.bracket_node(a, b) for a, b in itertools.combinations(self._keys, 2)]
         vals = G.evaluate(words) if words else {}
-        offending = span.first_outside([(w, vals[w].components) for w in words])
+        offending = span.first_outside([(w, vals[w]) for w in words])
         res = FrobeniusResult(
             involutive=offending is None, offending=offending,
             bracket=None if offending is None else G.value(offending),
@@ -348,7 +350,7 @@ class Distribution:
             return self._cache[ck]
         n_uncertain = len(default_policy().uncertain)
         span = Span(self._manifold.dim, self._ev)
-        span.extend([(k, X.components) for k, X in zip(self._keys, self._fields)])
+        span.extend(list(zip(self._keys, self._fields)))
         stages = flag_stages(self._graph, self._keys, span, basis, executor, max_depth, flag)
         self._cache[ck] = stages
         self._cache[("flag certain", basis, max_depth, flag)] = \
@@ -362,9 +364,13 @@ class Distribution:
 
         Each member is a :class:`Distribution` spanned by a generic basis of bracket words
         (its :attr:`keys` are the words, e.g. ``"[tau1,tau2]"``); the flag stops when the rank
-        stabilises or reaches the dimension.  ``basis="hall"`` (default) or ``"lyndon"``
-        forms only basis words of the free Lie algebra; ``"right-normed"`` forms every
-        ``[X_i,[X_j,...]]`` (same flag, more work).  ``flag="derived"`` computes
+        stabilises or reaches the dimension.  ``basis="hall"`` (default) forms the Hall words
+        :math:`[X_a, X_b]` and then only the brackets :math:`[X_a, W]` of the generators
+        with the basis words :math:`W` found at the previous step (they span
+        :math:`D^{j+1}` modulo :math:`D^j` generically, as :math:`[X_a, fW] = f[X_a, W] +
+        X_a(f)W`); ``"lyndon"`` forms every Lyndon word of each length and
+        ``"right-normed"`` every ``[X_i,[X_j,...]]`` (the literal flag: same ranks, more
+        work).  ``flag="derived"`` computes
         :math:`D^{(j+1)} = D^{(j)} + [D^{(j)}, D^{(j)}]` instead (brackets of pairs of a
         basis of :math:`D^{(j)}`).  ``max_depth`` bounds the word length.
         """
@@ -421,7 +427,7 @@ class Distribution:
     def contains(self, X: VectorField) -> bool:
         """Whether the field ``X`` is (generically) a section of ``D``."""
         self._check_field(X, "contains")
-        return self._span().contains(X.components)
+        return self._span().contains(X)
 
     def is_invariant_under(self, v: VectorField) -> bool:
         """Whether ``[v, X_i] ∈ D`` for every generator (``L_v D ⊂ D``,
@@ -438,7 +444,7 @@ class Distribution:
         kv = self._graph.add(v)
         words = [self._graph.bracket_node(kv, k) for k in self._keys]
         vals = self._graph.evaluate(words)
-        return all(self._span().contains(vals[w].components) for w in words)
+        return all(self._span().contains(vals[w]) for w in words)
 
     # -- annihilators --------------------------------------------------------------------
     def _annihilator_forms(self) -> list[DifferentialForm]:

@@ -103,27 +103,82 @@ def pair_brackets(G, keys: Sequence[str], length: dict, max_depth: int | None,
     return out
 
 
+def module_candidates(G, gens: Sequence[str], new: Sequence[str], first: bool,
+                      seen: set) -> list[str]:
+    r"""The words that span :math:`D^{j+1}` modulo :math:`D^j`: :math:`[X_a, W]` for the
+    generators :math:`X_a` and the basis words :math:`W` that :math:`D^j` added to
+    :math:`D^{j-1}` (``new``); at the first step the Hall words :math:`[X_a, X_b]`, ``a < b``.
+
+    Generically :math:`D^j` is spanned over the functions by its basis words, and
+    :math:`[X_a, fW] = f[X_a, W] + X_a(f)W`, so :math:`[D^1, D^j] \subset D^j +
+    \operatorname{span}[X_a, W]`; the brackets with the older basis words lie in :math:`D^j`
+    already.  No other word of length ``j + 1`` is formed."""
+    if first:
+        pairs = itertools.combinations(new, 2)
+    else:
+        pairs = ((g, w) for g in gens for w in new)
+    out = []
+    for a, b in pairs:
+        w = G.bracket_node(a, b)
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+def grow(G, span: Span, words: Sequence[str], executor: str) -> list[str]:
+    """Offer the brackets ``words`` to ``span`` and prove what the rank depends on.
+
+    Serially the brackets are computed one at a time and the step stops as soon as the span
+    reaches the dimension (no bracket after that is computed, and nothing found dependent
+    at the random points needs a proof: the rank cannot exceed the dimension).  Below the
+    dimension every word dependent at the points is proved dependent exactly
+    (:meth:`Span.confirm`).  Returns the keys the span gained."""
+    before = span.rank
+    if executor != "serial":
+        vals = G.evaluate(words, executor=executor)
+    undecided = []
+    for w in words:
+        if span.rank >= span.n:
+            break
+        X = vals[w] if executor != "serial" else G.value(w)
+        if span.offer(w, X) is None:
+            undecided.append((w, X))
+    if span.rank < span.n:
+        span.confirm(undecided)
+    return span.keys[before:]
+
+
 def flag_stages(G, gens: Sequence[str], span: Span, basis: str, executor: str,
                 max_depth: int | None, flag: str) -> list[tuple[list[str], int]]:
     """The members of the flag as ``(keys of a generic basis, rank)``: ``gens`` are the keys
-    of the generators in the bracket graph ``G``, ``span`` their span (it grows)."""
+    of the generators in the bracket graph ``G``, ``span`` their span (it grows).
+
+    The Lie flag in the ``"hall"`` basis (the default) forms only :func:`module_candidates`;
+    ``"lyndon"`` and ``"right-normed"`` form every basis word of each length (the literal
+    flag, for comparisons)."""
     n = span.n
     gens = list(gens)
     stages = [(list(span.keys), span.rank)]
     seen = set(gens)
     length = dict.fromkeys(gens, 1)   # word lengths (derived flag)
     depth = 1
+    new = list(span.keys)
+    pruned = flag == "lie" and basis == "hall"
     while span.rank < n and (max_depth is None or depth < max_depth):
-        if flag == "lie":   # words of length j+1
+        if pruned:
             depth += 1
-            new = [w for w in G.words(gens, depth, basis=basis) if w not in seen]
+            words = module_candidates(G, stages[0][0], new, depth == 2, seen)
+        elif flag == "lie":   # words of length j+1
+            depth += 1
+            words = [w for w in G.words(gens, depth, basis=basis) if w not in seen]
+            seen.update(words)
         else:               # [D^(j), D^(j)]: brackets of pairs of the current basis
-            new = pair_brackets(G, span.keys, length, max_depth, seen)
+            words = pair_brackets(G, span.keys, length, max_depth, seen)
             depth = max(length.values())
-        seen.update(new)
-        vals = G.evaluate(new, executor=executor)
-        span.extend([(w, vals[w].components) for w in new])
-        if span.rank == stages[-1][1]:
+            seen.update(words)
+        new = grow(G, span, words, executor)
+        if not new:
             break
         stages.append((list(span.keys), span.rank))
     return stages

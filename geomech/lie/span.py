@@ -26,8 +26,10 @@ from fractions import Fraction
 import sympy as sp
 from sympy.polys.polyerrors import BasePolynomialError
 
-from geomech.core import budget
+from geomech.core import budget, polykernel
 from geomech.core.algebra import nullspace, rank
+from geomech.core.algebra.membership import certified_membership
+from geomech.core.fields import VectorField
 from geomech.core.zero import rational_rewrite
 
 __all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "columns", "kernel"]
@@ -75,17 +77,53 @@ class Evaluator:
             self._cache[e] = r
         return r
 
+    def _points_for(self, syms: set) -> list[dict]:
+        """The points, each given a value for every symbol of ``syms`` (shared, grown)."""
+        with self._lock:
+            for pt in self.points:
+                for s in sorted(syms - pt.keys(), key=sp.default_sort_key):
+                    pt[s] = self._value(s)
+            return [dict(pt) for pt in self.points]
+
+    def field_vectors(self, X) -> list[list[Fraction] | None]:
+        """The vector of a field at each point: a field held in a polynomial ring
+        (:meth:`VectorField.ring_form`) is evaluated in the ring, each generator (a symbol,
+        or ``sin``/``cos`` of an integer combination of symbols) taking the value of its
+        rewriting -- the same ring map as :meth:`vectors`, so both kinds of vectors are
+        taken at the same points; other fields through their components."""
+        form = X.ring_form() if isinstance(X, VectorField) else None
+        if not form:
+            return self.vectors(X.components if isinstance(X, VectorField) else X)
+        budget.check()
+        R, polys = form
+        rew = [self._rewrite(g) for g in R.gens]
+        points = self._points_for(set().union(*(r.free_symbols for r in rew)))
+        dom = R.ring.domain
+        fast = _flint_polys(R, polys)
+        out = []
+        for pt in points:
+            vals = []
+            for r in rew:
+                v = r.xreplace(pt) if r.free_symbols else r
+                if not v.is_Rational:
+                    vals = None
+                    break
+                vals.append(dom(int(v.p)) / dom(int(v.q)))
+            if vals is None:
+                out.append(None)
+            elif fast is not None:
+                out.append([_rational(f(*vals)) if f else Fraction(0) for f in fast])
+            else:
+                out.append([_rational(_evaluate(p, vals, dom)) for p in polys])
+        return out
+
     def vectors(self, comps: Sequence[sp.Expr]) -> list[list[Fraction] | None]:
         """The vector at each point (``None`` where undefined or not rational)."""
         budget.check()
         rew = [self._rewrite(c) for c in comps]
         syms = set().union(*(r.free_symbols for r in rew)) if rew else set()
+        points = self._points_for(syms)
         out = []
-        with self._lock:
-            for pt in self.points:
-                for s in sorted(syms - pt.keys(), key=sp.default_sort_key):
-                    pt[s] = self._value(s)
-            points = [dict(pt) for pt in self.points]
         for pt in points:
             vec = []
             for r in rew:
@@ -102,6 +140,40 @@ class Evaluator:
         return out
 
 
+def _flint_polys(R, polys) -> list | None:
+    """The ring elements as python-flint ``fmpq_mpoly`` (evaluated in C), or ``None``."""
+    try:
+        import flint
+    except ImportError:             # pragma: no cover - depends on the installation
+        return None
+    if type(R.ring.domain.one).__name__ != "fmpq":
+        return None
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(R.gens))), "lex")
+    return [ctx.from_dict(dict(p.items())) for p in polys]
+
+
+def _evaluate(p, vals: list, dom):
+    """The value of a ring element at generator values ``vals`` (domain elements)."""
+    acc = dom.zero
+    powers: dict = {}
+    for m, c in p.items():
+        t = c
+        for i, e in enumerate(m):
+            if e:
+                v = powers.get((i, e))
+                if v is None:
+                    v = powers[(i, e)] = vals[i] ** e
+                t = t * v
+        acc += t
+    return acc
+
+
+def _rational(x) -> Fraction:
+    """A domain element of QQ as a :class:`fractions.Fraction`."""
+    num, den = (x.numerator, x.denominator) if hasattr(x, "numerator") else (x.p, x.q)
+    return Fraction(int(num), int(den))
+
+
 def _reduce(ech: list[tuple[int, list[Fraction]]], vec: list[Fraction]) -> list[Fraction]:
     v = list(vec)
     for piv, row in ech:
@@ -113,23 +185,37 @@ def _reduce(ech: list[tuple[int, list[Fraction]]], vec: list[Fraction]) -> list[
 
 class Span:
     """A growing generic basis: independence at a random point proves generic independence;
-    dependence is confirmed exactly with the zero policy."""
+    dependence is proved exactly, by a verified linear combination
+    (:func:`~geomech.core.algebra.membership.certified_membership`) or, failing that, by an
+    exact rank."""
 
     def __init__(self, n: int, ev: Evaluator):
         self.n = n
         self.ev = ev
         self.keys: list[str] = []
-        self.vals: list[tuple] = []
+        self.items: list = []               # the basis vectors: tuples or VectorFields
+        self.at_points: list[list] = []     # values of each basis vector at the points
         self.ech: list[list] = [[] for _ in ev.points]
         self.ok = [True for _ in ev.points]  # echelon rank == len(keys)
+        self._vecs: dict = {}               # key -> values at the points (offered vectors)
 
     @property
     def rank(self) -> int:
         return len(self.keys)
 
-    def _push(self, key: str, comps: tuple, vecs) -> None:
+    @property
+    def vals(self) -> list[tuple]:
+        """Components of the basis vectors (built on demand for ring-valued fields)."""
+        return [_components(x) for x in self.items]
+
+    def _vectors(self, item) -> list:
+        return self.ev.field_vectors(item) if isinstance(item, VectorField) \
+            else self.ev.vectors(item)
+
+    def _push(self, key: str, comps, vecs) -> None:
         self.keys.append(key)
-        self.vals.append(comps)
+        self.items.append(comps)
+        self.at_points.append(list(vecs))
         for p, vec in enumerate(vecs):
             if not self.ok[p] or vec is None:
                 self.ok[p] = False
@@ -141,18 +227,18 @@ class Span:
             else:
                 self.ech[p].append((piv, r))
 
-    def independent_numerically(self, comps: tuple) -> tuple[bool, list]:
-        vecs = self.ev.vectors(comps)
+    def independent_numerically(self, comps) -> tuple[bool, list]:
+        vecs = self._vectors(comps)
         for p, vec in enumerate(vecs):
             if self.ok[p] and vec is not None and any(_reduce(self.ech[p], vec)):
                 return True, vecs
         return False, vecs
 
-    def offer(self, key: str, comps: tuple) -> bool | None:
+    def offer(self, key: str, comps) -> bool | None:
         """Add if independent at a random point (True); ``None`` if undecided; False for
-        an exactly zero vector."""
+        an exactly zero vector.  ``comps`` is a tuple of expressions or a VectorField."""
         budget.check()
-        if all(c == 0 for c in comps):
+        if _is_zero(comps):
             return False
         if self.rank >= self.n:
             return None
@@ -160,7 +246,22 @@ class Span:
         if ind:
             self._push(key, comps, vecs)
             return True
+        self._vecs[key] = vecs
         return None
+
+    def certify(self, comps, vecs=None) -> bool | None:
+        """Exact decision whether ``comps`` (dependent at the points) lies in the span:
+        ``True`` proved inside, ``False`` proved outside, ``None`` undecided.  When the
+        basis and ``comps`` are fields of one polynomial ring, in the ring."""
+        vecs = self._vectors(comps) if vecs is None else vecs
+        samples = [([b[p] for b in self.at_points], vec) for p, vec in enumerate(vecs)
+                   if self.ok[p] and vec is not None
+                   and all(b[p] is not None for b in self.at_points)]
+        ring = _common_ring([*self.items, comps])
+        if ring is not None:
+            R, polys = ring
+            return certified_membership(polys[:-1], polys[-1], samples, ring=R)
+        return certified_membership(self.vals, _components(comps), samples)
 
     def first_outside(self, items: Sequence[tuple[str, tuple]]) -> str | None:
         """Key of the first vector of ``items`` (``(key, components)`` pairs) outside the span,
@@ -176,20 +277,26 @@ class Span:
         """
         undecided = []
         for key, comps in items:
-            if all(c == 0 for c in comps) or self.rank >= self.n:
+            if _is_zero(comps) or self.rank >= self.n:
                 continue
-            independent, _ = self.independent_numerically(comps)
+            independent, vecs = self.independent_numerically(comps)
             if independent:
                 return key
-            undecided.append((key, comps))
+            undecided.append((key, comps, vecs))
+        verdicts = [self.certify(c, vecs) for _, c, vecs in undecided]
+        if False in verdicts:
+            return undecided[verdicts.index(False)][0]
+        undecided = [(k, _components(c)) for (k, c, _), v in zip(undecided, verdicts)
+                     if v is None]
         if not undecided or rank(columns(self.vals + [c for _, c in undecided], self.n)) \
                 == self.rank:
             return None
         return next((k for k, c in undecided
                      if rank(columns(self.vals + [c], self.n)) > self.rank), None)
 
-    def contains(self, comps: tuple) -> bool:
-        """Whether the vector ``comps`` lies in the span (generically, exact)."""
+    def contains(self, comps) -> bool:
+        """Whether the vector ``comps`` (or a VectorField) lies in the span (generically,
+        exact)."""
         return self.first_outside([("", comps)]) is None
 
     def extend(self, items: Sequence[tuple[str, tuple]]) -> None:
@@ -199,8 +306,27 @@ class Span:
 
     def confirm(self, undecided: list[tuple[str, tuple]]) -> list[str]:
         """Exact check that ``undecided`` lie in the span; adds (and returns) those that do
-        not (a random point was unlucky)."""
-        undecided = [(k, c) for k, c in undecided if not all(x == 0 for x in c)]
+        not (a random point was unlucky).  Each is certified by a verified combination
+        (:meth:`certify`); those left undecided by an exact rank."""
+        undecided = [(k, c) for k, c in undecided if not _is_zero(c)]
+        if not undecided or self.rank >= self.n:
+            return []
+        added, rest = [], []
+        for k, c in undecided:
+            budget.check()
+            if self.rank >= self.n:
+                return added
+            verdict = self.certify(c, self._vecs.pop(k, None))
+            if verdict is False:
+                self._push(k, c, self._vectors(c))
+                self.ok = [False] * len(self.ok)  # echelons no longer trustworthy
+                added.append(k)
+            elif verdict is None:
+                rest.append((k, _components(c)))
+        return added + self._confirm_by_rank(rest)
+
+    def _confirm_by_rank(self, undecided: list[tuple[str, tuple]]) -> list[str]:
+        """Exact ranks: one for all of ``undecided``, then one by one if it grew."""
         if not undecided or self.rank >= self.n:
             return []
         full = rank(columns(self.vals + [c for _, c in undecided], self.n))
@@ -217,6 +343,35 @@ class Span:
                 self.ok = [False] * len(self.ok)  # echelons no longer trustworthy
                 added.append(k)
         return added
+
+
+def _components(item) -> tuple:
+    return item.components if isinstance(item, VectorField) else item
+
+
+def _is_zero(item) -> bool:
+    """Whether a vector is zero: structurally for components, in the ring for a field
+    held in one (exact: its angles are independent)."""
+    if isinstance(item, VectorField):
+        form = item.ring_form()
+        if form:
+            return all(form[0].is_zero(p) for p in form[1])
+        item = item.components
+    return all(c == 0 for c in item)
+
+
+def _common_ring(items: list):
+    """``(ring, [components of each item in it])`` when every item is a field held in a
+    polynomial ring and the rings have a common one, else ``None``."""
+    forms = [x.ring_form() if isinstance(x, VectorField) else None for x in items]
+    if not all(forms):
+        return None
+    R = forms[0][0]
+    for f in forms[1:]:
+        R = polykernel.union_ring(R, f[0])
+        if R is None:
+            return None
+    return R, [[R.lift(p) for p in f[1]] for f in forms]
 
 
 def columns(vals: Sequence[tuple], n: int) -> sp.Matrix:

@@ -104,11 +104,8 @@ def pythagorean_shortening(e: sp.Expr) -> sp.Expr:
     R = DiffRing.for_expressions([e], ())
     if R is not None:
         p = R.to_ring(e)
-        best, n_best = None, len(p.terms())
-        for cand in (R.reduce(p), R.reduce(p, prefer="cos")):
-            if len(cand.terms()) < n_best:
-                best, n_best = cand, len(cand.terms())
-        return e if best is None else R.to_expr(best)
+        best = R.shortest(p)
+        return e if best is p else R.to_expr(best)
     best, n_best = e, len(e.args)
     for s in angles:
         sn, cs = sp.sin(s), sp.cos(s)
