@@ -55,6 +55,7 @@ from geomech.core.algebra.matrices import (
 )
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, is_zero, rational_rewrite
 from geomech.mechanics.analysis.field_integrals import (
     graded_basis,
@@ -470,10 +471,12 @@ def _algebraic_integrals(system, form, degree: int, cd, on) -> IntegralList:
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
     by_name = {x.name: x for x in (*form.variables, *form.parameters)}
-    levels = [to_algebraic(form, (system.phase_space.sympify(f) if isinstance(f, str)
-                                  else sp.sympify(f)).xreplace(
-        {s: by_name[s.name] for s in sp.sympify(f).free_symbols if s.name in by_name}))
-              for f in on]
+    names = {**{s.name: s for s in system.phase_space.coords}, **by_name}
+    levels = []
+    for f in on:
+        e = as_expr(f, names, context="a level of on=[...]")
+        levels.append(to_algebraic(form, e.xreplace(
+            {s: by_name[s.name] for s in e.free_symbols if s.name in by_name})))
     natural = variety_integrals(form, degree, cd, levels)
     phase = [compact(F.xreplace(form.on_phase_space)) for F in natural]
     names = ", ".join(map(str, form.velocities))
