@@ -1,6 +1,6 @@
 r"""
 Integrable and chaotic: heavy tops and the rubber ball in a potential
-====================================================================
+=====================================================================
 
 ``S.integrability()`` finds for the Kovalevskaya top (Kovalevskaya 1889: :math:`I_1 = I_2 =
 2I_3`, centre of mass in the equatorial plane) the energy, the area integral and her quartic
