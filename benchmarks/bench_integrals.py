@@ -28,6 +28,15 @@ integrals, count_ops 86 (previous method > 120 s: killed at RLIMIT_CPU 120; > 90
 0.34 s, 4 integrals, count_ops 172; ``so(6) symbolic`` 1.2 s, 5 integrals, count_ops 345;
 ``so(4) Manakov`` (numeric inertia) 0.02 s, count_ops 32.
 
+Heavy top (issue 24, item 2; Euler-Poisson variables modulo (gamma, gamma) = 1,
+symbolic parameters; target for Kovalevskaya's quartic < 60 s).  Measured 2026-11-29, shared
+2-core machine, CPU seconds, integrals found (a basis of the space: products included)::
+
+    heavy_top Kovalevskaya degree 4                     1.48 s   9
+    heavy_top Lagrange degree 4                         1.49 s  21
+    heavy_top Goryachev-Chaplygin degree 3 on area 0    0.34 s   2
+    heavy_top generic (1,2,3; r0=(1,1,1)) degree 4      2.63 s   8  (all in E, area)
+
 Run: ``python benchmarks/bench_integrals.py [--quick] [names...]``.
 """
 
@@ -106,7 +115,29 @@ CASES = {
     "so(3) symbolic": lambda: so_n_symbolic(3),
     "so(5) symbolic": lambda: so_n_symbolic(5),
     "so(6) symbolic": lambda: so_n_symbolic(6),
+    "heavy_top Kovalevskaya degree 4": lambda: _top("kovalevskaya", 4),
+    "heavy_top Lagrange degree 4": lambda: _top("lagrange", 4),
+    "heavy_top Goryachev-Chaplygin degree 3 on area 0": lambda: _top("goryachev", 3),
+    "heavy_top generic (1,2,3; r0=(1,1,1)) degree 4": lambda: _top("generic", 4),
 }
+
+
+def _top(case: str, degree: int):
+    """``heavy_top(...).polynomial_integrals(degree)`` in the classical cases, symbolic
+    parameters (the generic top with numbers); Goryachev-Chaplygin on the level
+    :math:`(I\\omega, \\gamma) = 0` (``on=[area]``)."""
+    I1, I3, m, g, a = sp.symbols("I1 I3 m g a", positive=True)
+    args = {"kovalevskaya": (2 * I3, 2 * I3, I3, m, g, a, 0, 0),
+            "lagrange": (I1, I1, I3, m, g, 0, 0, a),
+            "goryachev": (4 * I3, 4 * I3, I3, m, g, a, 0, 0),
+            "generic": (1, 2, 3, 1, 1, 1, 1, 1)}[case]
+    T = gm.examples.heavy_top(*args)
+    on = ()
+    if case == "goryachev":
+        w1, w2, w3, g1, g2, g3 = sp.symbols("omega1 omega2 omega3 gamma1 gamma2 gamma3")
+        on = [4 * I3 * (w1 * g1 + w2 * g2) + I3 * w3 * g3]
+    Fs = T.polynomial_integrals(degree, on=on)
+    return list(Fs), Fs.natural
 
 #: the previous method of each row that has one, run in a child under :data:`CAP`
 LEGACY = {"chaplygin_ball": lambda: legacy("chaplygin_ball"),

@@ -18,7 +18,7 @@ from . import (
 from ._registry import REGISTRY, get, register
 from .bicycle import whipple_bicycle
 from .boards import board_with_fixed_axis, skateboard, snakeboard
-from .bodies import suslov, veselova
+from .bodies import heavy_top, suslov, veselova
 from .particles import particle_holonomic_in_disguise, particle_zdot_y_xdot
 from .rattleback import rattleback
 from .rolling import (
@@ -46,4 +46,5 @@ __all__ = ["list", "get", "register", "chaplygin_sleigh", "inclined_chaplygin_sl
            "ball_on_surface_of_revolution", "rolling_disk", "hoop", "sharp_edge_body",
            "convex_body_on_plane", "ellipsoid", "snakeboard", "skateboard", "board_with_fixed_axis",
            "particle_zdot_y_xdot", "particle_holonomic_in_disguise", "suslov", "veselova",
+           "heavy_top",
            "rigid_body_so_n", "shamolin_pendulum", "whipple_bicycle", "rattleback"]

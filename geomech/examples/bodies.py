@@ -29,7 +29,7 @@ from . import common
 from ._registry import register
 from .common import ParamValue, UserExpr
 
-__all__ = ["suslov", "veselova"]
+__all__ = ["suslov", "veselova", "heavy_top"]
 
 
 def _omega(N) -> sp.Matrix:
@@ -162,4 +162,107 @@ def veselova(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None
     return common.build_system(
         N, L, [sp.trigsimp(f)], name="veselova", independent=("thetadot", "phidot"),
         description="Veselova problem: rigid body about a fixed point with (omega, gamma) = 0 "
-                    "(Veselova 1986; Fedorov-Jovanovic 2004)")
+                    "(Veselova 1986; Fedorov-Jovanovic 2004)",
+        natural_frame=None if U != 0 else _veselova_frame(N, p, w, gamma))
+
+
+def _veselova_frame(N, p, w, gamma) -> dict:
+    r"""The frame :math:`\partial_\theta, \partial_\varphi - \cos\theta\,\partial_\psi` of
+    the constraint and the algebraic form in :math:`(\omega, \gamma)` with
+    :math:`(\gamma,\gamma) = 1`, :math:`(\omega,\gamma) = 0`:
+    :math:`I\dot\omega = I\omega\times\omega + \lambda\gamma`,
+    :math:`\lambda = -(I^{-1}(I\omega\times\omega), \gamma)/(I^{-1}\gamma, \gamma)`
+    (Veselova (1986))."""
+    th = N.coords[0]
+    frame = (N.vector_field([1, 0, 0]), N.vector_field([0, 1, -sp.cos(th)]))
+    Imat = sp.diag(p["I1"], p["I2"], p["I3"])
+    f = (Imat * _OMEGA).cross(_OMEGA)
+    Ii = Imat.inv()
+    lam = -(Ii * f).dot(_GAMMA) / (Ii * _GAMMA).dot(_GAMMA)
+    algebraic = {"velocities": dict(zip(_OMEGA, w)), "functions": dict(zip(_GAMMA, gamma)),
+                 "rates": _euler_poisson(Imat, f + lam * _GAMMA),
+                 "relations": [_GAMMA.dot(_GAMMA) - 1, _OMEGA.dot(_GAMMA)]}
+    return {"frame": frame, "names": ("eta1", "eta2"), "algebraic": algebraic}
+
+
+def _offset(value: ParamValue, name: str) -> sp.Expr:
+    """A coordinate of the centre of mass: a real symbol (of either sign) unless given."""
+    if value is None:
+        return sp.Symbol(name, real=True)
+    return common.parameter(value, name)
+
+
+@register
+def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = None,  # noqa: E741
+              m: ParamValue = None, g: ParamValue = None, x0: ParamValue = None,
+              y0: ParamValue = None, z0: ParamValue = None):
+    r"""The heavy rigid body about a fixed point (Euler--Poisson equations).
+
+    Principal moments :math:`I = \mathrm{diag}(I_1, I_2, I_3)` about the fixed point, the
+    centre of mass at :math:`\mathbf r_0 = (x_0, y_0, z_0)` in the principal axes, the Euler
+    angles :math:`(\theta, \varphi, \psi)` of Borisov & Mamaev (2015), (5.5), :math:`\omega`
+    the body angular velocity (5.7), :math:`\gamma` the upward vertical in body axes:
+
+    .. math::
+
+        L = \tfrac12(\omega, I\omega) - mg(\mathbf r_0, \gamma), \qquad
+        I\dot\omega = I\omega\times\omega + mg\,\gamma\times\mathbf r_0, \qquad
+        \dot\gamma = \gamma\times\omega .
+
+    The natural frame is the body angular velocity (the natural configuration functions are
+    :math:`\gamma`, with :math:`(\gamma, \gamma) = 1`).  Integrals for all parameters: the
+    energy, the area integral :math:`(I\omega, \gamma)`; a fourth one in the cases of Euler
+    (:math:`\mathbf r_0 = 0`: :math:`|I\omega|^2`), Lagrange (:math:`I_1 = I_2`,
+    :math:`x_0 = y_0 = 0`: :math:`\omega_3`) and Kovalevskaya (1889) (:math:`I_1 = I_2 =
+    2I_3`, :math:`y_0 = z_0 = 0`: :math:`(\omega_1^2 - \omega_2^2 - \nu\gamma_1)^2 +
+    (2\omega_1\omega_2 - \nu\gamma_2)^2`, :math:`\nu = mgx_0/I_3`), and on the level
+    :math:`(I\omega, \gamma) = 0` the cubic integral of Goryachev (1900) and Chaplygin
+    (1901) (:math:`I_1 = I_2 = 4I_3`, :math:`y_0 = z_0 = 0`).
+
+    Parameters
+    ----------
+    I1, I2, I3, m, g : optional
+        Principal moments of inertia about the fixed point, mass, gravity (positive symbols by
+        default).
+    x0, y0, z0 : optional
+        Centre of mass in the principal axes (real symbols by default).
+
+    Examples
+    --------
+    >>> T = heavy_top(x0=0, y0=0)
+    >>> T.natural_frame["names"], T.manifold.parameters
+    (('omega1', 'omega2', 'omega3'), (I1, I2, I3, m, g, z0))
+    """
+    p = common.parameters(I1=I1, I2=I2, I3=I3, m=m, g=g)
+    r0 = [_offset(v, k) for k, v in (("x0", x0), ("y0", y0), ("z0", z0))]
+    q = common.coordinates("theta phi psi")
+    N = common.configuration_manifold("SO3", q, {**p, "x0": r0[0], "y0": r0[1],
+                                                 "z0": r0[2]})
+    w = _omega(N)
+    gamma = poisson_vector(*N.coords[:2])
+    L = ((p["I1"] * w[0]**2 + p["I2"] * w[1]**2 + p["I3"] * w[2]**2) / 2
+         - p["m"] * p["g"] * sum(r * gi for r, gi in zip(r0, gamma)))
+    Imat = sp.diag(p["I1"], p["I2"], p["I3"])
+    rates = _euler_poisson(Imat, (Imat * _OMEGA).cross(_OMEGA)
+                           + p["m"] * p["g"] * _GAMMA.cross(sp.Matrix(r0)))
+    algebraic = {"velocities": dict(zip(_OMEGA, w)), "functions": dict(zip(_GAMMA, gamma)),
+                 "rates": rates, "relations": [_GAMMA.dot(_GAMMA) - 1]}
+    return common.build_system(
+        N, L, [], name="heavy_top",
+        description="Heavy rigid body about a fixed point (Euler-Poisson equations)",
+        natural_frame={"frame": body_angular_velocity_frame(N),
+                       "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma",
+                       "functions": gamma, "algebraic": algebraic})
+
+
+#: the algebraic variables of a body about a fixed point: body angular velocity, Poisson vector
+_OMEGA = sp.Matrix(sp.symbols("omega1 omega2 omega3", real=True))
+_GAMMA = sp.Matrix(sp.symbols("gamma1 gamma2 gamma3", real=True))
+
+
+def _euler_poisson(Imat: sp.Matrix, moment_rate: sp.Matrix) -> dict:
+    r"""The rates :math:`\dot\omega = I^{-1}\dot M`, :math:`\dot\gamma = \gamma\times\omega`
+    (Poisson's equation) of the algebraic form."""
+    wdot = (Imat.inv() * moment_rate).applyfunc(sp.cancel)
+    gdot = _GAMMA.cross(_OMEGA)
+    return {**dict(zip(_OMEGA, wdot)), **dict(zip(_GAMMA, gdot))}

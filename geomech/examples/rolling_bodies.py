@@ -210,7 +210,20 @@ def sharp_edge_body(m: ParamValue = None, R: ParamValue = None, b: ParamValue = 
     return _system(N, L, [xd * sp.sin(ps) - yd * sp.cos(ps)], name="sharp_edge_body",
                    independent=independent,
                    description="Body with a sharp circular edge on ice "
-                               "(Borisov-Mamaev 2015, §6.1)")
+                               "(Borisov-Mamaev 2015, §6.1)",
+                   natural_frame=_edge_frame(N))
+
+
+def _edge_frame(N) -> dict:
+    r"""Natural quasi-velocities of the body on ice: the speed :math:`V = \dot x\cos\psi +
+    \dot y\sin\psi` of the contact point along the edge and the Euler rates (the frame
+    :math:`\cos\psi\,\partial_x + \sin\psi\,\partial_y, \partial_\theta, \partial_\varphi,
+    \partial_\psi` of the constraint distribution, invariant under the motions of the plane
+    and the rotation about the axis; Borisov & Mamaev (2015), §6.1)."""
+    ps = N.coords[4]
+    e = [N.vector_field([sp.cos(ps), sp.sin(ps), 0, 0, 0])]
+    e += [N.vector_field([0, 0, *(int(i == k) for i in range(3))]) for k in range(3)]
+    return {"frame": tuple(e), "names": ("V", "nu_theta", "nu_phi", "nu_psi")}
 
 
 # -- convex bodies -----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-r"""First integrals from characteristics, and a ``dsolve`` with a hard time limit.
+r"""First integrals from characteristics, and ``dsolve`` / ``integrate`` with a hard time limit.
 
 A generator :math:`X` acting on two coordinates :math:`x_i, x_j` (its other components
 vanish, or the ratio involves only coordinates it does not move) has the characteristic
@@ -6,7 +6,9 @@ equation :math:`dx_j/dx_i = X^j/X^i`; the constant :math:`C` of its general solu
 :math:`F(x_i, x_j) = C`, solved for, is a first integral :math:`F` of :math:`X`.
 The first-order equation is solved by :func:`solve_first_order`: elementary methods of
 ``sympy.dsolve`` only, in a worker process that is killed past its time limit (no signals,
-safe in threads).
+safe in threads).  The same worker solves linear ordinary differential equations
+(:func:`solve_linear_ode`: the linear methods of ``dsolve``, hypergeometric and Bessel
+equations included) and evaluates antiderivatives (:func:`antiderivative`).
 
 >>> from geomech.core.manifold import Manifold
 >>> from geomech.lie.distribution import Distribution
@@ -27,7 +29,8 @@ import sympy as sp
 from geomech.core import budget
 from geomech.lie.span import SYMPY_FAILURES
 
-__all__ = ["characteristic_integrals", "solve_first_order"]
+__all__ = ["characteristic_integrals", "solve_first_order", "solve_linear_ode", "antiderivative",
+           "LINEAR_ODE_HINTS"]
 
 
 def characteristic_integrals(D, coords) -> list[sp.Expr]:
@@ -74,23 +77,60 @@ _SAFE_HINTS = ("1st_linear", "Bernoulli", "separable", "1st_exact", "almost_line
                "1st_homogeneous_coeff_best", "linear_coefficients", "separable_reduced")
 
 
+#: the methods of ``dsolve`` tried on a linear equation, in order: closed forms first (constant
+#: coefficients, Euler, hypergeometric (Gauss), Bessel, Airy), then the reduction of order of an
+#: equation free of the unknown itself and the first-order linear formula
+LINEAR_ODE_HINTS = ("nth_linear_constant_coeff_homogeneous", "nth_linear_euler_eq_homogeneous",
+                    "2nd_hypergeometric", "2nd_linear_bessel", "2nd_linear_airy",
+                    "nth_order_reducible", "1st_linear", "separable", "factorable")
+
 # what classify_ode / dsolve raise on equations their methods do not handle
 _ODE_FAILURES = (*SYMPY_FAILURES, TypeError)
 
 
-def _dsolve_task(eq, y):
-    """The first elementary method that solves ``eq`` (run in the worker), or ``None``."""
+def _dsolve_task(eq, y, hints=_SAFE_HINTS):
+    """The first of the methods ``hints`` that solves ``eq`` (run in the worker), or
+    ``None``."""
     try:
-        hints = sp.classify_ode(eq, y)
+        found = sp.classify_ode(eq, y)
     except _ODE_FAILURES:  # classification failed
         return None
-    for h in _SAFE_HINTS:
-        if h in hints:
+    for h in hints:
+        if h in found:
             try:
                 return sp.dsolve(eq, y, hint=h, simplify=False)
             except _ODE_FAILURES:  # next method
                 continue
     return None
+
+
+def _integrate_task(expr, var):
+    """An antiderivative of ``expr`` in ``var`` without unevaluated integrals, or ``None``."""
+    try:
+        out = sp.integrate(expr, var)
+    except _ODE_FAILURES:  # sympy gives up
+        return None
+    return None if out.has(sp.Integral) else out
+
+
+_TASKS = {"dsolve": _dsolve_task, "integrate": _integrate_task}
+
+
+def _run_task(request):
+    """``request = (kind, *args)`` -> the result of the task ``kind``."""
+    kind, *args = request
+    return _TASKS[kind](*args)
+
+
+def _warm_up() -> None:
+    """Import the machinery of ``integrate`` and ``dsolve`` before the worker is ready (a cold
+    first call costs seconds, which would count against the first task's time limit)."""
+    x, f = sp.Symbol("x"), sp.Function("f")
+    try:
+        sp.integrate(1 / (x**2 + 1) + sp.log(x), x)
+        sp.dsolve((1 - x**2) * f(x).diff(x, 2) - f(x), f(x), hint="2nd_hypergeometric")
+    except _ODE_FAILURES:  # pragma: no cover - only a warm-up
+        pass
 
 
 def _dsolve_serve() -> None:
@@ -100,15 +140,16 @@ def _dsolve_serve() -> None:
     import sys
 
     inp, out = sys.stdin.buffer, sys.stdout.buffer
+    _warm_up()
     pickle.dump("ready", out)
     out.flush()
     while True:
         try:
-            eq, y = pickle.load(inp)
+            request = pickle.load(inp)
         except EOFError:
             return
         try:
-            reply = ("ok", _dsolve_task(eq, y))
+            reply = ("ok", _run_task(request))
         except Exception as exc:  # noqa: BLE001 - forwarded: the parent re-raises it
             reply = ("error", exc)
         try:
@@ -199,6 +240,12 @@ class _DsolveWorker:
             self._kill()
 
     def solve(self, eq, y, seconds: float):
+        """``dsolve`` of ``eq`` by the elementary first-order methods (kept for callers)."""
+        return self.run(("dsolve", eq, y), seconds)
+
+    def run(self, request: tuple, seconds: float):
+        """The result of ``request = (kind, *args)`` (a task of :data:`_TASKS`) computed in
+        the worker within ``seconds``, or ``None`` past it."""
         import pickle
         with self._lock:
             if not self._broken and self._proc is None:
@@ -208,13 +255,13 @@ class _DsolveWorker:
                     self._kill()
                     self._broken = True
             if self._broken:
-                return _dsolve_task(eq, y)
+                return _run_task(request)
             try:
-                pickle.dump((eq, y), self._proc.stdin)
+                pickle.dump(request, self._proc.stdin)
                 self._proc.stdin.flush()
             except (OSError, pickle.PicklingError):  # worker died: solve here
                 self._kill()
-                return _dsolve_task(eq, y)
+                return _run_task(request)
             reply = self._get(seconds)
             if reply is TimeoutError:
                 self._kill()
@@ -237,10 +284,39 @@ def solve_first_order(eq, y, seconds: float = 4.0):
     ``dsolve`` runs in a worker process with a hard limit of ``seconds`` (cut to what is
     left of an enclosing :func:`geomech.core.budget.time_limit`); past it, no solution.
     """
+    return _limited(("dsolve", eq, y), seconds)
+
+
+def _limited(request: tuple, seconds: float):
+    """:meth:`_DsolveWorker.run` with ``seconds`` cut to the enclosing budget."""
     budget.check()
     left = budget.remaining()
     if left is not None:
         seconds = max(0.0, min(seconds, left))
-    sol = _DSOLVE.solve(eq, y, seconds)
+    out = _DSOLVE.run(request, seconds)
     budget.check()
-    return sol
+    return out
+
+
+def solve_linear_ode(eq, y, seconds: float = 20.0, hints=LINEAR_ODE_HINTS):
+    r"""General solution of a linear ordinary differential equation by the first method of
+    ``hints`` (default :data:`LINEAR_ODE_HINTS`) that ``sympy.dsolve`` applies to it, or
+    ``None`` (no method, or past ``seconds``; in a worker process, as
+    :func:`solve_first_order`).
+
+    >>> x = sp.Symbol("x"); u = sp.Function("u")
+    >>> solve_linear_ode(x**2*u(x).diff(x, 2) - 2*u(x), u(x))
+    Eq(u(x), C1/x + C2*x**2)
+    """
+    return _limited(("dsolve", eq, y, tuple(hints)), seconds)
+
+
+def antiderivative(expr, var, seconds: float = 10.0):
+    """``sympy.integrate(expr, var)`` when it returns a closed form within ``seconds`` (in a
+    worker process, as :func:`solve_first_order`), else ``None``.
+
+    >>> x = sp.Symbol("x")
+    >>> antiderivative(1/x, x)
+    log(x)
+    """
+    return _limited(("integrate", expr, var), seconds)

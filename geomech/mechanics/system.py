@@ -548,6 +548,26 @@ class NonholonomicSystem:
 
         return system_polynomial_integrals(self, degree, ansatz=ansatz, **options)
 
+    def first_integrals(self, degree: int = 2, functions: bool = True,
+                        seconds: float = 30.0) -> list:
+        """Functionally independent first integrals: the energy, linear integrals of Noether
+        fields with constant or function coefficients, polynomial integrals up to
+        ``degree`` (:func:`~geomech.mechanics.analysis.first_integrals.
+        system_first_integrals`); a list of
+        :class:`~geomech.mechanics.analysis.first_integrals.FirstIntegral`."""
+        from .analysis.first_integrals import system_first_integrals
+
+        return system_first_integrals(self, degree, functions, seconds)
+
+    def integrability(self, max_degree: int = 4, hamiltonisation: bool = True):
+        """Integrability by quadratures (Euler--Jacobi, Euler--Jacobi--Lie (Kozlov 2002),
+        Chaplygin's reducing multiplier): a verdict with the measure, the integrals, the
+        symmetries and the quadratures used (:func:`~geomech.mechanics.analysis.
+        integrability.system_integrability`)."""
+        from .analysis.integrability import system_integrability
+
+        return system_integrability(self, max_degree, hamiltonisation)
+
     def noether_integrals(self, ansatz=None, fields=None) -> list:
         """Linear (Kozlov–Kolesnikov / Noether) integrals in an ansatz family, each verified
         along the flow; see :func:`geomech.mechanics.analysis.noether.linear_integrals`."""

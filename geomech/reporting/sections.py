@@ -21,6 +21,7 @@ from geomech.core.budget import BudgetExceeded, check
 from geomech.core.opcount import count_ops
 from geomech.reporting.energy import energy_section
 from geomech.reporting.figures import figures_section
+from geomech.reporting.integrability import integrability_section
 from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_run
@@ -286,7 +287,9 @@ def _integrals_section(sys_) -> Section:
     s.add("energy: see the Energy section")
     found = linear_integrals(sys_)
     if not found:
-        return s.add("no integral linear in the velocities in the default ansatz")
+        return s.add("no integral linear in the velocities in the default ansatz (constant "
+                     "coefficients; integrals with function coefficients and polynomial "
+                     "integrals: see the Integrability section)")
     for F in found:
         expr = getattr(F, "on_phase_space", getattr(F, "integral", F))
         if getattr(F, "verified", True) is False:
@@ -354,6 +357,7 @@ ANALYSES: list[tuple[str, Callable]] = [
     ("invariant measure", _measure_section),
     ("Hamiltonian structure", _hamiltonian_section),
     ("steady motions and stability", stability_section),
+    ("integrability", integrability_section),
 ]
 
 
@@ -367,7 +371,8 @@ class Step:
 #: What the report leaves out when asked, as the System section says it.
 OMITTED = {"simulation": "the simulation (--no-simulation, simulation=False)",
            "analyses": "the analyses -- symmetries, first integrals, invariant measure, "
-                       "Hamiltonian structure (--no-analyses, analyses=False)"}
+                       "Hamiltonian structure, integrability (--no-analyses, "
+                       "analyses=False)"}
 
 
 def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,

@@ -59,7 +59,7 @@ from geomech.core.fields import VectorField
 from geomech.core.zero import ZeroPolicy
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
-           "independent_rows_at", "graded_basis"]
+           "independent_rows_at", "graded_basis", "block_span"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -242,8 +242,16 @@ def unknown_blocks(rows: list, ncols: int) -> list[list[int]]:
 # ---------------------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------------------
-def _block_span(rows: list, cols: list[int], degrees: list[int], dom, point: tuple):
-    """Steps 1-3 of the module docstring on one block: primitive vectors over ``dom``."""
+def block_span(rows: list, cols: list[int], degrees: list[int], dom, point: tuple) -> list:
+    """Steps 1-3 of the module docstring on one block of unknowns ``cols`` (``degrees``: the
+    degree of every unknown, for a graded basis): primitive vectors over ``dom`` spanning the
+    exact null space of ``rows`` restricted to ``cols``.
+
+    >>> k = sp.Symbol("k"); R = sp.QQ[k]
+    >>> [[R.to_sympy(x) for x in v] for v in block_span([[R(k), R(-1)]], [0, 1], [1, 1], R,
+    ...                                                   (sp.QQ(2),))]
+    [[1, k]]
+    """
     sub = [[r[j] for j in cols] for r in rows if any(r[j] for j in cols)]
     if not sub:
         return [[dom.one if k == i else dom.zero for k in range(len(cols))]
@@ -310,7 +318,7 @@ def polynomial_field_integrals(v: VectorField, degree: int, variables: Sequence 
     found = []
     for cols in unknown_blocks(rows, len(monos)):
         check()
-        for vec in _block_span(rows, cols, degrees, dom, point):
+        for vec in block_span(rows, cols, degrees, dom, point):
             F = sp.Add(*[_factored(c, dom) * sp.Mul(*[x**a for x, a in
                                                      zip(variables, monos[j])])
                          for c, j in zip(vec, cols) if c])

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -32,6 +33,7 @@ from geomech.core.zero import default_policy, half_angle_symbol, is_zero
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz
 from geomech.mechanics.analysis.common import as_field, check_system
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
+from geomech.mechanics.analysis.linear_odes import linear_normal_form
 
 __all__ = ["NoetherFieldSystem", "noether_field_system", "ode_solution_dimension"]
 
@@ -174,6 +176,11 @@ def _independent_equations(eqs: list, jet_syms: list) -> list:
     Mx, _ = sp.linear_eq_to_matrix(eqs, jet_syms)
     Mx = Mx.applyfunc(sp.cancel)
     pol = default_policy()
+    keep = _independent_at_a_point(Mx, pol)
+    if (keep is not None and pol.rank(Mx) == len(keep)
+            and pol.rank(Mx.extract(keep, list(range(Mx.cols)))) == len(keep)):
+        return [sum(sp.trigsimp(sp.factor(Mx[i, j])) * jet_syms[j]
+                    for j in range(len(jet_syms))) for i in keep]
     keep, cur, rk = [], sp.zeros(0, len(jet_syms)), 0
     for i in range(Mx.rows):
         trial = Mx.row(i) if cur.rows == 0 else sp.Matrix.vstack(cur, Mx.row(i))
@@ -183,6 +190,29 @@ def _independent_equations(eqs: list, jet_syms: list) -> list:
             cur, rk = trial, r
     return [sum(sp.trigsimp(sp.factor(Mx[i, j])) * jet_syms[j] for j in range(len(jet_syms)))
             for i in keep]
+
+
+def _independent_at_a_point(M: sp.Matrix, pol) -> list[int] | None:
+    """Rows of ``M`` that look independent at a random point (greedily in order; floats of
+    30 digits, a probable choice to be confirmed by exact ranks); ``None`` when an entry has
+    no finite value there."""
+    syms = sorted(M.free_symbols, key=sp.default_sort_key)
+    pt = pol.random_point(syms)
+    try:
+        vals = np.array([[complex(e.xreplace(pt).evalf(30)) for e in M.row(i)]
+                         for i in range(M.rows)])
+    except (ZeroDivisionError, TypeError, ValueError):
+        return None
+    if not np.all(np.isfinite(vals)):
+        return None
+    keep: list[int] = []
+    for i in range(M.rows):
+        A = vals[[*keep, i]]
+        sv = np.linalg.svd(A / np.maximum(np.linalg.norm(A, axis=1, keepdims=True), 1e-300),
+                           compute_uv=False)
+        if sv[-1] > 1e-8:
+            keep.append(i)
+    return keep
 
 
 def _dsolve_fields(N, tpl: VectorField, eqs: list, funcs: list) -> list | None:
@@ -208,47 +238,18 @@ def _dsolve_fields(N, tpl: VectorField, eqs: list, funcs: list) -> list | None:
 def ode_solution_dimension(eqs, funcs, var) -> int | None:
     r"""Dimension over the constants of the solutions of a linear first-order ODE system.
 
-    The system :math:`A_1y'+A_0y=0` (one independent variable) is row-reduced; algebraic rows
-    :math:`Gy=0` are solved for some unknowns, which are substituted together with their
-    derivatives, and the reduction repeats.  When no algebraic row is left the dimension is
-    the number of remaining unknowns if :math:`A_1` is invertible; ``None`` when the system is
-    underdetermined (infinite-dimensional) or a step is not decidable.
+    The system :math:`A_1y'+A_0y=0` (one independent variable) is brought to its normal form
+    :math:`y = Tz`, :math:`z' = Bz` (:func:`~geomech.mechanics.analysis.linear_odes.
+    linear_normal_form`: algebraic rows are solved and substituted with their derivatives until the
+    leading matrix is invertible); the dimension is :math:`\dim z`, ``None`` when the system
+    is underdetermined (infinite-dimensional) or a step is not decidable.
+
+    >>> x = sp.Symbol("x"); f = sp.Function("f")
+    >>> ode_solution_dimension([f(x).diff(x) - f(x)], [f(x)], x)
+    1
     """
-    n = len(funcs)
-    ys = [sp.Dummy(f"y{i}") for i in range(n)]
-    ds = [sp.Dummy(f"d{i}") for i in range(n)]
-    rep = {sp.Derivative(f, var): d for f, d in zip(funcs, ds)}
-    rep.update({f: y for f, y in zip(funcs, ys)})
-    lin = [sp.expand(e.xreplace(rep)) for e in eqs]
-    A, _ = sp.linear_eq_to_matrix(lin, [*ds, *ys])
-    A1, A0 = A[:, :n], A[:, n:]
-    for _ in range(n + 1):
-        k = A1.shape[1]
-        if k == 0:
-            return 0
-        M = sp.Matrix.hstack(A1, A0)
-        R, piv = M.rref(iszerofunc=is_zero, simplify=False)
-        R = R.applyfunc(sp.cancel)
-        diff_rows = [i for i in range(R.rows) if any(not is_zero(R[i, j]) for j in range(k))]
-        alg_rows = [i for i in range(R.rows) if i not in diff_rows
-                    and any(not is_zero(R[i, j]) for j in range(k, 2 * k))]
-        if not alg_rows:
-            return k if len(diff_rows) == k else None
-        G = R.extract(alg_rows, list(range(k, 2 * k)))
-        Gr, gp = G.rref(iszerofunc=is_zero, simplify=False)
-        Gr = Gr.applyfunc(sp.cancel)
-        free = [j for j in range(k) if j not in gp]
-        if not free:
-            return 0
-        H = Gr.extract(list(range(len(gp))), free)              # y_p = -H y_f
-        Hd = H.applyfunc(lambda e: sp.diff(e, var))
-        A1p, A1f = A1.extract(list(range(A1.rows)), list(gp)), A1.extract(
-            list(range(A1.rows)), free)
-        A0p, A0f = A0.extract(list(range(A0.rows)), list(gp)), A0.extract(
-            list(range(A0.rows)), free)
-        A1 = (A1f - A1p * H).applyfunc(sp.cancel)
-        A0 = (A0f - A1p * Hd - A0p * H).applyfunc(sp.cancel)
-    return None
+    nf = linear_normal_form(eqs, funcs, var)
+    return None if nf is None else nf.dimension
 
 
 def _half_angle_only(expr, syms, cache):

@@ -55,6 +55,7 @@ from geomech.core.algebra.matrices import (
 )
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, is_zero, rational_rewrite
 from geomech.mechanics.analysis.field_integrals import (
     graded_basis,
@@ -62,9 +63,14 @@ from geomech.mechanics.analysis.field_integrals import (
     value_at,
 )
 from geomech.mechanics.analysis.integrals import polynomial_integrals
+from geomech.mechanics.analysis.variety_integrals import (
+    algebraic_form,
+    to_algebraic,
+    variety_integrals,
+)
 
 __all__ = ["IntegralList", "natural_polynomial_integrals", "system_polynomial_integrals",
-           "trigonometric_ansatz"]
+           "trigonometric_ansatz", "reduced_coordinates"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,8 +135,15 @@ class IntegralList(list):
 # ---------------------------------------------------------------------------------------
 # the family: natural configuration functions and their monomials
 # ---------------------------------------------------------------------------------------
-def _reduced_coordinates(ce) -> list:
-    """Coordinates the natural dynamics depends on, closed under their kinematics."""
+def reduced_coordinates(ce) -> list:
+    """Coordinates the dynamics of the compact equations ``ce`` depends on, closed under
+    their kinematics.
+
+    >>> import geomech as gm
+    >>> from geomech.mechanics.equations.compact import compact_equations
+    >>> reduced_coordinates(compact_equations(gm.examples.chaplygin_ball(), frame="natural"))
+    [theta, phi]
+    """
     q = ce.system.manifold.coords
     rhs = ce.rhs
     dep = {x for x in q if any(rhs[a].has(x) for a in ce.quasi_velocities)}
@@ -148,7 +161,7 @@ def _natural_functions(system, ce) -> tuple:
     if funcs:
         return tuple(system.phase_space.sympify(f) for f in funcs)
     out = []
-    for x in _reduced_coordinates(ce):
+    for x in reduced_coordinates(ce):
         out += [sp.sin(x), sp.cos(x)]
     return tuple(out)
 
@@ -450,10 +463,38 @@ def _primitive_natural(F: sp.Expr, eta) -> sp.Expr:
 # ---------------------------------------------------------------------------------------
 # system-level entry point (attached as a method by the system class)
 # ---------------------------------------------------------------------------------------
+def _algebraic_integrals(system, form, degree: int, cd, on) -> IntegralList:
+    """The integrals of the algebraic form (:func:`~geomech.mechanics.analysis.
+    variety_integrals.variety_integrals`), with the levels ``on`` written in its variables."""
+    from geomech.core.algebra.normal_form import compact
+
+    if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    by_name = {x.name: x for x in (*form.variables, *form.parameters)}
+    names = {**{s.name: s for s in system.phase_space.coords}, **by_name}
+    levels = []
+    for f in on:
+        e = as_expr(f, names, context="a level of on=[...]")
+        levels.append(to_algebraic(form, e.xreplace(
+            {s: by_name[s.name] for s in e.free_symbols if s.name in by_name})))
+    natural = variety_integrals(form, degree, cd, levels)
+    phase = [compact(F.xreplace(form.on_phase_space)) for F in natural]
+    names = ", ".join(map(str, form.velocities))
+    rels = ", ".join(f"{sp.sstr(g)} = 0" for g in (*form.relations, *levels))
+    family = (f"polynomials of degree <= {degree} in ({names}) with coefficients polynomials of "
+              f"degree <= {degree if cd is None else cd} in "
+              f"({', '.join(map(str, form.functions))})" + (f", modulo {rels}" if rels else ""))
+    return IntegralList(phase, natural, dict(form.on_phase_space), family)
+
+
 def system_polynomial_integrals(system, degree: int = 2, ansatz=None,
                                 **options) -> IntegralList:
     """``S.polynomial_integrals(degree, ansatz)``: integrals polynomial in the velocities.
 
+    With the algebraic form of a natural frame (``natural_frame["algebraic"]``, e.g. the
+    Euler--Poisson variables of :func:`~geomech.examples.heavy_top`): the search modulo its
+    relations and the levels ``on=[F, ...]`` (:math:`F = 0`; expressions in its variables or on
+    the phase space), :func:`~geomech.mechanics.analysis.variety_integrals.variety_integrals`.
     With a natural frame and no ``ansatz``/``variables``: :func:`natural_polynomial_integrals`
     (option ``coefficient_degree``).  Otherwise integrals polynomial in the independent
     velocities with coefficients in ``ansatz`` (functions of the configuration; default: the
@@ -467,6 +508,15 @@ def system_polynomial_integrals(system, degree: int = 2, ansatz=None,
     >>> len(gm.examples.chaplygin_sleigh().polynomial_integrals(1))
     0
     """
+    on = options.pop("on", ())
+    if ansatz is None and "variables" not in options:
+        form = algebraic_form(system)
+        if form is not None:
+            return _algebraic_integrals(system, form, degree,
+                                        options.pop("coefficient_degree", None), on)
+    if on:
+        raise ValueError("integrals on a level (on=...) need the algebraic form of a natural "
+                         f"frame (natural_frame['algebraic']); {system.name} has none")
     if (ansatz is None and "variables" not in options
             and getattr(system, "natural_frame", None)):
         return natural_polynomial_integrals(system, degree,
