@@ -42,6 +42,7 @@ import sympy as sp
 
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.common import check_system
@@ -139,7 +140,7 @@ def _more_integrals(system, integrals: list, max_degree: int) -> list:
 
 
 def _numeric_field(fld: VectorField, P, point: dict) -> np.ndarray:
-    return np.array([complex(sp.sympify(c).xreplace(point)).real for c in fld.components])
+    return np.array([complex(as_expr(c).xreplace(point)).real for c in fld.components])
 
 
 def _random_points(system, count: int = 2, seed: int = 11) -> list[dict]:

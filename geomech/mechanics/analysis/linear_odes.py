@@ -44,6 +44,7 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.budget import check
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.characteristics import antiderivative, solve_linear_ode
 
@@ -91,7 +92,7 @@ def _linear_parts(eqs, funcs, var) -> tuple[sp.Matrix, sp.Matrix]:
     ys = [sp.Dummy(f"y{i}") for i in range(n)]
     rep = {sp.Derivative(f, var): d for f, d in zip(funcs, ds)}
     rep.update(dict(zip(funcs, ys)))
-    lin = [sp.expand(sp.sympify(e).xreplace(rep)) for e in eqs]
+    lin = [sp.expand(as_expr(e).xreplace(rep)) for e in eqs]
     A, rhs = sp.linear_eq_to_matrix(lin, [*ds, *ys])
     if any(not _is_zero(r) for r in rhs) or any(a.has(*ds, *ys) for a in A):
         raise ValueError("the equations are not homogeneous linear first-order equations in "
@@ -189,7 +190,7 @@ def _in_new_variable(f, var, kind: str, odd: bool, xi):
     :math:`\sin x`, times :math:`S = \sin x` (resp. :math:`\cos x`) when ``odd``; ``None``
     unless ``f`` has that parity under the reflection fixing :math:`\xi` (:math:`x\mapsto -x`,
     resp. :math:`\pi - x`)."""
-    f = sp.sympify(f)
+    f = as_expr(f)
     refl = f.xreplace({var: -var if kind == "cos" else sp.pi - var})
     if not _is_zero(refl + f if odd else refl - f):
         return None
@@ -374,7 +375,7 @@ def quadrature(f, var, seconds: float = 10.0) -> sp.Expr | None:
     >>> quadrature(1/sp.sin(x), x)
     log(tan(x/2))
     """
-    f = sp.sympify(f)
+    f = as_expr(f)
     if _is_zero(f):
         return sp.S.Zero
     if var not in f.free_symbols:
@@ -775,8 +776,8 @@ def is_elementary(expr) -> bool:
     (True, False)
     """
     ok = (sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.cot, sp.asin, sp.acos, sp.atan)
-    funcs = sp.sympify(expr).atoms(sp.Function)
-    return all(isinstance(f, ok) for f in funcs) and not sp.sympify(expr).has(sp.Integral)
+    funcs = as_expr(expr).atoms(sp.Function)
+    return all(isinstance(f, ok) for f in funcs) and not as_expr(expr).has(sp.Integral)
 
 
 # ---------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from geomech.core.budget import check
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy
 from geomech.mechanics.analysis.field_integrals import block_span, unknown_blocks
 
@@ -99,12 +100,12 @@ def algebraic_form(system) -> AlgebraicForm | None:
     for s, r in rates.items():
         check()
         lhs = v(on_P[s])
-        if not default_policy().is_zero(lhs - sp.sympify(r).xreplace(on_P)):
+        if not default_policy().is_zero(lhs - as_expr(r).xreplace(on_P)):
             raise ValueError(f"the algebraic form of {system.name} is wrong: d{s}/dt is not "
                              f"{r} along the flow")
     syms = (*vel, *fun)
-    form = AlgebraicForm(tuple(vel), tuple(fun), tuple(sp.sympify(rates[s]) for s in syms),
-                         tuple(sp.sympify(g) for g in data.get("relations", ())),
+    form = AlgebraicForm(tuple(vel), tuple(fun), tuple(as_expr(rates[s]) for s in syms),
+                         tuple(as_expr(g) for g in data.get("relations", ())),
                          tuple(system.manifold.parameters), on_P)
     cache["form"] = form
     return form
@@ -118,7 +119,7 @@ def _ring(form: AlgebraicForm, point: dict | None = None):
     :math:`\mathbb Q(\text{parameters})` (over :math:`\mathbb Q` when there are none, or
     when ``point`` gives them values)."""
     params = [p for p in form.parameters
-              if any(sp.sympify(e).has(p) for e in (*form.rates, *form.relations))]
+              if any(as_expr(e).has(p) for e in (*form.rates, *form.relations))]
     K = sp.QQ.frac_field(*params) if params and point is None else sp.QQ
     R = sp.polys.rings.PolyRing(form.variables, K, sp.polys.orderings.grevlex)
     return R, K, params
@@ -210,7 +211,7 @@ def _support(form, levels, family, degrees, point: dict) -> list[list[int]]:
     ``point`` (equations over :math:`\mathbb Q`): for each block, the columns where some
     null vector is non-zero."""
     Rq, _, _ = _ring(form, point)
-    Gq = _basis(Rq, sp.QQ, [_to_ring(Rq, sp.sympify(g).xreplace(point))
+    Gq = _basis(Rq, sp.QQ, [_to_ring(Rq, as_expr(g).xreplace(point))
                             for g in (*form.relations, *levels)])
     rows, dom = _rows(Rq, sp.QQ, Gq, _denominated_rates(Rq, form, point), family)
     out = []
@@ -268,7 +269,7 @@ def to_algebraic(form: AlgebraicForm, expr, degree: int = 4, seed: int = 5) -> s
     are fitted at random exact points and the identity is then checked exactly; ``ValueError``
     when there is no such polynomial.
     """
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     syms = set(form.variables)
     if expr.free_symbols <= syms | set(form.parameters):
         return expr
@@ -277,14 +278,14 @@ def to_algebraic(form: AlgebraicForm, expr, degree: int = 4, seed: int = 5) -> s
     cs = sp.symbols(f"_a0:{len(monos)}", cls=sp.Dummy)
     ansatz = sum(c * m for c, m in zip(cs, monos))
     on_P = form.on_phase_space
-    free = sorted(set().union(*(sp.sympify(e).free_symbols for e in on_P.values()))
+    free = sorted(set().union(*(as_expr(e).free_symbols for e in on_P.values()))
                   | expr.free_symbols - set(form.parameters), key=sp.default_sort_key)
     sampler = ZeroPolicy(seed=seed, warn=False)
     eqs = []
     while len(eqs) < len(monos) + 10:
         pt = sampler.random_point(free)
         try:
-            vals = {s: sp.nsimplify(sp.sympify(e).xreplace(pt)) for s, e in on_P.items()}
+            vals = {s: sp.nsimplify(as_expr(e).xreplace(pt)) for s, e in on_P.items()}
             eqs.append(ansatz.xreplace(vals) - sp.nsimplify(expr.xreplace(pt)))
         except (ZeroDivisionError, TypeError):
             continue
