@@ -42,6 +42,7 @@ import sympy as sp
 
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz
 from geomech.mechanics.analysis.common import check_system, restrict
@@ -180,7 +181,7 @@ def _verify(eqs, unknowns, var, values) -> str:
     ``"numeric"`` when their residual is below 1e-20 at three random points (30 digits; special
     functions), ``"failed"`` otherwise."""
     rep = dict(zip(unknowns, values))
-    resid = [sp.sympify(e).subs(rep).doit() for e in eqs]
+    resid = [as_expr(e).subs(rep).doit() for e in eqs]
     if all(is_elementary(r) for r in resid):
         verdicts = [default_policy().zero_test(r) for r in resid]
         if all(v.zero for v in verdicts):
