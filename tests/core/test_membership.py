@@ -11,8 +11,9 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from geomech.core.algebra import rank
+from geomech.core.algebra import membership, rank
 from geomech.core.algebra.membership import certified_membership
+from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.polykernel import DiffRing, independent_angles, union_ring
 
 x, y, z = sp.symbols("x y z", real=True)
@@ -137,3 +138,23 @@ def test_remainder_is_the_groebner_remainder(prefer):
         else:
             ring, rel = R._cos_first
             assert R.reduce(p, "cos") == p.set_ring(ring).rem(rel).set_ring(R.ring)
+
+
+def test_membership_in_the_sparse_ring_without_flint(monkeypatch):
+    """The sparse-polynomial path (no python-flint) solves by the same Cramer's rule."""
+    monkeypatch.setattr(membership, "flint", None)
+    test_membership_with_function_coefficients()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(
+    st.lists(st.integers(-4, 4), min_size=n + 1, max_size=n + 1), min_size=n, max_size=n)))
+def test_laplace_minors_are_cramers_rule(rows):
+    """det M x = adj(M) b from the memoised minors agrees with sympy's LU solve, and the
+    full minor is the determinant."""
+    n = len(rows)
+    M, b = sp.Matrix([r[:n] for r in rows]), sp.Matrix([r[n] for r in rows])
+    nums, det = LaplaceMinors(rows, 0).cramer()
+    assert det == M.det()
+    if det != 0:
+        assert [sp.Rational(k, det) for k in nums] == list(M.LUsolve(b))

@@ -42,7 +42,7 @@ from geomech.core.algebra.modular import (
     rational_reconstruction,
     solve_mod,
 )
-from geomech.core.algebra.solve import solve_linear
+from geomech.core.algebra.solve import LaplaceMinors, solve_linear
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy
 
 try:                                # python-flint: optional, polynomial arithmetic in C
@@ -149,6 +149,14 @@ class _Ring:
     def convert(self, p):
         return p
 
+    def solve(self, A: list[list], b: list, limit: int = 10):
+        """``(numerators, denominator)`` by Cramer's rule on the reduced rows (``None`` above
+        ``limit`` unknowns)."""
+        if len(A) > limit:
+            return None
+        rows = [[self.R.reduce(e) for e in r] + [self.R.reduce(bi)] for r, bi in zip(A, b)]
+        return LaplaceMinors(rows, self.zero, self.R.reduce).cramer()
+
 
 class _FlintRing(_Ring):
     r""":class:`_Ring` on python-flint's ``fmpq_mpoly`` (lex order, the ring's generator
@@ -179,34 +187,6 @@ class _FlintRing(_Ring):
 
     def is_zero(self, e) -> bool:
         return not self.reduce(e)
-
-    def solve(self, A: list[list], b: list, limit: int = 10):
-        n = len(A)
-        if n > limit:
-            return None
-        rows = [[self.R.reduce(e) for e in r] + [self.R.reduce(bi)] for r, bi in zip(A, b)]
-        memo: dict = {}
-
-        def minor(cols: tuple):
-            got = memo.get(cols)
-            if got is None:
-                r0 = n - len(cols)
-                if len(cols) == 1:
-                    got = rows[r0][cols[0]]
-                else:
-                    got = self.zero
-                    for pos, j in enumerate(cols):
-                        if rows[r0][j]:
-                            term = rows[r0][j] * minor(cols[:pos] + cols[pos + 1:])
-                            got = got + term if pos % 2 == 0 else got - term
-                    got = self.R.reduce(got)      # a ring map: Cramer's identities hold
-                memo[cols] = got
-            return got
-
-        den = minor(tuple(range(n)))
-        nums = [(-1 if (n - 1 - i) % 2 else 1) * minor(tuple(j for j in range(n) if j != i)
-                                                        + (n,)) for i in range(n)]
-        return nums, den
 
 
 def _residuals_vanish(ar, basis, v, nums: dict, den, rows) -> bool | None:

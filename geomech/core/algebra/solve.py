@@ -9,6 +9,8 @@ field of functions.
   read off at a random exact point and every verdict certified exactly;
 * :func:`function_rref` -- the reduced echelon form over the field of functions (pivots
   decided by the zero policy);
+* :class:`LaplaceMinors` -- division-free determinants and Cramer's rule by memoised
+  minors, over any ring (sympy expressions, sparse and python-flint polynomials);
 * :func:`policy_algebra` -- the ring of a set of expressions whose zero tests the zero policy
   decides.
 
@@ -33,7 +35,7 @@ from geomech.core.parse import as_matrix
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 
 __all__ = ["solve_linear", "solve_over_functions", "function_rref", "policy_algebra",
-           "adjugate_inverse"]
+           "adjugate_inverse", "LaplaceMinors"]
 
 
 def policy_algebra(exprs) -> RationalAlgebra:
@@ -251,7 +253,7 @@ def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
         rows.append([num * den.exquo(d) if d != den else num for num, d in fr])
     rows = [[alg.reduce(e) for e in r] for r in rows]
     if n <= 5:
-        num, den = _cramer(alg, rows, n)
+        num, den = LaplaceMinors(rows, alg.ring.zero, alg.reduce).cramer()
     else:
         K = R.to_domain()
         A = DomainMatrix([r[:n] for r in rows], (n, n), K)
@@ -264,42 +266,6 @@ def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
     if alg.is_zero(den):
         raise ValueError(f"the {what} is singular: det = 0 identically")
     return sp.Matrix([alg.quotient(num[i], den) for i in range(n)])
-
-
-def _cramer(alg: RationalAlgebra, rows, n: int):
-    r"""Division-free Cramer's rule: Laplace expansion with memoised minors, each minor
-    reduced modulo the relations (a ring map, so the identities
-    :math:`\det M\,x = \operatorname{adj}(M)\,b` survive the reduction)."""
-    memo: dict = {}
-
-    def minor(cols: tuple):
-        got = memo.get(cols)
-        if got is not None:
-            return got
-        k = len(cols)
-        r0 = n - k
-        if k == 1:
-            out = rows[r0][cols[0]]
-        else:
-            out = alg.ring.zero
-            for pos, j in enumerate(cols):
-                a = rows[r0][j]
-                if a:
-                    sub = minor(cols[:pos] + cols[pos + 1:])
-                    if sub:
-                        out = out + a * sub if pos % 2 == 0 else out - a * sub
-            out = alg.reduce(out)
-        memo[cols] = out
-        return out
-
-    den = minor(tuple(range(n)))
-    num = []
-    for i in range(n):
-        cols = tuple(j for j in range(n) if j != i) + (n,)
-        sign = -1 if (n - 1 - i) % 2 else 1
-        num.append(sign * minor(cols))
-    return num, den
-
 
 
 def _poly_rows(M: sp.Matrix, rhs: sp.Matrix):
@@ -385,15 +351,33 @@ def _ring_rows(alg, E: sp.Matrix) -> list:
     return rows
 
 
-class _Minors:
-    """Memoised division-free minors of a square ring matrix (Laplace along the top row of
-    the remaining rows): ``minor(cols, skip)`` is the determinant of the rows other than
-    ``skip`` (the last ``len(cols)`` of them) and the columns ``cols``."""
+class LaplaceMinors:
+    r"""Memoised division-free minors of a matrix given by its rows (Laplace expansion along
+    the top row in use): the one determinant and Cramer's rule of the exact engine.
 
-    def __init__(self, alg, mat: list):
-        self.alg, self.mat, self.n, self.memo = alg, mat, len(mat), {}
+    ``minors(cols, skip)`` is the determinant of the columns ``cols`` and of the last
+    ``len(cols)`` rows other than row ``skip`` (``-1``: none skipped),
 
-    def __call__(self, cols: tuple, skip: int):
+    .. math:: \det = \sum_p (-1)^p\, a_{r_0, c_p}\, \det(\text{rows below } r_0,
+       \text{cols} \setminus c_p),
+
+    each minor passed through ``reduce`` (a ring map, e.g. the remainder modulo
+    :math:`\sin^2+\cos^2-1`, so the identities of Cramer's rule survive it).  The entries are
+    elements of any commutative ring with ``+``, ``-``, ``*`` whose zero is falsy (sympy
+    expressions, sparse or python-flint polynomials); ``zero`` is the ring's zero.  Minors
+    are shared between :math:`\det M` and the numerators of :meth:`cramer`.
+
+    >>> a, b1, b2 = sp.symbols("a b1 b2")
+    >>> m = LaplaceMinors([[a, 1, b1], [1, 2, b2]], sp.S.Zero)
+    >>> m((0, 1)), m.cramer()
+    (2*a - 1, ([2*b1 - b2, a*b2 - b1], 2*a - 1))
+    """
+
+    def __init__(self, rows: list, zero, reduce=None):
+        self.rows, self.zero, self.n, self.memo = rows, zero, len(rows), {}
+        self.reduce = reduce
+
+    def __call__(self, cols: tuple, skip: int = -1):
         key = (cols, skip)
         got = self.memo.get(key)
         if got is not None:
@@ -401,18 +385,31 @@ class _Minors:
         k = len(cols)
         rs = [i for i in range(self.n) if i != skip][-k:]
         if k == 1:
-            out = self.mat[rs[0]][cols[0]]
+            out = self.rows[rs[0]][cols[0]]
         else:
-            out = self.alg.ring.zero
+            out = self.zero
             for pos, j in enumerate(cols):
-                a = self.mat[rs[0]][j]
+                a = self.rows[rs[0]][j]
                 if a:
                     sub = self(cols[:pos] + cols[pos + 1:], skip)
                     if sub:
                         out = out + a * sub if pos % 2 == 0 else out - a * sub
-            out = self.alg.reduce(out)
+            if self.reduce is not None:
+                out = self.reduce(out)
         self.memo[key] = out
         return out
+
+    def cramer(self) -> tuple[list, object]:
+        r"""``(numerators, det M)`` of :math:`Mx = b` for the rows ``[M | b]``
+        (:math:`n \times (n+1)`): :math:`\det M\, x_i = \det M_i(b)`, the column :math:`b`
+        moved from place :math:`i` to the end at the sign :math:`(-1)^{n-1-i}`."""
+        n = self.n
+        den = self(tuple(range(n)))
+        nums = []
+        for i in range(n):
+            num = self(tuple(j for j in range(n) if j != i) + (n,))
+            nums.append(-num if (n - 1 - i) % 2 else num)
+        return nums, den
 
 
 def adjugate_inverse(E: sp.Matrix) -> tuple:
@@ -437,7 +434,7 @@ def adjugate_inverse(E: sp.Matrix) -> tuple:
         if default_policy().is_zero(det):
             return None, sp.S.Zero
         return (E.adjugate(method="berkowitz") / det).applyfunc(compact), det
-    minor = _Minors(alg, [r for r, _ in rows])
+    minor = LaplaceMinors([r for r, _ in rows], alg.ring.zero, alg.reduce)
     detp = minor(tuple(range(n)), -1)
     if alg.is_zero(detp):
         return None, sp.S.Zero

@@ -40,6 +40,7 @@ import sympy as sp
 
 from geomech.core.algebra.matrices import rational_rank
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.algebra.solve import solve_linear as ring_solve
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
@@ -150,36 +151,10 @@ def adjugate_solve(M: sp.Matrix, b: Sequence, what: str = "system") -> list:
     """
     n = M.shape[0]
     rows = [[M[i, j] for j in range(n)] + [b[i]] for i in range(n)]
-    memo: dict = {}
-
-    def minor(cols: tuple) -> sp.Expr:
-        got = memo.get(cols)
-        if got is None:
-            r0 = n - len(cols)
-            if len(cols) == 1:
-                got = rows[r0][cols[0]]
-            else:
-                terms = []
-                for pos, j in enumerate(cols):
-                    a = rows[r0][j]
-                    if a != 0:
-                        sub = minor(cols[:pos] + cols[pos + 1:])
-                        if sub != 0:
-                            terms.append(a * sub if pos % 2 == 0 else -a * sub)
-                got = sp.Add(*terms)
-            memo[cols] = got
-        return got
-
-    det = minor(tuple(range(n)))
+    nums, det = LaplaceMinors(rows, sp.S.Zero).cramer()
     if not certainly_nonzero(det):
         raise ValueError(f"the {what} is singular: det = 0 identically")
-    out = []
-    for i in range(n):
-        cols = tuple(j for j in range(n) if j != i) + (n,)
-        sign = -1 if (n - 1 - i) % 2 else 1
-        num = minor(cols)
-        out.append(sign * num / det if num != 0 else sp.S.Zero)
-    return out
+    return [num / det if num != 0 else sp.S.Zero for num in nums]
 
 
 def expansion_bound(e: sp.Expr) -> int:
