@@ -60,7 +60,8 @@ The stages live in the modules of this package: :mod:`~geomech.core.zero.rewrite
 forms, jets, angles, the ring map), :mod:`~geomech.core.zero.certificates` (ring and
 algebraic certificates), :mod:`~geomech.core.zero.evaluation` (exact and certified numeric
 evaluation, formal and float ranks) and :mod:`~geomech.core.zero.policy` (the policy that
-runs them, and the global default).
+runs them, the global default, and :func:`~geomech.core.zero.policy.numerically_zero`, the
+random-point filter that compares forms: ``False`` certain, ``True`` only probable).
 
 Examples
 --------
@@ -82,6 +83,7 @@ from geomech.core.zero.policy import (
     default_policy,
     is_zero,
     normalize,
+    numerically_zero,
     set_default_policy,
     using_policy,
 )
@@ -109,6 +111,7 @@ __all__ = [
     "using_policy",
     "normalize",
     "is_zero",
+    "numerically_zero",
     "rational_rewrite",
     "half_angle_symbol",
     "is_auxiliary_symbol",

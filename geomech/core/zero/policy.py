@@ -43,6 +43,7 @@ from geomech.core.zero.rewrite import (
     cancel_or_together,
     closed_forms,
     is_rational_in_symbols,
+    jet_replacement,
     jets_only,
     jets_only_matrix,
     rational_rewrite,
@@ -59,7 +60,7 @@ from geomech.core.zero.verdicts import (
 )
 
 __all__ = ["ZeroPolicy", "default_policy", "set_default_policy", "using_policy", "normalize",
-           "is_zero"]
+           "is_zero", "numerically_zero"]
 
 
 #: operation count above which a zero test first evaluates at one random point (a certified
@@ -607,3 +608,34 @@ def normalize(expr) -> sp.Expr:
 def is_zero(expr) -> bool:
     """Zero test with the default policy."""
     return _DEFAULT.is_zero(expr)
+
+
+def numerically_zero(e: sp.Expr, points: int) -> bool:
+    r"""Whether ``e`` vanishes at ``points`` random exact points of the zero policy.
+
+    Each point is evaluated to 40 digits and counts as zero when :math:`|e| \le 10^{-25}`;
+    points where ``e`` is undefined are skipped.  A filter: ``False`` is certain, ``True``
+    only probable (for polynomials: Schwartz (1980), J. ACM 27; Zippel (1979)).
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> numerically_zero(sp.sin(x)**2 + sp.cos(x)**2 - 1, 3), numerically_zero(x - 1, 3)
+    (True, False)
+    """
+    pol = default_policy()
+    e, _ = jet_replacement(as_expr(e))
+    syms = sorted(e.free_symbols, key=sp.default_sort_key)
+    seen = 0
+    for _ in range(4 * points):
+        pt = pol.random_point(syms)
+        try:
+            v = sp.N(e.xreplace(pt), 40)
+        except (ZeroDivisionError, TypeError, ValueError):
+            continue
+        if not v.is_number or v.has(sp.zoo, sp.nan):
+            continue
+        seen += 1
+        if abs(v) > 1e-25:
+            return False
+        if seen >= points:
+            break
+    return True

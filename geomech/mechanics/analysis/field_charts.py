@@ -37,7 +37,7 @@ import sympy as sp
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, numerically_zero
 
 __all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
            "cyclic_split",
@@ -283,7 +283,7 @@ class _DataOnTN:
         r"""``True`` when :math:`\tilde u(L)` and every :math:`\tilde u(f_\mu)` expand to
         0 (exact; then :math:`\tilde u(f_\mu)|_{\mathcal M} = 0` too), ``False`` when
         :math:`\tilde u(L)` is non-zero at a random exact point (40 digits, as
-        :func:`~geomech.mechanics.equations.implicit.numerically_zero`: certain), ``None``
+        :func:`~geomech.core.zero.numerically_zero`: certain), ``None``
         otherwise."""
         from geomech.lie.prolongation import prolong
 
@@ -323,7 +323,6 @@ def _probably_symmetry(system, u) -> bool:
     :math:`\tilde u(f_\mu)|_{\mathcal M}` vanish at random points."""
     from geomech.lie.prolongation import prolong
     from geomech.mechanics.analysis.common import restrict
-    from geomech.mechanics.equations.implicit import numerically_zero
 
     lift = prolong(u)
     if not numerically_zero(lift(system.lagrangian, normalize=False), 2):

@@ -1,6 +1,6 @@
 r"""Equations of motion in mass-matrix (implicit) form, :math:`M(x)\,z = F(x)`,
-:math:`\dot x = g(x) + P(x)\,z` (:class:`ImplicitEquations`), and the random-point filter
-:func:`numerically_zero` used to compare forms.
+:math:`\dot x = g(x) + P(x)\,z` (:class:`ImplicitEquations`); forms are compared by the
+random-point filter :func:`geomech.core.zero.numerically_zero`.
 
 This module imports no form and not :mod:`~geomech.mechanics.equations.motion`.
 """
@@ -14,10 +14,10 @@ import sympy as sp
 from geomech.core.algebra import rational_solve
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy, jet_replacement
+from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import solve_mass_matrix
 
-__all__ = ["ImplicitEquations", "numerically_zero"]
+__all__ = ["ImplicitEquations"]
 
 
 class ImplicitEquations:
@@ -361,38 +361,6 @@ def _rates_of(other, point: Mapping) -> dict:
         v = e.xreplace(rep)
         out[c] = v if v.is_Rational else sp.N(v, 30)
     return out
-
-
-def numerically_zero(e: sp.Expr, points: int) -> bool:
-    r"""Whether ``e`` vanishes at ``points`` random exact points of the zero policy.
-
-    Each point is evaluated to 40 digits and counts as zero when :math:`|e| \le 10^{-25}`;
-    points where ``e`` is undefined are skipped.  A filter: ``False`` is certain, ``True``
-    only probable (for polynomials: Schwartz (1980), J. ACM 27; Zippel (1979)).
-
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x", real=True)
-    >>> numerically_zero(sp.sin(x)**2 + sp.cos(x)**2 - 1, 3), numerically_zero(x - 1, 3)
-    (True, False)
-    """
-    pol = default_policy()
-    e, _ = jet_replacement(as_expr(e))
-    syms = sorted(e.free_symbols, key=sp.default_sort_key)
-    seen = 0
-    for _ in range(4 * points):
-        pt = pol.random_point(syms)
-        try:
-            v = sp.N(e.xreplace(pt), 40)
-        except (ZeroDivisionError, TypeError, ValueError):
-            continue
-        if not v.is_number or v.has(sp.zoo, sp.nan):
-            continue
-        seen += 1
-        if abs(v) > 1e-25:
-            return False
-        if seen >= points:
-            break
-    return True
 
 
 def _integer_combination(arg: sp.Expr) -> bool:

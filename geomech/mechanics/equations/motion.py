@@ -3,8 +3,9 @@ r"""The base of equations of motion, shared by every form.
 :class:`EquationsOfMotion` is the abstract base of the forms: each subclass names its form
 (``form``) and owns its derivation (the class method ``derive``); what every form shares is
 here (its equations, its explicit phase-space vector field, its multipliers, the exact
-comparison of forms).  The mass-matrix form :math:`M(x)z = F(x)` (:class:`ImplicitEquations`,
-:func:`numerically_zero`) is in :mod:`geomech.mechanics.equations.implicit`, the deferred
+comparison of forms, its random-point filter :func:`geomech.core.zero.numerically_zero`).
+The mass-matrix form :math:`M(x)z = F(x)` (:class:`ImplicitEquations`) is in
+:mod:`geomech.mechanics.equations.implicit`, the deferred
 solves (:func:`deferred_parts`) in :mod:`geomech.mechanics.equations.deferred`.
 The passage from a form's own velocities to the phase space (:func:`phase_rhs_from_quasi`,
 :class:`ReducedDynamics`) is in :mod:`geomech.mechanics.equations.phase`.  The forms
@@ -21,7 +22,7 @@ import sympy as sp
 from geomech.core.algebra.presentation import tidy as _tidy
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, numerically_zero
 from geomech.mechanics.equations.common import (
     DeferredSolve,
     acceleration_symbols,
@@ -29,10 +30,7 @@ from geomech.mechanics.equations.common import (
     normal_field,
 )
 from geomech.mechanics.equations.deferred import deferred_parts
-from geomech.mechanics.equations.implicit import (
-    ImplicitEquations,
-    numerically_zero,
-)
+from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.phase import (
     own_velocities_on_phase,
     phase_rhs_from_quasi,

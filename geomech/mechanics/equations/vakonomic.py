@@ -73,7 +73,7 @@ from geomech.core.algebra.calculus import has_radicals
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.zero import default_policy
+from geomech.core.zero import default_policy, numerically_zero
 from geomech.mechanics.equations.common import (
     acceleration_symbols,
     inverse_solve,
@@ -185,8 +185,6 @@ class VakonomicEquations(EquationsOfMotion):
         identically on :attr:`space` (zero policy), e.g. for integrable constraints and
         Lagrange–d'Alembert; False for the skate.
         """
-        from geomech.mechanics.equations.implicit import numerically_zero as _numerically_zero
-
         M = self.system.phase_space
         if isinstance(other, VakonomicEquations):
             raise TypeError("compare vakonomic forms through their spaces, not agrees_with")
@@ -203,7 +201,7 @@ class VakonomicEquations(EquationsOfMotion):
         proj = self.projected_rhs()
         diffs = [proj[c] - theirs[c].xreplace(self.to_phase) for c in M.coords]
         if numeric:
-            return all(_numerically_zero(d, points) for d in diffs)
+            return all(numerically_zero(d, points) for d in diffs)
         pol = default_policy()
         return all(pol.is_zero(d) for d in diffs)
 
