@@ -6,12 +6,8 @@ distribution; default: the independent velocities, Tzenoff's (13')) the equation
 :math:`\partial K^{nh}/\partial\dot\omega = 0` for Tzenoff's function :math:`K^{nh}` of
 :mod:`geomech.mechanics.equations.tzenoff_function`.
 
->>> import sympy as sp
 >>> import geomech as gm
->>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities
->>> S = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2, [-xd*sp.sin(phi) + yd*sp.cos(phi)])
+>>> S = gm.examples.skate()              # Kozlov's skate, L = (xdot^2 + ydot^2 + phidot^2)/2
 >>> TzenoffEquations.derive(S).agrees_with(S.equations("lagrange_dalembert"))
 True
 """
@@ -211,11 +207,7 @@ class TzenoffEquations(EquationsOfMotion):
         Examples
         --------
         >>> import geomech as gm
-        >>> from geomech.mechanics.system import NonholonomicSystem
-        >>> N = gm.Manifold("N", "x y phi")
-        >>> x, y, phi = N.coords; xd, yd, phid = N.velocities
-        >>> skate = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2,
-        ...                            [xd*sp.sin(phi) - yd*sp.cos(phi)], independent=["x", "phi"])
+        >>> skate = gm.examples.skate()      # xdot sin(phi) - ydot cos(phi) = 0, ydot dependent
         >>> eq = TzenoffEquations.derive(skate)
         >>> [e.lhs for e in eq.equations]
         [(phidot*xdot*sin(phi) + xddot*cos(phi))/cos(phi)**3, phiddot]

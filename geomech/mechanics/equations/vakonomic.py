@@ -47,11 +47,8 @@ Examples
 --------
 >>> import sympy as sp
 >>> import geomech as gm
->>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities
->>> skate = NonholonomicSystem(N, (xd**2 + yd**2 + phid**2)/2,
-...                            [xd*sp.sin(phi) - yd*sp.cos(phi)], independent=["x", "phi"])
+>>> skate = gm.examples.skate()          # Kozlov's skate, unit masses
+>>> x, y, phi = skate.manifold.coords
 >>> vak = skate.equations("vakonomic")
 >>> px, py, pphi = vak.data["momenta"]
 >>> from geomech.core.zero import is_zero
