@@ -118,3 +118,53 @@ def fixed_point(n_coords: int, n_ind: int, names: Sequence[str]) -> tuple[list, 
     uind = [0.7 - 0.45 * k for k in range(n_ind)]
     params = {name: 1.1 + 0.13 * k for k, name in enumerate(sorted(names))}
     return qvals, uind, params
+
+
+def random_frame(n: int, trig: bool = True, seed: int = 1, count: int | None = None
+                 ) -> tuple[list, list[list]]:
+    """``count`` (default ``n``) random fields on R^n: coordinates ``x0..x{n-1}`` (real) and
+    the rows of components, three terms of degree <= 2 per component, each times ``sin`` or
+    ``cos`` of a coordinate when ``trig`` (the frame of the bracket-table benchmarks and the
+    polynomial fields of the growth studies)."""
+    import random
+
+    rng = random.Random(seed)
+    xs = list(sp.symbols(f"x0:{n}", real=True))
+
+    def comp():
+        out = 0
+        for _ in range(3):
+            mono = rng.choice([-3, -2, -1, 1, 2, 3])
+            for _ in range(rng.randint(0, 2)):
+                mono *= rng.choice(xs)
+            if trig:
+                mono *= rng.choice([sp.sin, sp.cos])(rng.choice(xs))
+            out += mono
+        return sp.expand(out)
+
+    return xs, [[comp() for _ in range(n)] for _ in range(n if count is None else count)]
+
+
+def against_kane(tool: str, geomech_build: Callable, kane_build: Callable,
+                 ind: Sequence[int], point: tuple[list, list, dict]) -> dict:
+    """One measurement of a study of explicit equations of motion: ``tool`` ``"geomech"``
+    (``S = geomech_build()``, its field ``S.vector_field()``) or ``"kane"`` (``km, q, u =
+    kane_build()``, ``km.rhs()``), built in the timing with cold caches; the operations of
+    the right-hand sides and the independent accelerations at ``point`` (``fixed_point``)."""
+    qvals, uind, params = point
+    if tool == "geomech":
+        def run():
+            S = geomech_build()
+            return S, S.vector_field()
+        seconds, (S, V) = timed(run)
+        comps = V.components
+        acc = geomech_accelerations(S, V, qvals, uind, params)
+    elif tool == "kane":
+        def run():
+            km, q, u = kane_build()
+            return km, q, u, list(km.rhs())
+        seconds, (km, q, u, comps) = timed(run)
+        acc = kane_accelerations(km, q, u, ind, qvals, uind, params)
+    else:
+        raise ValueError(f"unknown tool {tool!r}")
+    return {"seconds": seconds, "ops": ops(comps), "result": summary(acc)}

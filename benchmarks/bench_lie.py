@@ -41,6 +41,11 @@ from geomech.core.manifold import Manifold
 from geomech.lie.distribution import Distribution
 from geomech.lie.graph import BracketGraph
 
+try:
+    from benchmarks import _study_tools as tools
+except ImportError:  # run from the benchmarks folder
+    import _study_tools as tools
+
 c, s = sp.cos, sp.sin
 
 
@@ -187,23 +192,9 @@ def gm_table(M, fields):
 
 # -- graph overhead ----------------------------------------------------------------------------
 def random_frame(n: int, trig: bool, seed: int = 1):
-    """n random fields on R^n: 3 terms of degree <= 2 (times sin/cos of a coordinate)."""
-    rng = random.Random(seed)
-    M = Manifold(f"{'T' if trig else 'P'}{n}", [f"x{i}" for i in range(n)])
-    xs = list(M.coords)
-
-    def comp():
-        out = 0
-        for _ in range(3):
-            mono = rng.choice([-3, -2, -1, 1, 2, 3])
-            for _ in range(rng.randint(0, 2)):
-                mono *= rng.choice(xs)
-            if trig:
-                mono *= rng.choice([s, c])(rng.choice(xs))
-            out += mono
-        return sp.expand(out)
-
-    return M, [[comp() for _ in range(n)] for _ in range(n)]
+    """``(M, components)``: the random frame of ``_study_tools.random_frame`` on a chart."""
+    xs, comps = tools.random_frame(n, trig, seed)
+    return Manifold(f"{'T' if trig else 'P'}{n}", xs), comps
 
 
 def _overhead_case(M, frame, pairs, exprs: bool):

@@ -1,7 +1,7 @@
 """Growth study: the trigonometric bracket table on R^n (issue 22).
 
 ``n`` random fields on R^n, three terms of degree <= 2 per component times ``sin``/``cos`` of a
-coordinate (``bench_lie.random_frame(n, trig=True)``); the ``n(n-1)/2`` brackets ``i < j``.
+coordinate (``_study_tools.random_frame(n)``); the ``n(n-1)/2`` brackets ``i < j``.
 
 * ``geomech``: ``X.bracket(Y).components`` -- sympy expressions, normalised;
 * ``peer``: plain sympy, ``[X,Y]^i = X^j d_j Y^i - Y^j d_j X^i`` with ``diff`` + ``expand``;
@@ -10,10 +10,14 @@ coordinate (``bench_lie.random_frame(n, trig=True)``); the ``n(n-1)/2`` brackets
 
 from __future__ import annotations
 
-import random
 import time
 
 import sympy as sp
+
+try:
+    from benchmarks import _study_tools as tools
+except ImportError:  # run from the benchmarks folder
+    import _study_tools as tools
 
 STUDY = {
     "name": "bracket_table",
@@ -24,24 +28,6 @@ STUDY = {
     "ops": "brackets computed (the same on every side)",
     "floor": "raw symengine on pre-converted inputs, its own expressions (no conversion)",
 }
-
-
-def frame(n: int, seed: int = 1):
-    """The random trigonometric frame of ``bench_lie.random_frame``."""
-    rng = random.Random(seed)
-    xs = list(sp.symbols(f"x0:{n}", real=True))
-
-    def comp():
-        out = 0
-        for _ in range(3):
-            mono = rng.choice([-3, -2, -1, 1, 2, 3])
-            for _ in range(rng.randint(0, 2)):
-                mono *= rng.choice(xs)
-            mono *= rng.choice([sp.sin, sp.cos])(rng.choice(xs))
-            out += mono
-        return sp.expand(out)
-
-    return xs, [[comp() for _ in range(n)] for _ in range(n)]
 
 
 def _summary(tables, xs) -> dict:
@@ -57,7 +43,7 @@ def _summary(tables, xs) -> dict:
 
 
 def measure(size: int, tool: str) -> dict:
-    xs, fr = frame(size)
+    xs, fr = tools.random_frame(size)
     pairs = [(i, j) for i in range(size) for j in range(i + 1, size)]
     if tool == "floor":
         import symengine as se

@@ -46,24 +46,5 @@ def measure(size: int, tool: str) -> dict:
     except ImportError:
         from kane_models import KANE_MODELS
 
-    qvals, uind, params = tools.fixed_point(dim, len(ind), names.split())
-    if tool == "geomech":
-        seconds, (S, V) = tools.timed(lambda: _geomech(gm, name))
-        comps = V.components
-        acc = tools.geomech_accelerations(S, V, qvals, uind, params)
-    elif tool == "kane":
-        seconds, (km, q, u, comps) = tools.timed(lambda: _kane(KANE_MODELS[name]))
-        acc = tools.kane_accelerations(km, q, u, ind, qvals, uind, params)
-    else:
-        raise ValueError(f"unknown tool {tool!r}")
-    return {"seconds": seconds, "ops": tools.ops(comps), "result": tools.summary(acc)}
-
-
-def _geomech(gm, name: str):
-    S = gm.examples.get(name)
-    return S, S.vector_field()
-
-
-def _kane(build):
-    km, q, u = build()
-    return km, q, u, list(km.rhs())
+    point = tools.fixed_point(dim, len(ind), names.split())
+    return tools.against_kane(tool, lambda: gm.examples.get(name), KANE_MODELS[name], ind, point)

@@ -14,6 +14,11 @@ import time
 
 import sympy as sp
 
+try:
+    from benchmarks import _study_tools as tools
+except ImportError:  # run from the benchmarks folder
+    import _study_tools as tools
+
 STUDY = {
     "name": "polyfields",
     "sizes": [4, 5, 6, 7, 8, 9, 10, 11, 12],
@@ -28,19 +33,8 @@ STUDY = {
 
 
 def fields(n: int, seed: int = 11):
-    rng = random.Random(seed * 1000 + n)
-    xs = list(sp.symbols(f"x0:{n}", real=True))
-
-    def comp():
-        out = sp.S.Zero
-        for _ in range(3):
-            t = sp.Integer(rng.choice([-3, -2, -1, 1, 2, 3]))
-            for _ in range(rng.randint(0, 2)):
-                t *= rng.choice(xs)
-            out += t
-        return sp.expand(out)
-
-    return xs, [[comp() for _ in range(n)] for _ in range(2)]
+    """Two random polynomial fields on R^n (``_study_tools.random_frame``)."""
+    return tools.random_frame(n, trig=False, seed=seed * 1000 + n, count=2)
 
 
 def peer_growth(xs, comps, seed: int = 5) -> tuple[int, ...]:

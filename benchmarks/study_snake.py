@@ -46,24 +46,6 @@ def measure(size: int, tool: str) -> dict:
         from kane_models import kane_snake
 
     names = [f"{k}{i + 1}" for k in PARAMS for i in range(n)]
-    qvals, uind, params = tools.fixed_point(n + 2, 2, names)
-    if tool == "geomech":
-        seconds, (S, V) = tools.timed(lambda: _geomech(gm, n))
-        comps = V.components
-        acc = tools.geomech_accelerations(S, V, qvals, uind, params)
-    elif tool == "kane":
-        seconds, (km, q, u, comps) = tools.timed(lambda: _kane(kane_snake, n))
-        acc = tools.kane_accelerations(km, q, u, (0, 2), qvals, uind, params)
-    else:
-        raise ValueError(f"unknown tool {tool!r}")
-    return {"seconds": seconds, "ops": tools.ops(comps), "result": tools.summary(acc)}
-
-
-def _geomech(gm, n: int):
-    S = gm.examples.chaplygin_snake(n)
-    return S, S.vector_field()
-
-
-def _kane(kane_snake, n: int):
-    km, q, u = kane_snake(n)
-    return km, q, u, list(km.rhs())
+    point = tools.fixed_point(n + 2, 2, names)
+    return tools.against_kane(tool, lambda: gm.examples.chaplygin_snake(n),
+                              lambda: kane_snake(n), (0, 2), point)
