@@ -51,7 +51,19 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _top_level(handler.body)
 
 
-def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+def write_tree(top: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
+    """Write ``{relative path: text}`` below ``top`` (folders made as needed): the small
+    fake packages on which the tests of these scans check what they see."""
+    for rel, text in files.items():
+        path = top / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return top
+
+
+def resolve_from(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module of ``from ... import`` in ``module`` (relative levels resolved
+    against the package of ``module``, or ``module`` itself when it is a package)."""
     base = node.module or ""
     if node.level:
         pkg = module.split(".") if is_package else module.split(".")[:-1]
@@ -147,7 +159,7 @@ def imports_from_modules(top: pathlib.Path = TOP) -> Iterator[tuple[str, str, st
                             any(getattr(t, "id", "") == "_LAZY" for t in node.targets):
                         yield from _lazy_table(rel, node.value)
                     if isinstance(node, ast.ImportFrom):
-                        base = _resolve(node, mod, mod in inits or path.name == "__init__.py")
+                        base = resolve_from(node, mod, mod in inits or path.name == "__init__.py")
                         for a in node.names:
                             yield rel, base, a.name
                 text = path.read_text(encoding="utf-8")
@@ -189,7 +201,7 @@ def reexports(top: pathlib.Path = TOP) -> list[str]:
 def hidden_imports(top: pathlib.Path = TOP) -> dict[str, set[str]]:
     """``{file: {construct, ...}}`` for the constructs of :data:`HIDDEN` in the package."""
     found: dict[str, set[str]] = {}
-    for path in sorted((top / PACKAGE).rglob("*.py")):
+    for path in package_modules(top).values():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         seen = set()
         for node in ast.walk(tree):

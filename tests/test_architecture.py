@@ -13,45 +13,49 @@ import pathlib
 
 import networkx as nx
 
-from tests.house import HIDDEN, hidden_imports, reexports
+from tests.house import (
+    HIDDEN,
+    TOP,
+    hidden_imports,
+    package_modules,
+    reexports,
+    resolve_from,
+    write_tree,
+)
 
-ROOT = pathlib.Path(__file__).resolve().parents[1] / "geomech"
+ROOT = TOP / "geomech"
 
 #: cycles still to be removed: none left -- any cycle fails the test
 KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
-def _module_name(path: pathlib.Path) -> str:
-    rel = path.relative_to(ROOT.parent).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+def _from_imports(root: pathlib.Path = ROOT):
+    """``(module, imported module, node)`` for every ``from ... import`` (the module
+    resolved) and ``(module, None, node)`` for every ``import`` of the package below
+    ``root``, at module level or inside a function."""
+    for name, path in package_modules(root.parent).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                yield name, resolve_from(node, name, path.name == "__init__.py"), node
+            elif isinstance(node, ast.Import):
+                yield name, None, node
 
 
 def import_graph() -> nx.DiGraph:
     """Directed graph module -> imported geomech module (package __init__ files excluded as
     targets: importing ``geomech.core.x`` is an edge to ``geomech.core.x``)."""
-    mods = {_module_name(p): p for p in ROOT.rglob("*.py")}
+    mods = package_modules()
     G = nx.DiGraph()
     G.add_nodes_from(mods)
-    for name, path in mods.items():
-        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets = []
-            if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([base] if base else []))
-                for a in node.names:
-                    cand = f"{base}.{a.name}"
-                    targets.append(cand if cand in mods else base)
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            for t in targets:
-                if t in mods and t != name:
-                    G.add_edge(name, t)
+    for name, base, node in _from_imports():
+        if base is None:
+            targets = [a.name for a in node.names]
+        else:
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                       for a in node.names]
+        for t in targets:
+            if t in mods and t != name:
+                G.add_edge(name, t)
     return G
 
 
@@ -143,22 +147,17 @@ def test_options_are_arguments_the_budget_alone_is_ambient():
 
 
 def test_the_house_scan_sees_re_exports_and_hidden_imports(tmp_path):
-    pkg = tmp_path / "geomech" / "sub"
-    pkg.mkdir(parents=True)
-    (tmp_path / "geomech" / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text("from .a import f\n")          # a facade: allowed
-    (pkg / "a.py").write_text("def f():\n    pass\n")
-    (pkg / "b.py").write_text("from geomech.sub.a import f\n__all__ = ['f', 'h']\n"
-                              "def h():\n    return f()\ng = f\n")
-    (pkg / "c.py").write_text("import importlib\nfrom contextvars import ContextVar\n"
-                              "def __getattr__(name):\n"
-                              "    return importlib.import_module(name)\n")
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "page.rst").write_text(">>> from geomech.sub.b import g\n"
-                                                ">>> from geomech.sub.c import (f,\n"
-                                                "...     h)\n:func:`~geomech.sub.b.h`\n")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "t.py").write_text("def test():\n    from geomech.sub import f\n")
+    write_tree(tmp_path, {
+        "geomech/__init__.py": "",
+        "geomech/sub/__init__.py": "from .a import f\n",          # a facade: allowed
+        "geomech/sub/a.py": "def f():\n    pass\n",
+        "geomech/sub/b.py": "from geomech.sub.a import f\n__all__ = ['f', 'h']\n"
+                            "def h():\n    return f()\ng = f\n",
+        "geomech/sub/c.py": "import importlib\nfrom contextvars import ContextVar\n"
+                            "def __getattr__(name):\n    return importlib.import_module(name)\n",
+        "docs/page.rst": ">>> from geomech.sub.b import g\n>>> from geomech.sub.c import (f,\n"
+                         "...     h)\n:func:`~geomech.sub.b.h`\n",
+        "tests/t.py": "def test():\n    from geomech.sub import f\n"})
     assert reexports(tmp_path) == [
         "geomech.sub.b: __all__ lists f, defined elsewhere",
         "geomech.sub.b: g imported from it by docs/page.rst, defined elsewhere",
@@ -180,20 +179,11 @@ def private_imports(root: pathlib.Path = ROOT) -> set[tuple[str, str, str]]:
     """``(module, imported module, name)`` for every ``from geomech.x import _name`` (absolute
     or relative, module level or inside a function) of another module's private name."""
     found = set()
-    for path in root.rglob("*.py"):
-        name = _module_name(path)
-        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            base = node.module or ""
-            if node.level:
-                parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
-            if not base.startswith("geomech") or base == name:
-                continue
-            found |= {(name, base, a.name) for a in node.names
-                      if a.name.startswith("_") and not a.name.startswith("__")}
+    for name, base, node in _from_imports(root):
+        if base is None or not base.startswith("geomech") or base == name:
+            continue
+        found |= {(name, base, a.name) for a in node.names
+                  if a.name.startswith("_") and not a.name.startswith("__")}
     return found
 
 
@@ -203,20 +193,12 @@ def test_no_private_names_imported_across_modules():
 
 
 def test_the_private_import_check_sees_absolute_and_relative_imports(tmp_path):
-    pkg = tmp_path / "geomech" / "sub"
-    pkg.mkdir(parents=True)
-    (tmp_path / "geomech" / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text("")
-    (pkg / "a.py").write_text("_x = 1\ny = 2\n")
-    (pkg / "b.py").write_text("from .a import _x, y\n"
-                              "def f():\n    from geomech.sub.a import _x as z\n    return z\n")
-    ROOT_ = tmp_path / "geomech"
-    global ROOT
-    saved, ROOT = ROOT, ROOT_
-    try:
-        assert private_imports(ROOT_) == {("geomech.sub.b", "geomech.sub.a", "_x")}
-    finally:
-        ROOT = saved
+    write_tree(tmp_path, {
+        "geomech/__init__.py": "", "geomech/sub/__init__.py": "",
+        "geomech/sub/a.py": "_x = 1\ny = 2\n",
+        "geomech/sub/b.py": "from .a import _x, y\n"
+                            "def f():\n    from geomech.sub.a import _x as z\n    return z\n"})
+    assert private_imports(tmp_path / "geomech") == {("geomech.sub.b", "geomech.sub.a", "_x")}
 
 
 # -- short functions ---------------------------------------------------------------------
@@ -256,7 +238,7 @@ def _elsewhere(rel: str, func: str) -> bool:
 
 def test_long_functions_say_why():
     bad = []
-    for path in sorted(ROOT.rglob("*.py")):
+    for path in package_modules().values():
         rel = path.relative_to(ROOT).as_posix()
         for func, n, annotated in long_functions(path.read_text(encoding="utf-8")):
             if not annotated and not _elsewhere(rel, func):
@@ -304,8 +286,7 @@ def _ring_constructions(tree: ast.AST) -> list[tuple[int, str]]:
 def test_rings_are_built_only_in_core():
     """One exact engine: no module above core constructs its own ring or field."""
     found = {}
-    for path in ROOT.rglob("*.py"):
-        name = _module_name(path)
+    for name, path in package_modules().items():
         if _layer(name) == "core":
             continue
         calls = _ring_constructions(ast.parse(path.read_text(encoding="utf-8")))
@@ -327,12 +308,11 @@ DEFINED_TWICE_ALLOWED: dict[str, str] = {}
 def public_definitions(root: pathlib.Path = ROOT) -> dict[str, list[str]]:
     """``{name: [module, ...]}`` of the public functions and classes defined at module level."""
     out: dict[str, list[str]] = {}
-    for path in sorted(root.rglob("*.py")):
-        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+    for module, path in package_modules(root.parent).items():
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
                     not node.name.startswith("_"):
-                out.setdefault(node.name, []).append(module.removesuffix(".__init__"))
+                out.setdefault(node.name, []).append(module)
     return out
 
 
@@ -344,11 +324,10 @@ def test_no_public_name_is_defined_twice():
 
 
 def test_the_definition_count_sees_functions_and_classes(tmp_path):
-    pkg = tmp_path / "geomech" / "sub"
-    pkg.mkdir(parents=True)
-    (pkg / "a.py").write_text("def f():\n    pass\nclass C:\n    def f(self):\n        pass\n")
-    (pkg / "b.py").write_text("def f():\n    pass\ndef _g():\n    pass\nclass C:\n    pass\n")
-    (pkg / "c.py").write_text("def _g():\n    pass\n")
+    write_tree(tmp_path, {
+        "geomech/sub/a.py": "def f():\n    pass\nclass C:\n    def f(self):\n        pass\n",
+        "geomech/sub/b.py": "def f():\n    pass\ndef _g():\n    pass\nclass C:\n    pass\n",
+        "geomech/sub/c.py": "def _g():\n    pass\n"})
     assert public_definitions(tmp_path / "geomech") == {
         "f": ["geomech.sub.a", "geomech.sub.b"], "C": ["geomech.sub.a", "geomech.sub.b"]}
 
@@ -400,7 +379,7 @@ def simplified_zero_comparisons(source: str) -> list[int]:
 def test_zero_decisions_go_through_the_zero_policy():
     """No module outside ``core/zero`` decides a zero by ``simplify(e) == 0`` and the like."""
     bad = {}
-    for path in sorted(ROOT.rglob("*.py")):
+    for path in package_modules().values():
         rel = path.relative_to(ROOT).as_posix()
         if rel.startswith("core/zero/") or rel in ZERO_COMPARISONS_ALLOWED:
             continue

@@ -7,7 +7,7 @@ import ast
 import pathlib
 import re
 
-from tests.house import TOP, bindings, package_modules
+from tests.house import TOP, bindings, package_modules, write_tree
 
 DESIGN = TOP / "docs" / "design.rst"
 _DOTTED = re.compile(r"(?<![\w./])(geomech(?:\.\w+)*)")
@@ -50,11 +50,9 @@ def test_every_module_is_named_in_the_design():
 
 
 def test_the_checks_see_modules_names_and_strays(tmp_path):
-    pkg = tmp_path / "geomech" / "sub"
-    pkg.mkdir(parents=True)
-    (tmp_path / "geomech" / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text("from .a import f\n")
-    (pkg / "a.py").write_text("def f():\n    pass\n")
+    write_tree(tmp_path, {"geomech/__init__.py": "",
+                          "geomech/sub/__init__.py": "from .a import f\n",
+                          "geomech/sub/a.py": "def f():\n    pass\n"})
     mods = package_modules(tmp_path)
     text = (":mod:`geomech.sub.a`, :func:`~geomech.sub.a.f`, ``geomech.sub.f``, "
             "geomech.sub.b, geomech.sub.a.g, path geomech/sub/a.py.")
