@@ -57,6 +57,7 @@ import sympy as sp
 from geomech.core.algebra import UnsupportedExpression, policy_algebra
 from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.jets import JetSpace, derivative_symbols, total_derivative
@@ -495,9 +496,6 @@ def solve_linear_accelerations(equations: Sequence, unknowns: Sequence[sp.Symbol
     if policy.rank(M) < len(unknowns):
         raise ValueError("the acceleration matrix is singular (degenerate kinetic energy "
                          f"or singular frame): {M}")
-    if len(unknowns) == 1:
-        sol = [rhs[0] / M[0, 0]]
-    else:
-        sol = list(M.LUsolve(rhs))
+    sol = solve_linear(M, rhs, "acceleration matrix")
     return {u: policy.normalize(s) for u, s in zip(unknowns, sol)}
 
