@@ -29,7 +29,8 @@ from geomech.core.forms import DifferentialForm
 from geomech.core.kernel import polynomial_coefficients
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.mechanics.equations.elimination import certainly_full_rank, eliminate
+from geomech.core.zero.values import certainly_full_rank
+from geomech.mechanics.equations.elimination import eliminate
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
            "split_velocities", "structured_split", "solve_dependent", "preferred_minor",

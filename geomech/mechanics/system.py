@@ -43,6 +43,7 @@ from geomech.core.algebra.normal_form import compact
 from geomech.core.forms import DifferentialForm
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import certainly_full_rank
 from geomech.mechanics.converters import converter
 
 from .constraints import (
@@ -56,7 +57,7 @@ from .constraints import (
     structured_split,
     velocity_of,
 )
-from .equations.elimination import certainly_full_rank, keep_small, triangular_order
+from .equations.elimination import keep_small, triangular_order
 from .holonomic import complete_state, holonomic_constraints
 
 __all__ = ["NonholonomicSystem"]

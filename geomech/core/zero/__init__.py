@@ -59,9 +59,11 @@ call :func:`geomech.core.budget.check`, so time limits hold.
 The stages live in the modules of this package: :mod:`~geomech.core.zero.rewrite` (closed
 forms, jets, angles, the ring map), :mod:`~geomech.core.zero.certificates` (ring and
 algebraic certificates), :mod:`~geomech.core.zero.evaluation` (exact and certified numeric
-evaluation, formal and float ranks) and :mod:`~geomech.core.zero.policy` (the policy that
-runs them, the global default, and :func:`~geomech.core.zero.policy.numerically_zero`, the
-random-point filter that compares forms: ``False`` certain, ``True`` only probable).
+evaluation, formal and float ranks), :mod:`~geomech.core.zero.values` (non-zero and
+full-rank proofs by exact and interval values at points) and
+:mod:`~geomech.core.zero.policy` (the policy that runs them, the global default, and
+:func:`~geomech.core.zero.policy.numerically_zero`, the random-point filter that compares
+forms: ``False`` certain, ``True`` only probable).
 
 Examples
 --------

@@ -41,6 +41,7 @@ import sympy as sp
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
+from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
 from geomech.core.zero import ZeroVerdict
 
@@ -320,14 +321,19 @@ class MassMatrixRing:
         self.calc = rc = RadicalCalculus([*M, *F, *imp.drift.values(), *extra])
         self.rows, self.scale = _cleared_rows(rc, M)
         n = len(us)
-        self.det = _laplace(rc, self.rows, list(range(n)), list(range(n)))
+        self.minors = LaplaceMinors(self.rows, rc.R.zero, rc.alg.reduce)
+        self.det = self.minors(tuple(range(n)))
         if not rc.alg.reduce(self.det):
             raise ValueError("the mass matrix is singular: det = 0 identically")
         self.gens = [rc.R.gens[rc.idx[u]] for u in us]
 
     def cofactor(self, i: int, k: int):
         r"""The cofactor :math:`\operatorname{cof}_{ik}(M')` (a ring element)."""
-        return _cofactor(self.calc, self.rows, i, k)
+        n = len(self.rows)
+        if n == 1:
+            return self.calc.R.one
+        minor = self.minors(tuple(c for c in range(n) if c != k), i)
+        return -minor if (i + k) % 2 else minor
 
     def forcing(self, i: int) -> tuple:
         """``(n_i, d_i)``: :math:`F_i = n_i/d_i` in the ring, ``n_i`` reduced."""
@@ -373,27 +379,6 @@ def _cleared_rows(rc: RadicalCalculus, M: sp.Matrix) -> tuple[list, list]:
     return rows, scale
 
 
-def _laplace(rc: RadicalCalculus, rows, rs: list, cs: list):
-    """The minor of ``rows`` on the rows ``rs`` and columns ``cs`` (Laplace expansion)."""
-    if not rs:
-        return rc.R.one
-    if len(rs) == 1:
-        return rows[rs[0]][cs[0]]
-    out = rc.R.zero
-    for p, c in enumerate(cs):
-        a = rows[rs[0]][c]
-        if a:
-            m = _laplace(rc, rows, rs[1:], cs[:p] + cs[p + 1:])
-            out = out + a * m if p % 2 == 0 else out - a * m
-    return rc.alg.reduce(out)
-
-
-def _cofactor(rc: RadicalCalculus, rows, i: int, k: int):
-    n = len(rows)
-    minor = _laplace(rc, rows, [r for r in range(n) if r != i], [c for c in range(n) if c != k])
-    return -minor if (i + k) % 2 else minor
-
-
 def mass_matrix_determinant(imp) -> sp.Expr:
     r""":math:`\det M` of the mass-matrix form ``imp`` by a division-free Laplace expansion
     in the ring (rows cleared of their denominators :math:`e_i`:
@@ -406,7 +391,7 @@ def mass_matrix_determinant(imp) -> sp.Expr:
     M = imp.mass_matrix
     rc = RadicalCalculus(list(M))
     rows, scale = _cleared_rows(rc, M)
-    det = _laplace(rc, rows, list(range(M.rows)), list(range(M.rows)))
+    det = LaplaceMinors(rows, rc.R.zero, rc.alg.reduce)(tuple(range(M.rows)))
     den = rc.R.one
     for e in scale:
         den *= e

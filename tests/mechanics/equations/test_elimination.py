@@ -10,14 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geomech.core.kernel import polynomial_coefficients
-from geomech.mechanics.equations.elimination import (
-    adjugate_solve,
+from geomech.core.zero.values import (
     certainly_full_rank,
     certainly_nonzero,
-    eliminate,
-    expansion_bound,
     interval_value,
     rational_value,
+)
+from geomech.mechanics.equations.elimination import (
+    adjugate_solve,
+    eliminate,
+    expansion_bound,
     triangular_order,
 )
 

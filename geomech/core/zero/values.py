@@ -1,0 +1,264 @@
+r"""Proofs that an expression is not identically zero, or a matrix of full rank, by exact
+values at points.
+
+A zero test must prove what it claims; a *non-zero* claim is proved by one exact value:
+
+* :func:`rational_value` -- the exact rational value of a rational function of symbols and
+  of sines and cosines of integer combinations of angles, at a point where every angle has
+  rational sine and cosine (:math:`s = 2\arctan t`: :math:`((1-t^2), 2t)/(1+t^2)`), with
+  Gaussian rationals;
+* :func:`interval_value` -- an interval enclosure of the value for other atoms (roots,
+  exponentials, logarithms): an enclosure that excludes 0 proves the value non-zero (Moore,
+  Kearfott & Cloud (2009), *Introduction to Interval Analysis*);
+* :func:`certainly_nonzero` and :func:`certainly_full_rank` -- the proofs built from them
+  (a non-zero value, a full exact or interval rank at a point); what they cannot prove is
+  left to the zero policy (:mod:`geomech.core.zero.policy`).
+
+They serve the structure-keeping solves of the equations of motion
+(:mod:`geomech.mechanics.equations.elimination`), which must know a determinant non-zero
+without expanding it.
+
+>>> s = sp.Symbol("s")
+>>> certainly_nonzero(sp.sin(2*s)), certainly_full_rank(sp.Matrix([[1, s], [s, s**2]]))
+(True, False)
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import sympy as sp
+
+from geomech.core.algebra.matrices import rational_rank
+from geomech.core.parse import as_expr
+from geomech.core.zero.policy import default_policy
+
+__all__ = ["rational_value", "interval_value", "certainly_nonzero", "certainly_full_rank"]
+
+
+def rational_value(e: sp.Expr, point: dict, angles: dict):
+    r"""The exact value of ``e`` (a rational function of symbols and of sines and cosines
+    of integer combinations of angles) at a point where every angle :math:`s` has
+    :math:`e^{is} = c + i\,s'` with rational ``(c, s')`` (``angles[s]``) and every other
+    symbol a rational value (``point``); computed once per distinct sub-expression with
+    Gaussian rationals (:math:`e^{i\sum k_js_j} = \prod (c_j + i s'_j)^{k_j}`).
+    ``None`` when ``e`` has other atoms or a denominator vanishes there.
+
+    >>> t, x = sp.symbols("t x")
+    >>> rational_value(x*sp.cos(2*t)/(1 + sp.sin(t)), {x: 2}, {t: (sp.Rational(3, 5),
+    ...                                                        sp.Rational(4, 5))})
+    -14/45
+    """
+    memo: dict = {}
+
+    def gauss(s, k):           # (c + i s)^k as a pair of Fractions
+        c, si = angles[s]
+        re, im = Fraction(1), Fraction(0)
+        bc, bs = _fraction(c), _fraction(si)
+        if k < 0:
+            bs, k = -bs, -k
+        for _ in range(k):
+            re, im = re * bc - im * bs, re * bs + im * bc
+        return re, im
+
+    def trig(f):
+        re, im = Fraction(1), Fraction(0)
+        for t in sp.Add.make_args(f.args[0]):
+            k, s = t.as_coeff_Mul()
+            if not (k.is_Integer and s in angles):
+                raise _NoValue
+            a, b = gauss(s, int(k))
+            re, im = re * a - im * b, re * b + im * a
+        return re if isinstance(f, sp.cos) else im
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = Fraction(int(a.p), int(a.q))
+        elif a.is_Symbol:
+            v = point.get(a)
+            if v is None:
+                raise _NoValue
+            got = _fraction(v)
+        elif a.is_Add:
+            got = sum((val(t) for t in a.args), Fraction(0))
+        elif a.is_Mul:
+            got = Fraction(1)
+            for t in a.args:
+                got *= val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = val(a.base) ** int(a.exp)
+        elif isinstance(a, (sp.sin, sp.cos)):
+            got = trig(a)
+        else:
+            raise _NoValue
+        memo[a] = got
+        return got
+
+    try:
+        out = val(as_expr(e))
+    except (_NoValue, ZeroDivisionError):
+        return None
+    return sp.Rational(out.numerator, out.denominator)
+
+
+def _fraction(v):
+    v = sp.Rational(v)
+    return Fraction(int(v.p), int(v.q))
+
+
+class _NoValue(Exception):
+    """An atom :func:`rational_value` cannot evaluate exactly."""
+
+
+def _trig_rational_points(symbols, tries: int):
+    """``(point, angles)`` pairs: rational values, and for every symbol as an angle the
+    rational sine and cosine :math:`(1-t^2, 2t)/(1+t^2)` of :math:`s = 2\arctan t`."""
+    rng = random.Random(20260)
+    for _ in range(tries):
+        point, angles = {}, {}
+        for s in symbols:
+            t = sp.Rational(rng.randint(1, 40), rng.randint(1, 40))
+            point[s] = t
+            angles[s] = ((1 - t**2) / (1 + t**2), 2 * t / (1 + t**2))
+        yield point, angles
+
+
+def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
+    """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
+    full rank at a random point (:func:`rational_value`) or, with other atoms (roots), by
+    interval elimination with pivots excluding zero (:func:`interval_value`); ``False``
+    means "not proved here" (the caller then asks the zero policy).
+
+    >>> s = sp.Symbol("s")
+    >>> certainly_full_rank(sp.Matrix([[1, sp.sin(s)], [sp.sin(s), 1]]))
+    True
+    >>> certainly_full_rank(sp.Matrix([[1, s], [s, s**2]]))
+    False
+    """
+    syms = sorted(set().union(*[e.free_symbols for e in M]), key=sp.default_sort_key)
+    full = min(M.shape)
+    for point, angles in _trig_rational_points(syms, tries):
+        vals = [rational_value(e, point, angles) for e in M]
+        if any(v is None for v in vals):
+            boxes = [interval_value(e, point) for e in M]
+            if all(b is not None for b in boxes) and _interval_pivots(
+                    [boxes[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]) == full:
+                return True
+            continue
+        rows = [vals[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]
+        if rational_rank(rows, M.cols) == full:
+            return True
+    return False
+
+
+def _interval_pivots(rows: list) -> int:
+    """The number of pivots of Gaussian elimination on an interval matrix whose intervals
+    exclude zero (pivots chosen by the largest midpoint): a lower bound of the rank of every
+    matrix enclosed (the same pivot positions give non-zero pivots)."""
+    rows = [list(r) for r in rows]
+    found = 0
+    while rows and rows[0]:
+        best = None
+        for i, r in enumerate(rows):
+            for j, x in enumerate(r):
+                if 0 not in x and (best is None or abs(x.mid) > abs(rows[best[0]][best[1]].mid)):
+                    best = (i, j)
+        if best is None:
+            break
+        i, j = best
+        piv = rows.pop(i)
+        for r in rows:
+            f = r[j] / piv[j]
+            for c in range(len(r)):
+                r[c] = r[c] - f * piv[c]
+        for r in rows:
+            del r[j]
+        found += 1
+    return found
+
+
+def interval_value(e: sp.Expr, point: dict, prec: int = 120):
+    r"""An interval enclosing the value of ``e`` at ``point`` (symbols -> rationals), by
+    interval arithmetic at ``prec`` bits (``mpmath``'s interval context; Moore, Kearfott &
+    Cloud (2009), *Introduction to Interval Analysis*): sums, products, integer and rational
+    powers, ``sin``, ``cos``, ``exp``, ``log``; each distinct sub-expression evaluated once.
+    ``None`` for other atoms.  An enclosure that excludes 0 proves the value non-zero.
+
+    >>> x = sp.Symbol("x")
+    >>> 0 in interval_value(sp.sqrt(x) - 1, {x: sp.Rational(9, 4)})
+    False
+    """
+    from mpmath.ctx_iv import MPIntervalContext
+
+    ctx = MPIntervalContext()
+    ctx.prec = prec
+    funcs = {sp.sin: ctx.sin, sp.cos: ctx.cos, sp.exp: ctx.exp, sp.log: ctx.log}
+    memo: dict = {}
+
+    def num(r):
+        r = sp.Rational(r)
+        return ctx.mpf(int(r.p)) / int(r.q)
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = num(a)
+        elif a.is_Symbol:
+            if a not in point:
+                raise _NoValue
+            got = num(point[a])
+        elif a.is_Add:
+            got = sum((val(t) for t in a.args[1:]), val(a.args[0]))
+        elif a.is_Mul:
+            got = val(a.args[0])
+            for t in a.args[1:]:
+                got = got * val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = val(a.base) ** int(a.exp)
+        elif a.is_Pow and a.exp.is_Rational:
+            b = val(a.base)
+            if b.a < 0:
+                raise _NoValue                     # a root of a possibly negative number
+            got = ctx.exp(ctx.log(b) * num(a.exp)) if a.exp.q != 2 else \
+                ctx.sqrt(b) ** int(a.exp.p)
+        elif type(a) in funcs:
+            got = funcs[type(a)](val(a.args[0]))
+        else:
+            raise _NoValue
+        memo[a] = got
+        return got
+
+    try:
+        return val(as_expr(e))
+    except (_NoValue, ZeroDivisionError, ValueError):
+        return None
+
+
+def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
+    r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
+    (:func:`rational_value`, angles with rational sine and cosine
+    :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
+    enclosure of the value excluding zero (:func:`interval_value`) proves it; otherwise the
+    zero policy decides.
+
+    >>> s = sp.Symbol("s")
+    >>> certainly_nonzero(sp.sin(s)**2 + sp.cos(s)**2 - 1), certainly_nonzero(sp.sin(2*s))
+    (False, True)
+    """
+    e = as_expr(e)
+    syms = sorted(e.free_symbols, key=sp.default_sort_key)
+    for point, angles in _trig_rational_points(syms, tries):
+        v = rational_value(e, point, angles)
+        if v is not None and v != 0:
+            return True
+        if v is None:            # other atoms (roots ...): an enclosure without 0 decides
+            box = interval_value(e, point)
+            if box is not None and 0 not in box:
+                return True
+    return not default_policy().is_zero(e)
