@@ -168,3 +168,63 @@ def against_kane(tool: str, geomech_build: Callable, kane_build: Callable,
     else:
         raise ValueError(f"unknown tool {tool!r}")
     return {"seconds": seconds, "ops": ops(comps), "result": summary(acc)}
+
+
+def hall_by_length(ngens: int, depth: int) -> dict:
+    """Hall words by length (the peer's own generator, M. Hall's basis)."""
+    by_len = {1: list(range(ngens))}
+    order = {g: i for i, g in enumerate(range(ngens))}
+    for n in range(2, depth + 1):
+        new = [(u, v) for lu in range(1, n) for u in by_len[lu] for v in by_len[n - lu]
+               if order[u] < order[v] and (isinstance(v, int) or order[v[0]] <= order[u])]
+        by_len[n] = new
+        for w in new:
+            order[w] = len(order)
+    return by_len
+
+
+def hall_flag(coords, comps, rank) -> tuple[tuple[int, ...], int]:
+    """The straightforward Lie flag: brackets by ``diff`` + ``expand`` of every Hall word of
+    each length, ``rank`` of the columns at a point; the ranks and the brackets formed."""
+    n = len(coords)
+
+    def br(X, Y):
+        return [sp.expand(sum(X[j] * sp.diff(Y[i], coords[j]) - Y[j] * sp.diff(X[i], coords[j])
+                              for j in range(n))) for i in range(n)]
+
+    val = dict(enumerate(comps))
+
+    def value(w):
+        if w not in val:
+            val[w] = br(value(w[0]), value(w[1]))
+        return val[w]
+
+    cols = list(comps)
+    ranks = [rank(cols)]
+    depth = 1
+    while ranks[-1] < n:
+        depth += 1
+        cols = cols + [value(w) for w in hall_by_length(len(comps), depth)[depth]]
+        r = rank(cols)
+        if r == ranks[-1]:
+            break
+        ranks.append(r)
+    return tuple(ranks), len(val) - len(comps)
+
+
+def geomech_growth(name: str, coords: Sequence, comps: Sequence[Sequence]) -> dict:
+    """The growth vector of the distribution of the fields ``comps`` on a chart ``name`` with
+    ``coords``: ``Distribution(fields).growth_vector()`` timed cold (the fields built in the
+    timing), the brackets the graph computed, the growth vector and its certainty."""
+    from geomech.core.manifold import Manifold
+    from geomech.lie.distribution import Distribution
+
+    M = Manifold(name, coords)
+
+    def run():
+        D = Distribution([M.vector_field(c) for c in comps])
+        return D, D.growth_vector()
+
+    seconds, (D, g) = timed(run)
+    return {"seconds": seconds, "ops": D.graph.stats["computed"],
+            "result": {"growth": list(g), "certain": g.certain}}

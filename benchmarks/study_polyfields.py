@@ -10,7 +10,6 @@ Two random polynomial fields on R^n (three terms of degree <= 2 per component, f
 from __future__ import annotations
 
 import random
-import time
 
 import sympy as sp
 
@@ -38,35 +37,19 @@ def fields(n: int, seed: int = 11):
 
 
 def peer_growth(xs, comps, seed: int = 5) -> tuple[int, ...]:
-    """Every Hall word (``study_trailers.hall_flag``), exact rank over QQ at one point."""
-    import os
-    import sys
-
-    sys.path.insert(0, os.path.dirname(__file__))
-    from study_trailers import hall_flag
-
+    """Every Hall word (``_study_tools.hall_flag``), exact rank over QQ at one point."""
     rng = random.Random(seed)
     pt = {x: sp.Rational(rng.randint(1, 97), rng.randint(1, 89)) for x in xs}
 
     def rank(cols):
         return sp.Matrix([[sp.sympify(c).xreplace(pt) for c in col] for col in cols]).rank()
 
-    return hall_flag(xs, comps, rank)[0]
+    return tools.hall_flag(xs, comps, rank)[0]
 
 
 def measure(size: int, tool: str) -> dict:
     xs, comps = fields(size)
     if tool == "peer":
-        t0 = time.process_time()
-        g = peer_growth(xs, comps)
-        return {"seconds": time.process_time() - t0, "ops": None,
-                "result": {"growth": list(g)}}
-    from geomech.core.manifold import Manifold
-    from geomech.lie.distribution import Distribution
-
-    M = Manifold(f"P{size}", xs)
-    t0 = time.process_time()
-    D = Distribution([M.vector_field(c) for c in comps])
-    g = D.growth_vector()
-    return {"seconds": time.process_time() - t0, "ops": D.graph.stats["computed"],
-            "result": {"growth": list(g), "certain": g.certain}}
+        seconds, g = tools.timed(lambda: peer_growth(xs, comps))
+        return {"seconds": seconds, "ops": None, "result": {"growth": list(g)}}
+    return tools.geomech_growth(f"P{size}", xs, comps)

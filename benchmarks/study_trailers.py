@@ -13,9 +13,13 @@ generic growth vector is (2, 3, ..., N + 3).
 from __future__ import annotations
 
 import random
-import time
 
 import sympy as sp
+
+try:
+    from benchmarks import _study_tools as tools
+except ImportError:  # run from the benchmarks folder
+    import _study_tools as tools
 
 STUDY = {
     "name": "trailers",
@@ -43,48 +47,6 @@ def fields(N: int):
     return [x, y, *th], drive, steer
 
 
-def hall_by_length(ngens: int, depth: int) -> dict:
-    """Hall words by length (the peer's own generator, M. Hall's basis)."""
-    by_len = {1: list(range(ngens))}
-    order = {g: i for i, g in enumerate(range(ngens))}
-    for n in range(2, depth + 1):
-        new = [(u, v) for lu in range(1, n) for u in by_len[lu] for v in by_len[n - lu]
-               if order[u] < order[v] and (isinstance(v, int) or order[v[0]] <= order[u])]
-        by_len[n] = new
-        for w in new:
-            order[w] = len(order)
-    return by_len
-
-
-def hall_flag(coords, comps, rank) -> tuple[tuple[int, ...], int]:
-    """The straightforward Lie flag: brackets by ``diff`` + ``expand`` of every Hall word of
-    each length, ``rank`` of the columns at a point; the ranks and the brackets formed."""
-    n = len(coords)
-
-    def br(X, Y):
-        return [sp.expand(sum(X[j] * sp.diff(Y[i], coords[j]) - Y[j] * sp.diff(X[i], coords[j])
-                              for j in range(n))) for i in range(n)]
-
-    val = dict(enumerate(comps))
-
-    def value(w):
-        if w not in val:
-            val[w] = br(value(w[0]), value(w[1]))
-        return val[w]
-
-    cols = list(comps)
-    ranks = [rank(cols)]
-    depth = 1
-    while ranks[-1] < n:
-        depth += 1
-        cols = cols + [value(w) for w in hall_by_length(len(comps), depth)[depth]]
-        r = rank(cols)
-        if r == ranks[-1]:
-            break
-        ranks.append(r)
-    return tuple(ranks), len(val) - len(comps)
-
-
 def peer_growth(N: int, seed: int = 1) -> tuple[tuple[int, ...], int]:
     """The straightforward route; returns the ranks and the number of brackets formed."""
     import numpy as np
@@ -97,22 +59,13 @@ def peer_growth(N: int, seed: int = 1) -> tuple[tuple[int, ...], int]:
         return int(np.linalg.matrix_rank(np.array(
             [[float(sp.sympify(c).xreplace(pt).evalf()) for c in col] for col in cols])))
 
-    return hall_flag(coords, [drive, steer], rank)
+    return tools.hall_flag(coords, [drive, steer], rank)
 
 
 def measure(size: int, tool: str) -> dict:
-    if tool == "peer":
-        t0 = time.process_time()
-        ranks, ops = peer_growth(size)
-        return {"seconds": time.process_time() - t0, "ops": ops,
-                "result": {"growth": list(ranks), "certain": False}}
-    from geomech.core.manifold import Manifold
-    from geomech.lie.distribution import Distribution
-
     coords, drive, steer = fields(size)
-    M = Manifold(f"Trailers{size}", coords)
-    t0 = time.process_time()
-    D = Distribution([M.vector_field(drive), M.vector_field(steer)])
-    g = D.growth_vector()
-    return {"seconds": time.process_time() - t0, "ops": D.graph.stats["computed"],
-            "result": {"growth": list(g), "certain": g.certain}}
+    if tool == "peer":
+        seconds, (ranks, ops) = tools.timed(lambda: peer_growth(size))
+        return {"seconds": seconds, "ops": ops,
+                "result": {"growth": list(ranks), "certain": False}}
+    return tools.geomech_growth(f"Trailers{size}", coords, [drive, steer])
