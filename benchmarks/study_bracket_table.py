@@ -10,8 +10,6 @@ coordinate (``_study_tools.random_frame(n)``); the ``n(n-1)/2`` brackets ``i < j
 
 from __future__ import annotations
 
-import time
-
 import sympy as sp
 
 try:
@@ -50,23 +48,21 @@ def measure(size: int, tool: str) -> dict:
 
         sx = [se.sympify(x) for x in xs]
         sf = [[se.sympify(c) for c in row] for row in fr]
-        t0 = time.process_time()
-        out = [[se.expand(sum(sf[i][k] * sf[j][c].diff(sx[k]) - sf[j][k] * sf[i][c].diff(sx[k])
-                              for k in range(size))) for c in range(size)] for i, j in pairs]
-        dt = time.process_time() - t0
-        return {"seconds": dt, "ops": len(pairs), "result": _summary(out, xs)}
-    if tool == "peer":
-        t0 = time.process_time()
-        out = [[sp.expand(sum(fr[i][k] * sp.diff(fr[j][c], xs[k]) - fr[j][k] *
-                              sp.diff(fr[i][c], xs[k]) for k in range(size)))
-                for c in range(size)] for i, j in pairs]
-        dt = time.process_time() - t0
-        return {"seconds": dt, "ops": len(pairs), "result": _summary(out, xs)}
-    from geomech.core.manifold import Manifold
+        dt, out = tools.timed(lambda: [[se.expand(sum(
+            sf[i][k] * sf[j][c].diff(sx[k]) - sf[j][k] * sf[i][c].diff(sx[k])
+            for k in range(size))) for c in range(size)] for i, j in pairs])
+    elif tool == "peer":
+        dt, out = tools.timed(lambda: [[sp.expand(sum(
+            fr[i][k] * sp.diff(fr[j][c], xs[k]) - fr[j][k] * sp.diff(fr[i][c], xs[k])
+            for k in range(size))) for c in range(size)] for i, j in pairs])
+    else:
+        from geomech.core.manifold import Manifold
 
-    M = Manifold(f"T{size}", xs)
-    t0 = time.process_time()
-    fs = [M.vector_field(c) for c in fr]
-    out = [fs[i].bracket(fs[j]).components for i, j in pairs]
-    dt = time.process_time() - t0
+        M = Manifold(f"T{size}", xs)
+
+        def run():
+            fs = [M.vector_field(c) for c in fr]
+            return [fs[i].bracket(fs[j]).components for i, j in pairs]
+
+        dt, out = tools.timed(run)
     return {"seconds": dt, "ops": len(pairs), "result": _summary(out, xs)}
