@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import multiprocessing as mp
 import random
 import statistics
 import sys
@@ -43,8 +42,10 @@ from geomech.lie.graph import BracketGraph
 
 try:
     from benchmarks import _study_tools as tools
+    from benchmarks._common import cpu_in_child
 except ImportError:  # run from the benchmarks folder
     import _study_tools as tools
+    from _common import cpu_in_child
 
 c, s = sp.cos, sp.sin
 
@@ -287,31 +288,22 @@ def bench_lock(n: int = 8, hits: int = 20000) -> None:
 
 
 # -- runner ----------------------------------------------------------------------------------
-def _child(q, kind, make):
-    M, fields = make()
-    xs = M.coords
-    comps = [F.components for F in fields]
-    t0 = time.perf_counter()
+def _plain(kind, comps, xs):
     if kind == "growth":
-        res = plain_growth(comps, xs)
-    elif kind == "frobenius":
-        res = plain_frobenius(comps, xs)
-    else:
-        res = len(plain_table(comps, xs))
-    q.put((time.perf_counter() - t0, repr(res)))
+        return plain_growth(comps, xs)
+    if kind == "frobenius":
+        return plain_frobenius(comps, xs)
+    return len(plain_table(comps, xs))
 
 
 def run_plain(kind, make, timeout):
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(q, kind, make))
-    p.start()
-    p.join(timeout)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        return None, None
-    return q.get() if not q.empty() else (None, None)
+    """``(wall seconds, repr(result))`` of the plain-sympy route in a child process (cold
+    sympy cache), ``(None, None)`` over ``timeout``."""
+    M, fields = make()
+    comps = [F.components for F in fields]
+    got = cpu_in_child(lambda: repr(_plain(kind, comps, M.coords)), timeout,
+                       clock=time.perf_counter)
+    return got if got is not None else (None, None)
 
 
 def run_gm(fn, make, repeat):

@@ -18,17 +18,19 @@ Usage: ``python benchmarks/bench_so_n.py [--nmax 12] [--repeat 3] [--cap 20]``.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import statistics
 import sys
 import time
 
 import sympy as sp
-from sympy.core.cache import clear_cache
 
 from geomech.mechanics.models.euler_arnold import inertia_lambdas
 from geomech.mechanics.models.rigid_body_so_n import rigid_body_so_n
 from geomech.mechanics.models.so_n import hat
+
+try:
+    from benchmarks._common import capped_time, median_time
+except ImportError:  # run from the benchmarks folder
+    from _common import capped_time, median_time
 
 
 def geomech_equations(n):
@@ -71,36 +73,6 @@ def galgebra_bivectors(n):
     return [sp.expand(c) for c in C.get_coefs(2)]
 
 
-def _child(fn_name, n, q):
-    clear_cache()
-    t = time.perf_counter()
-    globals()[fn_name](n)
-    q.put(time.perf_counter() - t)
-
-
-def timed_with_cap(fn_name, n, cap):
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(fn_name, n, q))
-    p.start()
-    p.join(cap)
-    if p.is_alive():
-        p.terminate()
-        p.join()
-        return None
-    return q.get() if not q.empty() else None
-
-
-def median_time(fn, n, repeat, clock=time.perf_counter):
-    ts = []
-    for _ in range(repeat):
-        clear_cache()
-        t = clock()
-        fn(n)
-        ts.append(clock() - t)
-    return statistics.median(ts)
-
-
 def check_agreement(n):
     """geomech's equations equal the plain-matrix residual entries (sign s_ij)."""
     rb = rigid_body_so_n(n)
@@ -131,11 +103,11 @@ def main(argv=None):
     print(hdr)
     galg_on = True
     for n in range(args.nmin, args.nmax + 1):
-        tg = median_time(geomech_equations, n, args.repeat)
-        tc = median_time(geomech_equations, n, args.repeat, time.process_time)
-        tv = median_time(geomech_vector_field, n, 1 if n > 8 else args.repeat)
-        ts = median_time(sympy_matrices, n, 1 if n > 8 else args.repeat)
-        ta = timed_with_cap("galgebra_bivectors", n, args.cap) if galg_on else None
+        tg = median_time(lambda: geomech_equations(n), args.repeat)
+        tc = median_time(lambda: geomech_equations(n), args.repeat, clock=time.process_time)
+        tv = median_time(lambda: geomech_vector_field(n), 1 if n > 8 else args.repeat)
+        ts = median_time(lambda: sympy_matrices(n), 1 if n > 8 else args.repeat)
+        ta = capped_time(lambda: galgebra_bivectors(n), args.cap) if galg_on else None
         if ta is None:
             galg_on = False
         tas = f"{ta:10.3f}" if ta is not None else f"{'>' + str(int(args.cap)) + 's':>10}" \
