@@ -39,33 +39,23 @@ import sys
 import time
 
 import sympy as sp
-from sympy.core.cache import clear_cache
 
-from geomech.core import kernel, polykernel
+from geomech.core import kernel
 
 try:
+    from benchmarks import _study_tools as tools
     from benchmarks import bench_core, bench_lie, bench_mechanics
 except ImportError:  # run as a script from the benchmarks folder
+    import _study_tools as tools
     import bench_core
     import bench_lie
     import bench_mechanics
 
 
-def cold() -> None:
-    """Clear sympy's cache and geomech's rings (and their conversion caches)."""
-    clear_cache()
-    polykernel.clear_caches()
-
-
 def cpu(fn, repeat: int) -> tuple[float, object]:
-    """Best CPU time of ``repeat`` cold runs and the last result."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        cold()
-        t0 = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t0)
-    return best, out
+    """Best CPU time of ``repeat`` cold runs (``_study_tools.timed``) and the last result."""
+    runs = [tools.timed(fn) for _ in range(repeat)]
+    return min(t for t, _ in runs), runs[-1][1]
 
 
 # -- 1. the R^8 table ------------------------------------------------------------------------
@@ -107,27 +97,8 @@ def bench_table(repeat: int) -> None:
 # -- 2. graph overhead ---------------------------------------------------------------------
 def bench_graph(repeat: int, n: int = 8) -> None:
     print(f"\n## 2. graph overhead: tables on R^{n} through a fresh BracketGraph vs the direct "
-          f"kernel, CPU, best of {repeat}, cold caches")
-    print(f"{'frame':12s} {'pairs':>6s} {'results':>8s} {'direct':>9s} {'graph':>9s} "
-          f"{'graph/direct':>12s}")
-    upper = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    full = [(i, j) for i in range(n) for j in range(n)]
-    worst = 0.0
-    for trig in (False, True):
-        M, frame = bench_lie.random_frame(n, trig)
-        for pname, pairs in (("i<j", upper), ("n x n", full)):
-            # the sympy results of trigonometric tables are normalised by the zero policy
-            # (seconds per table, the same call in both paths): ring results there
-            for exprs in ((False,) if trig else (False, True)):
-                direct, graph = bench_lie._overhead_case(M, frame, pairs, exprs)
-                td, d = cpu(direct, repeat)
-                tg, g = cpu(graph, repeat)
-                assert (d == g) if exprs else all(a == b for a, b in zip(d, g))
-                worst = max(worst, tg / td)
-                print(f"{'trig' if trig else 'polynomial':12s} {pname:>6s} "
-                      f"{'sympy' if exprs else 'ring':>8s} {td:8.4f}s {tg:8.4f}s "
-                      f"{tg / td:11.2f}x", flush=True)
-    print(f"worst graph/direct: {worst:.2f}x (target <= 1.2x)")
+          f"kernel (bench_lie.bench_overhead)")
+    bench_lie.bench_overhead(repeat, n, runs=repeat)
 
 
 # -- 3. Chaplygin ball vs Kane ---------------------------------------------------------------
@@ -177,7 +148,7 @@ def bench_growth(repeat: int) -> None:
         best, g = float("inf"), None
         for _ in range(repeat):
             S = gm.examples.get(name)
-            cold()
+            tools.cold()
             t0 = time.process_time()
             g = S.constraint_distribution().growth_vector()
             best = min(best, time.process_time() - t0)

@@ -28,7 +28,6 @@ Run:  python benchmarks/bench_lie.py [--quick] [--timeout 20] [--repeat 3] [--ov
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import statistics
 import sys
@@ -214,14 +213,13 @@ def _overhead_case(M, frame, pairs, exprs: bool):
     return direct, graph
 
 
-def bench_overhead(repeat: int, n: int = 8) -> None:
-    """Graph versus direct kernel on the same pairs: runs interleaved, best of ``repeat``
-    (the machine is shared; the minimum is the least disturbed run), sympy cache cleared."""
-    from sympy.core.cache import clear_cache
-
-    runs = max(repeat, 15)
-    print(f"\ngraph overhead: bracket tables on R^{n}, best of {runs} interleaved runs, "
-          f"sympy cache cleared before each run; a fresh chart/graph per run")
+def bench_overhead(repeat: int, n: int = 8, runs: int | None = None) -> None:
+    """Graph versus direct kernel on the same pairs: CPU time, cold caches
+    (``_study_tools.timed``), runs interleaved, best of ``runs`` (default ``max(repeat,
+    15)``: the machine is shared; the minimum is the least disturbed run)."""
+    runs = max(repeat, 15) if runs is None else runs
+    print(f"\ngraph overhead: bracket tables on R^{n}, CPU, best of {runs} interleaved cold "
+          f"runs; a fresh chart/graph per run")
     print(f"{'frame':12s} {'pairs':>12s} {'results':>8s} {'direct':>9s} {'graph':>9s} "
           f"{'graph/direct':>12s}")
     upper = [(i, j) for i in range(n) for j in range(i + 1, n)]
@@ -239,11 +237,7 @@ def bench_overhead(repeat: int, n: int = 8) -> None:
                 times = {direct: [], graph: []}
                 for _ in range(runs):
                     for fn in (direct, graph):
-                        clear_cache()
-                        gc.collect()
-                        t0 = time.perf_counter()
-                        fn()
-                        times[fn].append(time.perf_counter() - t0)
+                        times[fn].append(tools.timed(fn)[0])
                 td, tg = min(times[direct]), min(times[graph])
                 worst = max(worst, tg / td)
                 print(f"{'trig' if trig else 'polynomial':12s} {pname:>12s} "
