@@ -26,13 +26,8 @@ coordinates (a **Chaplygin system**) this is Chaplygin's form
 
 a closed system on :math:`(z,\dot z)` (Borisov & Mamaev (2015), Prop. 5, the abelian case).
 
->>> import sympy as sp
 >>> import geomech as gm
->>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi", parameters="m I a")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
->>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
->>> S = NonholonomicSystem(N, m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*f, [f])
+>>> S = gm.examples.chaplygin_sleigh(independent=("ydot", "phidot"))
 >>> eq = S.equations("chaplygin")
 >>> eq.data["S"][0, 1]
 m*(a*phidot*sin(phi)**2 - ydot*cos(phi))/sin(phi)**3

@@ -26,11 +26,9 @@ Examples
 --------
 >>> import sympy as sp
 >>> import geomech as gm
->>> from geomech.mechanics.system import NonholonomicSystem
->>> N = gm.Manifold("N", "x y phi", parameters="m I a")
->>> x, y, phi = N.coords; xd, yd, phid = N.velocities; m, I, a = N.parameters
->>> f = -xd*sp.sin(phi) + yd*sp.cos(phi)
->>> S = NonholonomicSystem(N, m/2*(xd**2 + yd**2) + I/2*phid**2 + m*a*phid*f, [f])
+>>> S = gm.examples.chaplygin_sleigh()       # L = m|v|^2/2 + I phidot^2/2 + m a phidot f
+>>> N = S.manifold
+>>> x, y, phi = N.coords
 >>> tau1 = N.vector_field([sp.cos(phi), sp.sin(phi), 0]); tau2 = N.vector_field([0, 0, 1])
 >>> nfield = N.vector_field([-sp.sin(phi), sp.cos(phi), 0])
 >>> eq = S.equations("quasi_velocities", frame=[tau1, tau2, nfield], names="v1 omega")
