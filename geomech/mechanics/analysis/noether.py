@@ -17,11 +17,9 @@ r"""Noether fields and linear first integrals of nonholonomic systems (Borisov &
   (:mod:`geomech.mechanics.analysis.noether_functions`, reached through
   :func:`noether_fields` with a :class:`FunctionAnsatz`).
 
->>> import sympy as sp, geomech as gm
->>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
->>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
-...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
->>> noether_field_from_integral(S, phid).components
+>>> import geomech as gm
+>>> S = gm.examples.skate()                 # Kozlov's skate: phidot is an integral
+>>> noether_field_from_integral(S, "phidot").components
 (0, 0, 1)
 """
 
