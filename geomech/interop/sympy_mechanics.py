@@ -55,6 +55,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -95,7 +96,7 @@ def _speeds_from_kdes(kdes: Sequence, u: Sequence, what: str) -> dict:
     if A.has(*u) or default_policy().rank(A) < len(u):
         raise ValueError(f"{what}: the kinematical differential equations cannot be solved "
                          "for the generalized speeds (not linear in them, or singular)")
-    sol = A.LUsolve(b)
+    sol = solve_linear(A, b, f"{what}: the kinematical differential equations")
     return {s: sp.expand(v) for s, v in zip(u, sol)}
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra.solve import adjugate_inverse
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
@@ -420,7 +421,10 @@ def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tup
     pivots = _pivots(DG)
     free = [j for j in range(len(variables)) if j not in pivots]
     P, Fr = DG.extract(list(range(DG.rows)), pivots), DG.extract(list(range(DG.rows)), free)
-    S = -P.inv() * Fr
+    Pinv, _ = adjugate_inverse(P)
+    if Pinv is None:
+        raise ValueError("the invariant relations have a singular pivot minor")
+    S = -Pinv * Fr
     T = sp.zeros(len(variables), len(free))
     for a, j in enumerate(free):
         T[j, a] = 1

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra.solve import solve_linear
 from geomech.core.budget import check
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.linear_odes import is_elementary
@@ -107,7 +108,7 @@ def _solve_level(lin, others, frozen):
         return None
     cs = [sp.Symbol(f"c_{k + 1}", real=True) for k in picked]
     A = sp.Matrix(rows)
-    sol = A.LUsolve(sp.Matrix(cs))
+    sol = solve_linear(A, sp.Matrix(cs), "relations of the levels")
     return dict(zip(others, [_shorter(x) for x in sol])), cs
 
 

@@ -47,6 +47,7 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
+from geomech.core.algebra.solve import adjugate_inverse
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.common import numeric_values
@@ -446,7 +447,10 @@ def _restricted_mass_form(form, variables, free, pivots, DG) -> tuple | None:
     if any(E[i, j] != 0 or E[j, i] != 0 for i in f for j in p):
         return None
     rows = list(range(DG.rows))
-    S = -DG.extract(rows, p).inv() * DG.extract(rows, f)
+    Pinv, _ = adjugate_inverse(DG.extract(rows, p))
+    if Pinv is None:
+        return None
+    S = -Pinv * DG.extract(rows, f)
     A_T = (A.extract(f, f) + A.extract(f, p) * S).applyfunc(default_policy().normalize)
     return E.extract(f, f), A_T
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import sympy as sp
 
+from geomech.core.algebra.solve import adjugate_inverse
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -113,7 +114,9 @@ def _frame_structure(E: sp.Matrix, y: Sequence, params) -> dict:
     Ytmp = Manifold("Y", list(y))
     fields = [Ytmp.vector_field(list(E.col(a))) for a in range(r)]
     G = BracketGraph.of(Ytmp)  # [b,a] = -[a,b] and [a,a] = 0 come from the graph's memo
-    Einv = E.inv(method="LU")
+    Einv, _ = adjugate_inverse(E)
+    if Einv is None:
+        raise ValueError("the frame on the group coordinates is singular")
     out = {}
     for a in range(r):
         for b in range(r):
