@@ -1,4 +1,5 @@
-"""Test-suite hooks: the ``no_leaks`` marker.
+"""Test-suite hooks: the ``no_leaks`` marker, and the catalogue systems many test modules
+share as fixtures (built once per module).
 
 A test marked ``@pytest.mark.no_leaks`` (or a module with ``pytestmark = pytest.mark.no_leaks``)
 runs as under ``python -W error::ResourceWarning``: a file, pipe, socket or process the library
@@ -12,6 +13,8 @@ from __future__ import annotations
 import gc
 
 import pytest
+
+import geomech as gm
 
 _NO_LEAKS = ("error::ResourceWarning", "error::pytest.PytestUnraisableExceptionWarning")
 
@@ -37,3 +40,21 @@ def _collect_garbage_after_no_leaks(request):
     if request.node.get_closest_marker("no_leaks") and not (
             _UNCHECKED_FIXTURES & set(request.fixturenames)):
         gc.collect()
+
+
+@pytest.fixture(scope="module")
+def sleigh():
+    """The Chaplygin sleigh of the catalogue."""
+    return gm.examples.chaplygin_sleigh()
+
+
+@pytest.fixture(scope="module")
+def inclined():
+    """The Chaplygin sleigh on an inclined plane."""
+    return gm.examples.inclined_chaplygin_sleigh()
+
+
+@pytest.fixture(scope="module")
+def disk():
+    """The rolling disk."""
+    return gm.examples.rolling_disk()

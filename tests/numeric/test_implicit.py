@@ -29,16 +29,6 @@ Rat = sp.Rational
 zero = default_policy().is_zero
 
 
-@pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
-@pytest.fixture(scope="module")
-def disk():
-    return gm.examples.rolling_disk()
-
-
 # -- the implicit form ------------------------------------------------------------------
 def test_deferred_solve_records_only_mass_matrices():
     x = sp.Symbol("x")

@@ -24,11 +24,6 @@ Rat = sp.Rational
 
 
 @pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
-@pytest.fixture(scope="module")
 def oscillator():
     M = gm.Manifold("M", "x v", parameters="k")
     x, v = M.coords

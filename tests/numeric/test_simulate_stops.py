@@ -27,11 +27,6 @@ from geomech.numeric import SimulationResult, simulate
 P = {"m": 1.0, "I": 0.7, "a": 0.4}
 
 
-@pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
 def _quiet(*args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

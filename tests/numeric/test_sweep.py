@@ -28,11 +28,6 @@ def skate():
     return gm.examples.skate()
 
 
-@pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
 def _skate_ics():
     return [{"x": 0, "y": 0, "phi": 0, "xdot": v, "phidot": w}
             for v, w in [(1.0, 1.0), (0.5, 1.2), (2.0, 0.7), (1.5, -1.2)]]

@@ -33,16 +33,6 @@ DISK_X0 = {"x": 0.0, "y": 0.0, "theta": 1.3, "psi": 0.0, "phi": 0.0, "thetadot":
            "psidot": 0.5, "phidot": 2.0}
 
 
-@pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
-@pytest.fixture(scope="module")
-def disk():
-    return gm.examples.rolling_disk()
-
-
 def _discrete_residual(S, res, params) -> float:
     """max_k |f((q_k+q_{k+1})/2, (q_{k+1}-q_k)/h)|, compiled independently by lambdify."""
     N = S.manifold

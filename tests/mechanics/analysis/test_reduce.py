@@ -28,16 +28,6 @@ def same(X, Y) -> bool:
     return all(_is_zero(a - b) for a, b in zip(X, Y))
 
 
-@pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
-@pytest.fixture(scope="module")
-def inclined():
-    return gm.examples.inclined_chaplygin_sleigh()
-
-
 def se2(N):
     x, y = N.coords[:2]
     return [N.vector_field([-y, x, 1]), N.vector_field([1, 0, 0]), N.vector_field([0, 1, 0])]

@@ -40,16 +40,6 @@ def rank(fields) -> int:
 # ---------------------------------------------------------------------------------------------
 # systems built from the spec (boards are not yet in the catalogue)
 # ---------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def sleigh():
-    return gm.examples.chaplygin_sleigh()
-
-
-@pytest.fixture(scope="module")
-def inclined():
-    return gm.examples.inclined_chaplygin_sleigh()
-
-
 def skateboard():
     """seed000_part2 §4.5: (6.13), (6.14) (catalogue)."""
     return gm.examples.skateboard()
