@@ -16,6 +16,7 @@ import networkx as nx
 from tests.house import (
     HIDDEN,
     TOP,
+    aliases,
     hidden_imports,
     package_modules,
     reexports,
@@ -129,6 +130,12 @@ def test_no_module_but_an_init_re_exports():
     assert set(reexports()) - REEXPORTS_ALLOWED == set(), sorted(set(reexports()))
 
 
+def test_one_name_per_class_or_function():
+    """No ``OldName = NewName`` at module level: nothing was released, no name is kept alive
+    beside its successor."""
+    assert aliases() == []
+
+
 def test_no_hidden_imports_or_ambient_options():
     found = hidden_imports()
     bad = {f: sorted(what - HIDDEN_ALLOWED.get(f, set())) for f, what in found.items()
@@ -155,6 +162,7 @@ def test_the_house_scan_sees_re_exports_and_hidden_imports(tmp_path):
                             "def h():\n    return f()\ng = f\n",
         "geomech/sub/c.py": "import importlib\nfrom contextvars import ContextVar\n"
                             "def __getattr__(name):\n    return importlib.import_module(name)\n",
+        "geomech/sub/d.py": "class A:\n    pass\n\n\nB = A\n_C = A\n",
         "docs/page.rst": ">>> from geomech.sub.b import g\n>>> from geomech.sub.c import (f,\n"
                          "...     h)\n:func:`~geomech.sub.b.h`\n",
         "tests/t.py": "def test():\n    from geomech.sub import f\n"})
@@ -163,6 +171,7 @@ def test_the_house_scan_sees_re_exports_and_hidden_imports(tmp_path):
         "geomech.sub.b: g imported from it by docs/page.rst, defined elsewhere",
         "geomech.sub.c: f imported from it by docs/page.rst, defined elsewhere",
         "geomech.sub.c: h imported from it by docs/page.rst, defined elsewhere"]
+    assert aliases(tmp_path) == ["geomech.sub.d: B is another name for A"]
     assert hidden_imports(tmp_path) == {"geomech/sub/c.py": {"import_module", "ContextVar",
                                                              "__getattr__"}}
     assert set(HIDDEN) == {"import_module", "meta_path", "__getattr__", "ContextVar"}
