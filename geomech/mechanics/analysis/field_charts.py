@@ -243,11 +243,34 @@ def _is_cyclic_shift(system, u, c, known: list, tn: _DataOnTN | None) -> bool:
     exact = tn.invariant(u) if tn is not None else None
     if exact is False or exact is None and not _probably_symmetry(system, u):
         return False
-    lift = prolong(u, system.phase_space, system.dependent_solution).components
+    lift = _lift_on_phase_space(system, u) if exact is True else prolong(
+        u, system.phase_space, system.dependent_solution).components
     if any(v not in known and v != c and not default_policy().is_zero(e)
            for v, e in zip(system.phase_space.coords, lift)):
         return False
     return exact is True or check_symmetry(system, u, definitive=False).theorem3
+
+
+def _lift_on_phase_space(system, u) -> list:
+    r"""The components of the lift of a symmetry ``u`` (Theorem 3 holds: the lift is tangent
+    to :math:`\mathcal M`) on the phase space :math:`(q, s)`, :math:`s` the independent
+    velocities: :math:`u^i` on :math:`q^i` and, :math:`\dot q = \Phi(q, s)` with
+    :math:`\Phi_{i_a} = s_a`, :math:`\sigma_a = \sum_j \partial_j u^{i_a}\,\Phi_j` (the rows
+    of :func:`~geomech.lie.prolongation.prolong` on :math:`\mathcal M` for the independent
+    velocities).  The dependent velocities :math:`\Phi_j` are substituted only where a
+    coefficient :math:`\partial_j u^{i_a}` is non-zero: a shift of coordinates needs none
+    (the Whipple bicycle's constraints are never solved for its cyclic coordinates)."""
+    N = system.manifold
+    comps = list(u.components)
+    out = []
+    for v in system.phase_space.coords:
+        if v in N.coords:
+            out.append(comps[N.index(v)])
+            continue
+        i = N.velocities.index(v)
+        terms = [(sp.diff(comps[i], q), qd) for q, qd in zip(N.coords, N.velocities)]
+        out.append(system.restricted(sp.Add(*[a * qd for a, qd in terms if a != 0])))
+    return out
 
 
 class _DataOnTN:
