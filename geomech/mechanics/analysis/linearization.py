@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -173,7 +174,8 @@ class Linearization:
     def __init__(self, system, state: dict, chart: FieldChart, matrix: sp.Matrix,
                  variables: tuple, reduced: tuple, cyclic: tuple, parameters=None,
                  notes: tuple = (), mass_form: tuple | None = None):
-        if not isinstance(chart, FieldChart) or not isinstance(matrix, sp.MatrixBase):
+        lazy = isinstance(matrix, _LazyJacobian)
+        if not isinstance(chart, FieldChart) or not (lazy or isinstance(matrix, sp.MatrixBase)):
             raise TypeError("a Linearization is made by S.linearize(state) (chart: a "
                             f"FieldChart, matrix: a sympy Matrix; got {type(chart).__name__}, "
                             f"{type(matrix).__name__})")
@@ -182,16 +184,31 @@ class Linearization:
         self.chart = chart.name
         self.chart_description = chart.description
         self.variables = tuple(variables)
-        self.matrix = matrix
+        self._matrix = matrix
         self.cyclic = tuple(cyclic)
         self.reduced_variables = tuple(reduced)
-        idx = [self.variables.index(v) for v in reduced]
-        self.reduced_matrix = matrix.extract(idx, idx)
-        cidx = [self.variables.index(v) for v in cyclic]
-        self._cyclic_block = matrix.extract(cidx, cidx)
         self.parameters = dict(parameters or {})
         self.notes = tuple(notes)
+        idx = [self.variables.index(v) for v in reduced]
         self.mass_form = _reduced_mass_form(mass_form, idx)
+
+    # -- the matrix (formed on first use when a mass-matrix form stands for it) -------------
+    @cached_property
+    def matrix(self) -> sp.Matrix:
+        """The Jacobian :math:`J` in :attr:`variables` (exact)."""
+        m = self._matrix
+        return m.matrix() if isinstance(m, _LazyJacobian) else m
+
+    @cached_property
+    def reduced_matrix(self) -> sp.Matrix:
+        """The reduced block :math:`J_{RR}`."""
+        idx = [self.variables.index(v) for v in self.reduced_variables]
+        return self.matrix.extract(idx, idx)
+
+    @cached_property
+    def _cyclic_block(self) -> sp.Matrix:
+        cidx = [self.variables.index(v) for v in self.cyclic]
+        return self.matrix.extract(cidx, cidx)
 
     # -- symbols ----------------------------------------------------------------------------
     @property
@@ -423,14 +440,29 @@ def _jacobian_and_mass_form(fc: FieldChart) -> tuple:
     field_jacobian_mass_form`), else ``None``."""
     if fc.rhs is not None:
         return chart_jacobian(fc), None
-    from geomech.mechanics.equations.first_variation import (
-        field_jacobian_mass_form,
-        jacobian_of_mass_form,
-    )
+    from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
 
     V, M, Rm = field_jacobian_mass_form(fc.system, fc.point)
     E = sp.diag(sp.eye(V.rows), M)
-    return jacobian_of_mass_form(V, M, Rm), (E, V.col_join(Rm))
+    J = _LazyJacobian(V, M, Rm)
+    return (J.matrix() if fc.relations else J), (E, V.col_join(Rm))
+
+
+@dataclass(frozen=True)
+class _LazyJacobian:
+    r"""The Jacobian :math:`\begin{pmatrix} V \\ M^{-1}R\end{pmatrix}` of a first variation in
+    mass-matrix form, formed only when asked (:meth:`matrix`: the exact inverse of the
+    Whipple bicycle's mass matrix is a third of its report; its stability needs only the
+    small form at numbers)."""
+
+    V: sp.Matrix
+    M: sp.Matrix
+    R: sp.Matrix
+
+    def matrix(self) -> sp.Matrix:
+        from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
+
+        return jacobian_of_mass_form(self.V, self.M, self.R)
 
 
 def _restricted_mass_form(form, variables, free, pivots, DG) -> tuple | None:

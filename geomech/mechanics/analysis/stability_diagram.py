@@ -162,9 +162,9 @@ def _diagram(lin, parameter: str, values: Sequence, parameters: Mapping | None
              ) -> StabilityDiagram:
     """:meth:`StabilityDiagram.of`."""
     system = lin.system
-    J = lin.reduced_matrix
+    n = len(lin.reduced_variables)
     # heavy systems: the small mass-matrix form E J = A, solved numerically at each value
-    mats = lin.mass_form if lin.mass_form is not None else (sp.eye(J.rows), J)
+    mats = lin.mass_form if lin.mass_form is not None else (sp.eye(n), lin.reduced_matrix)
     free = set().union(*(m.free_symbols for m in mats))
     sym = next((s for s in free if s.name == parameter), None)
     vals = numeric_values(system, {s for s in free if s.name != parameter}, parameters)
@@ -173,7 +173,7 @@ def _diagram(lin, parameter: str, values: Sequence, parameters: Mapping | None
     fE, fA = (sp.lambdify(sym, m.xreplace(vals), modules="numpy") for m in mats)
     rows = []
     for v in values:
-        E, A = (np.array(f(float(v)), dtype=complex).reshape(J.shape) for f in (fE, fA))
-        ev = np.linalg.eigvals(np.linalg.solve(E, A)) if J.rows else np.zeros(0, complex)
+        E, A = (np.array(f(float(v)), dtype=complex).reshape(n, n) for f in (fE, fA))
+        ev = np.linalg.eigvals(np.linalg.solve(E, A)) if n else np.zeros(0, complex)
         rows.append(ev[np.lexsort((ev.imag, ev.real))])
-    return StabilityDiagram(parameter, values, np.array(rows).reshape(len(rows), J.rows), lin)
+    return StabilityDiagram(parameter, values, np.array(rows).reshape(len(rows), n), lin)
