@@ -42,7 +42,7 @@ from geomech.core.zero import default_policy
 __all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
            "cyclic_split",
            "symmetry_cyclic", "steady_residuals", "jacobian_at", "chart_jacobian",
-           "tangent_restriction", "DATA_OPS"]
+           "tangent_restriction", "tangent_frame", "DATA_OPS"]
 
 #: Above this size of the Lagrangian and the constraints (operations) the phase-space field
 #: is not formed: its values and Jacobian at a point come from the data
@@ -441,16 +441,7 @@ def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tup
     """
     if DG.rows == 0:
         return J, tuple(variables), ()
-    pivots = _pivots(DG)
-    free = [j for j in range(len(variables)) if j not in pivots]
-    P, Fr = DG.extract(list(range(DG.rows)), pivots), DG.extract(list(range(DG.rows)), free)
-    S = -P.inv() * Fr
-    T = sp.zeros(len(variables), len(free))
-    for a, j in enumerate(free):
-        T[j, a] = 1
-    for b, p in enumerate(pivots):
-        for a in range(len(free)):
-            T[p, a] = S[b, a]
+    free, pivots, S, T = tangent_frame(len(variables), DG)
     policy = default_policy()
     leak = _sparse_product(_sparse_product(DG, J), T).applyfunc(policy.normalize)
     if any(not policy.is_zero(e) for e in leak):
@@ -464,6 +455,28 @@ def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tup
             if corr[i, j] != 0:
                 JT[i, j] = policy.normalize(JT[i, j] + corr[i, j])
     return JT, tuple(variables[j] for j in free), tuple(variables[p] for p in pivots)
+
+
+def tangent_frame(n: int, DG: sp.Matrix) -> tuple[list, list, sp.Matrix, sp.Matrix]:
+    r"""``(free, pivots, S, T)`` for :math:`T = \ker DG` in :math:`n` variables: pivot
+    columns :math:`p` (a non-singular minor of :math:`DG`), the free ones :math:`f`,
+    :math:`S = -DG_p^{-1}DG_f` and the basis :math:`T` (:math:`\delta x = T\,\delta x_f`)
+    of :func:`tangent_restriction`.
+
+    >>> tangent_frame(2, sp.Matrix([[0, 2]]))[:2]
+    ([0], [1])
+    """
+    pivots = _pivots(DG)
+    free = [j for j in range(n) if j not in pivots]
+    P, Fr = DG.extract(list(range(DG.rows)), pivots), DG.extract(list(range(DG.rows)), free)
+    S = -P.inv() * Fr
+    T = sp.zeros(n, len(free))
+    for a, j in enumerate(free):
+        T[j, a] = 1
+    for b, p in enumerate(pivots):
+        for a in range(len(free)):
+            T[p, a] = S[b, a]
+    return free, pivots, S, T
 
 
 def _sparse_product(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:

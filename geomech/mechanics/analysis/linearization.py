@@ -59,6 +59,7 @@ from geomech.mechanics.analysis.field_charts import (
     phase_space_chart,
     singular_factors,
     steady_residuals,
+    tangent_frame,
     tangent_restriction,
 )
 from geomech.mechanics.analysis.stability_criteria import LAMBDA, split_zero_roots
@@ -416,7 +417,13 @@ def _linearize_at(system, point: dict, chart: str, parameters) -> Linearization:
     variables = fc.variables
     if fc.relations:
         DG = jacobian_at(fc.relations, fc.variables, fc.point)
-        J, variables, pivots = tangent_restriction(J, fc.variables, DG)
+        lazy = _restricted_lazily(J, fc.variables, DG) if isinstance(J, _LazyJacobian) \
+            else None
+        if lazy is None:
+            J = J.matrix() if isinstance(J, _LazyJacobian) else J
+            J, variables, pivots = tangent_restriction(J, fc.variables, DG)
+        else:
+            J, variables, pivots = lazy
         form = _restricted_mass_form(form, fc.variables, variables, pivots, DG)
         R = tuple(v for v in R if v in variables)
         C = tuple(v for v in C if v in variables)
@@ -444,8 +451,26 @@ def _jacobian_and_mass_form(fc: FieldChart) -> tuple:
 
     V, M, Rm = field_jacobian_mass_form(fc.system, fc.point)
     E = sp.diag(sp.eye(V.rows), M)
-    J = _LazyJacobian(V, M, Rm)
-    return (J.matrix() if fc.relations else J), (E, V.col_join(Rm))
+    return _LazyJacobian(V, M, Rm), (E, V.col_join(Rm))
+
+
+def _restricted_lazily(J: _LazyJacobian, variables: tuple, DG: sp.Matrix) -> tuple | None:
+    r""":func:`~geomech.mechanics.analysis.field_charts.tangent_restriction` of a Jacobian
+    not yet formed, ``(J_T, free, pivots)``: when the relations involve only the
+    variables of the kinematic rows :math:`V` (the coordinates: a holonomic constraint),
+    :math:`DG\,J = DG_q V` and the invariance :math:`DG\,J\,T = 0` is checked without
+    :math:`M^{-1}R`; else ``None``."""
+    k = J.V.rows
+    if any(DG[i, j] != 0 for i in range(DG.rows) for j in range(k, DG.cols)):
+        return None
+    free, pivots, _, T = tangent_frame(len(variables), DG)
+    policy = default_policy()
+    leak = (DG[:, :k] * J.V * T).applyfunc(policy.normalize)
+    if any(not policy.is_zero(e) for e in leak):
+        raise ValueError("the relations G = 0 are not invariant under the linearised flow "
+                         "(DG J T != 0); they cannot restrict the linearisation")
+    return (_LazyJacobian(J.V, J.M, J.R, (tuple(variables), DG)),
+            tuple(variables[j] for j in free), tuple(variables[p] for p in pivots))
 
 
 @dataclass(frozen=True)
@@ -458,11 +483,13 @@ class _LazyJacobian:
     V: sp.Matrix
     M: sp.Matrix
     R: sp.Matrix
+    restriction: tuple = ()     # (variables, DG): restricted to the tangent space of G = 0
 
     def matrix(self) -> sp.Matrix:
         from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
 
-        return jacobian_of_mass_form(self.V, self.M, self.R)
+        J = jacobian_of_mass_form(self.V, self.M, self.R)
+        return tangent_restriction(J, *self.restriction)[0] if self.restriction else J
 
 
 def _restricted_mass_form(form, variables, free, pivots, DG) -> tuple | None:
