@@ -18,12 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy as sp
-from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import has_radicals
 from geomech.core.budget import check
-from geomech.core.flintpolys import poly_factor_list
+from geomech.core.flintpolys import expr_factors
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
     ZeroPolicy,
@@ -67,20 +66,13 @@ def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
 
 def _factors(part: sp.Expr) -> list[sp.Expr]:
     """The irreducible factors of a polynomial expression: by flint over QQ
-    (:func:`~geomech.core.flintpolys.poly_factor_list`; sympy's Wang algorithm draws random
+    (:func:`~geomech.core.flintpolys.expr_factors`; sympy's Wang algorithm draws random
     evaluation points and takes minutes on some draws for the Chaplygin ball), by sympy for
     other coefficient domains."""
     if not part.free_symbols:
         return []
-    try:
-        P = sp.Poly(part)
-    except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded):
-        P = None
-    if P is None or P.domain not in (sp.ZZ, sp.QQ) or P.is_ground:
-        return [f for f, _ in sp.factor_list(part)[1]]
-    R = PolyRing(P.gens, sp.QQ)
-    f = R.from_dict({k: sp.QQ.convert(v) for k, v in P.as_dict().items()})
-    return [g.as_expr() for g, _ in poly_factor_list(f)[1]]
+    fs = expr_factors(part)
+    return [f for f, _ in sp.factor_list(part)[1]] if fs is None else fs
 
 
 def _positive_sign(f: sp.Expr) -> sp.Expr:
