@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue
 import statistics
 import time
 from collections.abc import Callable
@@ -88,10 +89,21 @@ def cpu_in_child(fn: Callable[[], object], cap: float,
     q = ctx.Queue()
     p = ctx.Process(target=_cpu_target, args=(q, fn, clock))
     p.start()
-    p.join(4 * cap)
+    # read before joining: a child cannot exit while its result (a large pickle, e.g. the
+    # bicycle's symbolic matrices) is still in the pipe, so joining first would deadlock
+    out, deadline = None, time.monotonic() + 4 * cap
+    while out is None and time.monotonic() < deadline:
+        try:
+            out = q.get(timeout=1.0)
+        except queue.Empty:
+            if not p.is_alive():
+                try:
+                    out = q.get(timeout=1.0)
+                except queue.Empty:
+                    break
+    if p.is_alive():
+        p.join(5.0)
     if p.is_alive():
         p.terminate()
         p.join()
-        return None
-    out = q.get() if not q.empty() else None
     return out if out is not None and out[0] <= cap else None

@@ -10,8 +10,8 @@ page says so); the simulation and its figures are in.
 
 Each page is built in a process of its own, two at a time (the CI machine has two cores),
 under a wall-clock limit of :data:`PAGE_SECONDS`: a report that takes longer gets a page that
-says so and names the command that builds it; so do the systems of :data:`NOT_BUILT` (the
-Whipple bicycle), without trying.  Each step of a report has :data:`STEP_SECONDS`
+says so and names the command that builds it; so do the systems of :data:`NOT_BUILT`,
+without trying.  Each step of a report has :data:`STEP_SECONDS`
 (``step_timeout``): a symbolic section that needs longer is shown as not computed (the page
 says so and names ``--step-timeout``), and the page still has its simulation and figures.
 Pages are rebuilt only when a source file of the package is newer than them.  Run it alone
@@ -37,10 +37,7 @@ PAGE_SECONDS = 180.0
 STEP_SECONDS = 60.0
 #: Systems whose page is not built with the documentation, and why (each still gets a page
 #: saying so, with the command that builds it).
-NOT_BUILT = {"whipple_bicycle": "its report leaves the closed-form sections out (the rolling "
-                                "constraints are not solved symbolically) but its stability "
-                                "diagram, a linearisation at each of 61 speeds, takes over four "
-                                "minutes"}
+NOT_BUILT: dict[str, str] = {}
 
 
 def _newest_source() -> float:

@@ -18,9 +18,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy as sp
+from sympy.polys.rings import PolyRing
 
-__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "qq_context", "to_fmpq_mpoly",
-           "from_fmpq_mpoly"]
+__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "expr_factors", "qq_context",
+           "to_fmpq_mpoly", "from_fmpq_mpoly"]
 
 
 # -- gcd, cancellation, factorisation over QQ through python-flint -------------------------
@@ -157,3 +158,26 @@ def poly_factor_list(f) -> tuple:
     c, facs = _to_flint(F.set_ring(R.clone(domain=sp.ZZ))).factor()
     coeff = R.domain.convert(int(c)) / R.domain.convert(den)
     return coeff, [(_from_flint(R, g), int(k)) for g, k in facs]
+
+
+def expr_factors(e: sp.Expr) -> list[sp.Expr] | None:
+    r"""The irreducible non-constant factors of a polynomial expression with rational
+    coefficients (generators as ``sympy.Poly`` finds them: symbols and function atoms such
+    as :math:`\cos t`) by :func:`poly_factor_list` (flint); ``None`` when ``e`` is not such a
+    polynomial.
+
+    >>> t, a = sp.symbols("t a")
+    >>> sorted(expr_factors(sp.expand(3*(a*sp.cos(t)**2 - 1)*(sp.cos(t) + a)**2)), key=str)
+    [a + cos(t), a*cos(t)**2 - 1]
+    """
+    try:
+        P = sp.Poly(e)
+    except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded):
+        return None
+    if P.domain not in (sp.ZZ, sp.QQ):
+        return None
+    if P.is_ground:
+        return []
+    R = PolyRing(P.gens, sp.QQ)
+    f = R.from_dict({k: sp.QQ.convert(v) for k, v in P.as_dict().items()})
+    return [g.as_expr() for g, _ in poly_factor_list(f)[1]]

@@ -85,14 +85,15 @@ def _family_lines(sys_, fam, params: dict) -> list:
 
 def _crossings_line(lin, name: str, span, values: dict) -> tuple:
     """Where the largest real part (the family's zero roots aside) changes sign on the range
-    of interest of the constant (201 values, linear interpolation)."""
+    of interest of the constant (bracketed on 201 values, refined by Brent's method)."""
     from geomech.mechanics.analysis.stability_diagram import StabilityDiagram
 
     grid = np.linspace(float(span[0]), float(span[1]), 201)
     d = StabilityDiagram.of(lin, name, grid, values)
-    where = ", ".join(f"{x:.4f}" for x in d.crossings()) or "nowhere"
+    where = ", ".join(f"{x:.9f}" for x in d.refined_crossings()) or "nowhere"
     return (f"  the largest real part (the family's zero roots aside) changes sign at {name} "
-            f"= {where} on [{span[0]}, {span[1]}] (201 values, linear interpolation)", None)
+            f"= {where} on [{span[0]}, {span[1]}] (bracketed on 201 values, refined by "
+            "Brent's method)", None)
 
 
 def stability_section(sys_, overrides: Mapping | None = None) -> Section:

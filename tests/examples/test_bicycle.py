@@ -211,6 +211,8 @@ def test_generic_linearisation_and_stability_of_the_bicycle(bike):
     d = bike.stability_diagram("speed", np.linspace(0.0, 10.0, 201))
     weave, capsize = d.crossings()
     assert abs(weave - WEAVE) < 5e-3 and abs(capsize - CAPSIZE) < 5e-3
+    weave, capsize = d.refined_crossings()
+    assert abs(weave - WEAVE) < 1e-8 and abs(capsize - CAPSIZE) < 1e-8
 
 
 if __name__ == "__main__":       # refresh the cache from the library

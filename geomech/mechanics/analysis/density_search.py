@@ -22,6 +22,7 @@ import sympy as sp
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import has_radicals
 from geomech.core.budget import check
+from geomech.core.flintpolys import expr_factors
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
     ZeroPolicy,
@@ -59,9 +60,19 @@ def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
         part = sp.expand(part)
         for s in sorted({a.args[0] for a in part.atoms(sp.sin)}, key=sp.default_sort_key):
             part = sp.rem(part, sp.sin(s)**2 + sp.cos(s)**2 - 1, sp.sin(s))
-        _, fl = sp.factor_list(part)
-        out.extend(_positive_sign(f) for f, _ in fl if f.has(*coords))
+        out.extend(_positive_sign(f) for f in _factors(part) if f.has(*coords))
     return sorted(out, key=lambda f: (sp.count_ops(f), sp.default_sort_key(f)))
+
+
+def _factors(part: sp.Expr) -> list[sp.Expr]:
+    """The irreducible factors of a polynomial expression: by flint over QQ
+    (:func:`~geomech.core.flintpolys.expr_factors`; sympy's Wang algorithm draws random
+    evaluation points and takes minutes on some draws for the Chaplygin ball), by sympy for
+    other coefficient domains."""
+    if not part.free_symbols:
+        return []
+    fs = expr_factors(part)
+    return [f for f, _ in sp.factor_list(part)[1]] if fs is None else fs
 
 
 def _positive_sign(f: sp.Expr) -> sp.Expr:

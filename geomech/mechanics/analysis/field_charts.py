@@ -43,7 +43,7 @@ from geomech.core.zero import default_policy, numerically_zero
 __all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
            "cyclic_split",
            "symmetry_cyclic", "steady_residuals", "jacobian_at", "chart_jacobian",
-           "tangent_restriction", "DATA_OPS"]
+           "tangent_restriction", "tangent_frame", "DATA_OPS"]
 
 #: Above this size of the Lagrangian and the constraints (operations) the phase-space field
 #: is not formed: its values and Jacobian at a point come from the data
@@ -244,11 +244,34 @@ def _is_cyclic_shift(system, u, c, known: list, tn: _DataOnTN | None) -> bool:
     exact = tn.invariant(u) if tn is not None else None
     if exact is False or exact is None and not _probably_symmetry(system, u):
         return False
-    lift = prolong(u, system.phase_space, system.dependent_solution).components
+    lift = _lift_on_phase_space(system, u) if exact is True else prolong(
+        u, system.phase_space, system.dependent_solution).components
     if any(v not in known and v != c and not default_policy().is_zero(e)
            for v, e in zip(system.phase_space.coords, lift)):
         return False
     return exact is True or check_symmetry(system, u, definitive=False).theorem3
+
+
+def _lift_on_phase_space(system, u) -> list:
+    r"""The components of the lift of a symmetry ``u`` (Theorem 3 holds: the lift is tangent
+    to :math:`\mathcal M`) on the phase space :math:`(q, s)`, :math:`s` the independent
+    velocities: :math:`u^i` on :math:`q^i` and, :math:`\dot q = \Phi(q, s)` with
+    :math:`\Phi_{i_a} = s_a`, :math:`\sigma_a = \sum_j \partial_j u^{i_a}\,\Phi_j` (the rows
+    of :func:`~geomech.lie.prolongation.prolong` on :math:`\mathcal M` for the independent
+    velocities).  The dependent velocities :math:`\Phi_j` are substituted only where a
+    coefficient :math:`\partial_j u^{i_a}` is non-zero: a shift of coordinates needs none
+    (the Whipple bicycle's constraints are never solved for its cyclic coordinates)."""
+    N = system.manifold
+    comps = list(u.components)
+    out = []
+    for v in system.phase_space.coords:
+        if v in N.coords:
+            out.append(comps[N.index(v)])
+            continue
+        i = N.velocities.index(v)
+        terms = [(sp.diff(comps[i], q), qd) for q, qd in zip(N.coords, N.velocities)]
+        out.append(system.restricted(sp.Add(*[a * qd for a, qd in terms if a != 0])))
+    return out
 
 
 class _DataOnTN:
@@ -418,19 +441,7 @@ def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tup
     """
     if DG.rows == 0:
         return J, tuple(variables), ()
-    pivots = _pivots(DG)
-    free = [j for j in range(len(variables)) if j not in pivots]
-    P, Fr = DG.extract(list(range(DG.rows)), pivots), DG.extract(list(range(DG.rows)), free)
-    Pinv, _ = adjugate_inverse(P)
-    if Pinv is None:
-        raise ValueError("the invariant relations have a singular pivot minor")
-    S = -Pinv * Fr
-    T = sp.zeros(len(variables), len(free))
-    for a, j in enumerate(free):
-        T[j, a] = 1
-    for b, p in enumerate(pivots):
-        for a in range(len(free)):
-            T[p, a] = S[b, a]
+    free, pivots, S, T = tangent_frame(len(variables), DG)
     policy = default_policy()
     leak = _sparse_product(_sparse_product(DG, J), T).applyfunc(policy.normalize)
     if any(not policy.is_zero(e) for e in leak):
@@ -444,6 +455,31 @@ def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tup
             if corr[i, j] != 0:
                 JT[i, j] = policy.normalize(JT[i, j] + corr[i, j])
     return JT, tuple(variables[j] for j in free), tuple(variables[p] for p in pivots)
+
+
+def tangent_frame(n: int, DG: sp.Matrix) -> tuple[list, list, sp.Matrix, sp.Matrix]:
+    r"""``(free, pivots, S, T)`` for :math:`T = \ker DG` in :math:`n` variables: pivot
+    columns :math:`p` (a non-singular minor of :math:`DG`), the free ones :math:`f`,
+    :math:`S = -DG_p^{-1}DG_f` and the basis :math:`T` (:math:`\delta x = T\,\delta x_f`)
+    of :func:`tangent_restriction`.
+
+    >>> tangent_frame(2, sp.Matrix([[0, 2]]))[:2]
+    ([0], [1])
+    """
+    pivots = _pivots(DG)
+    free = [j for j in range(n) if j not in pivots]
+    P, Fr = DG.extract(list(range(DG.rows)), pivots), DG.extract(list(range(DG.rows)), free)
+    Pinv, _ = adjugate_inverse(P)
+    if Pinv is None:
+        raise ValueError("the invariant relations have a singular pivot minor")
+    S = -Pinv * Fr
+    T = sp.zeros(n, len(free))
+    for a, j in enumerate(free):
+        T[j, a] = 1
+    for b, p in enumerate(pivots):
+        for a in range(len(free)):
+            T[p, a] = S[b, a]
+    return free, pivots, S, T
 
 
 def _sparse_product(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:

@@ -149,14 +149,30 @@ def shape_quadratures(system, integrals) -> list[QuadratureStep]:
     return _energy_quadratures(system, energy.xreplace(on), rhs, sigma, eta_s, on, cs)
 
 
+def _quadratic_coefficients(E: sp.Expr, x: sp.Symbol) -> tuple | None:
+    r"""``(c0, c1, c2)`` with :math:`E = c_0 + c_1x + c_2x^2` (Taylor coefficients at
+    :math:`x = 0`, no expansion: the energy on a level of integrals with square roots and
+    special functions expands to thousands of terms), or ``None`` unless :math:`E` is of
+    degree exactly 2 in :math:`x` (:math:`\partial^3_xE = 0`, :math:`c_2 \ne 0` by the zero
+    policy)."""
+    policy = default_policy()
+    d1 = sp.diff(E, x)
+    d2 = sp.diff(d1, x)
+    d3 = sp.diff(d2, x)
+    if d3 != 0 and not policy.is_zero(d3):
+        return None
+    c0, c1, c2 = (d.xreplace({x: 0}) for d in (E, d1, d2 / 2))
+    return None if policy.is_zero(c2) else (c0, c1, c2)
+
+
 def _energy_quadratures(system, E, rhs, sigma, eta_s, on, cs) -> list[QuadratureStep]:
     """:math:`\\dot\\sigma^2 = R(\\sigma)` from the energy and the quadratures of time and of
     the coordinates whose rates depend on :math:`\\sigma` only."""
-    p = sp.Poly(sp.expand(E), eta_s)
-    if p.degree() != 2 or not default_policy().is_zero(p.coeff_monomial(eta_s)):
+    coeffs = _quadratic_coefficients(E, eta_s)
+    if coeffs is None or not default_policy().is_zero(coeffs[1]):
         return []
     e = sp.Symbol("e", real=True)
-    R = sp.together(2 * (e - p.coeff_monomial(1)) / (2 * p.coeff_monomial(eta_s**2)))
+    R = sp.together(2 * (e - coeffs[0]) / (2 * coeffs[2]))
     R = R if sp.count_ops(R) > 400 else _shorter(R)
     t, t0, s0 = sp.symbols("t t_0", real=True) + (sp.Symbol(f"{sigma}_0", real=True),)
     level = ", ".join(f"{c} = const" for c in cs)

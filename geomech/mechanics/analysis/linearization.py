@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -59,6 +60,7 @@ from geomech.mechanics.analysis.field_charts import (
     phase_space_chart,
     singular_factors,
     steady_residuals,
+    tangent_frame,
     tangent_restriction,
 )
 from geomech.mechanics.analysis.stability_criteria import LAMBDA, split_zero_roots
@@ -174,7 +176,8 @@ class Linearization:
     def __init__(self, system, state: dict, chart: FieldChart, matrix: sp.Matrix,
                  variables: tuple, reduced: tuple, cyclic: tuple, parameters=None,
                  notes: tuple = (), mass_form: tuple | None = None):
-        if not isinstance(chart, FieldChart) or not isinstance(matrix, sp.MatrixBase):
+        lazy = isinstance(matrix, _LazyJacobian)
+        if not isinstance(chart, FieldChart) or not (lazy or isinstance(matrix, sp.MatrixBase)):
             raise TypeError("a Linearization is made by S.linearize(state) (chart: a "
                             f"FieldChart, matrix: a sympy Matrix; got {type(chart).__name__}, "
                             f"{type(matrix).__name__})")
@@ -183,16 +186,31 @@ class Linearization:
         self.chart = chart.name
         self.chart_description = chart.description
         self.variables = tuple(variables)
-        self.matrix = matrix
+        self._matrix = matrix
         self.cyclic = tuple(cyclic)
         self.reduced_variables = tuple(reduced)
-        idx = [self.variables.index(v) for v in reduced]
-        self.reduced_matrix = matrix.extract(idx, idx)
-        cidx = [self.variables.index(v) for v in cyclic]
-        self._cyclic_block = matrix.extract(cidx, cidx)
         self.parameters = dict(parameters or {})
         self.notes = tuple(notes)
+        idx = [self.variables.index(v) for v in reduced]
         self.mass_form = _reduced_mass_form(mass_form, idx)
+
+    # -- the matrix (formed on first use when a mass-matrix form stands for it) -------------
+    @cached_property
+    def matrix(self) -> sp.Matrix:
+        """The Jacobian :math:`J` in :attr:`variables` (exact)."""
+        m = self._matrix
+        return m.matrix() if isinstance(m, _LazyJacobian) else m
+
+    @cached_property
+    def reduced_matrix(self) -> sp.Matrix:
+        """The reduced block :math:`J_{RR}`."""
+        idx = [self.variables.index(v) for v in self.reduced_variables]
+        return self.matrix.extract(idx, idx)
+
+    @cached_property
+    def _cyclic_block(self) -> sp.Matrix:
+        cidx = [self.variables.index(v) for v in self.cyclic]
+        return self.matrix.extract(cidx, cidx)
 
     # -- symbols ----------------------------------------------------------------------------
     @property
@@ -400,7 +418,13 @@ def _linearize_at(system, point: dict, chart: str, parameters) -> Linearization:
     variables = fc.variables
     if fc.relations:
         DG = jacobian_at(fc.relations, fc.variables, fc.point)
-        J, variables, pivots = tangent_restriction(J, fc.variables, DG)
+        lazy = _restricted_lazily(J, fc.variables, DG) if isinstance(J, _LazyJacobian) \
+            else None
+        if lazy is None:
+            J = J.matrix() if isinstance(J, _LazyJacobian) else J
+            J, variables, pivots = tangent_restriction(J, fc.variables, DG)
+        else:
+            J, variables, pivots = lazy
         form = _restricted_mass_form(form, fc.variables, variables, pivots, DG)
         R = tuple(v for v in R if v in variables)
         C = tuple(v for v in C if v in variables)
@@ -424,14 +448,49 @@ def _jacobian_and_mass_form(fc: FieldChart) -> tuple:
     field_jacobian_mass_form`), else ``None``."""
     if fc.rhs is not None:
         return chart_jacobian(fc), None
-    from geomech.mechanics.equations.first_variation import (
-        field_jacobian_mass_form,
-        jacobian_of_mass_form,
-    )
+    from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
 
     V, M, Rm = field_jacobian_mass_form(fc.system, fc.point)
     E = sp.diag(sp.eye(V.rows), M)
-    return jacobian_of_mass_form(V, M, Rm), (E, V.col_join(Rm))
+    return _LazyJacobian(V, M, Rm), (E, V.col_join(Rm))
+
+
+def _restricted_lazily(J: _LazyJacobian, variables: tuple, DG: sp.Matrix) -> tuple | None:
+    r""":func:`~geomech.mechanics.analysis.field_charts.tangent_restriction` of a Jacobian
+    not yet formed, ``(J_T, free, pivots)``: when the relations involve only the
+    variables of the kinematic rows :math:`V` (the coordinates: a holonomic constraint),
+    :math:`DG\,J = DG_q V` and the invariance :math:`DG\,J\,T = 0` is checked without
+    :math:`M^{-1}R`; else ``None``."""
+    k = J.V.rows
+    if any(DG[i, j] != 0 for i in range(DG.rows) for j in range(k, DG.cols)):
+        return None
+    free, pivots, _, T = tangent_frame(len(variables), DG)
+    policy = default_policy()
+    leak = (DG[:, :k] * J.V * T).applyfunc(policy.normalize)
+    if any(not policy.is_zero(e) for e in leak):
+        raise ValueError("the relations G = 0 are not invariant under the linearised flow "
+                         "(DG J T != 0); they cannot restrict the linearisation")
+    return (_LazyJacobian(J.V, J.M, J.R, (tuple(variables), DG)),
+            tuple(variables[j] for j in free), tuple(variables[p] for p in pivots))
+
+
+@dataclass(frozen=True)
+class _LazyJacobian:
+    r"""The Jacobian :math:`\begin{pmatrix} V \\ M^{-1}R\end{pmatrix}` of a first variation in
+    mass-matrix form, formed only when asked (:meth:`matrix`: the exact inverse of the
+    Whipple bicycle's mass matrix is a third of its report; its stability needs only the
+    small form at numbers)."""
+
+    V: sp.Matrix
+    M: sp.Matrix
+    R: sp.Matrix
+    restriction: tuple = ()     # (variables, DG): restricted to the tangent space of G = 0
+
+    def matrix(self) -> sp.Matrix:
+        from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
+
+        J = jacobian_of_mass_form(self.V, self.M, self.R)
+        return tangent_restriction(J, *self.restriction)[0] if self.restriction else J
 
 
 def _restricted_mass_form(form, variables, free, pivots, DG) -> tuple | None:

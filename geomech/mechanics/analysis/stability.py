@@ -322,8 +322,9 @@ def _factor_verdict(fc: FactorConditions, values: dict, margin: float = 0.0
 
 def stability_verdict(lin, parameters=None) -> StabilityVerdict:
     """The verdict of ``lin`` at numeric values of its parameters and constants."""
-    values = numeric_values(lin.system, lin.reduced_matrix.free_symbols,
-                            {**lin.parameters, **dict(parameters or {})})
+    symbols = (lin.reduced_matrix.free_symbols if lin.mass_form is None else
+               set().union(*(m.free_symbols for m in lin.mass_form)))
+    values = numeric_values(lin.system, symbols, {**lin.parameters, **dict(parameters or {})})
     Jr = lin.reduced_matrix_at(parameters)
     ev = _eigenvalues(Jr)
     # the criteria applied to the numeric characteristic polynomial (exact numbers): cheap,

@@ -41,11 +41,12 @@ class StabilityDiagram:
         The symbolic linearisation the diagram evaluates.
     """
 
-    def __init__(self, parameter: str, values, eigenvalues, linearization):
+    def __init__(self, parameter: str, values, eigenvalues, linearization, at=None):
         self.parameter = parameter
         self.values = np.asarray(values, dtype=float)
         self.eigenvalues = np.asarray(eigenvalues, dtype=complex)
         self.linearization = linearization
+        self._at = at
 
     @classmethod
     def of(cls, linearization, parameter: str, values: Sequence,
@@ -91,6 +92,38 @@ class StabilityDiagram:
             if m[i] == 0 or m[i] * m[i + 1] < 0:
                 t = m[i] / (m[i] - m[i + 1]) if m[i] != m[i + 1] else 0.0
                 out.append(float(self.values[i] + t * (self.values[i + 1] - self.values[i])))
+        return out
+
+    def refined_crossings(self, tol: float = 1e-9, xtol: float = 1e-10) -> list[float]:
+        r"""The :meth:`crossings` of ``tol``, each refined by Brent's method on the largest
+        real part (the :meth:`structural_zeros` left out) between the two values that
+        bracket it:
+        the thresholds to ``xtol`` (the Whipple bicycle's weave and capsize speeds,
+        Meijaard et al. (2007), §7: 4.292382536 and 6.024262015 m/s).  Without the
+        evaluator of the linearisation (a diagram built from arrays) the interpolated
+        :meth:`crossings`."""
+        from scipy.optimize import brentq
+
+        if self._at is None:
+            return self.crossings(tol)
+        z = self.structural_zeros()
+
+        def top(x: float, shift: float) -> float:
+            row = self._at(x)
+            keep = np.argsort(np.abs(row))[z:]
+            return (float(row[keep].real.max()) if keep.size else 0.0) - shift
+
+        m = self.max_real()
+        out = []
+        for i in range(len(m) - 1):
+            a, b = float(self.values[i]), float(self.values[i + 1])
+            if m[i] - tol == 0:
+                out.append(a)
+            elif (m[i] - tol) * (m[i + 1] - tol) < 0:
+                # a sign change of the real part itself (a mode crossing the axis), else
+                # one of tol (a reversible system: the real parts reach 0 and stay there)
+                shift = 0.0 if m[i] * m[i + 1] < 0 else tol
+                out.append(float(brentq(top, a, b, args=(shift,), xtol=xtol)))
         return out
 
     def plot(self, ax=None, imaginary: bool = False):
@@ -162,18 +195,20 @@ def _diagram(lin, parameter: str, values: Sequence, parameters: Mapping | None
              ) -> StabilityDiagram:
     """:meth:`StabilityDiagram.of`."""
     system = lin.system
-    J = lin.reduced_matrix
+    n = len(lin.reduced_variables)
     # heavy systems: the small mass-matrix form E J = A, solved numerically at each value
-    mats = lin.mass_form if lin.mass_form is not None else (sp.eye(J.rows), J)
+    mats = lin.mass_form if lin.mass_form is not None else (sp.eye(n), lin.reduced_matrix)
     free = set().union(*(m.free_symbols for m in mats))
     sym = next((s for s in free if s.name == parameter), None)
     vals = numeric_values(system, {s for s in free if s.name != parameter}, parameters)
     if sym is None:
         sym = sp.Symbol(parameter)
     fE, fA = (sp.lambdify(sym, m.xreplace(vals), modules="numpy") for m in mats)
-    rows = []
-    for v in values:
-        E, A = (np.array(f(float(v)), dtype=complex).reshape(J.shape) for f in (fE, fA))
-        ev = np.linalg.eigvals(np.linalg.solve(E, A)) if J.rows else np.zeros(0, complex)
-        rows.append(ev[np.lexsort((ev.imag, ev.real))])
-    return StabilityDiagram(parameter, values, np.array(rows).reshape(len(rows), J.rows), lin)
+
+    def at(v: float) -> np.ndarray:
+        E, A = (np.array(f(float(v)), dtype=complex).reshape(n, n) for f in (fE, fA))
+        ev = np.linalg.eigvals(np.linalg.solve(E, A)) if n else np.zeros(0, complex)
+        return ev[np.lexsort((ev.imag, ev.real))]
+
+    rows = [at(v) for v in values]
+    return StabilityDiagram(parameter, values, np.array(rows).reshape(len(rows), n), lin, at)

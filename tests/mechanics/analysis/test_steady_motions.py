@@ -88,6 +88,10 @@ def test_disk_stability_diagram_crosses_at_the_critical_spin():
                    / ((vals["C"] + vals["m"] * vals["a"]**2) * vals["C"]))
     (x,) = d.crossings()
     assert x == pytest.approx(crit, rel=2e-2)          # grid resolution
+    # Brent's method on the evaluator: limited by the double root at the threshold (the
+    # roots meet there; a double eigenvalue is computed to about sqrt(machine epsilon))
+    (y,) = d.refined_crossings()
+    assert y == pytest.approx(crit, rel=1e-6)
     assert d.eigenvalues.shape == (151, 4)
     fig = d.plot(imaginary=True)
     assert fig.axes[0].get_xlabel() == "omega"
