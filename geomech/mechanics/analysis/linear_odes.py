@@ -497,8 +497,11 @@ def algebraic_antiderivative(f, x) -> sp.Expr | None:
         j = 0
         while sp.degree(den, x) > 0:
             q, r = sp.div(sp.Poly(den, x), Qp)
-            if not r.is_zero:
-                return None
+            if not r.is_zero:             # den a proper factor D of Q: num (Q/D) / Q
+                q, r = sp.div(Qp, sp.Poly(den, x))
+                if not r.is_zero:
+                    return None
+                num, q = sp.expand(num * q.as_expr()), sp.Poly(1, x)
             den, j = q.as_expr(), j + 1
         e, p = e - j, sp.cancel(num / den)
     n = sp.degree(p, x) + 1
