@@ -26,7 +26,7 @@ through the graph").
 
 Times are CPU seconds (``time.process_time``: the machine is shared, wall-clock is inflated),
 best of ``--repeat`` runs; sympy's cache and geomech's ring caches
-(``polykernel.clear_caches``) are cleared before every run of every contender (cold caches
+(``differential_ring.clear_caches``) are cleared before every run of every contender (cold caches
 on both sides).
 
 Run:  python benchmarks/bench_engine.py [--repeat 3] [--only 5]
@@ -41,7 +41,8 @@ import time
 import sympy as sp
 from sympy.core.cache import clear_cache
 
-from geomech.core import kernel, polykernel
+from geomech.core import kernel
+from geomech.core.algebra import differential_ring
 
 try:
     from benchmarks import bench_core, bench_lie, bench_mechanics
@@ -54,7 +55,7 @@ except ImportError:  # run as a script from the benchmarks folder
 def cold() -> None:
     """Clear sympy's cache and geomech's rings (and their conversion caches)."""
     clear_cache()
-    polykernel.clear_caches()
+    differential_ring.clear_caches()
 
 
 def cpu(fn, repeat: int) -> tuple[float, object]:

@@ -28,7 +28,8 @@ from functools import cached_property
 
 import sympy as sp
 
-from . import kernel, polykernel
+from . import kernel
+from .algebra import differential_ring
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
@@ -166,7 +167,7 @@ class VectorField:
         """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
-            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords,
+            R = differential_ring.DiffRing.for_expressions(self._exprs, self.manifold.coords,
                                                     composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
@@ -284,17 +285,17 @@ class VectorField:
         once.  ``None`` if an exponent is too large to pack."""
         cache = self.__dict__.setdefault("_ring_cache", {})
         if R not in cache:
-            P = polykernel.Packed(R, [R.lift(p) for p in self._ring[1]])
+            P = differential_ring.Packed(R, [R.lift(p) for p in self._ring[1]])
             cache[R] = P if P.ok else None
         return cache[R]
 
     def flint_form(self, R=None):
         """The components as python-flint ``fmpq_mpoly`` of the ring ``R`` (default: the
         field's own ring), with their lazily filled Jacobian
-        (:class:`~geomech.core.polykernel.FlintPacked`); cached per ring.  ``None`` when the
+        (:class:`~geomech.core.algebra.differential_ring.FlintPacked`); cached per ring.  ``None`` when the
         field is not held in a ring or flint is not available."""
-        if R is not None and not isinstance(R, polykernel.DiffRing):
-            raise TypeError(f"R must be a DiffRing (geomech.core.polykernel), got "
+        if R is not None and not isinstance(R, differential_ring.DiffRing):
+            raise TypeError(f"R must be a DiffRing (geomech.core.algebra.differential_ring), got "
                             f"{type(R).__name__}")
         form = self.ring_form()
         if not form:
@@ -304,7 +305,7 @@ class VectorField:
             return None
         cache = self.__dict__.setdefault("_flint_cache", {})
         if R not in cache:
-            cache[R] = polykernel.FlintPacked(R, [R.lift(p) for p in form[1]])
+            cache[R] = differential_ring.FlintPacked(R, [R.lift(p) for p in form[1]])
         return cache[R]
 
     def modular_form(self, R=None):
@@ -318,9 +319,9 @@ class VectorField:
         if form.R not in cache:
             ops = self.__dict__.get("_operands")
             if ops is not None and ops[2] is form.R:
-                cache[form.R] = polykernel.bracket_flint(ops[0].modular_form(form.R),
+                cache[form.R] = differential_ring.bracket_flint(ops[0].modular_form(form.R),
                                                          ops[1].modular_form(form.R))
-                cache[form.R] = polykernel.FlintPacked(form.R, cache[form.R], flint=True,
+                cache[form.R] = differential_ring.FlintPacked(form.R, cache[form.R], flint=True,
                                                        modular=True)
             else:
                 cache[form.R] = form.modular()
@@ -329,9 +330,9 @@ class VectorField:
     def _bracket_flint(self, other: VectorField, R) -> VectorField:
         """The bracket in ``R`` computed in C; the result keeps its flint form and its
         operands (for :meth:`modular_form`)."""
-        comps = polykernel.bracket_flint(self.flint_form(R), other.flint_form(R))
+        comps = differential_ring.bracket_flint(self.flint_form(R), other.flint_form(R))
         Z = VectorField._from_ring(self.manifold, R, [R.from_flint(f) for f in comps])
-        Z.__dict__["_flint_cache"] = {R: polykernel.FlintPacked(R, comps, flint=True)}
+        Z.__dict__["_flint_cache"] = {R: differential_ring.FlintPacked(R, comps, flint=True)}
         Z.__dict__["_operands"] = (self, other, R)
         return Z
 
@@ -342,16 +343,16 @@ class VectorField:
         check_same_manifold(self, other)
         if kernel.use_rings():
             a, b = self.ring_form(), other.ring_form()
-            R = polykernel.union_ring(a[0], b[0]) if a and b else None
+            R = differential_ring.union_ring(a[0], b[0]) if a and b else None
             if R is not None and R.flint_context is not None and \
                     sum(len(p) for p in (*a[1], *b[1])) >= FLINT_MIN_TERMS:
                 return self._bracket_flint(other, R)
             if R is not None:
                 PX, PY = self._packed(R), other._packed(R)
                 if PX is not None and PY is not None:
-                    polys = polykernel.bracket_packed(PX, PY)
+                    polys = differential_ring.bracket_packed(PX, PY)
                 else:
-                    polys = polykernel.bracket_polys(R, [R.lift(p) for p in a[1]],
+                    polys = differential_ring.bracket_polys(R, [R.lift(p) for p in a[1]],
                                                      [R.lift(p) for p in b[1]])
                 return VectorField._from_ring(self.manifold, R, polys)
         return VectorField(self.manifold, kernel.bracket_components(
@@ -442,7 +443,7 @@ def _ring_difference(X: VectorField, Y: VectorField):
     a, b = X.ring_form(), Y.ring_form()
     if not (a and b):
         return None
-    R = polykernel.union_ring(a[0], b[0])
+    R = differential_ring.union_ring(a[0], b[0])
     if R is None:
         return None
     return R, [R.lift(p) - R.lift(q) for p, q in zip(a[1], b[1])]

@@ -32,9 +32,9 @@ from math import comb
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-from .exprbuild import CACHE_MAX, ExprBuilder, expr_builder
-from .flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
-from .parse import as_expr
+from geomech.core.exprbuild import CACHE_MAX, ExprBuilder, expr_builder
+from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
+from geomech.core.parse import as_expr
 
 __all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches"]
 
@@ -356,7 +356,7 @@ class DiffRing:
             return None
         import flint
 
-        from .algebra.modular import PRIME
+        from geomech.core.algebra.modular import PRIME
         return flint.nmod_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(self.gens))),
                                         ordering="lex", modulus=PRIME)
 
@@ -566,7 +566,7 @@ class FlintPacked:
 
     def modular(self) -> FlintPacked:
         """The same components reduced modulo the prime (``nmod_mpoly``)."""
-        from .algebra.modular import to_mod
+        from geomech.core.algebra.modular import to_mod
 
         ctx = self.R.modular_context
         comps = [ctx.from_dict({m: to_mod(c) for m, c in zip(f.monoms(), f.coeffs())})
