@@ -292,8 +292,8 @@ class VectorField:
     def flint_form(self, R=None):
         """The components as python-flint ``fmpq_mpoly`` of the ring ``R`` (default: the
         field's own ring), with their lazily filled Jacobian
-        (:class:`~geomech.core.algebra.differential_ring.FlintPacked`); cached per ring.  ``None`` when the
-        field is not held in a ring or flint is not available."""
+        (:class:`~geomech.core.algebra.differential_ring.FlintPacked`); cached per ring.  ``None``
+        when the field is not held in a ring or flint is not available."""
         if R is not None and not isinstance(R, differential_ring.DiffRing):
             raise TypeError(f"R must be a DiffRing (geomech.core.algebra.differential_ring), got "
                             f"{type(R).__name__}")

@@ -31,10 +31,10 @@ from collections.abc import Mapping, Sequence
 import sympy as sp
 
 from geomech.core.algebra import solve_over_functions
+from geomech.core.algebra.differential_ring import DiffRing
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.algebra.differential_ring import DiffRing
 from geomech.core.zero import default_policy
 
 __all__ = ["prolong", "velocity_lift", "tangent_bundle"]

@@ -28,8 +28,7 @@ import sympy as sp
 from sympy.polys.polyerrors import BasePolynomialError
 
 from geomech.core import budget
-from geomech.core.algebra import differential_ring
-from geomech.core.algebra import nullspace, rank
+from geomech.core.algebra import differential_ring, nullspace, rank
 from geomech.core.algebra.membership import certified_membership
 from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.fields import VectorField

@@ -19,8 +19,8 @@ from sympy.polys.rings import PolyRing
 
 from geomech.core import exprbuild
 from geomech.core.algebra import differential_ring
-from geomech.core.exprbuild import canonical_key
 from geomech.core.algebra.differential_ring import DiffRing
+from geomech.core.exprbuild import canonical_key
 
 X = sp.symbols("x0:3")
 PARAMS = (sp.Symbol("a", positive=True), sp.Symbol("b"), sp.Symbol("Z", real=True),
