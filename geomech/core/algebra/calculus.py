@@ -29,6 +29,7 @@ from collections.abc import Iterable
 
 import sympy as sp
 
+from geomech.core.algebra.differential_ring import trig_derivative
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.algebra.solve import policy_algebra
 
@@ -62,15 +63,14 @@ class RingCalculus:
         return self.alg.frac(e)
 
     def _d(self, p, x):
-        R, idx = self.R, self.idx
-        out = R.zero
-        if x in idx:
-            out += p.diff(R.gens[idx[x]])
+        """Derivative of the ring element ``p`` along the symbol ``x``: the chain rule of
+        :func:`~geomech.core.algebra.differential_ring.trig_derivative` with the base angle
+        :math:`x/m` (:math:`d/dx f(x/m) = f'(x/m)/m`)."""
+        idx = self.idx
         a = self.alg.base.get(x)
-        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
-            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
-            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
-        return out
+        chain = () if a is None else \
+            ((idx[sp.sin(a)], idx[sp.cos(a)], sp.QQ(1, int(x / a))),)
+        return self.R.from_dict(trig_derivative(p, idx.get(x), chain))
 
     def diff(self, nd, x):
         """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
