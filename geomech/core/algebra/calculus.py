@@ -95,6 +95,17 @@ class RingCalculus:
         return self.alg.quotient(*nd)
 
 
+def _transcendental_arguments(exprs) -> list:
+    """The arguments of the ``exp``/``log`` atoms of ``exprs`` (and of those in them): their
+    generators belong to the ring, so the derivatives of the atoms do."""
+    out, stack = [], [e for e in exprs if isinstance(e, sp.Basic)]
+    while stack:
+        for a in stack.pop().atoms(sp.exp, sp.log):
+            out.append(a.args[0])
+            stack.append(a.args[0])
+    return out
+
+
 def has_radicals(exprs: Iterable) -> bool:
     """Whether any of ``exprs`` contains a power with a non-integer rational exponent (a
     square root, e.g. of a support function).
@@ -113,7 +124,10 @@ class RadicalCalculus(RingCalculus):
     :math:`\rho_k`, :math:`\rho_k^2 = b_k`: trigonometric generators by
     :math:`\partial_s\sin s = \cos s` (as :class:`RingCalculus`),
     roots by :math:`\partial_x\rho = \rho\,\partial_xb/(2b)` (the radicands must be free of
-    roots), fractions by the quotient rule.  Raises
+    roots), exponentials and logarithms of ring elements as generators with
+    :math:`\partial_x e^u = e^u\,\partial_xu` and :math:`\partial_x\log u = \partial_xu/u`
+    (no algebraic relation between them is used: zero tests of such elements go to the zero
+    policy), fractions by the quotient rule.  Raises
     :class:`~geomech.core.algebra.rings.UnsupportedExpression` for free functions or nested roots.
 
     >>> t = sp.Symbol("t", real=True)
@@ -124,9 +138,8 @@ class RadicalCalculus(RingCalculus):
     """
 
     def __init__(self, exprs):          # the ring may have roots (RingCalculus refuses them)
-        self.alg = policy_algebra(list(exprs))
-        if self.alg.opaque:             # free functions: their derivatives are not in the ring
-            raise UnsupportedExpression("free functions")
+        exprs = list(exprs)
+        self.alg = policy_algebra([*exprs, *_transcendental_arguments(exprs)])
         self.R = self.alg.ring
         self.idx = {g: i for i, g in enumerate(self.R.symbols)}
         G = self.R.gens
@@ -134,23 +147,49 @@ class RadicalCalculus(RingCalculus):
         for _, b in self.roots:
             if any(b.degree(g) > 0 for g, _ in self.roots):
                 raise UnsupportedExpression("nested square roots")
+        # exp(u), log(u): generators E, L with dE = E du, dL = du/u (free functions refused)
+        self.transcendental = []
+        trig = {f(a) for a in self.alg.angles for f in (sp.sin, sp.cos)}
+        for i, g in enumerate(self.R.symbols):
+            if g.is_Symbol or g in trig:
+                continue
+            if not isinstance(g, (sp.exp, sp.log)):
+                raise UnsupportedExpression("free functions")
+            self.transcendental.append((G[i], type(g), self.frac(g.args[0])))
 
     def _d_plain(self, p, x):
         """Derivative through the symbol and trigonometric generators (roots fixed)."""
         return RingCalculus._d(self, p, x)
 
+    def _generator_derivative(self, k: int, x):
+        r"""``(n, d)``: the derivative along ``x`` of the ``k``-th root, exponential or
+        logarithm generator, :math:`\partial\rho = \rho\,\partial b/(2b)`,
+        :math:`\partial e^u = e^u\partial u`, :math:`\partial\log u = \partial u/u`
+        (cached per symbol)."""
+        memo = self.__dict__.setdefault("_gen_memo", {})
+        got = memo.get((k, x))
+        if got is None:
+            if k < len(self.roots):
+                rho, b = self.roots[k]
+                got = (rho * self._d_plain(b, x), 2 * b)
+            else:
+                g, kind, u = self.transcendental[k - len(self.roots)]
+                dn, dd = self.diff(u, x)
+                got = (g * dn, dd) if kind is sp.exp else (dn * u[1], dd * u[0])
+            memo[(k, x)] = got
+        return got
+
     def _d_frac(self, p, x) -> tuple:
         """``(n, d)``: the derivative of the ring element ``p`` as a fraction."""
         n, d = self._d_plain(p, x), self.R.one
-        for rho, b in self.roots:
-            dp = p.diff(rho)
+        gens = [rho for rho, _ in self.roots] + [g for g, _, _ in self.transcendental]
+        for k, g in enumerate(gens):
+            dp = p.diff(g)
             if not dp:
                 continue
-            db = self._d_plain(b, x)
-            if not db:
-                continue
-            # n/d + dp * rho * db / (2 b)
-            n, d = n * 2 * b + d * dp * rho * db, d * 2 * b
+            gn, gd = self._generator_derivative(k, x)
+            if gn:          # n/d + dp * gn / gd
+                n, d = n * gd + d * dp * gn, d * gd
         return self.alg.reduce(n), d
 
     def certainly_nonzero(self, p) -> bool:
@@ -232,6 +271,8 @@ class FactoredCalculus(RadicalCalculus):
     def __init__(self, exprs):
         exprs = list(exprs)
         super().__init__(exprs)
+        if self.transcendental:
+            raise UnsupportedExpression("exponentials or logarithms in factored fractions")
         factors: list = [b for _, b in self.roots]
         rhos = {rho for rho, _ in self.roots}
         for e in exprs:
