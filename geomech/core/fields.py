@@ -30,6 +30,8 @@ import sympy as sp
 
 from . import kernel
 from .algebra import differential_ring
+from .algebra.calculus import RadicalCalculus, has_radicals
+from .algebra.rings import UnsupportedExpression
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
@@ -355,8 +357,30 @@ class VectorField:
                     polys = differential_ring.bracket_polys(R, [R.lift(p) for p in a[1]],
                                                      [R.lift(p) for p in b[1]])
                 return VectorField._from_ring(self.manifold, R, polys)
+            Z = self._bracket_fractions(other)
+            if Z is not None:
+                return Z
         return VectorField(self.manifold, kernel.bracket_components(
             self.components, other.components, self.manifold.coords))
+
+    def _bracket_fractions(self, other: VectorField) -> VectorField | None:
+        r"""The bracket of fields whose components have square roots, exponentials or
+        logarithms, in the fraction calculus where they are generators with their relations
+        (:meth:`~geomech.core.algebra.calculus.RadicalCalculus.bracket`: :math:`\rho^2 = b`,
+        :math:`\partial\rho = \partial b/(2\rho)`, :math:`\partial e^u = e^u\partial u`,
+        :math:`\partial\log u = \partial u/u`); the components come out reduced and
+        cancelled, so no generic rational normalisation of radicals is run.  ``None`` for
+        other fields, or when a component is outside that ring."""
+        comps = [*self.components, *other.components]
+        if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)):
+            return None
+        try:
+            rc = RadicalCalculus(comps)
+            fr = rc.bracket([rc.frac(c) for c in self.components],
+                            [rc.frac(c) for c in other.components], self.manifold.coords)
+            return VectorField.from_normal_form(self.manifold, [rc.expr(nd) for nd in fr])
+        except UnsupportedExpression:
+            return None
 
     def divergence(self, density=1) -> sp.Expr:
         r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""

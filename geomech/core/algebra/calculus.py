@@ -25,13 +25,14 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
 from geomech.core.algebra.differential_ring import trig_derivative
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.algebra.solve import policy_algebra
+from geomech.core.budget import check
 
 __all__ = ["RingCalculus", "RadicalCalculus", "FactoredCalculus", "has_radicals"]
 
@@ -247,6 +248,40 @@ class RadicalCalculus(RingCalculus):
         # (dn/en * d - n * dd/ed) / d^2
         return self.cancel((dn * ed * d - n * dd * en, en * ed * d * d))
 
+    def bracket(self, X: Sequence, Y: Sequence, coords: Sequence) -> list:
+        r"""Fractions of the Lie bracket of two fields given by the fractions of their
+        components (:meth:`frac`),
+
+        .. math:: [X, Y]^i = \sum_j X^j\partial_jY^i - Y^j\partial_jX^i ,
+
+        every derivative, product and sum in the ring (no sympy expression is built).
+
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> rc = RadicalCalculus([sp.sqrt(1 + x**2), y])
+        >>> X = [rc.frac(c) for c in (1, 0)]
+        >>> Y = [rc.frac(c) for c in (0, y*sp.sqrt(1 + x**2))]
+        >>> [rc.expr(nd) for nd in rc.bracket(X, Y, (x, y))]
+        [0, x*y/sqrt(x**2 + 1)]
+        """
+        zero, minus = self.frac(sp.S.Zero), self.frac(sp.S.NegativeOne)
+        out = []
+        for i in range(len(coords)):
+            acc = zero
+            for j, q in enumerate(coords):
+                for a, b, sign in ((X[j], Y[i], None), (Y[j], X[i], minus)):
+                    if not a[0]:
+                        continue
+                    check()
+                    db = self.diff(b, q)
+                    if db[0]:
+                        term = self.mul(a, db)
+                        acc = self.add(acc, term if sign is None else self.mul(sign, term))
+            out.append(acc)
+        return out
+
+    def mul(self, x: tuple, y: tuple) -> tuple:
+        """The product of two fractions, reduced and cancelled."""
+        return self.cancel((x[0] * y[0], x[1] * y[1]))
 
 class FactoredCalculus(RadicalCalculus):
     r""":class:`RadicalCalculus` with denominators kept as products of known factors
