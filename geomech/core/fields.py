@@ -372,7 +372,8 @@ class VectorField:
         cancelled, so no generic rational normalisation of radicals is run.  ``None`` for
         other fields, or when a component is outside that ring."""
         comps = [*self.components, *other.components]
-        if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)):
+        if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)
+                or _dependent_angles(comps)):
             return None
         try:
             rc = RadicalCalculus(comps)
@@ -458,6 +459,16 @@ class VectorField:
 
     def _sympystr(self, printer=None) -> str:
         return str(self)
+
+
+def _dependent_angles(comps) -> bool:
+    """Whether ``sin``/``cos`` of integer combinations of symbols whose angles are dependent
+    (``theta1 - theta2``, ``theta2 - theta3``, ``theta1 - theta3``) occur: the sparse ring
+    cannot hold them (it would miss the addition formulas), the fraction calculus writes them
+    in one base angle per symbol."""
+    angles = {a.args[0] for c in comps for a in c.atoms(sp.sin, sp.cos)}
+    return any(not a.is_Symbol for a in angles) and not differential_ring.independent_angles(
+        angles)
 
 
 def _ring_difference(X: VectorField, Y: VectorField):
