@@ -9,12 +9,16 @@ derivative agrees with :func:`sympy.diff` (decided by the zero policy).
 
 from __future__ import annotations
 
+import random
+
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import geomech as gm
 from geomech.core.algebra.calculus import RadicalCalculus, RingCalculus
 from geomech.core.algebra.differential_ring import DiffRing, bracket_polys
+from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 
 x, y, z = sp.symbols("x y z", real=True)
@@ -133,3 +137,78 @@ def test_a_perturbed_derivative_is_not_zero():
     wrong = rc.expr(rc.diff(rc.frac(sp.log(u)), x)) - sp.diff(u, x) / (2 * u)
     v = default_policy().zero_test(wrong)
     assert not v.zero and v.certain
+
+
+# -- brackets of fields outside the sparse ring: radicals, logarithms, dependent angles ----------
+def _kernel_bracket(X, Y):
+    """The bracket by plain sympy.diff (an independent derivation)."""
+    M = X.manifold
+    return [sp.Add(*[X.components[j] * sp.diff(Y.components[i], q)
+                     - Y.components[j] * sp.diff(X.components[i], q)
+                     for j, q in enumerate(M.coords)]) for i in range(M.dim)]
+
+
+@SETTINGS
+@given(trig_polys(2, False), trig_polys(2, False), trig_polys(2, False))
+def test_radical_fields_bracket_in_the_fraction_calculus(f, g, h):
+    M = Manifold("M", "x y z")
+    X, Y, Z = sp.symbols("x y z", real=True)
+    rep = {x: X, y: Y, z: Z}
+    f, g, h = (e.xreplace(rep) for e in (f, g, h))
+    rho = sp.sqrt(2 + X**2 + f**2)
+    A = M.vector_field([1, g / rho, sp.log(3 + Y**2)])
+    B = M.vector_field([h * rho, 0, X / rho])
+    assert A._bracket_fractions(B) is not None
+    assert all(_proved_zero(a - b) for a, b in zip(A.bracket(B).components,
+                                                   _kernel_bracket(A, B)))
+
+
+def test_snake_brackets_in_the_fraction_calculus_agree_with_sympy():
+    """The 3-link snake's fields (cos(theta_i - theta_j): dependent angles)."""
+    D = gm.examples.chaplygin_snake(3).constraint_distribution()
+    X, Y = D.fields
+    assert X._bracket_fractions(Y) is not None
+    assert all(_proved_zero(a - b) for a, b in zip(X.bracket(Y).components,
+                                                   _kernel_bracket(X, Y)))
+    assert D.growth_vector() == _numeric_growth(D)
+
+
+def _numeric_growth(D) -> tuple:
+    """The growth vector from brackets by sympy.diff (right-normed words span the flag),
+    ranks at a random rational point in 30 digits (independent of the library's brackets
+    and rank decisions)."""
+    M = D.manifold
+    fields = [_Plain(M, X.components) for X in D.fields]
+    rng = random.Random(5)
+    pt = {s: sp.Rational(rng.randint(1, 50), rng.randint(51, 97))
+          for s in set().union(*(c.free_symbols for X in fields for c in X.components))}
+
+    def rank(words):
+        rows = [[sp.N(c.xreplace(pt), 30) for c in W.components] for W in words]
+        return sp.Matrix(rows).rank(iszerofunc=lambda v: abs(v) < 1e-20)
+
+    words, level, out = list(fields), fields, [rank(fields)]
+    while out[-1] < M.dim:
+        level = [_Plain(M, _kernel_bracket(A, B)) for A in level for B in fields]
+        words += level
+        out.append(rank(words))
+        if out[-1] == out[-2]:
+            out.pop()
+            break
+    return tuple(out)
+
+
+class _Plain:
+    """Components without normalisation (for :func:`_numeric_growth`)."""
+
+    def __init__(self, manifold, comps):
+        self.manifold, self.components = manifold, tuple(comps)
+
+
+def test_rattleback_flag_with_radicals_agrees_with_sympy():
+    """The rattleback's constraint fields have sqrt of the support function: their brackets
+    are taken in the fraction calculus with the root as a generator."""
+    D = gm.examples.rattleback().constraint_distribution()
+    X, Y = D.fields[1], D.fields[2]
+    assert X._bracket_fractions(Y) is not None
+    assert D.growth_vector() == _numeric_growth(D)
