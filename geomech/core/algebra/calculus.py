@@ -9,10 +9,16 @@ roots as generators :math:`\rho` with :math:`\rho^2 = b` (the support function
 
 .. math:: \partial_x\rho = \frac{\partial_x b}{2\rho} = \frac{\rho\,\partial_x b}{2b},
 
-and :class:`FactoredCalculus` keeps denominators as products of known factors (no gcd).
+exponentials and logarithms of ring elements as generators with
+:math:`\partial_x e^u = e^u\partial_xu` and :math:`\partial_x\log u = \partial_xu/u`, and
+:class:`FactoredCalculus` keeps denominators as products of known factors (no gcd).  The
+derivation of the symbols and of :math:`\sin, \cos` is the one of the polynomial
+differential ring (:func:`~geomech.core.algebra.differential_ring.trig_derivative`).
 Generic rational normalisation of expressions built from radicals swells; these stay in the
 ring.  Used by the heavy bodies' equations of motion, the frames' structure functions
-(:mod:`geomech.lie.coframe`), the almost-Poisson brackets and the divergence of the analyses.
+(:mod:`geomech.lie.coframe`), the almost-Poisson brackets, the divergence of the analyses
+and the Lie brackets of fields with roots, exponentials, logarithms or dependent angles
+(:meth:`RadicalCalculus.bracket`, called by :meth:`geomech.core.fields.VectorField.bracket`).
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
