@@ -372,16 +372,15 @@ class VectorField:
         cancelled, so no generic rational normalisation of radicals is run.  ``None`` for
         other fields, or when a component is outside that ring."""
         comps = [*self.components, *other.components]
-        if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)
-                or _dependent_angles(comps)):
+        if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)):
             return None
         try:
             rc = RadicalCalculus(comps)
             fr = rc.bracket([rc.frac(c) for c in self.components],
                             [rc.frac(c) for c in other.components], self.manifold.coords)
-            return VectorField.from_normal_form(self.manifold, [rc.expr(nd) for nd in fr])
         except UnsupportedExpression:
             return None
+        return VectorField.from_normal_form(self.manifold, [rc.expr(nd) for nd in fr])
 
     def divergence(self, density=1) -> sp.Expr:
         r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""
@@ -459,16 +458,6 @@ class VectorField:
 
     def _sympystr(self, printer=None) -> str:
         return str(self)
-
-
-def _dependent_angles(comps) -> bool:
-    """Whether ``sin``/``cos`` of integer combinations of symbols whose angles are dependent
-    (``theta1 - theta2``, ``theta2 - theta3``, ``theta1 - theta3``) occur: the sparse ring
-    cannot hold them (it would miss the addition formulas), the fraction calculus writes them
-    in one base angle per symbol."""
-    angles = {a.args[0] for c in comps for a in c.atoms(sp.sin, sp.cos)}
-    return any(not a.is_Symbol for a in angles) and not differential_ring.independent_angles(
-        angles)
 
 
 def _ring_difference(X: VectorField, Y: VectorField):

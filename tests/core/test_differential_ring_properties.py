@@ -139,7 +139,7 @@ def test_a_perturbed_derivative_is_not_zero():
     assert not v.zero and v.certain
 
 
-# -- brackets of fields outside the sparse ring: radicals, logarithms, dependent angles ----------
+# -- brackets of fields outside the sparse ring: radicals and logarithms ------------------------
 def _kernel_bracket(X, Y):
     """The bracket by plain sympy.diff (an independent derivation)."""
     M = X.manifold
@@ -161,16 +161,6 @@ def test_radical_fields_bracket_in_the_fraction_calculus(f, g, h):
     assert A._bracket_fractions(B) is not None
     assert all(_proved_zero(a - b) for a, b in zip(A.bracket(B).components,
                                                    _kernel_bracket(A, B)))
-
-
-def test_snake_brackets_in_the_fraction_calculus_agree_with_sympy():
-    """The 3-link snake's fields (cos(theta_i - theta_j): dependent angles)."""
-    D = gm.examples.chaplygin_snake(3).constraint_distribution()
-    X, Y = D.fields
-    assert X._bracket_fractions(Y) is not None
-    assert all(_proved_zero(a - b) for a, b in zip(X.bracket(Y).components,
-                                                   _kernel_bracket(X, Y)))
-    assert D.growth_vector() == _numeric_growth(D)
 
 
 def _numeric_growth(D) -> tuple:

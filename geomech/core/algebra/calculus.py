@@ -17,7 +17,7 @@ differential ring (:func:`~geomech.core.algebra.differential_ring.trig_derivativ
 Generic rational normalisation of expressions built from radicals swells; these stay in the
 ring.  Used by the heavy bodies' equations of motion, the frames' structure functions
 (:mod:`geomech.lie.coframe`), the almost-Poisson brackets, the divergence of the analyses
-and the Lie brackets of fields with roots, exponentials, logarithms or dependent angles
+and the Lie brackets of fields with roots, exponentials or logarithms
 (:meth:`RadicalCalculus.bracket`, called by :meth:`geomech.core.fields.VectorField.bracket`).
 
 >>> import sympy as sp
