@@ -150,7 +150,6 @@ def trig_derivative(p, i: int | None, chain) -> dict:
     exponent to the other generator.  Used by :class:`DiffRing` and by the fraction calculus
     (:class:`~geomech.core.algebra.calculus.RingCalculus`).
 
-    >>> x, s = sp.symbols("x s")
     >>> R = sp.polys.rings.ring("x sin cos", sp.QQ)[0]
     >>> X, S, C = R.gens
     >>> R.from_dict(trig_derivative(X*S**2, 0, [(1, 2, 3)]))   # d/dx of x sin^2(3x)
