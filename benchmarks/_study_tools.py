@@ -19,8 +19,8 @@ def cold() -> None:
     from sympy.core.cache import clear_cache
 
     clear_cache()
-    if "geomech.core.polykernel" in sys.modules:
-        sys.modules["geomech.core.polykernel"].clear_caches()
+    if "geomech.core.algebra.differential_ring" in sys.modules:
+        sys.modules["geomech.core.algebra.differential_ring"].clear_caches()
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:

@@ -12,7 +12,8 @@ import sys
 import sympy as sp
 
 import geomech as gm
-from geomech.core import kernel, polykernel
+from geomech.core import kernel
+from geomech.core.algebra import differential_ring
 
 try:
     from benchmarks._common import capped_time, fmt, median_time, ratio, table
@@ -26,7 +27,7 @@ def cold_rings(fn):
     """``fn`` run with geomech's ring caches cleared first (rings, conversion caches): sympy's
     cache is cleared by ``median_time``; both sides then start cold."""
     def run():
-        polykernel.clear_caches()
+        differential_ring.clear_caches()
         return fn()
     return run
 CAP = 10.0 if QUICK else 30.0

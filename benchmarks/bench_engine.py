@@ -26,7 +26,7 @@ through the graph").
 
 Times are CPU seconds (``time.process_time``: the machine is shared, wall-clock is inflated),
 best of ``--repeat`` runs; sympy's cache and geomech's ring caches
-(``polykernel.clear_caches``) are cleared before every run of every contender (cold caches
+(``differential_ring.clear_caches``) are cleared before every run of every contender (cold caches
 on both sides).
 
 Run:  python benchmarks/bench_engine.py [--repeat 3] [--only 5]

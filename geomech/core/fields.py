@@ -28,7 +28,10 @@ from functools import cached_property
 
 import sympy as sp
 
-from . import kernel, polykernel
+from . import kernel
+from .algebra import differential_ring
+from .algebra.calculus import RadicalCalculus, has_radicals
+from .algebra.rings import UnsupportedExpression
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
@@ -166,7 +169,7 @@ class VectorField:
         """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
-            R = polykernel.DiffRing.for_expressions(self._exprs, self.manifold.coords,
+            R = differential_ring.DiffRing.for_expressions(self._exprs, self.manifold.coords,
                                                     composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
@@ -284,17 +287,17 @@ class VectorField:
         once.  ``None`` if an exponent is too large to pack."""
         cache = self.__dict__.setdefault("_ring_cache", {})
         if R not in cache:
-            P = polykernel.Packed(R, [R.lift(p) for p in self._ring[1]])
+            P = differential_ring.Packed(R, [R.lift(p) for p in self._ring[1]])
             cache[R] = P if P.ok else None
         return cache[R]
 
     def flint_form(self, R=None):
         """The components as python-flint ``fmpq_mpoly`` of the ring ``R`` (default: the
         field's own ring), with their lazily filled Jacobian
-        (:class:`~geomech.core.polykernel.FlintPacked`); cached per ring.  ``None`` when the
-        field is not held in a ring or flint is not available."""
-        if R is not None and not isinstance(R, polykernel.DiffRing):
-            raise TypeError(f"R must be a DiffRing (geomech.core.polykernel), got "
+        (:class:`~geomech.core.algebra.differential_ring.FlintPacked`); cached per ring.  ``None``
+        when the field is not held in a ring or flint is not available."""
+        if R is not None and not isinstance(R, differential_ring.DiffRing):
+            raise TypeError(f"R must be a DiffRing (geomech.core.algebra.differential_ring), got "
                             f"{type(R).__name__}")
         form = self.ring_form()
         if not form:
@@ -304,7 +307,7 @@ class VectorField:
             return None
         cache = self.__dict__.setdefault("_flint_cache", {})
         if R not in cache:
-            cache[R] = polykernel.FlintPacked(R, [R.lift(p) for p in form[1]])
+            cache[R] = differential_ring.FlintPacked(R, [R.lift(p) for p in form[1]])
         return cache[R]
 
     def modular_form(self, R=None):
@@ -318,9 +321,9 @@ class VectorField:
         if form.R not in cache:
             ops = self.__dict__.get("_operands")
             if ops is not None and ops[2] is form.R:
-                cache[form.R] = polykernel.bracket_flint(ops[0].modular_form(form.R),
+                cache[form.R] = differential_ring.bracket_flint(ops[0].modular_form(form.R),
                                                          ops[1].modular_form(form.R))
-                cache[form.R] = polykernel.FlintPacked(form.R, cache[form.R], flint=True,
+                cache[form.R] = differential_ring.FlintPacked(form.R, cache[form.R], flint=True,
                                                        modular=True)
             else:
                 cache[form.R] = form.modular()
@@ -329,9 +332,9 @@ class VectorField:
     def _bracket_flint(self, other: VectorField, R) -> VectorField:
         """The bracket in ``R`` computed in C; the result keeps its flint form and its
         operands (for :meth:`modular_form`)."""
-        comps = polykernel.bracket_flint(self.flint_form(R), other.flint_form(R))
+        comps = differential_ring.bracket_flint(self.flint_form(R), other.flint_form(R))
         Z = VectorField._from_ring(self.manifold, R, [R.from_flint(f) for f in comps])
-        Z.__dict__["_flint_cache"] = {R: polykernel.FlintPacked(R, comps, flint=True)}
+        Z.__dict__["_flint_cache"] = {R: differential_ring.FlintPacked(R, comps, flint=True)}
         Z.__dict__["_operands"] = (self, other, R)
         return Z
 
@@ -342,20 +345,42 @@ class VectorField:
         check_same_manifold(self, other)
         if kernel.use_rings():
             a, b = self.ring_form(), other.ring_form()
-            R = polykernel.union_ring(a[0], b[0]) if a and b else None
+            R = differential_ring.union_ring(a[0], b[0]) if a and b else None
             if R is not None and R.flint_context is not None and \
                     sum(len(p) for p in (*a[1], *b[1])) >= FLINT_MIN_TERMS:
                 return self._bracket_flint(other, R)
             if R is not None:
                 PX, PY = self._packed(R), other._packed(R)
                 if PX is not None and PY is not None:
-                    polys = polykernel.bracket_packed(PX, PY)
+                    polys = differential_ring.bracket_packed(PX, PY)
                 else:
-                    polys = polykernel.bracket_polys(R, [R.lift(p) for p in a[1]],
+                    polys = differential_ring.bracket_polys(R, [R.lift(p) for p in a[1]],
                                                      [R.lift(p) for p in b[1]])
                 return VectorField._from_ring(self.manifold, R, polys)
+            Z = self._bracket_fractions(other)
+            if Z is not None:
+                return Z
         return VectorField(self.manifold, kernel.bracket_components(
             self.components, other.components, self.manifold.coords))
+
+    def _bracket_fractions(self, other: VectorField) -> VectorField | None:
+        r"""The bracket of fields whose components have square roots, exponentials or
+        logarithms, in the fraction calculus where they are generators with their relations
+        (:meth:`~geomech.core.algebra.calculus.RadicalCalculus.bracket`: :math:`\rho^2 = b`,
+        :math:`\partial\rho = \partial b/(2\rho)`, :math:`\partial e^u = e^u\partial u`,
+        :math:`\partial\log u = \partial u/u`); the components come out reduced and
+        cancelled, so no generic rational normalisation of radicals is run.  ``None`` for
+        other fields, or when a component is outside that ring."""
+        comps = [*self.components, *other.components]
+        if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)):
+            return None
+        try:
+            rc = RadicalCalculus(comps)
+            fr = rc.bracket([rc.frac(c) for c in self.components],
+                            [rc.frac(c) for c in other.components], self.manifold.coords)
+        except UnsupportedExpression:
+            return None
+        return VectorField.from_normal_form(self.manifold, [rc.expr(nd) for nd in fr])
 
     def divergence(self, density=1) -> sp.Expr:
         r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""
@@ -442,7 +467,7 @@ def _ring_difference(X: VectorField, Y: VectorField):
     a, b = X.ring_form(), Y.ring_form()
     if not (a and b):
         return None
-    R = polykernel.union_ring(a[0], b[0])
+    R = differential_ring.union_ring(a[0], b[0])
     if R is None:
         return None
     return R, [R.lift(p) - R.lift(q) for p, q in zip(a[1], b[1])]

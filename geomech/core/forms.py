@@ -34,7 +34,8 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from . import kernel, polykernel
+from . import kernel
+from .algebra import differential_ring
 from .fields import VectorField, check_same_manifold
 from .manifold import Manifold, register_kind
 from .parse import as_expr
@@ -397,7 +398,7 @@ def _ring_for(*forms: DifferentialForm):
     if not kernel.use_rings():
         return None
     exprs = [c for f in forms for c in f._comps.values()]
-    return polykernel.DiffRing.for_expressions(exprs, forms[0].manifold.coords)
+    return differential_ring.DiffRing.for_expressions(exprs, forms[0].manifold.coords)
 
 
 def _d_packed(R, packed: dict) -> dict:

@@ -3,8 +3,8 @@ r"""Differentiation kernels behind brackets, ``d`` and Jacobians.
 Interchangeable backends compute the same canonical results:
 
 * ``"poly"`` -- sparse polynomial rings with the trigonometric chain rule
-  (:mod:`geomech.core.polykernel`) for components that are polynomials in the symbols and
-  in ``sin``/``cos`` of symbols; the other components fall back to sympy;
+  (:mod:`geomech.core.algebra.differential_ring`) for components that are polynomials in the
+  symbols and in ``sin``/``cos`` of symbols; the other components fall back to sympy;
 * ``"sympy"`` -- plain :func:`sympy.diff` followed by the zero policy's normalisation;
 * ``"symengine"`` -- differentiation, products and expansion in symengine (installed with the
   ``fast`` extra), converted back to sympy once and normalised by the same policy, so the
@@ -70,8 +70,8 @@ def set_backend(name: str) -> str:
     """Select ``"auto"``, ``"poly"``, ``"sympy"`` or ``"symengine"``; returns the previous one.
 
     ``"auto"``: sparse polynomial rings where the components fit
-    (:mod:`geomech.core.polykernel`), symengine for the rest when installed, sympy otherwise;
-    ``"poly"``: rings, else sympy; ``"sympy"``/``"symengine"``: that library only.
+    (:mod:`geomech.core.algebra.differential_ring`), symengine for the rest when installed, sympy
+    otherwise; ``"poly"``: rings, else sympy; ``"sympy"``/``"symengine"``: that library only.
     """
     global _BACKEND
     if name not in ("auto", "poly", "sympy", "symengine"):
@@ -194,7 +194,7 @@ def bracket_components(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
 def _ring_of(exprs: Sequence[sp.Expr], variables: Sequence[sp.Symbol]):
     """The differential ring of ``exprs`` with ``variables`` as its coordinates, or ``None``
     (rings disabled, an expression outside the ring, a repeated variable)."""
-    from .polykernel import DiffRing
+    from .algebra.differential_ring import DiffRing
 
     if not use_rings() or len(set(variables)) != len(variables):
         return None
@@ -207,8 +207,8 @@ def hessian(f: sp.Expr, variables: Sequence[sp.Symbol]) -> sp.Matrix:
     r"""The expanded matrix :math:`\partial^2 f/\partial v_i\partial v_j`.
 
     Trigonometric polynomials are differentiated in the sparse ring
-    (:mod:`geomech.core.polykernel`), other expressions by :func:`sympy.diff`; both give the
-    same expanded expressions.
+    (:mod:`geomech.core.algebra.differential_ring`), other expressions by :func:`sympy.diff`; both
+    give the same expanded expressions.
 
     >>> import sympy as sp
     >>> x, y, a = sp.symbols("x y a")

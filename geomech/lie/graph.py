@@ -89,7 +89,8 @@ class _Content:
 def _content_key(X: VectorField) -> _Content:
     """Canonical memo key of a field's content, without building sympy expressions.
 
-    Fields whose components fit the polynomial ring (:mod:`geomech.core.polykernel`) are keyed
+    Fields whose components fit the polynomial ring (:mod:`geomech.core.algebra.differential_ring`)
+    are keyed
     by their ring elements (hashable by ring and term map, so equal content in the same ring
     is one key); the others by their normalised sympy components.  Two keys differ at worst
     for equal content in different rings, which costs a recomputation, never a wrong value.

@@ -31,10 +31,10 @@ from collections.abc import Mapping, Sequence
 import sympy as sp
 
 from geomech.core.algebra import solve_over_functions
+from geomech.core.algebra.differential_ring import DiffRing
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
-from geomech.core.polykernel import DiffRing
 from geomech.core.zero import default_policy
 
 __all__ = ["prolong", "velocity_lift", "tangent_bundle"]
@@ -92,7 +92,7 @@ def velocity_lift(ui: sp.Expr, coords: Sequence[sp.Symbol],
     :func:`prolong`.
 
     Trigonometric polynomials are differentiated in the sparse ring of
-    :class:`geomech.core.polykernel.DiffRing` (chain rule over ``sin``/``cos``, the
+    :class:`geomech.core.algebra.differential_ring.DiffRing` (chain rule over ``sin``/``cos``, the
     expanded result built directly); other expressions term by term, the
     coordinate-dependent factor of each term differentiated once (cached), so a template
     :math:`\sum_k c_k\varphi_k(q)` costs one derivative per basis function.

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 import sympy as sp
 from sympy.polys.polyerrors import BasePolynomialError
 
-from geomech.core import budget, polykernel
-from geomech.core.algebra import nullspace, rank
+from geomech.core import budget
+from geomech.core.algebra import differential_ring, nullspace, rank
 from geomech.core.algebra.membership import certified_membership
 from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.fields import VectorField
@@ -350,7 +350,7 @@ def _common_ring(items: list):
         return None
     R = forms[0][0]
     for f in forms[1:]:
-        R = polykernel.union_ring(R, f[0])
+        R = differential_ring.union_ring(R, f[0])
         if R is None:
             return None
     if R.flint_context is not None:     # python-flint forms, cached on the fields

@@ -1,6 +1,6 @@
 """gcd, cancellation and factorisation through python-flint equal sympy's own results.
 
-``poly_gcd``, ``poly_cancel`` and ``poly_factor_list`` (:mod:`geomech.core.polykernel`) must
+``poly_gcd``, ``poly_cancel`` and ``poly_factor_list`` (:mod:`geomech.core.flintpolys`) must
 return exactly what ``PolyElement.gcd``, ``.cancel`` and ``.factor_list`` return (the latter
 up to the order of the factors), on random polynomials over QQ with common factors,
 rational coefficients, monomial and constant factors.

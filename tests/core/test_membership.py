@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geomech.core.algebra import membership, rank
+from geomech.core.algebra.differential_ring import DiffRing, independent_angles, union_ring
 from geomech.core.algebra.membership import certified_membership
 from geomech.core.algebra.solve import LaplaceMinors
-from geomech.core.polykernel import DiffRing, independent_angles, union_ring
 
 x, y, z = sp.symbols("x y z", real=True)
 ATOMS = [x, y, sp.sin(x - y), sp.cos(x - y), sp.sin(y), sp.cos(y), sp.cos(z + 2 * y)]

@@ -27,8 +27,8 @@ r"""The one exact engine: rings, normal forms and exact linear algebra.
 * :mod:`~geomech.core.algebra.solve` -- exact solves: square systems in the ring, and
   :math:`AX=b` over the field of functions.
 
-The sparse differential ring of brackets lives in :mod:`geomech.core.polykernel` and the
-packed-monomial kernel in :mod:`geomech.core.kernel`.  Zero decisions are made only by the
+The sparse differential ring of brackets lives in :mod:`geomech.core.algebra.differential_ring` and
+the packed-monomial kernel in :mod:`geomech.core.kernel`.  Zero decisions are made only by the
 zero policy (:mod:`geomech.core.zero`).
 
 >>> import sympy as sp

@@ -9,10 +9,16 @@ roots as generators :math:`\rho` with :math:`\rho^2 = b` (the support function
 
 .. math:: \partial_x\rho = \frac{\partial_x b}{2\rho} = \frac{\rho\,\partial_x b}{2b},
 
-and :class:`FactoredCalculus` keeps denominators as products of known factors (no gcd).
+exponentials and logarithms of ring elements as generators with
+:math:`\partial_x e^u = e^u\partial_xu` and :math:`\partial_x\log u = \partial_xu/u`, and
+:class:`FactoredCalculus` keeps denominators as products of known factors (no gcd).  The
+derivation of the symbols and of :math:`\sin, \cos` is the one of the polynomial
+differential ring (:func:`~geomech.core.algebra.differential_ring.trig_derivative`).
 Generic rational normalisation of expressions built from radicals swells; these stay in the
 ring.  Used by the heavy bodies' equations of motion, the frames' structure functions
-(:mod:`geomech.lie.coframe`), the almost-Poisson brackets and the divergence of the analyses.
+(:mod:`geomech.lie.coframe`), the almost-Poisson brackets, the divergence of the analyses
+and the Lie brackets of fields with roots, exponentials or logarithms
+(:meth:`RadicalCalculus.bracket`, called by :meth:`geomech.core.fields.VectorField.bracket`).
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -25,12 +31,14 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
+from geomech.core.algebra.differential_ring import trig_derivative
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.algebra.solve import policy_algebra
+from geomech.core.budget import check
 
 __all__ = ["RingCalculus", "RadicalCalculus", "FactoredCalculus", "has_radicals"]
 
@@ -62,15 +70,14 @@ class RingCalculus:
         return self.alg.frac(e)
 
     def _d(self, p, x):
-        R, idx = self.R, self.idx
-        out = R.zero
-        if x in idx:
-            out += p.diff(R.gens[idx[x]])
+        """Derivative of the ring element ``p`` along the symbol ``x``: the chain rule of
+        :func:`~geomech.core.algebra.differential_ring.trig_derivative` with the base angle
+        :math:`x/m` (:math:`d/dx f(x/m) = f'(x/m)/m`)."""
+        idx = self.idx
         a = self.alg.base.get(x)
-        if a is not None:               # d/dx f(x/m) = f'(x/m)/m
-            gs, gc = R.gens[idx[sp.sin(a)]], R.gens[idx[sp.cos(a)]]
-            out += (p.diff(gs) * gc - p.diff(gc) * gs) * sp.QQ(1, int(x / a))
-        return out
+        chain = () if a is None else \
+            ((idx[sp.sin(a)], idx[sp.cos(a)], sp.QQ(1, int(x / a))),)
+        return self.R.from_dict(trig_derivative(p, idx.get(x), chain))
 
     def diff(self, nd, x):
         """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
@@ -95,6 +102,17 @@ class RingCalculus:
         return self.alg.quotient(*nd)
 
 
+def _transcendental_arguments(exprs) -> list:
+    """The arguments of the ``exp``/``log`` atoms of ``exprs`` (and of those in them): their
+    generators belong to the ring, so the derivatives of the atoms do."""
+    out, stack = [], [e for e in exprs if isinstance(e, sp.Basic)]
+    while stack:
+        for a in stack.pop().atoms(sp.exp, sp.log):
+            out.append(a.args[0])
+            stack.append(a.args[0])
+    return out
+
+
 def has_radicals(exprs: Iterable) -> bool:
     """Whether any of ``exprs`` contains a power with a non-integer rational exponent (a
     square root, e.g. of a support function).
@@ -113,7 +131,10 @@ class RadicalCalculus(RingCalculus):
     :math:`\rho_k`, :math:`\rho_k^2 = b_k`: trigonometric generators by
     :math:`\partial_s\sin s = \cos s` (as :class:`RingCalculus`),
     roots by :math:`\partial_x\rho = \rho\,\partial_xb/(2b)` (the radicands must be free of
-    roots), fractions by the quotient rule.  Raises
+    roots), exponentials and logarithms of ring elements as generators with
+    :math:`\partial_x e^u = e^u\,\partial_xu` and :math:`\partial_x\log u = \partial_xu/u`
+    (no algebraic relation between them is used: zero tests of such elements go to the zero
+    policy), fractions by the quotient rule.  Raises
     :class:`~geomech.core.algebra.rings.UnsupportedExpression` for free functions or nested roots.
 
     >>> t = sp.Symbol("t", real=True)
@@ -124,9 +145,8 @@ class RadicalCalculus(RingCalculus):
     """
 
     def __init__(self, exprs):          # the ring may have roots (RingCalculus refuses them)
-        self.alg = policy_algebra(list(exprs))
-        if self.alg.opaque:             # free functions: their derivatives are not in the ring
-            raise UnsupportedExpression("free functions")
+        exprs = list(exprs)
+        self.alg = policy_algebra([*exprs, *_transcendental_arguments(exprs)])
         self.R = self.alg.ring
         self.idx = {g: i for i, g in enumerate(self.R.symbols)}
         G = self.R.gens
@@ -134,23 +154,49 @@ class RadicalCalculus(RingCalculus):
         for _, b in self.roots:
             if any(b.degree(g) > 0 for g, _ in self.roots):
                 raise UnsupportedExpression("nested square roots")
+        # exp(u), log(u): generators E, L with dE = E du, dL = du/u (free functions refused)
+        self.transcendental = []
+        trig = {f(a) for a in self.alg.angles for f in (sp.sin, sp.cos)}
+        for i, g in enumerate(self.R.symbols):
+            if g.is_Symbol or g in trig:
+                continue
+            if not isinstance(g, (sp.exp, sp.log)):
+                raise UnsupportedExpression("free functions")
+            self.transcendental.append((G[i], type(g), self.frac(g.args[0])))
 
     def _d_plain(self, p, x):
         """Derivative through the symbol and trigonometric generators (roots fixed)."""
         return RingCalculus._d(self, p, x)
 
+    def _generator_derivative(self, k: int, x):
+        r"""``(n, d)``: the derivative along ``x`` of the ``k``-th root, exponential or
+        logarithm generator, :math:`\partial\rho = \rho\,\partial b/(2b)`,
+        :math:`\partial e^u = e^u\partial u`, :math:`\partial\log u = \partial u/u`
+        (cached per symbol)."""
+        memo = self.__dict__.setdefault("_gen_memo", {})
+        got = memo.get((k, x))
+        if got is None:
+            if k < len(self.roots):
+                rho, b = self.roots[k]
+                got = (rho * self._d_plain(b, x), 2 * b)
+            else:
+                g, kind, u = self.transcendental[k - len(self.roots)]
+                dn, dd = self.diff(u, x)
+                got = (g * dn, dd) if kind is sp.exp else (dn * u[1], dd * u[0])
+            memo[(k, x)] = got
+        return got
+
     def _d_frac(self, p, x) -> tuple:
         """``(n, d)``: the derivative of the ring element ``p`` as a fraction."""
         n, d = self._d_plain(p, x), self.R.one
-        for rho, b in self.roots:
-            dp = p.diff(rho)
+        gens = [rho for rho, _ in self.roots] + [g for g, _, _ in self.transcendental]
+        for k, g in enumerate(gens):
+            dp = p.diff(g)
             if not dp:
                 continue
-            db = self._d_plain(b, x)
-            if not db:
-                continue
-            # n/d + dp * rho * db / (2 b)
-            n, d = n * 2 * b + d * dp * rho * db, d * 2 * b
+            gn, gd = self._generator_derivative(k, x)
+            if gn:          # n/d + dp * gn / gd
+                n, d = n * gd + d * dp * gn, d * gd
         return self.alg.reduce(n), d
 
     def certainly_nonzero(self, p) -> bool:
@@ -208,6 +254,40 @@ class RadicalCalculus(RingCalculus):
         # (dn/en * d - n * dd/ed) / d^2
         return self.cancel((dn * ed * d - n * dd * en, en * ed * d * d))
 
+    def bracket(self, X: Sequence, Y: Sequence, coords: Sequence) -> list:
+        r"""Fractions of the Lie bracket of two fields given by the fractions of their
+        components (:meth:`frac`),
+
+        .. math:: [X, Y]^i = \sum_j X^j\partial_jY^i - Y^j\partial_jX^i ,
+
+        every derivative, product and sum in the ring (no sympy expression is built).
+
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> rc = RadicalCalculus([sp.sqrt(1 + x**2), y])
+        >>> X = [rc.frac(c) for c in (1, 0)]
+        >>> Y = [rc.frac(c) for c in (0, y*sp.sqrt(1 + x**2))]
+        >>> [rc.expr(nd) for nd in rc.bracket(X, Y, (x, y))]
+        [0, x*y/sqrt(x**2 + 1)]
+        """
+        zero, minus = self.frac(sp.S.Zero), self.frac(sp.S.NegativeOne)
+        out = []
+        for i in range(len(coords)):
+            acc = zero
+            for j, q in enumerate(coords):
+                for a, b, sign in ((X[j], Y[i], None), (Y[j], X[i], minus)):
+                    if not a[0]:
+                        continue
+                    check()
+                    db = self.diff(b, q)
+                    if db[0]:
+                        term = self.mul(a, db)
+                        acc = self.add(acc, term if sign is None else self.mul(sign, term))
+            out.append(acc)
+        return out
+
+    def mul(self, x: tuple, y: tuple) -> tuple:
+        """The product of two fractions, reduced and cancelled."""
+        return self.cancel((x[0] * y[0], x[1] * y[1]))
 
 class FactoredCalculus(RadicalCalculus):
     r""":class:`RadicalCalculus` with denominators kept as products of known factors
@@ -232,6 +312,8 @@ class FactoredCalculus(RadicalCalculus):
     def __init__(self, exprs):
         exprs = list(exprs)
         super().__init__(exprs)
+        if self.transcendental:
+            raise UnsupportedExpression("exponentials or logarithms in factored fractions")
         factors: list = [b for _, b in self.roots]
         rhos = {rho for rho, _ in self.roots}
         for e in exprs:

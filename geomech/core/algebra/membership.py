@@ -131,8 +131,8 @@ class _Exprs:
 
 
 class _Ring:
-    r"""The same in a :class:`~geomech.core.polykernel.DiffRing` whose angles are independent:
-    an element is zero iff its remainder modulo :math:`\sin^2+\cos^2=1` is (exact, no
+    r"""The same in a :class:`~geomech.core.algebra.differential_ring.DiffRing` whose angles are
+    independent: an element is zero iff its remainder modulo :math:`\sin^2+\cos^2=1` is (exact, no
     sympy expression built); square systems by Cramer's rule with memoised minors."""
 
     def __init__(self, R):
@@ -214,8 +214,8 @@ def certified_membership(basis: Sequence[Sequence], v: Sequence, samples: Sequen
     proved outside; ``None``: undecided (no sample, or a zero test was not certain).
 
     The vectors are sympy expressions, or elements of the
-    :class:`~geomech.core.polykernel.DiffRing` ``ring`` (whose angles must be independent,
-    as the rings of vector fields are): then every test is a remainder in the ring.
+    :class:`~geomech.core.algebra.differential_ring.DiffRing` ``ring`` (whose angles must be
+    independent, as the rings of vector fields are): then every test is a remainder in the ring.
     With ``modular`` the samples are residues modulo
     :data:`~geomech.core.algebra.modular.PRIME` (rows independent there are independent
     over :math:`\mathbb Q`; constant coefficients are recovered by rational reconstruction

@@ -38,7 +38,7 @@ def algebra_certificate(e: sp.Expr) -> bool | None:
 def trig_ring_zero_test(e: sp.Expr) -> bool | None:
     """Exact decision for polynomials in symbols and ``sin``/``cos`` of symbols (rational
     coefficients): the remainder modulo the Pythagorean relations is canonical."""
-    from geomech.core.polykernel import DiffRing
+    from geomech.core.algebra.differential_ring import DiffRing
 
     R = DiffRing.for_expressions([e], ())
     if R is None:
@@ -61,7 +61,7 @@ def trig_fraction_zero_test(e: sp.Expr) -> bool | None:
                sp.sec: 1 / sp.cos(a.args[0]), sp.csc: 1 / sp.sin(a.args[0])}[a.func]
            for a in e.atoms(sp.tan, sp.cot, sp.sec, sp.csc)}
     n, d = sp.fraction(sp.together(e.xreplace(rep) if rep else e))
-    from geomech.core.polykernel import DiffRing
+    from geomech.core.algebra.differential_ring import DiffRing
 
     R = DiffRing.for_expressions([n, d], ())
     if R is None or R.is_zero(R.to_ring(d)):
@@ -76,7 +76,7 @@ def vanishes_over_common_denominator(e: sp.Expr) -> bool:
     A sum of fractions that cancels (e.g. ``X(E)`` for a first integral ``E``) costs a
     ``together`` and a sparse-polynomial reduction instead of a multivariate ``cancel``.
     """
-    from geomech.core.polykernel import DiffRing
+    from geomech.core.algebra.differential_ring import DiffRing
 
     n, _ = sp.fraction(sp.together(e))
     R = DiffRing.for_expressions([n], ())
@@ -99,7 +99,7 @@ def pythagorean_shortening(e: sp.Expr) -> sp.Expr:
               and isinstance(p.base, (sp.sin, sp.cos))}
     if not angles:
         return e
-    from geomech.core.polykernel import DiffRing
+    from geomech.core.algebra.differential_ring import DiffRing
 
     R = DiffRing.for_expressions([e], ())
     if R is not None:

@@ -32,11 +32,12 @@ from math import comb
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-from .exprbuild import CACHE_MAX, ExprBuilder, expr_builder
-from .flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
-from .parse import as_expr
+from geomech.core.exprbuild import CACHE_MAX, ExprBuilder, expr_builder
+from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
+from geomech.core.parse import as_expr
 
-__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches"]
+__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches",
+           "trig_derivative"]
 
 
 def angle_form(arg: sp.Expr) -> dict | None:
@@ -134,6 +135,49 @@ def supported(exprs: Sequence[sp.Expr], composite: bool = False) -> tuple[set, s
     return symbols, angles
 
 
+def trig_derivative(p, i: int | None, chain) -> dict:
+    r"""``{monomial: coefficient}`` of the derivative of the ring element ``p`` along a
+    symbol: the index ``i`` of the symbol among the generators (``None`` when it is not one)
+    and ``chain``, the triples ``(index of sin L, index of cos L, dL/dx)`` of the angles
+    depending on it.  The one derivation of the trigonometric rings,
+
+    .. math:: \frac{dP}{dx} = \frac{\partial P}{\partial x}
+              + \sum_L \frac{dL}{dx}\Big(\frac{\partial P}{\partial\sin L}\cos L
+              - \frac{\partial P}{\partial\cos L}\sin L\Big),
+
+    on the sparse monomial map: a term :math:`c\,x^{e}` contributes
+    :math:`c\,e_x\,x^{e-1_x}`, and the terms in :math:`\sin L` and :math:`\cos L` shift one
+    exponent to the other generator.  Used by :class:`DiffRing` and by the fraction calculus
+    (:class:`~geomech.core.algebra.calculus.RingCalculus`).
+
+    >>> R = sp.polys.rings.ring("x sin cos", sp.QQ)[0]
+    >>> X, S, C = R.gens
+    >>> R.from_dict(trig_derivative(X*S**2, 0, [(1, 2, 3)]))   # d/dx of x sin^2(3x)
+    6*x*sin*cos + sin**2
+    """
+    out: dict = {}
+    for m, c in p.items():
+        e = m[i] if i is not None else 0
+        if e:
+            mm = m[:i] + (e - 1,) + m[i + 1:]
+            out[mm] = out.get(mm, 0) + c * e
+        for i_s, i_c, k in chain:
+            e_s, e_c = m[i_s], m[i_c]
+            if e_s:          # d(sin^j L)/dx = j k sin^(j-1) L cos L, k = dL/dx
+                mm = list(m)
+                mm[i_s] -= 1
+                mm[i_c] += 1
+                mm = tuple(mm)
+                out[mm] = out.get(mm, 0) + c * e_s * k
+            if e_c:          # d(cos^j L)/dx = -j k cos^(j-1) L sin L
+                mm = list(m)
+                mm[i_c] -= 1
+                mm[i_s] += 1
+                mm = tuple(mm)
+                out[mm] = out.get(mm, 0) - c * e_c * k
+    return {m: c for m, c in out.items() if c}
+
+
 _BITS = 20           # bits per packed exponent
 _LIMIT = 1 << (_BITS - 1)  # exponents must stay below this (products: below 2**_BITS)
 _MASK = (1 << _BITS) - 1
@@ -214,34 +258,10 @@ class DiffRing:
         return p.set_ring(self.ring) if p.ring is not self.ring else p
 
     def diff(self, p, coord: sp.Symbol):
-        r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``.
-
-        Works directly on the sparse monomial map: a term :math:`c\,x^{e}` contributes
-        :math:`c\,e_x\,x^{e-1_x}`, and for an angle :math:`s` the terms in
-        :math:`\sin s` and :math:`\cos s` shift one exponent to the other generator."""
-        i = self._index[coord]
-        chain = self._chain_idx.get(coord)
-        out: dict = {}
-        for m, c in p.items():
-            e = m[i]
-            if e:
-                mm = m[:i] + (e - 1,) + m[i + 1:]
-                out[mm] = out.get(mm, 0) + c * e
-            for i_s, i_c, k in chain or ():
-                e_s, e_c = m[i_s], m[i_c]
-                if e_s:          # d(sin^j L)/dx = j k sin^(j-1) L cos L, k = dL/dx
-                    mm = list(m)
-                    mm[i_s] -= 1
-                    mm[i_c] += 1
-                    mm = tuple(mm)
-                    out[mm] = out.get(mm, 0) + c * e_s * k
-                if e_c:          # d(cos^j L)/dx = -j k cos^(j-1) L sin L
-                    mm = list(m)
-                    mm[i_c] -= 1
-                    mm[i_s] += 1
-                    mm = tuple(mm)
-                    out[mm] = out.get(mm, 0) - c * e_c * k
-        return self._from_dict(out)
+        r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``
+        (:func:`trig_derivative`)."""
+        return self._from_dict(trig_derivative(p, self._index[coord],
+                                               self._chain_idx.get(coord, ())))
 
     def _from_dict(self, terms: dict):
         """A ring element from ``{monomial: coefficient}``, dropping zero coefficients."""
@@ -356,7 +376,7 @@ class DiffRing:
             return None
         import flint
 
-        from .algebra.modular import PRIME
+        from geomech.core.algebra.modular import PRIME
         return flint.nmod_mpoly_ctx.get(tuple(f"g{i}" for i in range(len(self.gens))),
                                         ordering="lex", modulus=PRIME)
 
@@ -566,7 +586,7 @@ class FlintPacked:
 
     def modular(self) -> FlintPacked:
         """The same components reduced modulo the prime (``nmod_mpoly``)."""
-        from .algebra.modular import to_mod
+        from geomech.core.algebra.modular import to_mod
 
         ctx = self.R.modular_context
         comps = [ctx.from_dict({m: to_mod(c) for m, c in zip(f.monoms(), f.coeffs())})

@@ -6,8 +6,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geomech.core import kernel, polykernel
-from geomech.core.polykernel import DiffRing
+from geomech.core import kernel
+from geomech.core.algebra import differential_ring
+from geomech.core.algebra.differential_ring import DiffRing
 
 from .strategies import functions, manifold
 
@@ -52,7 +53,7 @@ def test_bracket_with_large_exponents_uses_the_unpacked_path():
     """Exponents beyond the packing limit are handled by plain ring arithmetic."""
     M = manifold(2)
     x0, x1 = M.coords
-    big = polykernel._LIMIT
+    big = differential_ring._LIMIT
     X = M.vector_field([x0 ** big, x1])
     Y = M.vector_field([x1, x0])
     with kernel.using_backend("sympy"):
@@ -112,12 +113,12 @@ def test_flint_bracket_is_the_packed_bracket(data):
     else:                       # trigonometric polynomials in the coordinates
         X = M.vector_field([sp.expand(a * c + 1) for c in comps[2 * n:3 * n]])
         Y = M.vector_field(list(comps[3 * n:]))
-    R = polykernel.union_ring(X.ring_form()[0], Y.ring_form()[0])
+    R = differential_ring.union_ring(X.ring_form()[0], Y.ring_form()[0])
     assert R is not None and R.flint_context is not None
     lift = [[R.lift(p) for p in F.ring_form()[1]] for F in (X, Y)]
-    packed = polykernel.bracket_packed(polykernel.Packed(R, lift[0]),
-                                       polykernel.Packed(R, lift[1]))
-    flint = polykernel.bracket_flint(X.flint_form(R), Y.flint_form(R))
+    packed = differential_ring.bracket_packed(differential_ring.Packed(R, lift[0]),
+                                       differential_ring.Packed(R, lift[1]))
+    flint = differential_ring.bracket_flint(X.flint_form(R), Y.flint_form(R))
     assert [R.from_flint(f) for f in flint] == list(packed)
-    modular = polykernel.bracket_flint(X.modular_form(R), Y.modular_form(R))
-    assert modular == polykernel.FlintPacked(R, flint, flint=True).modular().comps
+    modular = differential_ring.bracket_flint(X.modular_form(R), Y.modular_form(R))
+    assert modular == differential_ring.FlintPacked(R, flint, flint=True).modular().comps
