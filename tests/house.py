@@ -186,6 +186,23 @@ def reexports(top: pathlib.Path = TOP) -> list[str]:
     return sorted(found)
 
 
+def aliases(top: pathlib.Path = TOP) -> list[str]:
+    """Second public names of the package: a module-level ``Name = Other`` where ``Other`` is
+    a class or function the module defines (an old name kept alive), one line each."""
+    found = []
+    for m, path in package_modules(top).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        defs = {n.name for n in tree.body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        for node in _top_level(tree.body):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and \
+                    node.value.id in defs:
+                found += [f"{m}: {t.id} is another name for {node.value.id}"
+                          for t in node.targets
+                          if isinstance(t, ast.Name) and not t.id.startswith("_")]
+    return sorted(found)
+
+
 def hidden_imports(top: pathlib.Path = TOP) -> dict[str, set[str]]:
     """``{file: {construct, ...}}`` for the constructs of :data:`HIDDEN` in the package."""
     found: dict[str, set[str]] = {}
@@ -206,9 +223,9 @@ def hidden_imports(top: pathlib.Path = TOP) -> dict[str, set[str]]:
 
 
 if __name__ == "__main__":
-    lines = reexports()
+    lines = reexports() + aliases()
     print("\n".join(lines))
-    print(f"{len(lines)} re-exports")
+    print(f"{len(lines)} re-exports and aliases")
     for file, what in hidden_imports().items():
         print(f"{file}: {', '.join(sorted(what))}")
     sys.exit(1 if lines else 0)

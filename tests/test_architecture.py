@@ -13,7 +13,7 @@ import pathlib
 
 import networkx as nx
 
-from tests.house import HIDDEN, hidden_imports, reexports
+from tests.house import HIDDEN, aliases, hidden_imports, reexports
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "geomech"
 
@@ -125,6 +125,12 @@ def test_no_module_but_an_init_re_exports():
     assert set(reexports()) - REEXPORTS_ALLOWED == set(), sorted(set(reexports()))
 
 
+def test_one_name_per_class_or_function():
+    """No ``OldName = NewName`` at module level: nothing was released, no name is kept alive
+    beside its successor."""
+    assert aliases() == []
+
+
 def test_no_hidden_imports_or_ambient_options():
     found = hidden_imports()
     bad = {f: sorted(what - HIDDEN_ALLOWED.get(f, set())) for f, what in found.items()
@@ -153,6 +159,7 @@ def test_the_house_scan_sees_re_exports_and_hidden_imports(tmp_path):
     (pkg / "c.py").write_text("import importlib\nfrom contextvars import ContextVar\n"
                               "def __getattr__(name):\n"
                               "    return importlib.import_module(name)\n")
+    (pkg / "d.py").write_text("class A:\n    pass\n\n\nB = A\n_C = A\n")
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "page.rst").write_text(">>> from geomech.sub.b import g\n"
                                                 ">>> from geomech.sub.c import (f,\n"
@@ -164,6 +171,7 @@ def test_the_house_scan_sees_re_exports_and_hidden_imports(tmp_path):
         "geomech.sub.b: g imported from it by docs/page.rst, defined elsewhere",
         "geomech.sub.c: f imported from it by docs/page.rst, defined elsewhere",
         "geomech.sub.c: h imported from it by docs/page.rst, defined elsewhere"]
+    assert aliases(tmp_path) == ["geomech.sub.d: B is another name for A"]
     assert hidden_imports(tmp_path) == {"geomech/sub/c.py": {"import_module", "ContextVar",
                                                              "__getattr__"}}
     assert set(HIDDEN) == {"import_module", "meta_path", "__getattr__", "ContextVar"}

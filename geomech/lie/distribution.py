@@ -52,7 +52,8 @@ from .integrals import find_first_integrals
 from .singular import singular_locus
 from .span import Evaluator, Span, columns, kernel
 
-__all__ = ["Distribution", "NotFoundError", "NotFound"]
+__all__ = ["Distribution", "NotFoundError"]
+
 
 class NotFoundError(ValueError):
     """No (complete set of) first integrals could be found and verified.
@@ -69,15 +70,6 @@ class NotFoundError(ValueError):
         super().__init__(message)
         self.partial = list(partial)
         self.expected = expected
-
-
-NotFound = NotFoundError
-
-
-
-
-
-
 
 
 # ---------------------------------------------------------------------------------------------

@@ -286,7 +286,7 @@ class ReducedSystem:
         """The reduced equations as ``Eq(Z_i', V_i)``."""
         t = sp.Symbol("t") if t is None else t
         fs = {z: sp.Function(z.name)(t) for z in self.manifold.coords}
-        return [sp.Eq(fs[z].diff(t), c.xreplace(fs))
+        return [sp.Eq(fs[z].diff(t), c.xreplace(fs), evaluate=False)
                 for z, c in zip(self.manifold.coords, self.vector_field.components)]
 
     def __repr__(self) -> str:

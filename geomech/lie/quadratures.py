@@ -416,7 +416,7 @@ def _solve_reduced(red: ReducedSystem, t) -> tuple[dict, tuple]:
         out = {z: _constant(z) for z in zs}
         return out, tuple(out.values())
     fs = {z: sp.Function(z.name)(t) for z in zs}
-    eqs = [sp.Eq(fs[z].diff(t), c.xreplace(fs)) for z, c in zip(zs, V)]
+    eqs = [sp.Eq(fs[z].diff(t), c.xreplace(fs), evaluate=False) for z, c in zip(zs, V)]
     try:
         res = sp.dsolve(eqs if len(eqs) > 1 else eqs[0])
         res = res if isinstance(res, list) else [res]

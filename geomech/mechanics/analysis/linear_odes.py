@@ -481,6 +481,12 @@ def algebraic_antiderivative(f, x) -> sp.Expr | None:
     num, den = sp.fraction(p)
     if not (num.is_polynomial(x) and den.is_polynomial(x) and Q.is_polynomial(x)):
         return None
+    R, Q = _square_part(Q, x)
+    if R != 1:                            # Q^e = R^(2e) Q1^e, R of one sign on the domain
+        rest = sp.cancel(p * R**(2 * e))
+        if not Q.has(x):
+            return rational_antiderivative(rest, x) * Q**e
+        return algebraic_antiderivative(rest * Q**e, x)
     if den.has(x):                        # p = num / (c Q^j): the exponent e - j
         Qp = sp.Poly(Q, x)
         j = 0
@@ -499,6 +505,18 @@ def algebraic_antiderivative(f, x) -> sp.Expr | None:
         return None
     N = N.xreplace(sol[0]).xreplace({c: 0 for c in cs})      # free coefficients: 0
     return sp.factor(N) * Q**(e + 1)
+
+
+def _square_part(Q: sp.Expr, x) -> tuple[sp.Expr, sp.Expr]:
+    r""":math:`(R, Q_1)` with :math:`Q = R^2 Q_1` and :math:`Q_1` free of squares
+    (``sqf_list``), :math:`R` taken positive at a sample point (:func:`_positive_sign`:
+    :math:`\sqrt{Q} = R\sqrt{Q_1}` on a domain where :math:`R` keeps its sign)."""
+    c, facs = sp.sqf_list(Q, x)
+    R = sp.Mul(*[g**(k // 2) for g, k in facs])
+    if R == 1:
+        return sp.S.One, Q
+    Q1 = c * sp.Mul(*[g**(k % 2) for g, k in facs])
+    return _positive_sign(sp.expand(R)), Q1
 
 
 def rational_antiderivative(f, t) -> sp.Expr:

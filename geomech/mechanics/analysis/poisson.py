@@ -36,7 +36,7 @@ from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy, is_zero
 from geomech.lie.graph import BracketGraph
 
-__all__ = ["AlmostPoissonStructure", "PoissonBivector"]
+__all__ = ["AlmostPoissonStructure"]
 
 
 class AlmostPoissonStructure:
@@ -271,5 +271,3 @@ class _RingJacobiator:
             return False
         return is_zero(self.fc.expr(nd))
 
-
-PoissonBivector = AlmostPoissonStructure

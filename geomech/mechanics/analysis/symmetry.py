@@ -330,7 +330,8 @@ class MomentumEquation:
     @property
     def equation(self) -> sp.Eq:
         t = sp.Symbol("t")
-        return sp.Eq(sp.Derivative(sp.Function("p_E")(t), t), self.rhs)
+        return sp.Eq(sp.Derivative(sp.Function("p_E")(t), t), self.rhs,
+                     evaluate=False)
 
     def on_phase_space(self) -> tuple:
         return restrict(self.system, self.momentum), restrict(self.system, self.rhs)

@@ -164,8 +164,8 @@ class CompactEquations:
     def explicit(self) -> list[sp.Eq]:
         """``Eq(Derivative(x, t), rhs)`` for the state, preceded by the abbreviations."""
         t = sp.Symbol("t", real=True)
-        return ([sp.Eq(s, e) for s, e in self.abbreviations]
-                + [sp.Eq(sp.Derivative(c, t), e) for c, e in
+        return ([sp.Eq(s, e, evaluate=False) for s, e in self.abbreviations]
+                + [sp.Eq(sp.Derivative(c, t), e, evaluate=False) for c, e in
                    {**self.kinematics, **self.dynamics}.items()])
 
     def __repr__(self) -> str:

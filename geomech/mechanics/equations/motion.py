@@ -371,7 +371,8 @@ class EquationsOfMotion:
     def explicit(self) -> list[sp.Eq]:
         """The explicit phase-space equations as ``Eq(Derivative(c, t), rhs)``."""
         t = sp.Symbol("t", real=True)
-        return [sp.Eq(sp.Derivative(c, t), e) for c, e in self.rhs.items()]
+        return [sp.Eq(sp.Derivative(c, t), e, evaluate=False)
+                for c, e in self.rhs.items()]
 
     # -- printing -------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -381,7 +381,7 @@ def _lagrangian_form(system, lambdas, simplify_result=True) -> VakonomicEquation
     equations = [sp.Eq(sp.Add(*[G[i, j] * acc[j] for j in range(n)]) + beta[i] - Q[i],
                        sp.Add(*[lamdot[s] * A[s, i] for s in range(m)]) + extra[i])
                  for i in range(n)]
-    equations += [sp.Eq(f, 0) for f in S.constraints]
+    equations += [sp.Eq(f, 0, evaluate=False) for f in S.constraints]
 
     red = ReducedDynamics(S, G, [Q[i] - beta[i] + extra[i] for i in range(n)], cdot, A,
                           "reduced mass matrix T^T G T", compact_small)
@@ -423,7 +423,7 @@ def _hamiltonian_form(system, lambdas, momenta, route: str = "auto") -> Vakonomi
                               parameters=N.parameters, dependent=dep)
     rhs = K.rhs(S.forces)
     t = sp.Symbol("t", real=True)
-    equations = [sp.Eq(sp.Derivative(c, t), rhs[c]) for c in K.manifold.coords]
+    equations = [sp.Eq(sp.Derivative(c, t), rhs[c], evaluate=False) for c in K.manifold.coords]
     to_phase = dict(zip(N.coords, N.coords))
     for i in S.independent_indices:
         to_phase[N.velocities[i]] = K.velocity[i]

@@ -82,6 +82,18 @@ def test_quadratures_in_cos_differentiate_back(n, q, e2, k):
         assert abs(complex(prim.subs(x, sp.Rational(7, 5)).evalf()).imag) < 1e-12
 
 
+def test_quadrature_when_the_radicand_is_a_square():
+    r"""A radicand with square factors, :math:`Q = (1 + \cos^2 x)^2`: the derivative of
+    :math:`\cos x / \sqrt{Q}` is integrated back (found by hypothesis)."""
+    x = sp.Symbol("x")
+    c = sp.cos(x)
+    f = sp.diff(c / sp.sqrt(1 + 2 * c**2 + c**4), x)
+    prim = quadrature(f, x)
+    assert prim is not None
+    for v in (sp.Rational(1, 3), sp.Rational(7, 5), 2):
+        assert abs(complex((sp.diff(prim, x) - f).subs(x, v).evalf(30))) < 1e-25
+
+
 def test_quadrature_of_a_rational_function_of_cos_is_real():
     x = sp.Symbol("x")
     prim = quadrature(1 / sp.sin(x), x)

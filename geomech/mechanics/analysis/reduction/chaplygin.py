@@ -86,7 +86,7 @@ class ChaplyginReduction:
         for i, (zi, vi) in enumerate(zip(z, zd)):
             lhs = sp.diff(sp.diff(self.lagrangian, vi).xreplace(rep), t) - \
                 sp.diff(self.lagrangian, zi).xreplace(rep)
-            out.append(sp.Eq(lhs, self.forces[i].xreplace(rep)))
+            out.append(sp.Eq(lhs, self.forces[i].xreplace(rep), evaluate=False))
         return out
 
     def vector_field(self) -> VectorField:
