@@ -15,7 +15,8 @@ without trying.  Each step of a report has :data:`STEP_SECONDS`
 (``step_timeout``): a symbolic section that needs longer is shown as not computed (the page
 says so and names ``--step-timeout``), and the page still has its simulation and figures.
 Pages are rebuilt only when a source file of the package is newer than them.  Run it alone
-from the repository root with ``python docs/report_pages.py``.
+from the repository root with ``python docs/report_pages.py`` (``python docs/report_pages.py
+NAME ...``: those pages only, rebuilt).
 """
 
 from __future__ import annotations
@@ -122,10 +123,12 @@ def _listing(rows) -> str:
     return "\n".join(out) + "\n"
 
 
-def build(workers: int = 2, quiet: bool = False, skip: bool = False) -> dict:
+def build(workers: int = 2, quiet: bool = False, skip: bool = False,
+          only: list[str] | None = None) -> dict:
     """Build the pages that are missing or older than the package's sources, and the
     listing; returns ``{name: {"cpu", "problem", "seconds"}}`` of the pages built now.
-    ``skip``: build none (missing pages say so)."""
+    ``skip``: build none (missing pages say so); ``only``: (re)build these pages, stale or
+    not (``python docs/report_pages.py NAME ...``)."""
     sys.path.insert(0, str(ROOT))
     import geomech as gm
     from geomech.reporting.sections import first_sentence
@@ -135,6 +138,11 @@ def build(workers: int = 2, quiet: bool = False, skip: bool = False) -> dict:
     names = gm.examples.list()
     stale = [] if skip else [n for n in names if not (PAGES / f"{n}.html").exists()
                              or (PAGES / f"{n}.html").stat().st_mtime < newest]
+    if only is not None:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            raise ValueError(f"not catalogue systems: {', '.join(unknown)}")
+        stale = [n for n in names if n in only]
     for n in [n for n in stale if n in NOT_BUILT]:
         stale.remove(n)
         (PAGES / f"{n}.html").write_text(_placeholder(
@@ -157,7 +165,7 @@ def build(workers: int = 2, quiet: bool = False, skip: bool = False) -> dict:
 
 if __name__ == "__main__":
     t0 = time.perf_counter()
-    rows = build()
+    rows = build(only=sys.argv[1:] or None)
     cpu = sum(r["cpu"] or 0.0 for r in rows.values())
     print(f"{len(rows)} pages built in {time.perf_counter() - t0:.0f} s ({cpu:.0f} s CPU in "
           "the workers)")

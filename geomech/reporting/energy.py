@@ -51,8 +51,12 @@ def _exact_energy_rate(sys_, E, seconds: float, imp=None, P=sp.S.Zero, ring: boo
 
     def rate():
         nonlocal imp
-        if ring:
-            r = mass_matrix_rate(sys_, E, imp, source=P)
+        if ring:     # w = u first (no cofactor of M), the general rate if that fails
+            try:
+                r = mass_matrix_rate(sys_, E, imp, source=P,
+                                     cofactor=sys_.independent_velocities)
+            except ValueError:
+                r = mass_matrix_rate(sys_, E, imp, source=P)
             return r.verdict(), r
         imp = imp if imp is not None else sys_.equations(explicit=False).mass_matrix_form()
         try:   # dE/dt = grad E . g + u^T F with M^T u = P^T grad E

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroVerdict
@@ -43,10 +44,18 @@ from geomech.mechanics.analysis.divergence import (
 __all__ = ["mass_matrix_rate", "first_integral_vanishes"]
 
 
-def mass_matrix_rate(system, f, imp=None, source=0) -> RingFraction:
+def mass_matrix_rate(system, f, imp=None, source=0, cofactor=None) -> RingFraction:
     r""":math:`\dot f - s` along the flow of ``system`` (module docstring) as a
     :class:`~geomech.mechanics.analysis.divergence.RingFraction` over :math:`L\det M'`;
     ``.expr()`` gives the expression, ``.verdict()`` the exact zero test.
+
+    With a ``cofactor`` :math:`w` satisfying :math:`M^{\mathsf T}w = P^{\mathsf T}\nabla f`
+    (checked exactly in the ring, ``ValueError`` otherwise) no cofactor of :math:`M` is
+    formed: :math:`\dot f = \nabla f\cdot g + w^{\mathsf T}F`, over the lcm :math:`L` of
+    the small denominators only.  For the energy of a system with homogeneous constraints in
+    the reduced form of Lagrange--d'Alembert or Voronets, :math:`w = u` (the independent
+    velocities: :math:`\partial E/\partial u = M u`), as in
+    :meth:`~geomech.mechanics.equations.implicit.ImplicitEquations.time_derivative`.
 
     Parameters
     ----------
@@ -72,15 +81,19 @@ def mass_matrix_rate(system, f, imp=None, source=0) -> RingFraction:
     >>> S = gm.examples.rolling_disk()
     >>> mass_matrix_rate(S, S.energy()).is_zero()
     True
+    >>> mass_matrix_rate(S, S.energy(), cofactor=S.independent_velocities).is_zero()
+    True
     """
     if isinstance(f, str):
         f = system.phase_space.sympify(f)
     f, source = as_expr(f), as_expr(source)
     imp = imp if imp is not None else flow_mass_matrix_form(system)
     grad = {c: d for c in imp.coords if (d := sp.diff(f, c)) != 0}
-    mr = MassMatrixRing(imp, [*grad.values(), source])
     drift = [(grad[c], imp.drift[c]) for c in grad if imp.drift[c] != 0]
-    drift_n, drift_d = _over_lcm(mr, [(g * d, 1) for g, d in drift] + [(-source, 1)])
+    if cofactor is not None:
+        return _cofactor_rate(imp, grad, drift, [as_expr(x) for x in cofactor], source)
+    mr = MassMatrixRing(imp, [*grad.values(), source])
+    drift_n, drift_d = _over_lcm(mr.calc, [(g * d, 1) for g, d in drift] + [(-source, 1)])
     force_n, force_d = _forcing_part(mr, [grad.get(u, 0) for u in mr.velocities])
     rc = mr.calc
     den = force_d.lcm(drift_d)
@@ -88,10 +101,27 @@ def mass_matrix_rate(system, f, imp=None, source=0) -> RingFraction:
     return RingFraction(rc, num, den * mr.det)      # reduced once, there
 
 
-def _over_lcm(mr: MassMatrixRing, terms: list) -> tuple:
+def _cofactor_rate(imp, grad: dict, drift: list, w: list, source) -> RingFraction:
+    r""":math:`\nabla f\cdot g + w^{\mathsf T}F - s` after the exact check of
+    :math:`M^{\mathsf T}w = P^{\mathsf T}\nabla f` (:func:`mass_matrix_rate`)."""
+    M, F, P = imp.mass_matrix, imp.forcing, imp.selection
+    if len(w) != M.cols:
+        raise ValueError(f"the cofactor needs {M.cols} entries, got {len(w)}")
+    g = [grad.get(c, sp.S.Zero) for c in imp.coords]
+    rc = RadicalCalculus([*M, *F, *(d for _, d in drift), *grad.values(), *w, source])
+    for j in range(M.cols):
+        check()
+        target = [(-P[i, j], g[i]) for i in range(P.rows) if P[i, j] != 0]
+        num, _ = _over_lcm(rc, [(M[i, j], w[i]) for i in range(M.rows)] + target)
+        if num:
+            raise ValueError("the cofactor does not satisfy M^T w = P^T grad f")
+    num, den = _over_lcm(rc, [(a, b) for a, b in drift] + list(zip(w, F)) + [(-source, 1)])
+    return RingFraction(rc, num, den)
+
+
+def _over_lcm(rc: RadicalCalculus, terms: list) -> tuple:
     r"""``(N, L)`` with :math:`\sum_j a_j b_j = N/L`, ``terms`` the pairs
     :math:`(a_j, b_j)` of expressions, :math:`L` the lcm of the denominators (small)."""
-    rc = mr.calc
     fr = []
     for a, b in terms:
         if a == 0 or b == 0:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
+from sympy.matrices.utilities import dotprodsimp
 
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import adjugate_inverse
@@ -269,11 +270,13 @@ def structured_solve(mass: sp.Matrix, f: list, q, eta, vector_name: str) -> tupl
         factors = _rank_factors((mass - M0).applyfunc(compact), max_rank)
     if factors:
         return _woodbury(M0, factors, f, namer), namer.abbrev, "low_rank"
-    # cofactors over one shared determinant
-    det = compact(mass.det(method="berkowitz"))
-    if pol.is_zero(det):
-        raise ValueError("the mass matrix d2L*/deta2 of the quasi-velocities is singular")
-    adj = mass.adjugate(method="berkowitz").applyfunc(compact)
+    # cofactors over one shared determinant; no intermediate simplification (sympy's
+    # dotprodsimp cancels every 2 x 2 and 3 x 3 product): each entry is compacted once
+    with dotprodsimp(False):
+        det = compact(mass.det(method="berkowitz"))
+        if pol.is_zero(det):
+            raise ValueError("the mass matrix d2L*/deta2 of the quasi-velocities is singular")
+        adj = mass.adjugate(method="berkowitz").applyfunc(compact)
     Delta = namer.fresh("Delta")
     etadot = [compact(sp.Add(*[adj[i, j] * f[j] for j in range(r)])) / Delta for i in range(r)]
     return etadot, [(Delta, det)], "cofactors"

@@ -88,3 +88,31 @@ def test_report_energy_section_of_heavy_bodies_is_exact(name):
 
     text = "\n".join(t for t, _ in _energy_section(gm.examples.get(name)).lines)
     assert "verified exactly" in text and "numerically" not in text
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_cofactor_route_agrees_with_the_cofactors_of_m(name):
+    """With :math:`w` solving :math:`M^T w = P^T\\nabla f` the rate needs no cofactor of
+    :math:`M`; it equals the general route's (an independent derivation): for the energy
+    (:math:`w = u`) and for :math:`E^2` (:math:`w = 2Eu`)."""
+    S = gm.examples.get(name)
+    imp = flow_mass_matrix_form(S)
+    E, u = S.energy(), list(S.independent_velocities)
+    f = _test_function(S)
+    src = imp.time_derivative(f)        # subtracting a non-zero source: a non-zero rate
+    for F, w in ((E, u), (E**2, [2 * E * x for x in u])):
+        fast = mass_matrix_rate(S, F, imp, source=src, cofactor=w)
+        slow = mass_matrix_rate(S, F, imp, source=src)
+        assert Z(fast.expr() - slow.expr())
+        assert not fast.verdict().zero
+        assert mass_matrix_rate(S, F, imp, cofactor=w).verdict().zero
+
+
+def test_a_wrong_cofactor_is_refused():
+    S = gm.examples.rolling_disk()
+    imp = flow_mass_matrix_form(S)
+    u = list(S.independent_velocities)
+    with pytest.raises(ValueError, match="cofactor does not satisfy"):
+        mass_matrix_rate(S, S.energy(), imp, cofactor=[2 * x for x in u])
+    with pytest.raises(ValueError, match="entries"):
+        mass_matrix_rate(S, S.energy(), imp, cofactor=u[:1])
