@@ -25,6 +25,7 @@ Matrix([
 from __future__ import annotations
 
 import sympy as sp
+from sympy.matrices.utilities import dotprodsimp
 from sympy.polys.matrices import DomainMatrix
 from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
@@ -215,8 +216,10 @@ def function_rref(matrix) -> tuple[sp.Matrix, list[int]]:
     [0, 0, 1]]), [0, 2])
     """
     pol = default_policy()
-    R, piv = as_matrix(matrix).rref(iszerofunc=pol.is_zero, simplify=lambda e: pol.normalize(e))
-    return R, list(piv)
+    with dotprodsimp(False):        # no intermediate cancel: every entry is normalised after
+        R, piv = as_matrix(matrix).rref(iszerofunc=pol.is_zero,
+                                        simplify=lambda e: pol.normalize(e))
+    return R.applyfunc(pol.normalize), list(piv)
 
 
 def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
