@@ -346,7 +346,13 @@ class NonholonomicSystem:
         r"""Energy :math:`E=\sum_i\dot q_i\,\partial L/\partial\dot q_i - L` on the phase space.
 
         It is a first integral when there are no forces and the constraints are homogeneous.
+        Computed once per system (the report's energy check, its simulation and the first
+        integrals all read it).
         """
+        return self._energy
+
+    @cached_property
+    def _energy(self) -> sp.Expr:
         vel = self.manifold.velocities
         L = self.lagrangian
         E = sp.Add(*[v * sp.diff(L, v) for v in vel]) - L
