@@ -389,7 +389,7 @@ def test_public_api_and_report():
 
 @pytest.mark.parametrize("n", [3, 6, 10])
 def test_assembly_does_no_simplification_and_no_swell(n, monkeypatch):
-    """Operations, not seconds: the Euler-Arnold equations of so(n) are assembled without a
+    r"""Operations, not seconds: the Euler-Arnold equations of so(n) are assembled without a
     ``cancel``/``simplify``, and each has exactly the :math:`3n - 5` terms of
     :math:`\dot M_{ij} = [M, \Omega]_{ij}` written out (one derivative, three products per
     :math:`k \ne i, j`: no expression swell)."""
