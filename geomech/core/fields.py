@@ -170,7 +170,7 @@ class VectorField:
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
             R = differential_ring.DiffRing.for_expressions(self._exprs, self.manifold.coords,
-                                                    composite=True)
+                                                           composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
         return self._ring or None
@@ -322,9 +322,9 @@ class VectorField:
             ops = self.__dict__.get("_operands")
             if ops is not None and ops[2] is form.R:
                 cache[form.R] = differential_ring.bracket_flint(ops[0].modular_form(form.R),
-                                                         ops[1].modular_form(form.R))
+                                                                ops[1].modular_form(form.R))
                 cache[form.R] = differential_ring.FlintPacked(form.R, cache[form.R], flint=True,
-                                                       modular=True)
+                                                              modular=True)
             else:
                 cache[form.R] = form.modular()
         return cache[form.R]
@@ -355,7 +355,7 @@ class VectorField:
                     polys = differential_ring.bracket_packed(PX, PY)
                 else:
                     polys = differential_ring.bracket_polys(R, [R.lift(p) for p in a[1]],
-                                                     [R.lift(p) for p in b[1]])
+                                                            [R.lift(p) for p in b[1]])
                 return VectorField._from_ring(self.manifold, R, polys)
             Z = self._bracket_fractions(other)
             if Z is not None:
