@@ -53,6 +53,8 @@ from .monitor import (
     series_and_drifts,
 )
 from .result import SimulationResult
+from .constrained import solves_constraints_numerically
+from .simulate_constrained import simulate_constrained
 from .simulate_dlda import simulate_dlda
 
 __all__ = ["simulate"]
@@ -128,7 +130,8 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
              constraints: Sequence | None = None, energy: bool | sp.Expr = True,
              events=None, max_step: float = np.inf, dense_output: bool = False,
              form: str | None = None, implicit: bool = False, step: float | None = None,
-             timeout: float | None = None, backend: str = "auto") -> SimulationResult:
+             timeout: float | None = None, backend: str = "auto",
+             solve_constraints: str = "auto") -> SimulationResult:
     r"""Integrate a phase-space flow numerically and report the drift of its integrals.
 
     Parameters
@@ -195,6 +198,22 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
         :math:`Mz = F` numerically at every step (no symbolic inversion: the way to simulate
         heavy rolling bodies).  ``system`` may also be an ``ImplicitEquations``
         (``eq.mass_matrix_form()``) or, with ``implicit=True``, an ``EquationsOfMotion``.
+    solve_constraints : {"auto", "symbolic", "numeric"}
+        How a system's constraints give the dependent velocities.  ``"symbolic"``: their
+        closed form (``system.dependent_solution``), as every form of the equations uses it.
+        ``"numeric"``: solved numerically at every evaluation together with the bordered
+        Lagrange--d'Alembert system :math:`\begin{pmatrix} H & -a^{\mathsf T}\\ a & 0
+        \end{pmatrix}(\ddot q, \lambda) = (Q - \beta, -c)` -- no symbolic solve, no
+        symbolic inversion -- the dependent coordinates of configuration constraints
+        projected on :math:`h(q) = 0` at every evaluation and in the states returned (and
+        solved there where the initial state omits them); the monitored energy, constraint
+        and holonomic residuals come from the same solves, and ``"projection j"`` is the
+        distance of the integrated dependent coordinate from the projected one
+        (:mod:`geomech.numeric.simulate_constrained`).  ``"auto"``: numeric when the
+        constraint minor has more than
+        :data:`~geomech.numeric.constrained.SYMBOLIC_SOLVE_OPS` operations and its symbolic
+        solution has not been computed (the Whipple bicycle), else symbolic.  ``form=``
+        and a bare vector field always use the symbolic route.
 
     Returns
     -------
@@ -227,6 +246,13 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     if step is not None:
         raise ValueError("step= is the fixed step of method='dlda'; the scipy methods choose "
                          "their steps (use max_step= to bound them)")
+    if _numeric_constraints(system, solve_constraints, form):
+        if constraints is not None:
+            raise ValueError("constraints= is not used with solve_constraints='numeric' (the "
+                             "system's constraints are monitored)")
+        return simulate_constrained(system, x0, (t0, t1), parameters, integrals, method,
+                                    rtol, atol, t_eval, energy, events, max_step,
+                                    dense_output, timeout)
     field, sys_energy, sys_constraints, owner = _field_of(system, form, implicit)
     coords = field.manifold.coords
     params = _parameters_of(field, owner, parameters)
@@ -259,6 +285,25 @@ def simulate(system, x0, t_span, parameters: Mapping | None = None,
     if singular:
         _warn_singular(result, owner)
     return result
+
+
+def _numeric_constraints(system, how: str, form: str | None) -> bool:
+    """Whether the run solves the constraints of ``system`` numerically
+    (``solve_constraints=``, see :func:`simulate`)."""
+    if how not in ("auto", "symbolic", "numeric"):
+        raise ValueError(f"solve_constraints must be 'auto', 'symbolic' or 'numeric', got "
+                         f"{how!r}")
+    is_system = hasattr(system, "constraint_matrix") and hasattr(system, "phase_space")
+    if how == "numeric":
+        if not is_system:
+            raise ValueError("solve_constraints='numeric' needs a NonholonomicSystem, got "
+                             f"{type(system).__name__}")
+        if form is not None:
+            raise ValueError("solve_constraints='numeric' integrates the Lagrange-d'Alembert "
+                             "flow: form= is not used with it")
+        return True
+    return how == "auto" and is_system and form is None and \
+        solves_constraints_numerically(system)
 
 
 def _warn_singular(result: SimulationResult, owner) -> None:
