@@ -45,7 +45,8 @@ if TYPE_CHECKING:   # sympy.physics.mechanics and interop load when a bicycle is
     from geomech.mechanics.analysis.steady_motions import SteadyFamily
 
 __all__ = ["whipple_bicycle", "whipple_bicycle_model", "benchmark_matrices",
-           "BenchmarkMatrices", "parameter_symbols", "BENCHMARK_PARAMETERS"]
+           "BenchmarkMatrices", "parameter_symbols", "BENCHMARK_PARAMETERS",
+           "DEMONSTRATION_STATE"]
 
 _NAMES = ("w c lam g rR mR IRxx IRyy xB zB mB IBxx IByy IBzz IBxz xH zH mH IHxx IHyy IHzz "
           "IHxz rF mF IFxx IFyy").split()
@@ -156,7 +157,8 @@ def whipple_bicycle_model() -> me.System:
 def whipple_bicycle() -> NonholonomicSystem:
     r"""The Whipple bicycle of Meijaard et al. (2007), built from its four bodies
     (module docstring), with the 26 symbolic parameters of their Table 1 and the benchmark
-    values as numeric defaults.
+    values as numeric defaults (with :data:`DEMONSTRATION_STATE`, a push in roll at
+    4.6 m/s, as the default initial state).
 
     Its distinguished steady motion is upright straight-ahead rolling at forward speed
     :math:`v` (``steady_motion(speed=v)``): all angles zero, :math:`\dot\theta_R =
@@ -179,7 +181,16 @@ def whipple_bicycle() -> NonholonomicSystem:
                     "plane (Meijaard, Papadopoulos, Ruina and Schwab 2007); the pitch thetaB "
                     "is a dependent coordinate, defined by the holonomic constraint that the "
                     "front wheel touches the ground.",
-        numeric_defaults=(defaults, {}), steady=(_upright_rolling(p["rR"]),))
+        numeric_defaults=(defaults, dict(DEMONSTRATION_STATE)),
+        steady=(_upright_rolling(p["rR"]),))
+
+
+#: The initial state of the demonstration run (reports): upright, straight ahead at
+#: 4.6 m/s -- inside the self-stable speed range (4.29, 6.02) m/s of Meijaard et al. (2007),
+#: Table 2 -- pushed in roll (roll rate 0.5 rad/s); the bicycle rights itself.
+DEMONSTRATION_STATE = {"x": 0.0, "y": 0.0, "psi": 0.0, "phi": 0.0, "thetaR": 0.0,
+                       "delta": 0.0, "thetaF": 0.0, "thetaB": 0.0, "phidot": 0.5,
+                       "thetaRdot": -4.6 / 0.3, "deltadot": 0.0}
 
 
 def _upright_rolling(rR) -> SteadyFamily:

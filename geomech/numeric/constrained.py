@@ -42,7 +42,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import sympy as sp
 
 from geomech.core.parse import as_expr
 
@@ -175,6 +174,8 @@ class ConstrainedField:
         self._dyn = lambdify_flat([*q, *v], [*H, *force, *rate])
         energy = sum((vi * pi for vi, pi in zip(v, p)), 0) - L
         self._energy = lambdify_flat([*q, *v], [energy])
+        self._energy_expr = (energy, [*q, *v])
+        self._energy_grad = None          # compiled on first use (energy_rate)
 
     # -- the two solves --------------------------------------------------------------------
     def configuration(self, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -269,6 +270,21 @@ class ConstrainedField:
         out.update({f"constraint {j + 1}": C[j] for j in range(k)})
         out.update({f"holonomic {j + 1}": Hres[j] for j in range(m)})
         return out
+
+    def energy_rate(self, y) -> tuple[float, float]:
+        r"""``(dE/dt, scale)`` at the state ``y``: :math:`\dot E = \partial_qE\cdot\dot q +
+        \partial_{\dot q}E\cdot\ddot q` with :math:`\dot q`, :math:`\ddot q` from the two
+        solves, and the sum of the moduli of its terms (for a relative residual).  Zero along
+        the flow without forces and with homogeneous constraints (the energy theorem of
+        nonholonomic mechanics, Neimark & Fufaev (1972), Ch. III)."""
+        q, qd = self.velocities(y)
+        qdd, _ = self.accelerations(q, qd)
+        if self._energy_grad is None:
+            E, args = self._energy_expr
+            self._energy_grad = lambdify_flat(args, [E.diff(x) for x in args])
+        g = self._energy_grad(np.concatenate([q, qd]))
+        terms = np.concatenate([g[:self.n] * qd, g[self.n:] * qdd])
+        return float(terms.sum()), float(np.abs(terms).sum())
 
     def __repr__(self) -> str:
         return (f"ConstrainedField(on {self.manifold.name}{self.coords}; {self.k} constraints "

@@ -43,6 +43,7 @@ from .charts import (
     singularity_warning,
 )
 from .compile import compile_vector_field
+from .constrained import solves_constraints_numerically
 from .driver import drive, failed_result
 from .inputs import finite_parameters, initial_state, time_span
 from .monitor import (
@@ -53,7 +54,6 @@ from .monitor import (
     series_and_drifts,
 )
 from .result import SimulationResult
-from .constrained import solves_constraints_numerically
 from .simulate_constrained import simulate_constrained
 from .simulate_dlda import simulate_dlda
 

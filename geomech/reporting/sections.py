@@ -19,6 +19,11 @@ import sympy as sp
 
 from geomech.core.budget import BudgetExceeded, check
 from geomech.core.opcount import count_ops
+from geomech.numeric.constrained import SYMBOLIC_SOLVE_OPS, constraint_minor_ops
+from geomech.reporting.constrained import (
+    constrained_energy_section,
+    constrained_equations_section,
+)
 from geomech.reporting.energy import energy_section
 from geomech.reporting.figures import figures_section
 from geomech.reporting.integrability import integrability_section
@@ -96,21 +101,21 @@ def _system_section(obj, omitted: tuple[str, ...] = ()) -> Section:
 
 
 #: constraint minors (the dependent columns of the constraint matrix) larger than this many
-#: operations are not solved symbolically by the report (the Whipple bicycle: 5960)
-SOLVE_OPS = 2000
+#: operations are not solved symbolically by the report (the Whipple bicycle: 5775); the
+#: threshold of ``simulate(..., solve_constraints="auto")``
+SOLVE_OPS = SYMBOLIC_SOLVE_OPS
 
 
 def unsolved_constraints(obj) -> str | None:
     """Why the report does not solve the constraints of ``obj`` symbolically for its
     dependent velocities (a minor over :data:`SOLVE_OPS` operations), or ``None``.  The
     sections that need that solution -- the dependent velocities as expressions, the
-    constraint distribution, the equations of motion, the energy check, the analyses on the
-    phase space, the simulation -- are then reported as not computed; the linearisation and
-    the stability of steady motions work from the data at a point."""
-    dep = list(getattr(obj, "dependent_indices", ()) or ())
-    if not dep or not hasattr(obj, "constraint_matrix"):
-        return None
-    n = count_ops(obj.constraint_matrix[:, dep])
+    constraint distribution, the analyses on the phase space -- are then reported as not
+    computed; the equations of motion and the energy are shown in the form that needs no
+    closed-form solution (:mod:`geomech.reporting.constrained`), the simulation solves the
+    constraints numerically at each step (``simulate(..., solve_constraints="auto")``), and
+    the linearisation and the stability of steady motions work from the data at a point."""
+    n = constraint_minor_ops(obj)
     if n <= SOLVE_OPS:
         return None
     return (f"the constraints are not solved symbolically for the dependent velocities "
@@ -389,10 +394,7 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
     else:
         steps += _system_steps(obj, method, analyses)
     runs: dict = {}
-    heavy = unsolved_constraints(obj)
-    if simulate and heavy:
-        steps.append(Step("simulation", lambda: _unsolved_section("Simulation", heavy)))
-    elif simulate and (hasattr(obj, "phase_space") or callable(getattr(obj, "demonstration",
+    if simulate and (hasattr(obj, "phase_space") or callable(getattr(obj, "demonstration",
                                                                          None))):
         steps.append(Step("simulation", lambda: _simulation_step(obj, t_end, parameters, runs)))
     elif simulate:
@@ -420,11 +422,13 @@ def _system_steps(obj, method: str, analyses: bool) -> list[Step]:
     if not heavy:
         return steps
     keep = {"configuration space", "Lagrangian and constraints", "steady motions and stability"}
-    titles = {"constraint geometry": "Geometry of the constraints",
-              "equations of motion": f"Equations of motion ({method.replace('_', '-')})"}
-    return [st if st.label in keep else Step(st.label, lambda st=st: _unsolved_section(
-        titles.get(st.label, st.label[:1].upper() + st.label[1:]), heavy), st.kind)
-        for st in steps]
+    numeric = {"equations of motion": lambda: constrained_equations_section(obj, method),
+               "energy": lambda: constrained_energy_section(obj)}
+    titles = {"constraint geometry": "Geometry of the constraints"}
+    return [st if st.label in keep else Step(st.label, numeric[st.label]) if st.label in numeric
+            else Step(st.label, lambda st=st: _unsolved_section(
+                titles.get(st.label, st.label[:1].upper() + st.label[1:]), heavy), st.kind)
+            for st in steps]
 
 
 def _simulation_step(obj, t_end: float, parameters, runs: dict) -> Section:
@@ -450,8 +454,7 @@ def _figures_step(obj, runs: dict, simulate: bool) -> list[Section]:
         sec = figures_section(obj, None)
         return [sec] if sec.figures else []
     why = ("the system was not simulated (see the Simulation section)"
-           if unsolved_constraints(obj) or not hasattr(obj, "phase_space")
-           else "the simulation did not complete")
+           if not hasattr(obj, "phase_space") else "the simulation did not complete")
     return [figures_section(obj, None, reason=why)]
 
 

@@ -124,12 +124,21 @@ def simulation_run(obj, t_end: float, overrides: Mapping | None = None) -> tuple
     forced = is_system and has_forces(obj)
     res = simulate(obj, x0, (0.0, t_end), parameters=params, implicit=is_system,
                    dense_output=True)
-    s.add(f"parameters: {', '.join(f'{k}={v:g}' for k, v in params.items()) or 'none'}"
+    s.add(f"parameters: {', '.join(f'{k}={float(v):g}' for k, v in params.items()) or 'none'}"
           + (f" ({origin})" if params else ""))
-    s.add("initial state: " + ", ".join(f"{k}={v:g}" for k, v in x0.items()))
+    s.add("initial state: " + ", ".join(f"{k}={float(v):g}" for k, v in x0.items()))
     s.add(f"integrated on [0, {t_end:g}] with {res.nfev} evaluations ({status_of_run(res)})")
+    if hasattr(res.field, "energy_rate"):       # a ConstrainedField: no symbolic solve
+        s.add("the constraints solved numerically at each step (the dependent velocities "
+              "from the constraint minor, the accelerations from the mass matrix with the "
+              "constraint block; numpy), the dependent coordinates projected on h(q) = 0")
     for k, v in res.drift.items():
-        if forced and k == "energy":
+        if k.startswith(("holonomic", "projection")):
+            what = ("residual |h| of holonomic constraint" if k.startswith("holonomic") else
+                    "distance of the integrated dependent coordinate from h(q) = 0, "
+                    "projection")
+            s.add(f"largest {what} {k.split()[-1]}: {v:.2e}")
+        elif forced and k == "energy":
             err = power_balance_error(obj, res, params, t_end)
             s.add(f"power balance E(t) - E(0) = integral of P: relative error {err:.2e} "
                   "(the energy changes by the work of the forces; this is not a drift)")

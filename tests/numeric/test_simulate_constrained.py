@@ -43,7 +43,7 @@ def _parabola():
     """A bead on the parabola y = x^2 in a vertical plane, with a knife edge making the
     third coordinate follow x (z' = x x'): one configuration and one velocity constraint."""
     N = gm.Manifold("N", "x y z", parameters="g")
-    (x, y, z), (xd, yd, zd), (g,) = N.coords, N.velocities, N.parameters
+    (x, y, _), (xd, yd, zd), (g,) = N.coords, N.velocities, N.parameters
     L = (xd**2 + yd**2 + zd**2) / 2 - g * y
     return gm.NonholonomicSystem(N, L, [zd - x * xd], holonomic={"y": y - x**2},
                                  name="bead")
