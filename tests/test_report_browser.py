@@ -22,10 +22,7 @@ needs_browser = pytest.mark.skipif(
                             "chromium-browser, google-chrome): apt-get install chromium")
 
 #: Catalogue systems whose report is out of reach here, with the reason.
-OUT_OF_REACH = {"whipple_bicycle": "its report's stability diagram (a linearisation at each of "
-                                   "61 speeds) takes over four minutes, and the simulation is "
-                                   "left out (the rolling constraints are not solved "
-                                   "symbolically)"}
+OUT_OF_REACH: dict[str, str] = {}
 
 
 def _check_in_browser(name: str, tmp_path, **options) -> dict:
