@@ -82,12 +82,12 @@ def constrained_equations_section(sys_, method: str = "lagrange_dalembert") -> S
 def constrained_energy_section(sys_, points: int = 20, seed: int = 1) -> Section:
     r"""The energy :math:`E = \sum_i\dot q_i\,\partial L/\partial\dot q_i - L` and the check
     :math:`dE/dt = 0`, numerically at ``points`` random states on the constraint manifold
-    (benchmark parameters, the system's numeric defaults), :math:`\dot q` and
+    (the parameters of the report's simulation), :math:`\dot q` and
     :math:`\ddot q` from the numeric solves
     (:meth:`~geomech.numeric.constrained.ConstrainedField.energy_rate`)."""
     from geomech.core.zero import default_policy
     from geomech.numeric.constrained import ConstrainedField
-    from geomech.reporting.simulation import has_forces
+    from geomech.reporting.simulation import has_forces, numeric_defaults
 
     s = Section("Energy")
     N = sys_.manifold
@@ -104,11 +104,12 @@ def constrained_energy_section(sys_, points: int = 20, seed: int = 1) -> Section
               "the constraints)")
     if has_forces(sys_) or sys_.is_affine:
         return s.add("dE/dt = 0 is not claimed: the system has forces or affine constraints")
-    defaults = sys_.numeric_defaults
-    f = ConstrainedField(sys_, defaults[0] if defaults else None)
+    params, _, origin = numeric_defaults(sys_)
+    f = ConstrainedField(sys_, params)
     worst, done = _energy_residual(f, points, seed)
     s.add(f"dE/dt = 0 along the flow: verified numerically only, at {done} random states on "
-          f"the constraint manifold with the default parameters, qdot and qddot from the "
+          f"the constraint manifold with the parameters of the simulation ({origin}), qdot "
+          f"and qddot from the "
           f"numeric solves (largest relative residual {worst:.1e}); the exact check needs "
           f"the dependent velocities in closed form ({_why(sys_)}); the drift along the "
           f"simulated run is in the Simulation section")

@@ -159,3 +159,8 @@ def test_bicycle_recovers_from_a_push_energy_conserved(bike):
     assert abs(res["phi"][-1]) < 0.02 and abs(res["phidot"]).max() > 0.3
     # the speed is (nearly) kept and the rear contact point moved forward about 46 m
     assert abs(res["x"][-1] - 46) < 2
+    # the run can be watched: the bicycle drawn along the path of its rear contact point
+    anim = gm.animate(res, frames=6)
+    assert anim.shape.kind == "bicycle" and len(anim.track.trace) == 6
+    i = np.searchsorted(res.t, anim.times[-1])
+    assert np.allclose(anim.track.trace[-1], [res["x"][i], res["y"][i]], atol=1e-9)
