@@ -33,7 +33,7 @@ symengine and compiled with one common-subexpression elimination per group.
 >>> import geomech as gm
 >>> S = gm.examples.chaplygin_sleigh()
 >>> f = ConstrainedField(S, {"m": 1, "I": 1, "a": 0.5})
->>> f(0.0, [0.0, 0.0, 0.0, 1.0, 0.0])            # straight motion along x: no acceleration
+>>> f(0.0, [0.0, 0.0, 0.0, 1.0, 0.0]) + 0.0      # straight motion along x: no acceleration
 array([1., 0., 0., 0., 0.])
 """
 

@@ -33,7 +33,7 @@ from geomech.reporting.simulation import has_forces, simulation_run
 from geomech.reporting.stability import stability_section
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence",
-           "unsolved_constraints", "SOLVE_OPS"]
+           "unsolved_constraints"]
 
 #: the former private name of :func:`~geomech.reporting.energy.energy_section`
 _energy_section = energy_section
@@ -101,9 +101,10 @@ def _system_section(obj, omitted: tuple[str, ...] = ()) -> Section:
 
 
 #: constraint minors (the dependent columns of the constraint matrix) larger than this many
-#: operations are not solved symbolically by the report (the Whipple bicycle: 5775); the
-#: threshold of ``simulate(..., solve_constraints="auto")``
-SOLVE_OPS = SYMBOLIC_SOLVE_OPS
+#: operations are not solved symbolically by the report (the Whipple bicycle: 5665); the
+#: threshold of ``simulate(..., solve_constraints="auto")``,
+#: :data:`geomech.numeric.constrained.SYMBOLIC_SOLVE_OPS`
+SOLVE_OPS: int = SYMBOLIC_SOLVE_OPS
 
 
 def unsolved_constraints(obj) -> str | None:
