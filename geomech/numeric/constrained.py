@@ -43,6 +43,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from geomech.core.kernel import symengine_for
 from geomech.core.parse import as_expr
 
 from .functions import free_symbols, resolve_parameters
@@ -78,14 +79,6 @@ def solves_constraints_numerically(system) -> bool:
     if "dependent_solution" in getattr(system, "__dict__", {}):
         return False
     return constraint_minor_ops(system) > SYMBOLIC_SOLVE_OPS
-
-
-def _symengine():
-    try:
-        import symengine
-    except ImportError:  # pragma: no cover - optional dependency
-        return None
-    return symengine
 
 
 class ConstrainedField:
@@ -146,7 +139,10 @@ class ConstrainedField:
     def _build(self, Q: list) -> None:
         """Form the data in symengine (sympy without it) and compile three groups:
         configuration (a, b, h, dh/dq_dep), dynamics (H, Q - beta, c), monitor (E, f)."""
-        se = _symengine()
+        sysm = self.system
+        se = symengine_for([as_expr(sysm.lagrangian), *sysm.constraint_matrix,
+                            *sysm.constraint_affine, *map(as_expr, Q),
+                            *getattr(sysm, "holonomic", ())])
         conv = (lambda e: se.sympify(e)) if se is not None else as_expr
         params = {conv(k): conv(v) for k, v in self.parameters.items()}
 
@@ -154,7 +150,6 @@ class ConstrainedField:
             e = conv(as_expr(e, exact=False))
             return e.subs(params) if params else e
         q, v = [conv(s) for s in self.q], [conv(s) for s in self.v]
-        sysm = self.system
         n, k = self.n, self.k
         L = c(sysm.lagrangian)
         A = [[c(sysm.constraint_matrix[m, i]) for i in range(n)] for m in range(k)]
