@@ -136,6 +136,11 @@ class ConstrainedField:
         self._phase_index = np.array([self.coords.index(c) for c in self.q], dtype=int)
         self._u_index = np.array([self.coords.index(self.v[i]) for i in self.ind], dtype=int)
 
+    def __reduce__(self):
+        """Pickled by its source (the system, the parameters, ``project``), rebuilt on load
+        (the compiled functions are not picklable)."""
+        return (type(self), (self.system, self.parameters, self.project))
+
     def _build(self, Q: list) -> None:
         """Form the data in symengine (sympy without it) and compile three groups:
         configuration (a, b, h, dh/dq_dep), dynamics (H, Q - beta, c), monitor (E, f)."""

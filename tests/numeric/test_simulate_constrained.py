@@ -7,6 +7,8 @@ eigenvalues of Meijaard, Papadopoulos, Ruina & Schwab (2007), Table 2: a small p
 of upright rolling grows or decays at their rates.
 """
 
+import pickle
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -66,6 +68,8 @@ def test_configuration_constraint_projected_and_routes_agree():
     c = gm.simulate(S, {"x": 0.7, "z": 0.0, "xdot": 0.3}, 4.0, parameters={"g": 1.0},
                     solve_constraints="numeric", t_eval=te)
     assert np.array_equal(c.states, b.states)
+    f = pickle.loads(pickle.dumps(b.field))            # rebuilt from its source
+    assert np.array_equal(f(0.0, b.states[3]), b.field(0.0, b.states[3]))
     with pytest.raises(ValueError, match="violates holonomic constraint 1"):
         gm.simulate(S, {**x0, "y": 0.5}, 1.0, parameters={"g": 1.0},
                     solve_constraints="numeric")
