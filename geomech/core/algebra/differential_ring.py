@@ -204,6 +204,7 @@ class DiffRing:
         self.ring = _ring(self.gens)
         self._index = {g: i for i, g in enumerate(self.gens)}
         self._struct = Struct(f"<{len(self.gens)}I")   # packed monomial <-> exponent tuple
+        self._placements: dict = {}        # smaller ring -> itemgetter (lift)
         self._builder = ExprBuilder(self.gens, self.ring.domain)   # ring -> sympy
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
         self._has_trig = bool(angles)
@@ -256,8 +257,30 @@ class DiffRing:
         return self._from_dict(terms)
 
     def lift(self, p):
-        """Move an element of a smaller ring into this one."""
-        return p.set_ring(self.ring) if p.ring is not self.ring else p
+        """Move an element of a smaller ring into this one (its generators placed by
+        :meth:`_placement`)."""
+        if p.ring is self.ring:
+            return p
+        place = self._placement(p.ring)
+        if place is None:
+            return p.set_ring(self.ring)
+        pad = (0,)
+        return self.ring.dtype({place(m + pad): c for m, c in p.items()})
+
+    def _placement(self, ring):
+        """``itemgetter`` taking an exponent tuple of ``ring``, padded with one ``0``, to
+        the exponent tuple here; ``None`` unless every generator of ``ring`` is one here
+        (cached per ring)."""
+        got = self._placements.get(ring)
+        if got is None:
+            where = {g: i for i, g in enumerate(ring.symbols)}
+            if len(where) != ring.ngens or not set(where) <= set(self._index):
+                return None
+            slots = [where.get(g, ring.ngens) for g in self.gens]
+            if len(slots) < 2:
+                return None
+            got = self._placements[ring] = itemgetter(*slots)
+        return got
 
     def diff(self, p, coord: sp.Symbol):
         r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``
@@ -323,9 +346,9 @@ class DiffRing:
         acc: dict = {}
         get = acc.get
         for sign, pa, pb in pairs:
-            if sign < 0:
-                pa = [(m, -c) for m, c in pa]
             for mb, cb in pb:
+                if sign < 0:
+                    cb = -cb
                 for ma, ca in pa:
                     m = ma + mb
                     acc[m] = get(m, 0) + ca * cb
