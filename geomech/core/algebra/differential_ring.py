@@ -500,7 +500,7 @@ class DiffRing:
             for i_a, _, _ in hit:
                 base[i_a] &= 1
             terms = [(base, c)]
-            for i_a, i_b, q in hit:     # (1 - b^2)^q = sum_j binom(q, j) (-b^2)^j
+            for _, i_b, q in hit:       # (1 - b^2)^q = sum_j binom(q, j) (-b^2)^j
                 terms = [(_shifted(mm, i_b, 2 * j), (-1) ** j * comb(q, j) * cc)
                          for mm, cc in terms for j in range(q + 1)]
             get = out.get
