@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import compress
 
 import sympy as sp
@@ -54,8 +54,10 @@ class ExprBuilder:
                      and _keys_available(self.gens))
         self._coeff_key = _coeff_key if domain == sp.QQ else _identity
         self._to_sympy = domain.to_sympy
-        self._factors: dict = {}
+        self._factors: list[dict] = [{} for _ in self.gens]   # exponent -> factor, per generator
+        self._positions = range(len(self.gens))
         self._monos: dict = {}
+        self._products: dict = {}
         self._numbers: dict = {}
 
     def __call__(self, p) -> sp.Expr:
@@ -65,48 +67,77 @@ class ExprBuilder:
         if len(monos) > CACHE_MAX or len(numbers) > CACHE_MAX:
             monos.clear()
             numbers.clear()
-        ckey = self._coeff_key
-        terms = []
+            self._products.clear()
+        ckey, one = self._coeff_key, sp.S.One
+        new, Mul, assumptions = object.__new__, sp.Mul, sp.Mul.default_assumptions
+        terms: list = []
+        append = terms.append
         for m, c in p.items():
             mono = monos.get(m)
             if mono is None:
                 mono = monos[m] = self._monomial(m)
-            if c == 1 and mono[2] is not None:
-                terms.append(mono[2])
-                continue
+            factors, keys = mono
             ck = ckey(c)
             num = numbers.get(ck)
             if num is None:
                 e = self._to_sympy(c)
                 num = numbers[ck] = (canonical_key(e), e)
-            if not mono[0]:
-                terms.append(num)
+            if not factors:
+                append(num)
+            elif num[1] is not one:
+                obj = new(Mul)      # Mul._from_args: canonical commutative arguments
+                obj._assumptions, obj._mhash = assumptions, None
+                obj._args, obj.is_commutative = (num[1], *factors), True
+                append(((_MUL_KEY, len(factors) + 1, (num[0], *keys)), obj))
+            elif len(factors) == 1:
+                append((keys[0], factors[0]))
             else:
-                args = (num[1], *mono[0])
-                terms.append(((_MUL_KEY, len(args), (num[0], *mono[1])), _mul(args)))
+                append(self._alone(m, mono))
         return _assemble(terms)
 
+    def _alone(self, m: tuple, mono: tuple) -> tuple:
+        """``(key, expr)`` of the monomial ``m`` with coefficient 1 (a shared ``Mul``)."""
+        got = self._products.get(m)
+        if got is None:
+            factors, keys = mono
+            got = self._products[m] = (_MUL_KEY, len(factors), keys), _mul(factors)
+        return got
+
     def _monomial(self, m: tuple) -> tuple:
-        """``(factors, factor keys, (key, expr) of the monomial itself or None)``."""
-        fs = []
-        for k in compress(range(len(m)), m):      # the non-zero exponents, at C speed
-            e = m[k]
-            f = self._factors.get((k, e))
-            if f is None:
-                g = self.gens[k]
-                expr = g if e == 1 else sp.Pow(g, e)
-                f = self._factors[(k, e)] = (canonical_key(expr), expr)
-            fs.append(f)
-        fs.sort(key=_first)
-        factors = tuple(f[1] for f in fs)
-        keys = tuple(f[0] for f in fs)
-        if len(fs) == 1:
-            alone = fs[0]
-        elif fs:
-            alone = (_MUL_KEY, len(factors), keys), _mul(factors)
-        else:
-            alone = None
-        return factors, keys, alone
+        """``(factors, factor keys)`` of the monomial ``m`` in sympy's canonical order."""
+        factors, factor = self._factors, self._factor
+        fs = [factors[k].get(m[k]) or factor(k, m[k])
+              for k in compress(self._positions, m)]       # the non-zero exponents
+        if len(fs) < 2:
+            return tuple(f[2] for f in fs), tuple(f[1] for f in fs)
+        fs.sort()      # by rank: distinct generators, never a tie
+        _, keys, exprs = zip(*fs)
+        return exprs, keys
+
+    def _factor(self, k: int, e: int) -> tuple:
+        """``(rank, key, g_k**e)``; the ranks order the factors of a monomial as
+        :func:`canonical_key` does (:attr:`_ranks`)."""
+        g = self.gens[k]
+        expr = g if e == 1 else sp.Pow(g, e)
+        plain, power = self._ranks[k]
+        f = self._factors[k][e] = ((plain, 0) if e == 1 else (power, e),
+                                   canonical_key(expr), expr)
+        return f
+
+    @cached_property
+    def _ranks(self) -> list:
+        r"""For each generator :math:`g`, the positions of :math:`g` and :math:`g^2` among
+        the canonical keys of all :math:`g_k, g_k^2`.  Two factors :math:`g^e, h^f` of a
+        monomial (:math:`g \ne h`) compare as these do: by class when one is a power and the
+        other not (no generator is a power), by base when both are powers, by themselves
+        when neither is."""
+        keys = []
+        for k, g in enumerate(self.gens):
+            keys += [(canonical_key(g), k, 0), (canonical_key(sp.Pow(g, 2)), k, 1)]
+        ranks = [[0, 0] for _ in self.gens]
+        for pos, (_, k, power) in enumerate(sorted(keys)):
+            ranks[k][power] = pos
+        return ranks
 
     def _flatten(self, p) -> sp.Expr:
         """Conversion through sympy's own constructors."""

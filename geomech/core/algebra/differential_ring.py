@@ -28,11 +28,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from math import comb
+from operator import itemgetter
+from struct import Struct
 
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-from geomech.core.exprbuild import CACHE_MAX, ExprBuilder, expr_builder
+from geomech.core.exprbuild import ExprBuilder, expr_builder
 from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
 from geomech.core.parse import as_expr
 
@@ -178,7 +180,7 @@ def trig_derivative(p, i: int | None, chain) -> dict:
     return {m: c for m, c in out.items() if c}
 
 
-_BITS = 20           # bits per packed exponent
+_BITS = 32           # bits per packed exponent (a C ``uint32``: packing is one ``struct`` call)
 _LIMIT = 1 << (_BITS - 1)  # exponents must stay below this (products: below 2**_BITS)
 _MASK = (1 << _BITS) - 1
 
@@ -201,7 +203,8 @@ class DiffRing:
         self.gens = (*self.coords, *others, *trig)
         self.ring = _ring(self.gens)
         self._index = {g: i for i, g in enumerate(self.gens)}
-        self._unpacked: dict = {}          # packed monomial -> exponent tuple
+        self._struct = Struct(f"<{len(self.gens)}I")   # packed monomial <-> exponent tuple
+        self._placements: dict = {}        # smaller ring -> itemgetter (lift)
         self._builder = ExprBuilder(self.gens, self.ring.domain)   # ring -> sympy
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
         self._has_trig = bool(angles)
@@ -254,8 +257,30 @@ class DiffRing:
         return self._from_dict(terms)
 
     def lift(self, p):
-        """Move an element of a smaller ring into this one."""
-        return p.set_ring(self.ring) if p.ring is not self.ring else p
+        """Move an element of a smaller ring into this one (its generators placed by
+        :meth:`_placement`)."""
+        if p.ring is self.ring:
+            return p
+        place = self._placement(p.ring)
+        if place is None:
+            return p.set_ring(self.ring)
+        pad = (0,)
+        return self.ring.dtype({place(m + pad): c for m, c in p.items()})
+
+    def _placement(self, ring):
+        """``itemgetter`` taking an exponent tuple of ``ring``, padded with one ``0``, to
+        the exponent tuple here; ``None`` unless every generator of ``ring`` is one here
+        (cached per ring)."""
+        got = self._placements.get(ring)
+        if got is None:
+            where = {g: i for i, g in enumerate(ring.symbols)}
+            if len(where) != ring.ngens or not set(where) <= set(self._index):
+                return None
+            slots = [where.get(g, ring.ngens) for g in self.gens]
+            if len(slots) < 2:
+                return None
+            got = self._placements[ring] = itemgetter(*slots)
+        return got
 
     def diff(self, p, coord: sp.Symbol):
         r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``
@@ -278,40 +303,17 @@ class DiffRing:
 
     def pack(self, p) -> list | None:
         """The packed form of a ring element, or ``None`` if an exponent is too large."""
-        shifts = self._shifts
-        out = []
-        for m, c in p.items():
-            v = 0
-            for e, sh in zip(m, shifts):
-                if e:
-                    if e >= _LIMIT:
-                        return None
-                    v += e << sh
-            out.append((v, c))
-        return out
+        if not p:
+            return []
+        if self.gens and max(map(max, p)) >= _LIMIT:
+            return None
+        to_bytes = self._struct.pack
+        return [(int.from_bytes(to_bytes(*m), "little"), c) for m, c in p.items()]
 
     def unpack(self, terms) -> object:
         """The ring element of packed ``(monomial, coefficient)`` pairs (zeros dropped)."""
-        el = self.ring.zero
-        seen = self._unpacked
-        for v, c in terms:
-            if c:
-                m = seen.get(v)
-                if m is None:
-                    m = self._unpack_monomial(v)
-                el[m] = c
-        return el
-
-    def _unpack_monomial(self, v: int) -> tuple:
-        """The exponent tuple of a packed monomial (cached)."""
-        w, m = v, []
-        for _ in range(len(self.gens)):
-            m.append(w & _MASK)
-            w >>= _BITS
-        if len(self._unpacked) > CACHE_MAX:
-            self._unpacked.clear()
-        m = self._unpacked[v] = tuple(m)
-        return m
+        size, read = self._struct.size, self._struct.unpack
+        return self.ring.dtype({read(v.to_bytes(size, "little")): c for v, c in terms if c})
 
     def diff_packed(self, P: list, coord: sp.Symbol) -> list:
         r"""Total derivative of a packed polynomial (chain rule over ``sin``/``cos``)."""
@@ -344,9 +346,9 @@ class DiffRing:
         acc: dict = {}
         get = acc.get
         for sign, pa, pb in pairs:
-            if sign < 0:
-                pa = [(m, -c) for m, c in pa]
             for mb, cb in pb:
+                if sign < 0:
+                    cb = -cb
                 for ma, ca in pa:
                     m = ma + mb
                     acc[m] = get(m, 0) + ca * cb
@@ -435,44 +437,83 @@ class DiffRing:
         With ``prefer="sin"`` every ``sin`` has degree < 2, with ``prefer="cos"`` every
         ``cos``.  The relations have coprime leading monomials, so they form a Gröbner basis
         and the remainder is unique: ``reduce(p) == 0`` iff ``p`` vanishes as a function.
-        It is computed term by term, :math:`s^{2q+r} = s^r(1-c^2)^q` expanded binomially
-        (linear in the size of the result; no polynomial division)."""
-        pairs = self.trig_pairs
-        if not (pairs and p):
+        It is computed term by term in one pass, :math:`s^{2q+r} = s^r(1-c^2)^q` expanded
+        binomially for every angle of the term at once (linear in the size of the result;
+        no polynomial division); terms of degree < 2 in every ``sin`` are kept as they are.
+
+        >>> x = sp.Symbol("x")
+        >>> R = DiffRing.for_expressions([sp.sin(x)], (x,))
+        >>> R.to_expr(R.reduce(R.to_ring(sp.sin(x)**3 + x)))
+        x - sin(x)*cos(x)**2 + sin(x)
+        """
+        if not (self.trig_pairs and p):
             return p
-        terms, changed = None, False
-        for i_s, i_c in pairs:
-            if prefer != "sin":
-                i_s, i_c = i_c, i_s
-            if not any(m[i_s] >= 2 for m in (p if terms is None else terms)):
-                continue
-            out: dict = {}
-            for m, c in (p.items() if terms is None else terms.items()):
-                e = m[i_s]
-                if e < 2:
-                    out[m] = out.get(m, 0) + c
-                    continue
-                q, r = divmod(e, 2)
-                base = list(m)
-                base[i_s] = r
-                for j in range(q + 1):      # (1 - c^2)^q = sum_j binom(q, j) (-c^2)^j
-                    mm = list(base)
-                    mm[i_c] += 2 * j
-                    mm = tuple(mm)
-                    out[mm] = out.get(mm, 0) + (-1) ** j * comb(q, j) * c
-            terms, changed = {m: c for m, c in out.items() if c}, True
-        return self._from_dict(terms) if changed else p
+        high = self._high_terms(p)
+        if not high:
+            return p
+        out = self._reduced(p, high, 0 if prefer == "sin" else 1)
+        return p if out is None else self.ring.dtype(out)
 
     def shortest(self, p):
         """``p`` or one of its two remainders (:meth:`reduce` with ``sin``, then ``cos``),
         whichever has the fewest terms; ties keep ``p``, then the ``sin`` remainder.  The
-        choice of :func:`geomech.core.zero.certificates.pythagorean_shortening`."""
+        choice of :func:`geomech.core.zero.certificates.pythagorean_shortening`.
+
+        Both remainders come from one scan of ``p`` (:meth:`_high_terms`): only the terms of
+        degree >= 2 in some ``sin`` or ``cos`` are rewritten, the others are shared."""
+        if not (self.trig_pairs and p):
+            return p
+        high = self._high_terms(p)
+        if not high:
+            return p
         best, n_best = p, len(p)
-        for prefer in ("sin", "cos"):
-            cand = self.reduce(p, prefer=prefer)
-            if len(cand) < n_best:
+        for side in (0, 1):
+            cand = self._reduced(p, high, side)
+            if cand is not None and len(cand) < n_best:
                 best, n_best = cand, len(cand)
-        return best
+        return best if best is p else self.ring.dtype(best)
+
+    @cached_property
+    def _trig_exponents(self):
+        """``itemgetter`` of the exponents of all ``sin`` and ``cos`` generators (a tuple)."""
+        return itemgetter(*[i for pair in self.trig_pairs for i in pair])
+
+    def _high_terms(self, p) -> list:
+        """The terms of ``p`` of degree >= 2 in some ``sin`` or ``cos``."""
+        get = self._trig_exponents
+        return [(m, c) for m, c in p.items() if max(get(m)) >= 2]
+
+    def _reduced(self, p, high: list, side: int) -> dict | None:
+        """``{monomial: coefficient}`` of the remainder of ``p`` with every ``sin``
+        (``side`` 0) or every ``cos`` (``side`` 1) of degree < 2, rewriting only the terms
+        ``high`` (:meth:`_high_terms`); ``None`` when it is ``p`` itself."""
+        pairs = [pair if side == 0 else pair[::-1] for pair in self.trig_pairs]
+        out, touched = None, []
+        for m, c in high:
+            hit = [(i_a, i_b, m[i_a] // 2) for i_a, i_b in pairs if m[i_a] >= 2]
+            if not hit:
+                continue
+            if out is None:
+                out = dict(p)
+            del out[m]
+            base = list(m)
+            for i_a, _, _ in hit:
+                base[i_a] &= 1
+            terms = [(base, c)]
+            for _, i_b, q in hit:       # (1 - b^2)^q = sum_j binom(q, j) (-b^2)^j
+                terms = [(_shifted(mm, i_b, 2 * j), (-1) ** j * comb(q, j) * cc)
+                         for mm, cc in terms for j in range(q + 1)]
+            get = out.get
+            for mm, cc in terms:
+                mm = tuple(mm)
+                out[mm] = get(mm, 0) + cc
+                touched.append(mm)
+        if out is None:
+            return None
+        for mm in touched:
+            if mm in out and not out[mm]:
+                del out[mm]
+        return out
 
     @property
     def plain_angles(self) -> bool:
@@ -496,6 +537,13 @@ class DiffRing:
         flattening (see :class:`ExprBuilder`)."""
         return self._builder(p)
 
+
+
+def _shifted(m: list, i: int, k: int) -> list:
+    """A copy of the exponent list ``m`` with ``k`` added at ``i``."""
+    m = list(m)
+    m[i] += k
+    return m
 
 
 @lru_cache(maxsize=256)
