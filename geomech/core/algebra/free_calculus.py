@@ -35,7 +35,7 @@ from geomech.core.algebra.rings import polynomial_ring
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_cancel
 
-__all__ = ["FreeTrigField", "free_bracket"]
+__all__ = ["FreeTrigField", "free_bracket", "cancel_form", "cancel_quotient"]
 
 
 def _polynomial(u: sp.Expr) -> bool:
@@ -152,6 +152,8 @@ def cancel_form(p, q) -> sp.Expr:
     >>> cancel_form(-x/2, y/3 - 1) == sp.cancel((-x/2) / (y/3 - 1).as_expr())
     True
     """
+    if q.is_ground:
+        return (p.quo_ground(q.LC)).as_expr()
     cp, P = p.clear_denoms()
     cq, Q = q.clear_denoms()
     P, Q = P.mul_ground(cq), Q.mul_ground(cp)
@@ -162,6 +164,27 @@ def cancel_form(p, q) -> sp.Expr:
     if sp.Poly(Qe).LC() < 0:
         Pe, Qe = (-P).as_expr(), (-Q).as_expr()
     return Pe / Qe
+
+
+def cancel_quotient(n: sp.Expr, d: sp.Expr) -> sp.Expr:
+    """``sympy.cancel(n / d)`` for polynomials ``n``, ``d`` in symbols and function atoms,
+    the gcd by flint (:func:`~geomech.core.flintpolys.poly_cancel`) and the form of
+    :func:`cancel_form`; other expressions go to ``sympy.cancel``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> cancel_quotient(x**2 - y**2, 2*y - 2*x)
+    (-x - y)/2
+    """
+    atoms = sorted(n.free_symbols | d.free_symbols, key=sp.default_sort_key) + sorted(
+        (n.atoms(sp.Function) | d.atoms(sp.Function)), key=sp.default_sort_key)
+    try:
+        R = polynomial_ring(atoms or [sp.Dummy()])
+        N, D = R.from_expr(n), R.from_expr(d)
+    except (sp.polys.polyerrors.PolynomialError, ValueError, TypeError):
+        return sp.cancel(n / d)
+    if not D:
+        return sp.cancel(n / d)
+    return cancel_form(*poly_cancel(N, D)) if N else sp.S.Zero
 
 
 def free_bracket(X: Sequence[sp.Expr], Y: Sequence[sp.Expr], coords: Sequence[sp.Symbol],

@@ -133,9 +133,11 @@ class ZeroPolicy:
         >>> default_policy().normalize_cancelled(sp.cancel((sp.sin(s)**2 + sp.cos(s)**2) / s))
         1/s
         """
+        from geomech.core.algebra.free_calculus import cancel_quotient
+
         n, d = sp.fraction(e)
         n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
-        return e if (n2 is n and d2 is d) else sp.cancel(n2 / d2)
+        return e if (n2 is n and d2 is d) else cancel_quotient(n2, d2)
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
