@@ -21,8 +21,9 @@ route's, without the multivariate ``cancel`` of a sum of thousands of fractions.
 
 >>> import sympy as sp
 >>> x, t = sp.symbols("x t")
->>> free_bracket((1, sp.sin(t)/sp.cos(t)), (0, x/sp.cos(t - x)), (x, t))
-[0, sin(t - x)/cos(t - x)**2 + 1/cos(t - x)]
+>>> X, Y = (1, sp.sin(t)/sp.cos(t)), (0, x/sp.cos(t - x))
+>>> free_bracket(X, Y, (x, t))[1]
+(x*sin(t)*sin(t - x)*cos(t) - x*sin(t - x)*cos(t)**2 - x*cos(t - x) + cos(t)**2*cos(t - x))/(cos(t)**2*cos(t - x)**2)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import sympy as sp
 from geomech.core.algebra.rings import polynomial_ring
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_cancel
+from geomech.core.parse import as_expr
 
 __all__ = ["FreeTrigField", "free_bracket", "cancel_form", "cancel_quotient"]
 
@@ -149,7 +151,7 @@ def cancel_form(p, q) -> sp.Expr:
 
     >>> from sympy.polys.rings import ring
     >>> R, x, y = ring("x y", sp.QQ)
-    >>> cancel_form(-x/2, y/3 - 1) == sp.cancel((-x/2) / (y/3 - 1).as_expr())
+    >>> cancel_form(-x/2, y/3 - 1) == sp.cancel((-x/2).as_expr() / (y/3 - 1).as_expr())
     True
     """
     if q.is_ground:
@@ -173,7 +175,7 @@ def cancel_quotient(n: sp.Expr, d: sp.Expr) -> sp.Expr:
 
     >>> x, y = sp.symbols("x y")
     >>> cancel_quotient(x**2 - y**2, 2*y - 2*x)
-    (-x - y)/2
+    -x/2 - y/2
     """
     atoms = sorted(n.free_symbols | d.free_symbols, key=sp.default_sort_key) + sorted(
         (n.atoms(sp.Function) | d.atoms(sp.Function)), key=sp.default_sort_key)
@@ -201,6 +203,7 @@ def free_bracket(X: Sequence[sp.Expr], Y: Sequence[sp.Expr], coords: Sequence[sp
     >>> free_bracket((1, 0), (0, x*sp.cos(t)), (x, t))
     [0, None]
     """
+    X, Y = [as_expr(c) for c in X], [as_expr(c) for c in Y]
     try:
         F = FreeTrigField([*X, *Y], coords)
     except (ValueError, sp.PolynomialError, sp.polys.polyerrors.CoercionFailed):
