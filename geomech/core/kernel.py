@@ -186,14 +186,24 @@ def _free_bracket(X: list, Y: list, coords: Sequence[sp.Symbol]) -> list | None:
     off, no denominators, a zero policy whose normalisation is its own)."""
     from .algebra.free_calculus import free_bracket
     from .zero.certificates import has_negative_power
-    from .zero.policy import ZeroPolicy
+    from .zero.policy import ZeroPolicy, numerically_zero
 
     pol = default_policy()
     if not use_rings() or type(pol).normalize is not ZeroPolicy.normalize or \
             type(pol).normalize_cancelled is not ZeroPolicy.normalize_cancelled or \
             not any(has_negative_power(c) for c in (*X, *Y)):
         return None
-    return free_bracket(X, Y, coords, pol)
+    out = free_bracket(X, Y, coords)
+    if out is None:
+        return None
+    # a fraction that vanishes only by sin^2 + cos^2 = 1 may be zeroed by normalize's
+    # shortcut on the sum of terms: the generic route computes it
+    done = []
+    for e in out:
+        if e is not None and e != 0:
+            e = None if numerically_zero(sp.fraction(e)[0], 1) else pol.normalize_cancelled(e)
+        done.append(e)
+    return done
 
 
 def _generic_bracket(X: list, Y: list, coords: Sequence[sp.Symbol],

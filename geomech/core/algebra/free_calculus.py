@@ -22,8 +22,10 @@ route's, without the multivariate ``cancel`` of a sum of thousands of fractions.
 >>> import sympy as sp
 >>> x, t = sp.symbols("x t")
 >>> X, Y = (1, sp.sin(t)/sp.cos(t)), (0, x/sp.cos(t - x))
->>> free_bracket(X, Y, (x, t))[1]
-(x*sin(t)*sin(t - x)*cos(t) - x*sin(t - x)*cos(t)**2 - x*cos(t - x) + cos(t)**2*cos(t - x))/(cos(t)**2*cos(t - x)**2)
+>>> from geomech.core.zero import default_policy
+>>> Z = default_policy().normalize_cancelled(free_bracket(X, Y, (x, t))[1])
+>>> sp.fraction(Z)[1]
+cos(t)**2*cos(t - x)**2
 """
 
 from __future__ import annotations
@@ -189,15 +191,15 @@ def cancel_quotient(n: sp.Expr, d: sp.Expr) -> sp.Expr:
     return cancel_form(*poly_cancel(N, D)) if N else sp.S.Zero
 
 
-def free_bracket(X: Sequence[sp.Expr], Y: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
-                 policy=None) -> list | None:
-    r"""The components of :math:`[X, Y]` computed in :class:`FreeTrigField` and finished by
-    the zero policy's :meth:`~geomech.core.zero.policy.ZeroPolicy.normalize_cancelled` (the
-    default policy's when ``policy`` is ``None``): the same expressions as the policy's
-    ``normalize`` of the sum of :func:`sympy.diff` terms.  ``None`` in place of a component
-    that is a non-zero polynomial or vanishes only by :math:`\sin^2+\cos^2=1` (the generic
-    route's form of those depends on how its terms were written: the caller computes them),
-    and ``None`` altogether when the components are outside the field.
+def free_bracket(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
+                 coords: Sequence[sp.Symbol]) -> list | None:
+    r"""The components of :math:`[X, Y]` computed in :class:`FreeTrigField`, cancelled, in
+    the form ``sympy.cancel`` gives the sum of :func:`sympy.diff` terms (:func:`cancel_form`);
+    ``None`` in place of a component that is a non-zero polynomial (the generic route's form
+    of those depends on how its terms were written: the caller computes them), and ``None``
+    altogether when the components are outside the field.  The zero policy finishes each
+    fraction (:meth:`~geomech.core.zero.policy.ZeroPolicy.normalize_cancelled`, as
+    :func:`geomech.core.kernel.bracket_components` does).
 
     >>> x, t = sp.symbols("x t")
     >>> free_bracket((1, 0), (0, x*sp.cos(t)), (x, t))
@@ -208,17 +210,9 @@ def free_bracket(X: Sequence[sp.Expr], Y: Sequence[sp.Expr], coords: Sequence[sp
         F = FreeTrigField([*X, *Y], coords)
     except (ValueError, sp.PolynomialError, sp.polys.polyerrors.CoercionFailed):
         return None
-    from geomech.core.zero.policy import default_policy, numerically_zero
-    policy = default_policy() if policy is None else policy
     FX, FY = [F.frac(c) for c in X], [F.frac(c) for c in Y]
     out = []
     for i in range(len(coords)):
         p, q = F.bracket_component(FX, FY, i)
-        if not p:
-            out.append(sp.S.Zero)
-            continue
-        e = None if q.is_ground else cancel_form(p, q)
-        if e is not None and numerically_zero(sp.fraction(e)[0], 1):
-            e = None
-        out.append(None if e is None else policy.normalize_cancelled(e))
+        out.append(sp.S.Zero if not p else None if q.is_ground else cancel_form(p, q))
     return out
