@@ -118,7 +118,13 @@ class ZeroPolicy:
         if has_negative_power(e):
             if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
                 return sp.S.Zero
-            return self.normalize_cancelled(sp.cancel(e))
+            if e.is_Add:
+                return self.normalize_cancelled(sp.cancel(e))
+            from geomech.core.algebra.free_calculus import cancel_quotient
+
+            # a quotient (a stored field component, normalised again): flint's gcd, the
+            # form of sympy.cancel
+            return self.normalize_cancelled(cancel_quotient(*sp.fraction(e)))
         return pythagorean_shortening(e if is_expanded_polynomial(e, trig=True)
                                       else sp.expand(e))
 
