@@ -34,7 +34,6 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.calculus import RingCalculus
 from geomech.core.algebra.rings import polynomial_ring
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_cancel
@@ -75,7 +74,7 @@ def _atoms(exprs: Sequence[sp.Expr]) -> tuple[list, list] | None:
     return (sorted(syms, key=sp.default_sort_key), sorted(trig, key=sp.default_sort_key))
 
 
-class FreeTrigField(RingCalculus):
+class FreeTrigField:
     r"""The field :math:`\mathbb Q(g_1,\dots,g_n)` of a set of expressions, its atoms free
     generators, with the derivations :math:`\partial_x` of :func:`sympy.diff` (module
     docstring).  Elements are pairs ``(numerator, denominator)`` of sparse polynomials.
@@ -104,14 +103,22 @@ class FreeTrigField(RingCalculus):
         n, d = sp.fraction(sp.together(e))
         return self.R.from_expr(n), self.R.from_expr(d)
 
-    def _d(self, p, x):
-        r""":math:`\partial_x p = \sum_g \partial p/\partial g\;\partial_x g` (the quotient
-        rule is :meth:`RingCalculus.diff`)."""
+    def dpoly(self, p, x):
+        r""":math:`\partial_x p = \sum_g \partial p/\partial g\;\partial_x g`."""
         out = self.R.zero
         for i, dg in self.dgen[x].items():
             if dg:
                 out += p.diff(self.R.gens[i]) * dg
         return out
+
+    def diff(self, nd: tuple, x) -> tuple:
+        """The quotient rule :math:`(n/d)' = (n'd - nd')/d^2`."""
+        n, d = nd
+        dn = self.dpoly(n, x)
+        if d.is_ground:
+            return dn, d
+        dd = self.dpoly(d, x)
+        return (dn, d) if not dd else (dn * d - n * dd, d * d)
 
     def bracket_component(self, X: Sequence, Y: Sequence, i: int) -> tuple:
         r"""Component ``i`` of :math:`[X, Y]` (``X``, ``Y`` lists of fractions), cancelled:
