@@ -164,31 +164,71 @@ def directional_derivative(components: Sequence[sp.Expr], coords: Sequence[sp.Sy
 
 def bracket_components(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
                        coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
-    r"""Components of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`, normalised."""
+    r"""Components of :math:`[X,Y]^i = X^j\partial_j Y^i - Y^j\partial_j X^i`, normalised.
+
+    Fractions in symbols and ``sin``/``cos`` atoms are computed in the free differential
+    field of their atoms (:func:`~geomech.core.algebra.free_calculus.free_bracket`: the same
+    normal forms without ``sympy.cancel`` of the sum of terms); the other components, and
+    every component when rings are off, by differentiation and the zero policy's
+    normalisation."""
     X = [as_expr(c) for c in X]
     Y = [as_expr(c) for c in Y]
+    fast = _free_bracket(X, Y, coords)
+    if fast is not None and all(c is not None for c in fast):
+        return tuple(fast)
+    todo = [i for i in range(len(coords)) if fast is None or fast[i] is None]
+    generic = dict(zip(todo, _generic_bracket(X, Y, coords, todo)))
+    return tuple(generic[i] if i in generic else fast[i] for i in range(len(coords)))
+
+
+def _free_bracket(X: list, Y: list, coords: Sequence[sp.Symbol]) -> list | None:
+    """The components of the free-field route, or ``None`` where it does not apply (rings
+    off, no denominators, a zero policy whose normalisation is its own)."""
+    from .algebra.free_calculus import free_bracket
+    from .zero.certificates import has_negative_power
+    from .zero.policy import ZeroPolicy, numerically_zero
+
+    pol = default_policy()
+    if not use_rings() or type(pol).normalize is not ZeroPolicy.normalize or \
+            type(pol).normalize_cancelled is not ZeroPolicy.normalize_cancelled or \
+            not any(has_negative_power(c) for c in (*X, *Y)):
+        return None
+    out = free_bracket(X, Y, coords)
+    if out is None:
+        return None
+    # a fraction that vanishes only by sin^2 + cos^2 = 1 may be zeroed by normalize's
+    # shortcut on the sum of terms: the generic route computes it
+    done = []
+    for e in out:
+        if e is not None and e != 0:
+            e = None if numerically_zero(sp.fraction(e)[0], 1) else pol.normalize_cancelled(e)
+        done.append(e)
+    return done
+
+
+def _generic_bracket(X: list, Y: list, coords: Sequence[sp.Symbol],
+                     todo: Sequence[int]) -> Iterator[sp.Expr]:
+    """The components ``todo`` one by one by differentiation (symengine when it can carry
+    them, else sympy) and the zero policy's normalisation."""
     norm = default_policy().normalize
     if _se_ok([*X, *Y]):
         sx = [_se.sympify(c) for c in X]
         sy = [_se.sympify(c) for c in Y]
         sc = [_se.sympify(c) for c in coords]
         orig = _originals([*X, *Y], coords)
-        out = []
-        for i in range(len(coords)):
+        for i in todo:
             acc = _se.Integer(0)
             for j, xj in enumerate(sc):
                 if sx[j] != 0:
                     acc += sx[j] * sy[i].diff(xj)
                 if sy[j] != 0:
                     acc -= sy[j] * sx[i].diff(xj)
-            out.append(norm(_back(_se.expand(acc), orig)))
-        return tuple(out)
-    out = []
-    for i in range(len(coords)):
+            yield norm(_back(_se.expand(acc), orig))
+        return
+    for i in todo:
         acc = sp.Add(*[X[j] * sp.diff(Y[i], xj) for j, xj in enumerate(coords) if X[j] != 0])
         acc -= sp.Add(*[Y[j] * sp.diff(X[i], xj) for j, xj in enumerate(coords) if Y[j] != 0])
-        out.append(norm(acc))
-    return tuple(out)
+        yield norm(acc)
 
 
 def _ring_of(exprs: Sequence[sp.Expr], variables: Sequence[sp.Symbol]):

@@ -6,6 +6,8 @@ r"""The one exact engine: rings, normal forms and exact linear algebra.
   (:class:`RationalAlgebra`);
 * :mod:`~geomech.core.algebra.calculus` -- derivatives in that ring, with square roots as
   generators (:class:`RingCalculus`, ``RadicalCalculus``, ``FactoredCalculus``);
+* :mod:`~geomech.core.algebra.free_calculus` -- Lie brackets of rational fields with every
+  atom a free generator (the generic route's normal forms without its ``cancel``);
 * :mod:`~geomech.core.algebra.reduction` -- the normal form modulo the relations
   :math:`\sin^2+\cos^2=1` and :math:`r^2=b`
   (:class:`~geomech.core.algebra.reduction.RelationReducer`);

@@ -106,6 +106,9 @@ def pythagorean_shortening(e: sp.Expr) -> sp.Expr:
         p = R.to_ring(e)
         best = R.shortest(p)
         return e if best is p else R.to_expr(best)
+    fast = _shortening_in_ring(e, angles)
+    if fast is not None:
+        return fast
     best, n_best = e, len(e.args)
     for s in angles:
         sn, cs = sp.sin(s), sp.cos(s)
@@ -115,6 +118,44 @@ def pythagorean_shortening(e: sp.Expr) -> sp.Expr:
             if n < n_best:
                 best, n_best = cand, n
     return best
+
+
+def _shortening_in_ring(e: sp.Expr, angles: set) -> sp.Expr | None:
+    """The substitution rule of :func:`pythagorean_shortening` (each ``a**k``, ``k >= 2``,
+    replaced by ``a**(k-2) * (1 - b**2)`` and expanded, for ``(a, b) = (sin s, cos s)`` and
+    ``(cos s, sin s)`` in turn, the fewest terms kept) on the terms of a sparse polynomial
+    in the atoms of ``e``: the same result without sympy's ``expand``.  ``None`` when ``e``
+    is not an expanded polynomial in its atoms."""
+    from geomech.core.algebra.rings import polynomial_ring
+
+    pairs = [(f(s), g(s)) for s in angles for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin))]
+    gens = {a for a in e.atoms(sp.sin, sp.cos)} | {a for ab in pairs for a in ab}
+    try:
+        R = polynomial_ring(sorted(e.free_symbols, key=sp.default_sort_key)
+                            + sorted(gens, key=sp.default_sort_key))
+        P = R.from_expr(e)
+    except (sp.polys.polyerrors.PolynomialError, ValueError, TypeError):
+        return None
+    if len(P) != len(e.args):
+        return None
+    idx = {g: i for i, g in enumerate(R.symbols)}
+    best, n_best = P, len(P)
+    for a, b in pairs:
+        ia, ib = idx[a], idx[b]
+        cand: dict = {}
+        for m, c in best.items():
+            if m[ia] < 2:
+                cand[m] = cand.get(m, 0) + c
+                continue
+            m2 = list(m)
+            m2[ia] -= 2
+            cand[tuple(m2)] = cand.get(tuple(m2), 0) + c
+            m2[ib] += 2
+            cand[tuple(m2)] = cand.get(tuple(m2), 0) - c
+        cand_p = R.from_dict({m: c for m, c in cand.items() if c})
+        if max(len(cand_p), 1) < n_best:
+            best, n_best = cand_p, max(len(cand_p), 1)
+    return e if best is P else best.as_expr()
 
 
 def _reduce_square(e: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:

@@ -118,12 +118,32 @@ class ZeroPolicy:
         if has_negative_power(e):
             if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
                 return sp.S.Zero
-            e = sp.cancel(e)
-            n, d = sp.fraction(e)
-            n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
-            return e if (n2 is n and d2 is d) else sp.cancel(n2 / d2)
+            if e.is_Add:
+                return self.normalize_cancelled(sp.cancel(e))
+            from geomech.core.algebra.free_calculus import cancel_quotient
+
+            # a quotient (a stored field component, normalised again): flint's gcd, the
+            # form of sympy.cancel
+            return self.normalize_cancelled(cancel_quotient(*sp.fraction(e)))
         return pythagorean_shortening(e if is_expanded_polynomial(e, trig=True)
                                       else sp.expand(e))
+
+    def normalize_cancelled(self, e: sp.Expr) -> sp.Expr:
+        """The end of :meth:`normalize` for a fraction ``e`` that ``sympy.cancel`` returned
+        (or that is in the form it returns): numerator and denominator shortened by
+        :math:`\\sin^2+\\cos^2 = 1` when that pays, and cancelled again if they changed.
+        Callers that cancel the fraction by other means
+        (:func:`~geomech.core.algebra.free_calculus.free_bracket`) finish with it.
+
+        >>> s = sp.Symbol("s")
+        >>> default_policy().normalize_cancelled(sp.cancel((sp.sin(s)**2 + sp.cos(s)**2) / s))
+        1/s
+        """
+        from geomech.core.algebra.free_calculus import cancel_quotient
+
+        n, d = sp.fraction(e)
+        n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
+        return e if (n2 is n and d2 is d) else cancel_quotient(n2, d2)
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
