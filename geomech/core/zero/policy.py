@@ -538,9 +538,9 @@ def expanded_det(m: sp.Matrix) -> sp.Expr:
     if n == 1:
         return m[0, 0]
     if n > 4:
-        from sympy.simplify.simplify import dotprodsimp
+        from geomech.core.algebra.matrices import unsimplified_products
 
-        with dotprodsimp(False):
+        with unsimplified_products():
             return m.det(method="berkowitz")
     terms = []
     for j in range(n):

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from sympy.matrices.utilities import dotprodsimp
 
+from geomech.core.algebra.matrices import unsimplified_products
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -125,7 +125,7 @@ def linear_normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> Linear
             return LinearODESystem(var, tuple(funcs), sp.zeros(0, 0), sp.zeros(n, 0))
         # no intermediate dotprodsimp: the entries are cancelled right after (4x faster
         # on the Routh sphere's Noether system)
-        with dotprodsimp(False):
+        with unsimplified_products():
             R = sp.Matrix.hstack(A1, A0).rref(iszerofunc=_is_zero, simplify=False)[0]
         R = R.applyfunc(sp.cancel)
         diff_rows = [i for i in range(R.rows) if any(not _is_zero(R[i, j]) for j in range(k))]
@@ -137,7 +137,7 @@ def linear_normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> Linear
             B = -R.extract(diff_rows, list(range(k, 2 * k)))
             return LinearODESystem(var, tuple(funcs), B.applyfunc(sp.cancel), T)
         G = R.extract(alg_rows, list(range(k, 2 * k)))
-        with dotprodsimp(False):
+        with unsimplified_products():
             Gr, gp = G.rref(iszerofunc=_is_zero, simplify=False)
         free = [j for j in range(k) if j not in gp]
         P = sp.zeros(k, len(free))
