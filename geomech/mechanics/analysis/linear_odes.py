@@ -44,6 +44,7 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.algebra.matrices import unsimplified_products
+from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -173,10 +174,9 @@ def scalar_equation(B: sp.Matrix, var: sp.Symbol, j: int = 0):
         c = rows[-1]
         rows.append((c.diff(var) + c * B).applyfunc(sp.cancel))
     C = sp.Matrix.vstack(*rows[:s])
-    det = sp.cancel(C.det(method="berkowitz"))
-    if _is_zero(det):
+    Ci, _ = adjugate_inverse(C)
+    if Ci is None:
         return None
-    Ci = (C.adjugate(method="berkowitz") / det).applyfunc(sp.cancel)
     a = (rows[s] * Ci).applyfunc(sp.cancel)
     return list(a), Ci
 
@@ -679,7 +679,8 @@ def deflated(system: LinearODESystem) -> LinearODESystem:
         if default_policy().rank(trial) > len(cols):
             cols.append(sp.eye(B.rows)[:, i])
     P = sp.Matrix.hstack(*cols)
-    Bn = (P.inv() * B * P).applyfunc(sp.cancel)
+    Pinv, _ = adjugate_inverse(P)           # P is invertible: its columns are independent
+    Bn = (Pinv * B * P).applyfunc(sp.cancel)
     return LinearODESystem(var, system.unknowns, Bn, (system.embedding * P).applyfunc(sp.cancel))
 
 
@@ -737,7 +738,7 @@ def _particular(Phi: sp.Matrix, g: sp.Matrix, var, consts, seconds: float
                 ) -> sp.Matrix | None:
     r""":math:`\Phi\int\Phi^{-1}g` (variation of constants) for a forcing :math:`g` linear in
     the integration constants ``consts``: one closed-form quadrature per constant and entry."""
-    integrand = (Phi.inv() * g).applyfunc(sp.expand)
+    integrand = solve_linear(Phi, g, "fundamental matrix").applyfunc(sp.expand)
     out = []
     for e in integrand:
         part = sp.S.Zero
