@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import cmath
 import contextlib
+import functools
 import random
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
@@ -625,19 +626,17 @@ def numerically_zero(e, points: int, symbols: Mapping[str, sp.Symbol] | None = N
     >>> numerically_zero(sp.sin(x)**2 + sp.cos(x)**2 - 1, 3), numerically_zero(x - 1, 3)
     (True, False)
     """
-    if not isinstance(e, sp.Basic):
-        return _engine_numerically_zero(e, points, symbols or {})
+    if isinstance(e, sp.Basic):
+        e, _ = jet_replacement(as_expr(e))
+        syms = sorted(e.free_symbols, key=sp.default_sort_key)
+        value = functools.partial(_value_at, e)
+    else:
+        syms, value = _engine_value(e, symbols or {})
     pol = default_policy()
-    e, _ = jet_replacement(as_expr(e))
-    syms = sorted(e.free_symbols, key=sp.default_sort_key)
     seen = 0
     for _ in range(4 * points):
-        pt = pol.random_point(syms)
-        try:
-            v = sp.N(e.xreplace(pt), 40)
-        except (ZeroDivisionError, TypeError, ValueError):
-            continue
-        if not v.is_number or v.has(sp.zoo, sp.nan):
+        v = value(pol.random_point(syms))
+        if v is None:
             continue
         seen += 1
         if abs(v) > 1e-25:
@@ -647,27 +646,30 @@ def numerically_zero(e, points: int, symbols: Mapping[str, sp.Symbol] | None = N
     return True
 
 
-def _engine_numerically_zero(e, points: int, symbols: Mapping[str, sp.Symbol]) -> bool:
-    """:func:`numerically_zero` of a symengine expression (133 bits = 40 digits)."""
+def _value_at(e: sp.Expr, pt: dict):
+    """``e`` at ``pt`` to 40 digits; ``None`` where undefined or not finite."""
+    try:
+        v = sp.N(e.xreplace(pt), 40)
+    except (ZeroDivisionError, TypeError, ValueError):
+        return None
+    return None if not v.is_number or v.has(sp.zoo, sp.nan) else v
+
+
+def _engine_value(e, symbols: Mapping[str, sp.Symbol]):
+    """``(sympy symbols, evaluation at a point)`` of a symengine expression (133 bits = 40
+    digits; ``None`` where undefined or not finite)."""
     import symengine as se
 
     try:
         syms = sorted((symbols[str(s)] for s in e.free_symbols), key=sp.default_sort_key)
     except KeyError as exc:
         raise ValueError(f"no sympy symbol named {exc.args[0]!r} given for the points") from None
-    seen = 0
-    for _ in range(4 * points):
-        pt = {se.sympify(k): se.sympify(v)
-              for k, v in default_policy().random_point(syms).items()}
+
+    def value(pt: dict):
         try:
-            val = complex(e.subs(pt).n(133))
+            v = complex(e.subs({se.sympify(k): se.sympify(x) for k, x in pt.items()}).n(133))
         except (RuntimeError, TypeError, ValueError, ZeroDivisionError):
-            continue
-        if not cmath.isfinite(val):
-            continue
-        seen += 1
-        if abs(val) > 1e-25:
-            return False
-        if seen >= points:
-            break
-    return True
+            return None
+        return v if cmath.isfinite(v) else None
+
+    return syms, value
