@@ -3,6 +3,7 @@ r"""What every analysis of a nonholonomic system needs: the system contract.
 * :func:`check_system`, :func:`restrict` (to the phase space :math:`\mathcal M`),
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
   :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system).
+
 The presentation of small results is :func:`geomech.core.algebra.normal_form.compact`.
 
 The tangent (complete) lift :math:`\tilde u` of a field and its restriction to the phase
