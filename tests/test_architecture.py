@@ -345,7 +345,7 @@ def test_the_definition_count_sees_functions_and_classes(tmp_path):
 #: zero outside the zero policy (a non-canonical zero reads as "non-zero")
 SIMPLIFIERS = {"expand", "cancel", "simplify", "together", "trigsimp", "factor", "ratsimp",
                "radsimp", "nsimplify", "expand_trig", "powsimp", "factor_terms", "apart",
-               "normalize", "compact", "compact_form", "trig_reduce", "tidy", "collect"}
+               "normalize", "compact", "trig_reduce", "tidy", "collect"}
 #: modules outside core/zero that still compare such a result with zero, and why: none
 ZERO_COMPARISONS_ALLOWED: dict[str, str] = {}
 

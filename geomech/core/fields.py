@@ -118,10 +118,15 @@ class VectorField:
     def from_normal_form(cls, manifold: Manifold, components: Sequence) -> VectorField:
         """A field from components that are already in normal form (no re-normalisation).
 
-        For constructions that produce canonical components by themselves -- expanded
-        polynomials, or a quotient ``P/c`` of expanded polynomials known to be coprime --
-        and would otherwise pay for a ``cancel`` per component.  The caller guarantees the
-        normal form; equality of fields stays mathematical (zero policy).
+        For constructions that produce normal components by themselves and would otherwise
+        pay for a ``cancel`` per component.  What a field assumes of its components, and the
+        caller guarantees here: each is the zero policy's normal form
+        (:meth:`~geomech.core.zero.ZeroPolicy.normalize`: an expanded polynomial or a
+        cancelled fraction) or the ring normal form of the engine (reduced modulo the
+        relations of its generators, :math:`\\sin^2+\\cos^2=1`, :math:`\\rho^2=b`, and
+        cancelled: :func:`~geomech.mechanics.equations.common.ring_normal_forms`,
+        :meth:`~geomech.core.algebra.rings.RationalAlgebra.quotient`), and a component that
+        vanishes identically is ``0``.  Equality of fields stays mathematical (zero policy).
 
         >>> M = Manifold("M", "x y"); x, y = M.coords
         >>> VectorField.from_normal_form(M, [x*y + 1, x/(y + 1)]) == M.vector_field([x*y + 1,
@@ -368,9 +373,14 @@ class VectorField:
         logarithms, in the fraction calculus where they are generators with their relations
         (:meth:`~geomech.core.algebra.calculus.RadicalCalculus.bracket`: :math:`\rho^2 = b`,
         :math:`\partial\rho = \partial b/(2\rho)`, :math:`\partial e^u = e^u\partial u`,
-        :math:`\partial\log u = \partial u/u`); the components come out reduced and
-        cancelled, so no generic rational normalisation of radicals is run.  ``None`` for
-        other fields, or when a component is outside that ring."""
+        :math:`\partial\log u = \partial u/u`); the components come out in the ring normal
+        form (:meth:`~geomech.core.algebra.rings.RationalAlgebra.quotient`: reduced modulo
+        the relations, cancelled; no generic rational normalisation of radicals is run), and
+        a component whose numerator vanishes as a function is ``0``: decided by the norm of
+        the root extensions (``RadicalCalculus.certainly_nonzero``) and, where that is
+        undecided (exponentials, logarithms: relations the ring does not know), by the zero
+        policy, so the field's normal-form contract (:meth:`from_normal_form`) holds.
+        ``None`` for other fields, or when a component is outside that ring."""
         comps = [*self.components, *other.components]
         if not (has_radicals(comps) or any(c.has(sp.exp, sp.log) for c in comps)):
             return None
@@ -380,7 +390,8 @@ class VectorField:
                             [rc.frac(c) for c in other.components], self.manifold.coords)
         except UnsupportedExpression:
             return None
-        return VectorField.from_normal_form(self.manifold, [rc.expr(nd) for nd in fr])
+        return VectorField.from_normal_form(self.manifold,
+                                            [_fraction_component(rc, nd) for nd in fr])
 
     def divergence(self, density=1) -> sp.Expr:
         r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""
@@ -458,6 +469,15 @@ class VectorField:
 
     def _sympystr(self, printer=None) -> str:
         return str(self)
+
+
+def _fraction_component(rc, nd) -> sp.Expr:
+    """The ring normal form of the fraction ``nd`` of the calculus ``rc``; ``0`` when its
+    numerator vanishes as a function (the norm test, then the ring's zero decision)."""
+    n = nd[0]
+    if not n or (not rc.certainly_nonzero(n) and rc.alg.is_zero(n)):
+        return sp.S.Zero
+    return rc.expr(nd)
 
 
 def _ring_difference(X: VectorField, Y: VectorField):

@@ -122,3 +122,43 @@ def test_flint_bracket_is_the_packed_bracket(data):
     assert [R.from_flint(f) for f in flint] == list(packed)
     modular = differential_ring.bracket_flint(X.modular_form(R), Y.modular_form(R))
     assert modular == differential_ring.FlintPacked(R, flint, flint=True).modular().comps
+
+
+# -- the one description of the generators (polynomial and fraction level) -----------------
+_X, _Y = sp.symbols("x y")
+_ANGLES = (_X / 2, _X - 2 * _Y)
+_GENS = (_X, _Y, *[f(L) for L in _ANGLES for f in (sp.sin, sp.cos)])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.lists(st.integers(0, 3), min_size=6,
+                                                         max_size=6)), min_size=1, max_size=5))
+def test_generator_derivation_is_the_chain_rule(terms):
+    """RingGenerators.derivative (rational and composite angles) equals sympy's derivative of
+    the same trigonometric polynomial, along each symbol."""
+    from geomech.core.algebra.generators import RingGenerators
+    from geomech.core.algebra.rings import polynomial_ring
+    from geomech.core.zero import default_policy
+
+    G = RingGenerators(_GENS)
+    R = polynomial_ring(_GENS)
+    p = R.from_dict({tuple(e): c for c, e in terms if c}) if any(c for c, _ in terms) else R.zero
+    assert G.trig_pairs == ((2, 3), (4, 5)) and G.closed
+    for x in (_X, _Y):
+        mine = R.from_dict(G.derivative(p, x)).as_expr()
+        assert default_policy().is_zero(mine - sp.diff(p.as_expr(), x))
+
+
+def test_both_levels_read_one_generator_description():
+    """DiffRing (polynomial level) and RationalAlgebra (fraction level) describe the same
+    generators alike and share the cached ring."""
+    from geomech.core.algebra.rings import RationalAlgebra
+
+    x, y = sp.symbols("x y")
+    e = x * y * sp.sin(y) + sp.cos(y) ** 2
+    D = DiffRing.for_expressions([e], (x, y))
+    A = RationalAlgebra([e])
+    assert D.generators.gens == A.generators.gens and D.ring is A.ring
+    assert D.generators.chain(y) == A.generators.chain(y) == ((2, 3, 1),)
+    rho = RationalAlgebra([sp.sqrt(1 + x**2) * sp.exp(y)]).generators
+    assert len(rho.roots) == 1 and [k for _, k, _ in rho.transcendental] == [sp.exp]

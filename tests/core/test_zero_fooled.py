@@ -266,3 +266,39 @@ def test_rewritten_identities_are_zero_and_perturbations_are_not(F, how, c, kind
     assert not w.zero, (E + r, w)
     if w.certain:
         assert any(abs(val) > 0 for val in values(r))
+
+
+# -- random-point filter and sign proofs, on both expression engines -------------------------
+@pytest.mark.parametrize("engine", ["sympy", "symengine"])
+def test_numerically_zero_agrees_on_both_engines(engine):
+    """The filter of :func:`numerically_zero` never calls an identity non-zero, finds a
+    non-zero polynomial, and skips points where the value is not finite (then vacuously
+    zero: undecided, never a wrong "non-zero")."""
+    from geomech.core.zero.policy import numerically_zero
+
+    x, y = sp.symbols("x y", positive=True)
+    names = {"x": x, "y": y}
+    if engine == "symengine":
+        se = pytest.importorskip("symengine")
+        conv = se.sympify
+    else:
+        def conv(e):
+            return e
+    assert numerically_zero(conv(sp.sin(x)**2 + sp.cos(x)**2 - 1), 3, names)
+    assert numerically_zero(conv(sp.expand((x + y)**3 - x**3 - y**3 - 3*x*y*(x + y))), 3, names)
+    assert not numerically_zero(conv(x*y - 1 - sp.Rational(1, 10**6)), 2, names)
+    assert numerically_zero(conv(x / (y - y)), 2, names)                # never finite
+    if engine == "symengine":
+        with pytest.raises(ValueError, match="no sympy symbol named 'z'"):
+            numerically_zero(conv(sp.Symbol("z") + 1), 1, names)
+
+
+def test_nowhere_zero_by_value_or_sign():
+    from geomech.core.zero.values import nowhere_zero
+
+    m, g = sp.symbols("m g", positive=True)
+    x = sp.Symbol("x", real=True)
+    assert nowhere_zero(m * g + m**2) and nowhere_zero(-m - x**2)
+    assert nowhere_zero(sp.sqrt(2) - sp.Rational(7, 5))         # a number, non-zero
+    assert not nowhere_zero(sp.sin(1)**2 + sp.cos(1)**2 - 1)    # zero as a number
+    assert not nowhere_zero(x) and not nowhere_zero(m - g)      # undecided: not proved

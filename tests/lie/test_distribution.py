@@ -4,13 +4,13 @@ annihilators, first integrals, invariance; property tests."""
 from __future__ import annotations
 
 import itertools
-import time
 
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from geomech.core.budget import work_limit
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
@@ -52,18 +52,19 @@ def _same_span(D1: Distribution, D2: Distribution) -> bool:
 
 
 # -- growth vectors of the spec (B2, B3, B5, seeds_001_004 E1.2) --------------------------------
-def _timed_growth(D: Distribution):
-    t0 = time.perf_counter()
-    gv = D.growth_vector()
-    return gv, time.perf_counter() - t0
+def _growth_within(D: Distribution, steps: int):
+    """The growth vector, computed within ``steps`` units of work of the engine (budget
+    checks; about four times what it takes today: a regression that recomputes brackets or
+    normal forms exceeds it, whatever the speed of the machine)."""
+    with work_limit(steps, "growth vector"):
+        return D.growth_vector()
 
 
 def test_chaplygin_sleigh_growth_vector_and_frame():
     N, tau1, tau2, a_field = sleigh_frame()
     D = Distribution([tau1, tau2], graph=BracketGraph(N), names=["tau1", "tau2"])
-    gv, dt = _timed_growth(D)
+    gv = _growth_within(D, 30)
     assert gv == (2, 3)                                        # B2 oracle 1
-    assert dt < 2.0
     flag = D.derived_flag()
     assert [F.rank for F in flag] == [2, 3]
     assert flag[1].keys == ["tau1", "tau2", "[tau1,tau2]"]
@@ -80,9 +81,8 @@ def test_chaplygin_ball_growth_vector_two_derivations():
     # B3 kinematics with r = -R gamma (balanced ball), one field per body omega component
     N, frame = chaplygin_ball_b3()
     D = Distribution(frame)
-    gv, dt = _timed_growth(D)
+    gv = _growth_within(D, 50)
     assert gv == (3, 5)                                        # B3 oracle 4
-    assert dt < 2.0
     # B5 E-frame with E_z (no slip only): same growth vector; both are the same distribution
     # up to the chart: same annihilator shape (2 forms)
     Nb, (Ex, Ey, Ez), _, rubber = ball_frames()
@@ -101,9 +101,8 @@ def test_chaplygin_ball_growth_vector_two_derivations():
 def test_rubber_ball_growth_vector_and_constraint_forms():
     N, _, (u1, u2, u3), rubber = ball_frames()
     D = Distribution(list(rubber), names=["Xr1", "Xr2"])
-    gv, dt = _timed_growth(D)
+    gv = _growth_within(D, 50)
     assert gv == (2, 3, 5)                                     # B5 oracle 5
-    assert dt < 2.0
     flag = D.derived_flag()
     assert [len(F.keys) for F in flag] == [2, 3, 5]
     assert flag[2].keys[3:] == ["[Xr1,[Xr1,Xr2]]", "[Xr2,[Xr1,Xr2]]"]
@@ -123,10 +122,9 @@ def test_rubber_ball_growth_vector_and_constraint_forms():
 def test_rolling_disk_growth_vector():
     N, frame = rolling_disk_frame()
     D = Distribution(list(frame), names=["Vth", "Vps", "Vph"])
-    gv, dt = _timed_growth(D)
+    gv = _growth_within(D, 75)
     # [V_psi, V_phi] = a sin(psi) dx - a cos(psi) dy is new; [V_psi, [V_psi, V_phi]] completes
     assert gv == (3, 4, 5)
-    assert dt < 2.0
     assert D.frobenius().offending == "[Vps,Vph]"
     assert D.derived_flag()[1].keys[-1] == "[Vps,Vph]"
     # the same distribution from the contact constraints of E1.2 (x, y dependent)

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 
 import pytest
 import sympy as sp
 
-from geomech.core.budget import BudgetExceeded, time_limit
+from geomech.core.budget import BudgetExceeded, time_limit, work_limit
 from geomech.core.manifold import Manifold
 from geomech.lie.distribution import Distribution
 from geomech.lie.graph import BracketGraph
@@ -68,18 +67,24 @@ def _heisenberg_like(trial: int):
     return M, [M.vector_field([1, 0, f, z]), M.vector_field([0, 1, 0, 0])]
 
 
+#: units of work (budget checks) one thread may spend per trial: it spends 10 alone; a
+#: thread that recomputed what another computed, or spun, would exceed it (machine speed
+#: does not enter)
+WORK_PER_THREAD = 100
+
+
 def test_eight_threads_share_one_graph_and_agree(interleave):
-    t0 = time.perf_counter()
     for trial in range(40):
         M, (X, Y) = _heisenberg_like(trial)
 
         def work(i, M=M, X=X, Y=Y):
-            G = BracketGraph.of(M)
-            D = Distribution([X, Y])
-            keys = tuple(D.keys)
-            table = G.bracket(G.bracket_node(X, Y), X) if i % 2 else G.bracket(
-                X, G.bracket_node(X, Y))
-            return id(G), keys, D.growth_vector(), tuple(table.components)
+            with work_limit(WORK_PER_THREAD, "one thread of the graph test"):
+                G = BracketGraph.of(M)
+                D = Distribution([X, Y])
+                keys = tuple(D.keys)
+                table = G.bracket(G.bracket_node(X, Y), X) if i % 2 else G.bracket(
+                    X, G.bracket_node(X, Y))
+                return id(G), keys, D.growth_vector(), tuple(table.components)
 
         out, errors = _run_together(work)
         assert not errors, errors
@@ -96,7 +101,6 @@ def test_eight_threads_share_one_graph_and_agree(interleave):
         # [[X,Y],X] is -[X,[X,Y]] (reused)
         assert (G.stats["computed"], G.stats["reused"]) == (2, 1)
         assert len(G.generators) == 2
-    assert time.perf_counter() - t0 < 20
 
 
 def test_concurrent_add_registers_each_field_once(interleave):
@@ -139,6 +143,37 @@ def test_time_limit_holds_in_a_worker_thread():
     assert XY == M.vector_field([0, 0, -1 - sp.cos(y), 0])
     # the direct kernel agrees with the graph after the interrupted attempts
     assert XY == X.bracket(Y) and G.bracket(X, G.bracket_node(X, Y)) == X.bracket(X.bracket(Y))
+
+
+def test_work_limits_count_checks_per_thread_and_nest():
+    """A work limit counts the engine's checks of its own thread only; an inner limit
+    never extends an outer one, and a time limit inside keeps counting the work."""
+    from geomech.core.budget import check
+
+    def spend(k):
+        for _ in range(k):
+            check()
+
+    def work(i):
+        with work_limit(5, f"thread {i}"):
+            spend(5)                                   # exactly the limit: fine
+            try:
+                check()
+            except BudgetExceeded as exc:
+                return exc.steps, exc.label
+        return None
+
+    out, errors = _run_together(work, 4)
+    assert not errors and out == [(5, f"thread {i}") for i in range(4)]
+    with work_limit(3):
+        with work_limit(100), time_limit(60):
+            spend(3)
+            with pytest.raises(BudgetExceeded, match="work limit of 3 steps"):
+                check()
+    spend(10)                                          # no limit outside
+    with pytest.raises(ValueError, match="work limit"):
+        with work_limit(-1):
+            pass
 
 
 def test_time_limit_stops_a_growth_vector_in_a_thread():
@@ -191,13 +226,11 @@ def test_characteristics_solver_has_a_hard_limit_without_signals():
         f = sp.solve(sol, y(t))[0] if sol.lhs != y(t) else sol.rhs
         assert sp.simplify(f.diff(t) + t / f) == 0
 
-    def work(i):
-        t0 = time.perf_counter()
-        res = _solve_first_order(eq, y(t), seconds=0.0)
-        return res, time.perf_counter() - t0
+    def work(i):                    # a hung worker fails _run_together's join
+        return _solve_first_order(eq, y(t), seconds=0.0)
 
     out, errors = _run_together(work, 1)
-    assert not errors and all(res is None and dt < 10 for res, dt in out)
+    assert not errors and out == [None]
     assert _solve_first_order(eq, y(t)) is not None          # a new worker after the kill
 
 

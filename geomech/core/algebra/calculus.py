@@ -13,7 +13,9 @@ exponentials and logarithms of ring elements as generators with
 :math:`\partial_x e^u = e^u\partial_xu` and :math:`\partial_x\log u = \partial_xu/u`, and
 :class:`FactoredCalculus` keeps denominators as products of known factors (no gcd).  The
 derivation of the symbols and of :math:`\sin, \cos` is the one of the polynomial
-differential ring (:func:`~geomech.core.algebra.differential_ring.trig_derivative`).
+differential ring, read with the ring's generators from their one description
+(:meth:`~geomech.core.algebra.generators.RingGenerators.derivative`); this module adds the
+fraction level: the quotient rule and the rules of roots, exponentials and logarithms.
 Generic rational normalisation of expressions built from radicals swells; these stay in the
 ring.  Used by the heavy bodies' equations of motion, the frames' structure functions
 (:mod:`geomech.lie.coframe`), the almost-Poisson brackets, the divergence of the analyses
@@ -35,7 +37,6 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.differential_ring import trig_derivative
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.algebra.solve import policy_algebra
 from geomech.core.budget import check
@@ -63,21 +64,18 @@ class RingCalculus:
         if not self.alg.faithful:
             raise UnsupportedExpression("square roots or free functions")
         self.R = self.alg.ring
-        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
+        self.idx = self.alg.generators.index
 
     def frac(self, e):
         """``(n, d)``: ``e`` as a cancelled fraction of ring elements."""
         return self.alg.frac(e)
 
     def _d(self, p, x):
-        """Derivative of the ring element ``p`` along the symbol ``x``: the chain rule of
-        :func:`~geomech.core.algebra.differential_ring.trig_derivative` with the base angle
-        :math:`x/m` (:math:`d/dx f(x/m) = f'(x/m)/m`)."""
-        idx = self.idx
-        a = self.alg.base.get(x)
-        chain = () if a is None else \
-            ((idx[sp.sin(a)], idx[sp.cos(a)], sp.QQ(1, int(x / a))),)
-        return self.R.from_dict(trig_derivative(p, idx.get(x), chain))
+        """Derivative of the ring element ``p`` along the symbol ``x`` through the symbols
+        and the angles (the polynomial derivation,
+        :meth:`~geomech.core.algebra.generators.RingGenerators.derivative`; with the base
+        angle :math:`x/m`, :math:`d/dx f(x/m) = f'(x/m)/m`)."""
+        return self.R.from_dict(self.alg.generators.derivative(p, x))
 
     def diff(self, nd, x):
         """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
@@ -148,21 +146,17 @@ class RadicalCalculus(RingCalculus):
         exprs = list(exprs)
         self.alg = policy_algebra([*exprs, *_transcendental_arguments(exprs)])
         self.R = self.alg.ring
-        self.idx = {g: i for i, g in enumerate(self.R.symbols)}
+        gens = self.alg.generators
+        self.idx = gens.index
         G = self.R.gens
         self.roots = [(G[i], b) for i, b in self.alg.sqrt_rel]
         for _, b in self.roots:
             if any(b.degree(g) > 0 for g, _ in self.roots):
                 raise UnsupportedExpression("nested square roots")
-        # exp(u), log(u): generators E, L with dE = E du, dL = du/u (free functions refused)
-        self.transcendental = []
-        trig = {f(a) for a in self.alg.angles for f in (sp.sin, sp.cos)}
-        for i, g in enumerate(self.R.symbols):
-            if g.is_Symbol or g in trig:
-                continue
-            if not isinstance(g, (sp.exp, sp.log)):
-                raise UnsupportedExpression("free functions")
-            self.transcendental.append((G[i], type(g), self.frac(g.args[0])))
+        if not gens.closed:
+            raise UnsupportedExpression("free functions")
+        # exp(u), log(u): generators E, L with dE = E du, dL = du/u
+        self.transcendental = [(G[i], kind, self.frac(u)) for i, kind, u in gens.transcendental]
 
     def _d_plain(self, p, x):
         """Derivative through the symbol and trigonometric generators (roots fixed)."""

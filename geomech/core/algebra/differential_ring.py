@@ -34,12 +34,13 @@ from struct import Struct
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
+from geomech.core.algebra.generators import RingGenerators
+from geomech.core.algebra.rings import forget_rings, polynomial_ring
 from geomech.core.exprbuild import ExprBuilder, expr_builder
 from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
 from geomech.core.parse import as_expr
 
-__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches",
-           "trig_derivative"]
+__all__ = ["DiffRing", "supported", "angle_form", "independent_angles", "clear_caches"]
 
 
 def angle_form(arg: sp.Expr) -> dict | None:
@@ -137,61 +138,22 @@ def supported(exprs: Sequence[sp.Expr], composite: bool = False) -> tuple[set, s
     return symbols, angles
 
 
-def trig_derivative(p, i: int | None, chain) -> dict:
-    r"""``{monomial: coefficient}`` of the derivative of the ring element ``p`` along a
-    symbol: the index ``i`` of the symbol among the generators (``None`` when it is not one)
-    and ``chain``, the triples ``(index of sin L, index of cos L, dL/dx)`` of the angles
-    depending on it.  The one derivation of the trigonometric rings,
-
-    .. math:: \frac{dP}{dx} = \frac{\partial P}{\partial x}
-              + \sum_L \frac{dL}{dx}\Big(\frac{\partial P}{\partial\sin L}\cos L
-              - \frac{\partial P}{\partial\cos L}\sin L\Big),
-
-    on the sparse monomial map: a term :math:`c\,x^{e}` contributes
-    :math:`c\,e_x\,x^{e-1_x}`, and the terms in :math:`\sin L` and :math:`\cos L` shift one
-    exponent to the other generator.  Used by :class:`DiffRing` and by the fraction calculus
-    (:class:`~geomech.core.algebra.calculus.RingCalculus`).
-
-    >>> R = sp.polys.rings.ring("x sin cos", sp.QQ)[0]
-    >>> X, S, C = R.gens
-    >>> R.from_dict(trig_derivative(X*S**2, 0, [(1, 2, 3)]))   # d/dx of x sin^2(3x)
-    6*x*sin*cos + sin**2
-    """
-    out: dict = {}
-    for m, c in p.items():
-        e = m[i] if i is not None else 0
-        if e:
-            mm = m[:i] + (e - 1,) + m[i + 1:]
-            out[mm] = out.get(mm, 0) + c * e
-        for i_s, i_c, k in chain:
-            e_s, e_c = m[i_s], m[i_c]
-            if e_s:          # d(sin^j L)/dx = j k sin^(j-1) L cos L, k = dL/dx
-                mm = list(m)
-                mm[i_s] -= 1
-                mm[i_c] += 1
-                mm = tuple(mm)
-                out[mm] = out.get(mm, 0) + c * e_s * k
-            if e_c:          # d(cos^j L)/dx = -j k cos^(j-1) L sin L
-                mm = list(m)
-                mm[i_c] -= 1
-                mm[i_s] += 1
-                mm = tuple(mm)
-                out[mm] = out.get(mm, 0) - c * e_c * k
-    return {m: c for m, c in out.items() if c}
-
-
 _BITS = 32           # bits per packed exponent (a C ``uint32``: packing is one ``struct`` call)
 _LIMIT = 1 << (_BITS - 1)  # exponents must stay below this (products: below 2**_BITS)
 _MASK = (1 << _BITS) - 1
 
 
-@lru_cache(maxsize=256)
-def _ring(gens: tuple) -> PolyRing:
-    return PolyRing(gens, sp.QQ)
+#: the ring of a field or expression without generators (constants)
+_CONSTANTS = PolyRing((), sp.QQ)
 
 
 class DiffRing:
-    """A polynomial ring over QQ closed under the coordinate derivations."""
+    """A polynomial ring over QQ closed under the coordinate derivations: the polynomial
+    level of the differential rings.  Its generators (coordinates, other symbols, ``sin`` and
+    ``cos`` of angles) and their derivation are described by
+    :class:`~geomech.core.algebra.generators.RingGenerators`, shared with the fraction level
+    (:class:`~geomech.core.algebra.rings.RationalAlgebra`); the ring itself is the cached
+    :func:`~geomech.core.algebra.rings.polynomial_ring` of the generators."""
 
     def __init__(self, coords: tuple, symbols: frozenset, angles: frozenset):
         trig = []
@@ -201,19 +163,16 @@ class DiffRing:
                         key=sp.default_sort_key)
         self.coords = tuple(coords)
         self.gens = (*self.coords, *others, *trig)
-        self.ring = _ring(self.gens)
-        self._index = {g: i for i, g in enumerate(self.gens)}
+        self.ring = polynomial_ring(self.gens) if self.gens else _CONSTANTS
+        self.generators = RingGenerators(self.gens)
+        self._index = self.generators.index
         self._struct = Struct(f"<{len(self.gens)}I")   # packed monomial <-> exponent tuple
         self._placements: dict = {}        # smaller ring -> itemgetter (lift)
         self._builder = ExprBuilder(self.gens, self.ring.domain)   # ring -> sympy
         self._shifts = tuple(_BITS * k for k in range(len(self.gens)))
         self._has_trig = bool(angles)
         # for each symbol, the chain-rule terms (index of sin L, index of cos L, dL/dsymbol)
-        self._chain_idx: dict = {}
-        for L in angles:
-            for x, k in angle_form(L).items():
-                self._chain_idx.setdefault(x, []).append(
-                    (self._index[sp.sin(L)], self._index[sp.cos(L)], k))
+        self._chain_idx = self.generators.chains
 
     @classmethod
     def for_expressions(cls, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
@@ -284,9 +243,8 @@ class DiffRing:
 
     def diff(self, p, coord: sp.Symbol):
         r"""Total derivative :math:`dP/dx` including the chain rule over ``sin``/``cos``
-        (:func:`trig_derivative`)."""
-        return self._from_dict(trig_derivative(p, self._index[coord],
-                                               self._chain_idx.get(coord, ())))
+        (:func:`~geomech.core.algebra.generators.trig_derivative`)."""
+        return self._from_dict(self.generators.derivative(p, coord))
 
     def _from_dict(self, terms: dict):
         """A ring element from ``{monomial: coefficient}``, dropping zero coefficients."""
@@ -404,13 +362,7 @@ class DiffRing:
     @property
     def pythagoras(self) -> tuple:
         r"""The relations :math:`\sin^2 s + \cos^2 s - 1`, a Gröbner basis in lex order."""
-        G = self.ring.gens
-        rel = []
-        for g in self.gens:
-            if isinstance(g, sp.sin):
-                i = self._index[g]
-                rel.append(G[i] ** 2 + G[self._index[sp.cos(g.args[0])]] ** 2 - 1)
-        return tuple(rel)
+        return self.generators.relations(self.ring)
 
     @property
     def _cos_first(self):
@@ -423,7 +375,7 @@ class DiffRing:
                 gens += [g, sp.sin(g.args[0])]
             else:
                 gens.append(g)
-        ring = _ring(tuple(gens))
+        ring = polynomial_ring(tuple(gens))
         rel = []
         idx = {g: i for i, g in enumerate(gens)}
         for g in gens:
@@ -520,11 +472,10 @@ class DiffRing:
         """Whether every angle is a symbol (no ``sin(x - y)`` generator)."""
         return all(g.args[0].is_Symbol for g in self.gens if isinstance(g, sp.sin))
 
-    @cached_property
-    def trig_pairs(self) -> list[tuple[int, int]]:
+    @property
+    def trig_pairs(self) -> tuple[tuple[int, int], ...]:
         """Indices ``(sin L, cos L)`` of the trigonometric generators."""
-        return [(i, self._index[sp.cos(g.args[0])]) for i, g in enumerate(self.gens)
-                if isinstance(g, sp.sin)]
+        return self.generators.trig_pairs
 
     def is_zero(self, p) -> bool:
         """Exact zero test of a ring element as a function."""
@@ -554,7 +505,7 @@ def _diff_ring(coords: tuple, symbols: frozenset, angles: frozenset) -> DiffRing
 def clear_caches() -> None:
     """Forget the cached rings and their conversion caches (for cold-cache measurements)."""
     _diff_ring.cache_clear()
-    _ring.cache_clear()
+    forget_rings()
     expr_builder.cache_clear()
 
 

@@ -31,6 +31,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 import sympy as sp
+from sympy.matrices.utilities import dotprodsimp
 from sympy.polys.matrices import DomainMatrix
 
 try:                                # python-flint: optional, faster exact arithmetic over QQ
@@ -41,7 +42,26 @@ except ImportError:                 # pragma: no cover - depends on the installa
 __all__ = ["rational_rank", "rational_rref", "rational_rref_pivots", "independent_rows",
            "first_independent_rows", "rational_solve", "domain_rref", "domain_nullspace",
            "clear_denominators", "polynomial_rank", "polynomial_domain_matrix", "fraction_free",
-           "matrix_nullspace", "annihilates", "verified_subspace", "expr_rref"]
+           "matrix_nullspace", "annihilates", "verified_subspace", "expr_rref",
+           "unsimplified_products"]
+
+
+def unsimplified_products():
+    r"""Context in which sympy's matrix algebra (products, ``rref``, ``det``, ``adjugate``)
+    builds its entries without intermediate simplification.
+
+    sympy cancels every dot product it forms (``dotprodsimp``); where the caller normalises
+    each entry once afterwards (the zero policy, :func:`~geomech.core.algebra.normal_form.compact`)
+    that intermediate work is wasted, several times over on the Routh sphere's Noether system.
+    The one place geomech switches it off.
+
+    >>> x = sp.Symbol("x")
+    >>> with unsimplified_products():
+    ...     p = (sp.Matrix([[1/(x + 1), x/(x + 1)]]) * sp.Matrix([1, 1]))[0]
+    >>> p, sp.cancel(p)
+    (x/(x + 1) + 1/(x + 1), 1)
+    """
+    return dotprodsimp(False)
 
 
 def _parts(x) -> tuple[int, int]:

@@ -17,7 +17,10 @@ each :math:`\cos s` -- or each :math:`\sin s` -- and in each square root; comput
 :math:`\sin^2+\cos^2=1` is the Gröbner basis of the ideal of relations of
 :math:`(\sin s, \cos s)` over :math:`\mathbb Q(s)` (Cox, Little & O'Shea, *Ideals, Varieties,
 and Algorithms*, 2015, §2.6), so the reduced form of a polynomial in symbols and
-:math:`\sin s, \cos s` of symbols is canonical.  Derivatives in that ring are
+:math:`\sin s, \cos s` of symbols is canonical.  The generators, their relations and
+derivations are described by :class:`~geomech.core.algebra.generators.RingGenerators`
+(:attr:`RationalAlgebra.generators`), as for the polynomial differential ring
+:class:`~geomech.core.algebra.differential_ring.DiffRing`; derivatives of fractions are
 :mod:`geomech.core.algebra.calculus`.
 
 >>> import sympy as sp
@@ -47,6 +50,7 @@ from geomech.core.algebra.fraction_forms import (
     cancel_by_factors,
     content_expr,
 )
+from geomech.core.algebra.generators import RingGenerators
 from geomech.core.algebra.reduction import (
     RelationReducer,
 )
@@ -56,7 +60,8 @@ from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 
-__all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "RationalAlgebra"]
+__all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "forget_rings",
+           "RationalAlgebra"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -103,6 +108,12 @@ def fraction_field(gens: Iterable, domain=sp.QQ) -> FracField:
     if not gens:
         raise ValueError("a fraction field needs at least one generator")
     return _cached_field(gens, domain)
+
+
+def forget_rings() -> None:
+    """Forget the cached rings and fields (for cold-cache measurements)."""
+    _cached_ring.cache_clear()
+    _cached_field.cache_clear()
 
 
 class UnsupportedExpression(Exception):
@@ -211,6 +222,7 @@ class RationalAlgebra:
         gens = (*[g for g, _ in self._sqrt], *base_gens) or (sp.Dummy("one"),)
         self.ring = polynomial_ring(gens)
         self.field = fraction_field(gens)
+        self.generators = RingGenerators(gens, dict(self._sqrt))
         self._set_trig()
         self._rep.update({pw: g**k for pw, (g, k) in sq_map.items()})
         self._back = {g: sp.sqrt(b) for g, b in self._sqrt}
@@ -243,9 +255,10 @@ class RationalAlgebra:
         return list(bases.values()), sq_map
 
     def _set_trig(self) -> None:
-        idx = {g: i for i, g in enumerate(self.ring.symbols)}
-        self.reducer = RelationReducer(
-            self.ring, (), [(idx[sp.sin(a)], idx[sp.cos(a)]) for a in self.angles])
+        r"""The reducer of :math:`\sin^2+\cos^2=1` alone in :attr:`ring` (the square roots'
+        relations are added once their radicands are reduced)."""
+        pairs = RingGenerators(self.ring.symbols).trig_pairs
+        self.reducer = RelationReducer(self.ring, (), list(pairs))
 
     @property
     def faithful(self) -> bool:

@@ -25,10 +25,10 @@ Matrix([
 from __future__ import annotations
 
 import sympy as sp
-from sympy.matrices.utilities import dotprodsimp
 from sympy.polys.matrices import DomainMatrix
 from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
+from geomech.core.algebra.matrices import unsimplified_products
 from geomech.core.algebra.normal_form import compact, trig_reduce
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
@@ -216,7 +216,7 @@ def function_rref(matrix) -> tuple[sp.Matrix, list[int]]:
     [0, 0, 1]]), [0, 2])
     """
     pol = default_policy()
-    with dotprodsimp(False):        # no intermediate cancel: every entry is normalised after
+    with unsimplified_products():        # no intermediate cancel: every entry is normalised after
         R, piv = as_matrix(matrix).rref(iszerofunc=pol.is_zero,
                                         simplify=lambda e: pol.normalize(e))
     return R.applyfunc(pol.normalize), list(piv)

@@ -9,10 +9,12 @@ True
 
 from __future__ import annotations
 
+import cmath
 import contextlib
+import functools
 import random
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -558,9 +560,9 @@ def expanded_det(m: sp.Matrix) -> sp.Expr:
     if n == 1:
         return m[0, 0]
     if n > 4:
-        from sympy.simplify.simplify import dotprodsimp
+        from geomech.core.algebra.matrices import unsimplified_products
 
-        with dotprodsimp(False):
+        with unsimplified_products():
             return m.det(method="berkowitz")
     terms = []
     for j in range(n):
@@ -630,28 +632,31 @@ def is_zero(expr) -> bool:
     return _DEFAULT.is_zero(expr)
 
 
-def numerically_zero(e: sp.Expr, points: int) -> bool:
+def numerically_zero(e, points: int, symbols: Mapping[str, sp.Symbol] | None = None) -> bool:
     r"""Whether ``e`` vanishes at ``points`` random exact points of the zero policy.
 
     Each point is evaluated to 40 digits and counts as zero when :math:`|e| \le 10^{-25}`;
-    points where ``e`` is undefined are skipped.  A filter: ``False`` is certain, ``True``
-    only probable (for polynomials: Schwartz (1980), J. ACM 27; Zippel (1979)).
+    points where ``e`` is undefined or not finite are skipped.  A filter: ``False`` is
+    certain, ``True`` only probable (for polynomials: Schwartz (1980), J. ACM 27; Zippel
+    (1979)).  ``e`` may be a symengine expression (a fast route that never builds the sympy
+    form); ``symbols`` then maps the names of its symbols to the sympy symbols whose
+    assumptions choose the points.
 
     >>> x = sp.Symbol("x", real=True)
     >>> numerically_zero(sp.sin(x)**2 + sp.cos(x)**2 - 1, 3), numerically_zero(x - 1, 3)
     (True, False)
     """
+    if isinstance(e, sp.Basic):
+        e, _ = jet_replacement(as_expr(e))
+        syms = sorted(e.free_symbols, key=sp.default_sort_key)
+        value = functools.partial(_value_at, e)
+    else:
+        syms, value = _engine_value(e, symbols or {})
     pol = default_policy()
-    e, _ = jet_replacement(as_expr(e))
-    syms = sorted(e.free_symbols, key=sp.default_sort_key)
     seen = 0
     for _ in range(4 * points):
-        pt = pol.random_point(syms)
-        try:
-            v = sp.N(e.xreplace(pt), 40)
-        except (ZeroDivisionError, TypeError, ValueError):
-            continue
-        if not v.is_number or v.has(sp.zoo, sp.nan):
+        v = value(pol.random_point(syms))
+        if v is None:
             continue
         seen += 1
         if abs(v) > 1e-25:
@@ -659,3 +664,32 @@ def numerically_zero(e: sp.Expr, points: int) -> bool:
         if seen >= points:
             break
     return True
+
+
+def _value_at(e: sp.Expr, pt: dict):
+    """``e`` at ``pt`` to 40 digits; ``None`` where undefined or not finite."""
+    try:
+        v = sp.N(e.xreplace(pt), 40)
+    except (ZeroDivisionError, TypeError, ValueError):
+        return None
+    return None if not v.is_number or v.has(sp.zoo, sp.nan) else v
+
+
+def _engine_value(e, symbols: Mapping[str, sp.Symbol]):
+    """``(sympy symbols, evaluation at a point)`` of a symengine expression (133 bits = 40
+    digits; ``None`` where undefined or not finite)."""
+    import symengine as se
+
+    try:
+        syms = sorted((symbols[str(s)] for s in e.free_symbols), key=sp.default_sort_key)
+    except KeyError as exc:
+        raise ValueError(f"no sympy symbol named {exc.args[0]!r} given for the points") from None
+
+    def value(pt: dict):
+        try:
+            v = complex(e.subs({se.sympify(k): se.sympify(x) for k, x in pt.items()}).n(133))
+        except (RuntimeError, TypeError, ValueError, ZeroDivisionError):
+            return None
+        return v if cmath.isfinite(v) else None
+
+    return syms, value

@@ -34,7 +34,8 @@ from geomech.core.algebra.matrices import rational_rank
 from geomech.core.parse import as_expr
 from geomech.core.zero.policy import default_policy
 
-__all__ = ["rational_value", "interval_value", "certainly_nonzero", "certainly_full_rank"]
+__all__ = ["rational_value", "interval_value", "certainly_nonzero", "nowhere_zero",
+           "certainly_full_rank"]
 
 
 def rational_value(e: sp.Expr, point: dict, angles: dict):
@@ -125,6 +126,22 @@ def _trig_rational_points(symbols, tries: int):
             point[s] = t
             angles[s] = ((1 - t**2) / (1 + t**2), 2 * t / (1 + t**2))
         yield point, angles
+
+
+def nowhere_zero(e: sp.Expr) -> bool:
+    r"""Whether ``e`` vanishes at no point: a number that is not zero
+    (:func:`certainly_nonzero`), or an expression of definite sign by the assumptions of its
+    symbols (a positive mass :math:`m`, :math:`m + J` with both positive).  ``False`` means
+    undecided.
+
+    >>> m = sp.Symbol("m", positive=True); x = sp.Symbol("x")
+    >>> nowhere_zero(m**2 + 1), nowhere_zero(sp.sqrt(2) - 1), nowhere_zero(x), nowhere_zero(m - 1)
+    (True, True, False, False)
+    """
+    e = as_expr(e)
+    if e.is_number:
+        return certainly_nonzero(e)
+    return bool(e.is_positive or e.is_negative)
 
 
 def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:

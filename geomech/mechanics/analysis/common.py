@@ -2,8 +2,9 @@ r"""What every analysis of a nonholonomic system needs: the system contract.
 
 * :func:`check_system`, :func:`restrict` (to the phase space :math:`\mathcal M`),
   :func:`constraint_matrix`, :func:`active_forces`, :func:`as_field` -- access to a
-  :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system);
-* :func:`compact_form` -- the presentation of small results.
+  :class:`~geomech.mechanics.system.NonholonomicSystem` (duck-typed: no import of the system).
+
+The presentation of small results is :func:`geomech.core.algebra.normal_form.compact`.
 
 The tangent (complete) lift :math:`\tilde u` of a field and its restriction to the phase
 space are :func:`geomech.lie.prolongation.prolong` (``prolong(u)`` on :math:`TN`,
@@ -27,7 +28,7 @@ from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 
 __all__ = ["check_system", "restrict", "constraint_matrix", "active_forces", "as_field",
-           "compact_form", "numeric_values"]
+           "numeric_values"]
 
 
 def check_system(system) -> None:
@@ -80,22 +81,6 @@ def as_field(system, u) -> VectorField:
         raise TypeError(f"expected a VectorField on {N.name} or a list of components, "
                         f"got {type(u).__name__}")
     return N.vector_field(u)
-
-
-def compact_form(e, max_ops: int = 80) -> sp.Expr:
-    """Compact exact form of a small result: cancelled and factored; trigonometric
-    identities only when it has at most ``max_ops`` operations (``trigsimp`` is too slow on
-    large ones), and only when that is shorter.
-
-    >>> x = sp.Symbol("x")
-    >>> compact_form(sp.sin(x)**2 + sp.cos(x)**2 + x)
-    x + 1
-    """
-    e = sp.factor(sp.cancel(sp.together(e)))
-    if sp.count_ops(e) > max_ops:
-        return e
-    t = sp.factor(sp.trigsimp(e))
-    return t if sp.count_ops(t) <= sp.count_ops(e) else e
 
 
 def numeric_values(system, symbols, parameters=None) -> dict:

@@ -321,25 +321,8 @@ class _DataOnTN:
 
         uL = image(self.gradients[0])
         if uL != 0:
-            return False if self._nonzero_somewhere(uL) else None
+            return None if numerically_zero(uL, 2, self.symbols) else False
         return True if all(image(g) == 0 for g in self.gradients[1:]) else None
-
-    def _nonzero_somewhere(self, e, points: int = 2) -> bool:
-        """Whether ``e`` is clearly non-zero (:math:`|e| > 10^{-25}` at 40 digits) at one of
-        ``points`` random exact points of the zero policy."""
-        se = self.se
-        syms = sorted((self.symbols[str(s)] for s in e.free_symbols),
-                      key=sp.default_sort_key)
-        for _ in range(points):
-            pt = {se.sympify(k): se.sympify(v)
-                  for k, v in default_policy().random_point(syms).items()}
-            try:
-                val = complex(e.subs(pt).n(133))
-            except (RuntimeError, TypeError, ValueError, ZeroDivisionError):
-                continue
-            if abs(val) > 1e-25:
-                return True
-        return False
 
 
 def _probably_symmetry(system, u) -> bool:

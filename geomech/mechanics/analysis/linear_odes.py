@@ -42,8 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from sympy.matrices.utilities import dotprodsimp
 
+from geomech.core.algebra.matrices import unsimplified_products
+from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -125,7 +126,7 @@ def linear_normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> Linear
             return LinearODESystem(var, tuple(funcs), sp.zeros(0, 0), sp.zeros(n, 0))
         # no intermediate dotprodsimp: the entries are cancelled right after (4x faster
         # on the Routh sphere's Noether system)
-        with dotprodsimp(False):
+        with unsimplified_products():
             R = sp.Matrix.hstack(A1, A0).rref(iszerofunc=_is_zero, simplify=False)[0]
         R = R.applyfunc(sp.cancel)
         diff_rows = [i for i in range(R.rows) if any(not _is_zero(R[i, j]) for j in range(k))]
@@ -137,7 +138,7 @@ def linear_normal_form(eqs: Sequence, funcs: Sequence, var: sp.Symbol) -> Linear
             B = -R.extract(diff_rows, list(range(k, 2 * k)))
             return LinearODESystem(var, tuple(funcs), B.applyfunc(sp.cancel), T)
         G = R.extract(alg_rows, list(range(k, 2 * k)))
-        with dotprodsimp(False):
+        with unsimplified_products():
             Gr, gp = G.rref(iszerofunc=_is_zero, simplify=False)
         free = [j for j in range(k) if j not in gp]
         P = sp.zeros(k, len(free))
@@ -173,10 +174,9 @@ def scalar_equation(B: sp.Matrix, var: sp.Symbol, j: int = 0):
         c = rows[-1]
         rows.append((c.diff(var) + c * B).applyfunc(sp.cancel))
     C = sp.Matrix.vstack(*rows[:s])
-    det = sp.cancel(C.det(method="berkowitz"))
-    if _is_zero(det):
+    Ci, _ = adjugate_inverse(C)
+    if Ci is None:
         return None
-    Ci = (C.adjugate(method="berkowitz") / det).applyfunc(sp.cancel)
     a = (rows[s] * Ci).applyfunc(sp.cancel)
     return list(a), Ci
 
@@ -679,7 +679,8 @@ def deflated(system: LinearODESystem) -> LinearODESystem:
         if default_policy().rank(trial) > len(cols):
             cols.append(sp.eye(B.rows)[:, i])
     P = sp.Matrix.hstack(*cols)
-    Bn = (P.inv() * B * P).applyfunc(sp.cancel)
+    Pinv, _ = adjugate_inverse(P)           # P is invertible: its columns are independent
+    Bn = (Pinv * B * P).applyfunc(sp.cancel)
     return LinearODESystem(var, system.unknowns, Bn, (system.embedding * P).applyfunc(sp.cancel))
 
 
@@ -737,7 +738,7 @@ def _particular(Phi: sp.Matrix, g: sp.Matrix, var, consts, seconds: float
                 ) -> sp.Matrix | None:
     r""":math:`\Phi\int\Phi^{-1}g` (variation of constants) for a forcing :math:`g` linear in
     the integration constants ``consts``: one closed-form quadrature per constant and entry."""
-    integrand = (Phi.inv() * g).applyfunc(sp.expand)
+    integrand = solve_linear(Phi, g, "fundamental matrix").applyfunc(sp.expand)
     out = []
     for e in integrand:
         part = sp.S.Zero

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.zero import is_zero
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz, coerce_ansatz
-from geomech.mechanics.analysis.common import check_system, compact_form
+from geomech.mechanics.analysis.common import check_system
 from geomech.mechanics.analysis.integrals import system_is_first_integral
 from geomech.mechanics.analysis.kozlov_kolesnikov import (
     check_noether_field,
@@ -100,7 +101,7 @@ def noether_field_from_integral(system, F) -> VectorField:
                          "degenerate")
     coef = (G.adjugate(method="berkowitz") * h) / det
     u = sum((coef[i] * taus[i] for i in range(len(taus))), sp.zeros(N.dim, 1))
-    return N.vector_field([compact_form(e, max_ops=60) for e in u])
+    return N.vector_field([compact(e) for e in u])
 
 
 @dataclass

@@ -34,6 +34,7 @@ import sympy as sp
 
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import nowhere_zero
 from geomech.mechanics.analysis.field_charts import FieldChart, cyclic_split, phase_space_chart
 from geomech.mechanics.analysis.linearization import phase_state, steady_chart
 
@@ -171,10 +172,6 @@ def _search_chart(system) -> FieldChart:
     return fc
 
 
-def _nonzero(f: sp.Expr) -> bool:
-    return bool(f.is_number and f != 0) or bool(f.is_positive or f.is_negative)
-
-
 def _branches(eqs: list, variables: tuple) -> list[tuple[dict, list]]:
     """Branches ``(fixed values, relations)`` of the equations: a factor that is a single
     variable fixes it at 0, other factors become relations."""
@@ -189,7 +186,7 @@ def _branches(eqs: list, variables: tuple) -> list[tuple[dict, list]]:
             done.append((fixed, []))
             continue
         e, others = rest[0], rest[1:]
-        factors = [f for f, _ in sp.factor_list(e)[1] if not _nonzero(f)]
+        factors = [f for f, _ in sp.factor_list(e)[1] if not nowhere_zero(f)]
         if not any(f.has(*variables) for f in factors):
             continue                                # a non-zero constant: no solution
         for f in factors:

@@ -24,8 +24,8 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
-from sympy.matrices.utilities import dotprodsimp
 
+from geomech.core.algebra.matrices import unsimplified_products
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import adjugate_inverse
 from geomech.core.opcount import count_ops
@@ -272,7 +272,7 @@ def structured_solve(mass: sp.Matrix, f: list, q, eta, vector_name: str) -> tupl
         return _woodbury(M0, factors, f, namer), namer.abbrev, "low_rank"
     # cofactors over one shared determinant; no intermediate simplification (sympy's
     # dotprodsimp cancels every 2 x 2 and 3 x 3 product): each entry is compacted once
-    with dotprodsimp(False):
+    with unsimplified_products():
         det = compact(mass.det(method="berkowitz"))
         if pol.is_zero(det):
             raise ValueError("the mass matrix d2L*/deta2 of the quasi-velocities is singular")

@@ -16,12 +16,12 @@ Mathematics asserted, not outputs of the code:
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 import sympy as sp
 
 import geomech as gm
+from geomech.core.budget import work_limit
 from geomech.core.fields import VectorField
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations import common
@@ -103,7 +103,8 @@ def test_field_from_the_normal_form_is_the_field(monkeypatch, name):
 def test_ellipsoid_vector_field_is_quick_and_exact():
     """The rolling ellipsoid, symbolic parameters: the field of Lagrange-d'Alembert, in its
     ring normal form, agrees with the mass-matrix form of the Voronets equations at a random
-    point (exactly in a quadratic field) and conserves the energy there; < 30 s CPU."""
+    point (exactly in a quadratic field) and conserves the energy there; within 100 units of
+    work of the engine (budget checks: 14 today, whatever the speed of the machine)."""
     from tests.mechanics.equations.test_heavy_bodies import (
         _at,
         _energy_rate,
@@ -112,10 +113,9 @@ def test_ellipsoid_vector_field_is_quick_and_exact():
         _rates,
     )
 
-    t0 = time.process_time()
-    S = gm.examples.ellipsoid()
-    V = S.vector_field()
-    cpu = time.process_time() - t0
+    with work_limit(100, "the ellipsoid's vector field"):
+        S = gm.examples.ellipsoid()
+        V = S.vector_field()
     imp = S.equations("voronets", explicit=False).mass_matrix_form()
     pt = _point(S, seed=13)
     ref = _rates(imp, pt)
@@ -123,7 +123,6 @@ def test_ellipsoid_vector_field_is_quick_and_exact():
     for c in imp.coords:
         assert _exactly_zero(mine[c] - ref[c]), c
     assert _exactly_zero(_energy_rate(S, mine, pt))
-    assert cpu < 30, cpu
 
 
 @pytest.mark.slow

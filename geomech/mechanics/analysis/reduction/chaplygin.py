@@ -19,13 +19,14 @@ from typing import Any
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import adjugate_inverse
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, is_zero
 from geomech.lie.graph import BracketGraph
-from geomech.mechanics.analysis.common import active_forces, check_system, compact_form
+from geomech.mechanics.analysis.common import active_forces, check_system
 from geomech.mechanics.analysis.reduction.common import light_form, normal_form
 
 __all__ = ["ChaplyginReduction", "chaplygin_reduction"]
@@ -202,7 +203,7 @@ def chaplygin_reduction(system, group_coords, frame=None, check: bool = True
     dcons = [sp.expand(sum(d[s, i] * zd[i] for i in range(m_))) for s in range(d.rows)]
     reduced = new_system(Z, Lstar, dcons, forces=forces if any(
         f != 0 for f in forces) else None, name=f"{getattr(system, 'name', 'system')}_chaplygin")
-    recon = dict(zip(yd, [compact_form(e) for e in (E * b * sp.Matrix(zd))]))
+    recon = dict(zip(yd, [compact(e) for e in (E * b * sp.Matrix(zd))]))
     return ChaplyginReduction(tuple(z), tuple(y), E, b, d, Lstar, P, cstr, S, tuple(forces),
                               reduced, recon)
 
@@ -306,7 +307,7 @@ def _gyroscopic_matrix(b: sp.Matrix, z: list, P: list, cstr: dict) -> sp.Matrix:
                 term -= sum(cstr[(al, be)][mu] * b[al, i] * b[be, j]
                             for al in range(r) for be in range(r))
                 acc += P[mu] * term
-            S[i, j] = sp.S.Zero if is_zero(acc) else compact_form(acc)
+            S[i, j] = sp.S.Zero if is_zero(acc) else compact(acc)
     return S
 
 

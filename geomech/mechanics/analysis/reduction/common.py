@@ -1,11 +1,11 @@
 """Normal forms shared by the reductions (exact: the zero policy's normal form, or a cheaper
-equivalent form of the same expression; :func:`compact_form` is that of
-:mod:`geomech.mechanics.analysis.common`).
+equivalent form of the same expression; the presentation form is
+:func:`geomech.core.algebra.normal_form.compact`).
 
 >>> import sympy as sp
->>> from geomech.mechanics.analysis.common import compact_form
+>>> from geomech.core.algebra.normal_form import compact
 >>> x = sp.Symbol("x")
->>> compact_form(sp.sin(x)**2 + sp.cos(x)**2 + x)
+>>> compact(sp.sin(x)**2 + sp.cos(x)**2 + x)
 x + 1
 """
 

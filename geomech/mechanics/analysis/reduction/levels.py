@@ -15,12 +15,13 @@ from typing import Any
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, is_zero
 from geomech.lie.prolongation import prolong
-from geomech.mechanics.analysis.common import as_field, check_system, compact_form, restrict
+from geomech.mechanics.analysis.common import as_field, check_system, restrict
 from geomech.mechanics.analysis.reduction.common import normal_form
 from geomech.mechanics.analysis.symmetry import check_symmetry
 
@@ -272,7 +273,7 @@ def reduce_by_symmetry(system, fields, invariants=None, names=None) -> SymmetryR
             return SymmetryReduction(list(res.invariants), res.manifold, res.vector_field,
                                      pro, checks, res)
     Z = [M.sympify(z) if isinstance(z, str) else as_expr(z) for z in invariants]
-    Z = [z if isinstance(z, sp.Symbol) else compact_form(restrict(system, z)) for z in Z]
+    Z = [z if isinstance(z, sp.Symbol) else compact(restrict(system, z)) for z in Z]
     for i, z in enumerate(Z):
         for j, u in enumerate(pro):
             if not is_zero(u(z)):
@@ -321,7 +322,7 @@ def reconstruction_quadratures(system, fields, invariants=None, cyclic=None, nam
     from geomech.lie.reduction import reconstruct
 
     if invariants is not None:
-        invariants = [compact_form(restrict(system, as_expr(z))) for z in invariants]
+        invariants = [compact(restrict(system, as_expr(z))) for z in invariants]
     return reconstruct(system.vector_field(), symmetries=pro, invariants=invariants,
                        cyclic=cyclic, names=names)
 
