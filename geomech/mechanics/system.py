@@ -355,8 +355,41 @@ class NonholonomicSystem:
     def _energy(self) -> sp.Expr:
         vel = self.manifold.velocities
         L = self.lagrangian
-        E = sp.Add(*[v * sp.diff(L, v) for v in vel]) - L
-        return compact(self.restricted(E))
+        quadratic = not any(h.has(*vel) for h in self.hessian)
+        if not quadratic or not self.dependent_velocities:
+            E = sp.Add(*[v * sp.diff(L, v) for v in vel]) - L
+            return compact(self.restricted(E))
+        return self._restricted_energy(L.xreplace({v: 0 for v in vel}))
+
+    def _restricted_energy(self, L0: sp.Expr) -> sp.Expr:
+        r"""The energy of a Lagrangian quadratic in the velocities, :math:`E = L_2 - L_0`,
+        on :math:`\mathcal M` by the velocity split :math:`\dot q = Bu + b`
+        (:meth:`velocity_split`):
+
+        .. math:: E = \tfrac12 u^{\mathsf T}B^{\mathsf T}GBu + u^{\mathsf T}B^{\mathsf T}Gb
+                  + \tfrac12 b^{\mathsf T}Gb - L_0, \qquad G = \partial^2L/\partial\dot q^2,
+
+        each coefficient normalised on its own (the rattleback: the expression restricted
+        and normalised as a whole took 42 s)."""
+        rows, free = self._velocity_split
+        u = self.independent_velocities
+        n, k = self.dim, len(u)
+        B = sp.zeros(n, k)
+        b = sp.zeros(n, 1)
+        for j, i in enumerate(self.independent_indices):
+            B[i, j] = 1
+        for r in self.dependent_indices:
+            B[r, :] = sp.Matrix([list(rows[r])])
+            b[r] = free[r]
+        G = self.hessian
+        GB, Gb = G * B, G * b
+        terms = [compact(-L0), compact((b.T * Gb)[0] / 2)]
+        for a in range(k):
+            terms.append(compact((B[:, a].T * Gb)[0]) * u[a])
+            for c in range(a, k):
+                coeff = (B[:, a].T * GB[:, c])[0] * (1 if a == c else 2) / 2
+                terms.append(compact(coeff) * u[a] * u[c])
+        return sp.Add(*terms)
 
     # -- geometry of the constraints ------------------------------------------------------
     def constraint_forms(self) -> tuple[DifferentialForm, ...]:
@@ -474,10 +507,17 @@ class NonholonomicSystem:
     def compact_equations(self, **options):
         """Compact explicit equations in quasi-velocities
         (:func:`~geomech.mechanics.equations.compact.compact_equations`; ``frame="natural"`` takes
-        :attr:`natural_frame`)."""
+        :attr:`natural_frame`).  Cached when the options are names (``frame="natural"``,
+        ``frame=None``): the report, the natural chart of the linearisation and the searches
+        for integrals and measures read the same equations."""
         from geomech.mechanics.equations.compact import compact_equations
 
-        return compact_equations(self, **options)
+        if not all(v is None or isinstance(v, str) for v in options.values()):
+            return compact_equations(self, **options)
+        key = ("compact equations", *sorted(options.items()))
+        if key not in self._eq_cache:
+            self._eq_cache[key] = compact_equations(self, **options)
+        return self._eq_cache[key]
 
     @cached_property
     def _eq_cache(self) -> dict:
