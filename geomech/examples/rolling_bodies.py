@@ -299,6 +299,14 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
     identically because :math:`\dot{\mathbf r}\perp\gamma`.  The natural quasi-velocities
     (``natural_frame``) are the body angular velocities :math:`\omega`.
 
+    **Steady motions.**  Spin about the vertical body axis 3 through the contact point,
+    ``steady_motion(n=...)`` (family ``"vertical spin about axis 3"``, linearised in the
+    natural variables :math:`(\gamma, \omega)`), declared when it is steady: the contact
+    point :math:`\mathbf r(e_3)` on the axis and the axis principal.  For a body of
+    revolution (:math:`h` the height of the centre of mass over the contact point,
+    :math:`\rho` the radius of curvature there) it is spectrally stable iff
+    :math:`(I_3 + mh\rho)^2n^2 > 4mg(h - \rho)(I_1 + mh^2)` (Routh (1884)).
+
     Parameters
     ----------
     r : callable, optional
