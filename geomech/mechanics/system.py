@@ -52,14 +52,17 @@ from .constraints import (
     finite_expression,
     forces_tuple,
     natural_frame_of,
-    quadratic_form,
-    restricted_quadratic,
     solve_dependent,
     split_velocities,
     structured_split,
     velocity_of,
 )
-from .equations.elimination import keep_small, triangular_order
+from .equations.elimination import (
+    keep_small,
+    quadratic_form,
+    restricted_quadratic,
+    triangular_order,
+)
 from .holonomic import complete_state, holonomic_constraints
 
 __all__ = ["NonholonomicSystem"]
