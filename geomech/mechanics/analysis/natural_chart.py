@@ -109,11 +109,16 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
     num, den = sp.fraction(sp.together(e))
     ne, no = _even_odd(num, rho, s)
     de, do = _even_odd(den, rho, s)
-    odd = sp.expand(no * de - ne * do)
-    if not default_policy().is_zero(odd):
+    zero = default_policy().is_zero
+    if zero(do):       # an even denominator (the rule): the odd numerator must vanish
+        odd, value = no, ne / de
+    else:
+        odd, value = sp.expand(no * de - ne * do), \
+            sp.cancel((ne * de - s * no * do) / (de**2 - s * do**2))
+    if not zero(odd):
         raise ValueError("the field is not a smooth function of the Poisson vector "
                          "(odd in sqrt(gamma_i^2 + gamma_j^2))")
-    return sp.cancel((ne * de - s * no * do) / (de**2 - s * do**2))
+    return value
 
 
 def _even_radicands(e: sp.Expr, rho, s) -> sp.Expr:
