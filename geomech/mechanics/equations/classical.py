@@ -109,7 +109,9 @@ def _voronets(system, explicit: bool, chaplygin: bool = False) -> tuple:
     # dominate (the three-link snake: 45 s -> 0.7 s); the value is the same function
     quad = restricted_quadratic(system)
     Theta = keep_small(system.restricted(L)) if quad is None else _theta(quad, u)
-    pr = {j: keep_small(system.restricted(sp.diff(L, vel[j]))) for j in dep}
+    pr = {j: keep_small(system.restricted(sp.diff(L, vel[j]))) if quad is None else
+          sp.Add(*(keep_small(quad["GB"][j, a]) * u[a] for a in range(r)),
+                 keep_small(quad["Gb+a"][j])) for j in dep}
     qdot = system.velocity_on_phase_space()
     rhs, Smat = _voronets_forces(system, brows, bfree, Theta, pr, chaplygin)
     # the implicit form (explicit=False) keeps the right-hand sides unnormalised

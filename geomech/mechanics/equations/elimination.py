@@ -236,7 +236,9 @@ def restricted_quadratic(system) -> dict | None:
 
     each entry normalised on its own, so :math:`L^* = \tfrac12u^{\mathsf T}Mu +
     (w + c)^{\mathsf T}u + k + k_1 + L_0` and the energy :math:`E = \tfrac12u^{\mathsf T}Mu
-    + w^{\mathsf T}u + k - L_0`.  ``None`` when :math:`G` depends on the velocities.
+    + w^{\mathsf T}u + k - L_0`; also ``"GB"`` and ``"Gb+a"`` as built (not normalised), the
+    momenta on :math:`\mathcal M` being :math:`p = (GB)u + Gb + a`.  ``None`` when :math:`G`
+    depends on the velocities.
     Computed once per system.
 
     >>> import geomech as gm
@@ -263,7 +265,8 @@ def restricted_quadratic(system) -> dict | None:
            "w": sp.Matrix([compact((B[:, i].T * Gb)[0]) for i in range(k_)]),
            "k": compact((b.T * Gb)[0] / 2),
            "c": sp.Matrix([compact((B[:, i].T * a)[0]) for i in range(k_)]),
-           "k1": compact((a.T * b)[0]), "L0": compact(L.xreplace(at0))}
+           "k1": compact((a.T * b)[0]), "L0": compact(L.xreplace(at0)),
+           "GB": GB, "Gb+a": Gb + a}
     try:
         _QUADRATIC[system] = out
     except TypeError:
