@@ -110,8 +110,8 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
     ne, no = _even_odd(num, rho, s)
     de, do = _even_odd(den, rho, s)
     zero = default_policy().is_zero
-    if zero(do):       # an even denominator (the rule): the odd numerator must vanish
-        odd, value = no, ne / de
+    if zero(do):       # an even denominator (the rule): the odd numerator must vanish,
+        odd, value = no, sp.cancel(ne / de)     # a common factor rho^2 cancels here
     else:
         odd, value = sp.expand(no * de - ne * do), \
             sp.cancel((ne * de - s * no * do) / (de**2 - s * do**2))
