@@ -299,6 +299,14 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
     identically because :math:`\dot{\mathbf r}\perp\gamma`.  The natural quasi-velocities
     (``natural_frame``) are the body angular velocities :math:`\omega`.
 
+    **Steady motions.**  Spin about the vertical body axis 3 through the contact point,
+    ``steady_motion(n=...)`` (family ``"vertical spin about axis 3"``, linearised in the
+    natural variables :math:`(\gamma, \omega)`), declared when it is steady: the contact
+    point :math:`\mathbf r(e_3)` on the axis and the axis principal.  For a body of
+    revolution (:math:`h` the height of the centre of mass over the contact point,
+    :math:`\rho` the radius of curvature there) it is spectrally stable iff
+    :math:`(I_3 + mh\rho)^2n^2 > 4mg(h - \rho)(I_1 + mh^2)` (Routh (1884)).
+
     Parameters
     ----------
     r : callable, optional
@@ -346,10 +354,46 @@ def convex_body_on_plane(r: Callable | None = None, m: ParamValue = None,
     L = (p["m"] * dot(v, v) / 2 + dot(w, Imat * w) / 2
          + p["m"] * p["g"] * dot(rq, gam))
     cons = [xd - dot(Q[:, 0], rdot), yd - dot(Q[:, 1], rdot)]
+    steady = _axis_spin(rg, G, Imat) if tuple(independent) == EULER_RATES else None
     return _system(N, L, cons, name=_name, independent=independent,
                    description="Convex body rolling without slipping on a horizontal plane "
                                "(Borisov-Mamaev 2015, §4.3)",
-                   natural_frame=_convex_frame(N, rg, G))
+                   natural_frame=_convex_frame(N, rg, G), steady=steady)
+
+
+def _axis_spin(rg: sp.Matrix, G, Imat: sp.Matrix) -> tuple | None:
+    r"""Spin :math:`n` about the vertical body axis 3 (:math:`\gamma = e_3`,
+    :math:`\theta = 0`: the Euler angles are singular there, so it is linearised in natural
+    variables), declared when it is steady: the contact point lies on the axis below the
+    centre of mass, :math:`\mathbf r(e_3)\parallel e_3`, and the axis is a principal axis of
+    inertia, :math:`I_{13} = I_{23} = 0`.
+
+    For a body of revolution about that axis (the ellipsoid with :math:`b_1 = b_2 = b`),
+    with :math:`h` the height of the centre of mass over the contact point and
+    :math:`\rho` the radius of curvature there (:math:`h = b_3`, :math:`\rho = b^2/b_3`),
+    the spin is spectrally stable iff
+
+    .. math:: (I_3 + m h\rho)^2 n^2 > 4 m g (h - \rho)(I_1 + m h^2)
+
+    (Routh (1884), Advanced Rigid Dynamics -- the "sleeping" body of revolution on a rough
+    plane; Markeev (1992), Dynamics of a Body Contiguous to a Rigid Surface; for the sphere
+    with displaced centre of mass see :func:`~geomech.examples.rolling.routh_sphere`): an
+    oblate body (:math:`h < \rho`) spins stably at every rate, a prolate one standing on its
+    end only above a critical rate."""
+    from geomech.core.zero import default_policy
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    zero = default_policy().is_zero
+    pole = dict(zip(G, (0, 0, 1)))
+    if not all(zero(rg[i].xreplace(pole)) for i in (0, 1)) or \
+            not all(zero(Imat[i, 2]) for i in (0, 1)):
+        return None
+    n = sp.Symbol("n", real=True)
+    return (SteadyFamily("vertical spin about axis 3", (n,),
+                         {"x": 0, "y": 0, "theta": 0, "phi": 0, "psi": 0, "thetadot": 0,
+                          "phidot": n, "psidot": 0}, (), {},
+                         "spin about the vertical body axis 3 through the contact point at "
+                         "rate n"),)
 
 
 def _ellipsoid_r(b1, b2, b3):

@@ -315,3 +315,4 @@ def natural_frame_of(N: Manifold, frame, r: int) -> dict | None:
         raise ValueError(f"natural_frame has {len(fields)} fields; the constraints leave {r} "
                          "independent velocities")
     return {**frame, "frame": fields}
+

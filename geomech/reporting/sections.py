@@ -221,9 +221,8 @@ def _equations_section(sys_, method: str) -> Section:
 
 def _compact_section(sys_) -> Section:
     """The explicit equations in the natural quasi-velocities (``system.natural_frame``)."""
-    from geomech.mechanics.equations.compact import compact_equations
 
-    ce = compact_equations(sys_, frame="natural")
+    ce = sys_.compact_equations(frame="natural")
     s = Section("Equations in natural quasi-velocities")
     s.add(f"quasi-velocities (linear solve: {ce.solver}):", sp.Tuple(*ce.quasi_velocities))
     for q, rate in ce.kinematics.items():

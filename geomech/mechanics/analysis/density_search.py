@@ -111,7 +111,6 @@ def _independent_rows(system) -> list[int]:
 def _natural_data(system):
     """``(compact equations, Jacobian det K_ind)`` of the natural frame, or ``None``."""
     from geomech.core.algebra.normal_form import compact
-    from geomech.mechanics.equations.compact import compact_equations
 
     nat = getattr(system, "natural_frame", None)
     if not nat:
@@ -123,7 +122,7 @@ def _natural_data(system):
     J = compact(K.det(method="berkowitz"))
     if default_policy().is_zero(J):
         return None
-    return compact_equations(system, frame="natural"), J
+    return system.compact_equations(frame="natural"), J
 
 
 def _natural_factors(nat, acc: dict, coords) -> None:

@@ -117,9 +117,8 @@ def shape_variables(system, frame=None) -> list[sp.Symbol]:
     [theta]
     """
     from geomech.mechanics.analysis.polynomial_integrals import reduced_coordinates
-    from geomech.mechanics.equations.compact import compact_equations
 
-    return reduced_coordinates(compact_equations(system, frame=frame))
+    return reduced_coordinates(system.compact_equations(frame=frame))
 
 
 def frame_and_shape(system) -> tuple[tuple, str | None, list]:

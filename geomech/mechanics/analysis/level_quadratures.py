@@ -123,13 +123,12 @@ def shape_quadratures(system, integrals) -> list[QuadratureStep]:
     equations depend on more than one coordinate, or the integrals do not determine the
     other quasi-velocities."""
     from geomech.mechanics.analysis.function_integrals import frame_and_shape
-    from geomech.mechanics.equations.compact import compact_equations
 
     _, key, shape = frame_and_shape(system)
     if len(shape) != 1:
         return []
     sigma = shape[0]
-    ce = compact_equations(system, frame=key)
+    ce = system.compact_equations(frame=key)
     eta = list(ce.quasi_velocities)
     eta_s = next((e for e in eta if default_policy().is_zero(ce.rhs[sigma] - e)), None)
     if eta_s is None:

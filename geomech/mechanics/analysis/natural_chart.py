@@ -29,6 +29,8 @@ gamma1*gamma2
 
 from __future__ import annotations
 
+import weakref
+
 import sympy as sp
 
 from geomech.core.parse import as_expr
@@ -103,14 +105,42 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
     if e.has(theta, phi):
         raise ValueError(f"cannot write {sp.sstr(expr)[:80]} in the Poisson vector")
     s = G[i]**2 + G[j]**2
+    e = _even_radicands(e, rho, s)
     num, den = sp.fraction(sp.together(e))
     ne, no = _even_odd(num, rho, s)
     de, do = _even_odd(den, rho, s)
-    odd = sp.expand(no * de - ne * do)
-    if not default_policy().is_zero(odd):
+    zero = default_policy().is_zero
+    if zero(do):       # an even denominator (the rule): the odd numerator must vanish,
+        odd, value = no, sp.cancel(ne / de)     # a common factor rho^2 cancels here
+    else:
+        odd, value = sp.expand(no * de - ne * do), \
+            sp.cancel((ne * de - s * no * do) / (de**2 - s * do**2))
+    if not zero(odd):
         raise ValueError("the field is not a smooth function of the Poisson vector "
                          "(odd in sqrt(gamma_i^2 + gamma_j^2))")
-    return sp.cancel((ne * de - s * no * do) / (de**2 - s * do**2))
+    return value
+
+
+def _even_radicands(e: sp.Expr, rho, s) -> sp.Expr:
+    r"""``e`` with every radical of a polynomial in :math:`\rho^2` written in
+    :math:`s = \rho^2` (the ellipsoid's :math:`\sqrt{(\gamma, B\gamma)}` becomes
+    :math:`\sqrt{b_1^2\rho^2 + b_3^2(1 - \rho^2)}` in the angles); a radicand odd in
+    :math:`\rho` is not a smooth function of :math:`\gamma` (``ValueError``).
+
+    >>> r, s = sp.symbols("rho s", positive=True)
+    >>> _even_radicands(sp.sqrt(2*r**2 + 1), r, s)
+    sqrt(2*s + 1)
+    """
+    def even(base: sp.Expr) -> sp.Expr:
+        num, den = sp.fraction(sp.cancel(base))
+        parts = [_even_odd(x, rho, s) for x in (num, den)]
+        if any(not default_policy().is_zero(odd) for _, odd in parts):
+            raise ValueError("the field is not a smooth function of the Poisson vector "
+                             "(a radicand odd in sqrt(gamma_i^2 + gamma_j^2))")
+        return parts[0][0] / parts[1][0]
+
+    return e.replace(lambda x: x.is_Pow and not x.exp.is_Integer and x.base.has(rho),
+                     lambda x: sp.Pow(even(x.base), x.exp))
 
 
 def _even_odd(p: sp.Expr, rho, s) -> tuple[sp.Expr, sp.Expr]:
@@ -125,8 +155,16 @@ def _even_odd(p: sp.Expr, rho, s) -> tuple[sp.Expr, sp.Expr]:
     return even, odd
 
 
-def _poisson_chart(system, nat, ce, pattern, point, eta_values) -> FieldChart:
-    """The chart :math:`(\\gamma, \\eta)` with the relation :math:`|\\gamma|^2 = 1`."""
+_POISSON_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _poisson_field(system, nat, ce, pattern) -> tuple:
+    """``(G, components, cyclic)``: the field in :math:`(\\gamma, \\eta)`, the same at every
+    point, so formed once per system (checking a family and linearising it both read it)."""
+    try:
+        return _POISSON_FIELDS[system]
+    except (KeyError, TypeError):
+        pass
     th, ph, order = pattern
     funcs = [as_expr(x) for x in nat["functions"]]
     stem = nat.get("vector_name", "gamma")
@@ -142,6 +180,19 @@ def _poisson_chart(system, nat, ce, pattern, point, eta_values) -> FieldChart:
     gdot = [sum(sp.diff(f, c) * rhs[c] for c in (th, ph)) for f in funcs]
     comps = [to_poisson_vector(e, th, ph, G, order) for e in gdot]
     comps += [to_poisson_vector(rhs[e], th, ph, G, order) for e in eta]
+    out = (G, tuple(comps), tuple(C))
+    try:
+        _POISSON_FIELDS[system] = out
+    except TypeError:
+        pass
+    return out
+
+
+def _poisson_chart(system, nat, ce, pattern, point, eta_values) -> FieldChart:
+    """The chart :math:`(\\gamma, \\eta)` with the relation :math:`|\\gamma|^2 = 1`."""
+    G, comps, C = _poisson_field(system, nat, ce, pattern)
+    funcs = [as_expr(x) for x in nat["functions"]]
+    eta = tuple(ce.quasi_velocities)
     values = {g: default_policy().normalize(f.xreplace(point)) for g, f in zip(G, funcs)}
     names = ", ".join(map(str, eta))
     desc = (f"natural variables: the quasi-velocities ({names}) and the Poisson vector "

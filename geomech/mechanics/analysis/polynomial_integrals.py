@@ -221,9 +221,8 @@ def _integral_terms(eta, basis, degree):
 
 
 def _natural_setup(system, degree: int, coefficient_degree: int):
-    from geomech.mechanics.equations.compact import compact_equations
 
-    ce = compact_equations(system, frame="natural")
+    ce = system.compact_equations(frame="natural")
     rhs, eta = ce.rhs, list(ce.quasi_velocities)
     z = _natural_functions(system, ce)
     monos = [sp.Mul(*c) for d in range(coefficient_degree + 1)

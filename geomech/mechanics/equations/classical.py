@@ -44,7 +44,11 @@ from geomech.core.algebra.normal_form import compact
 from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
-from geomech.mechanics.equations.elimination import keep_small
+from geomech.mechanics.equations.elimination import (
+    keep_small,
+    quadratic_form,
+    restricted_quadratic,
+)
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.motion import EquationsOfMotion
 from geomech.mechanics.equations.phase import ReducedDynamics, phase_rhs_from_quasi
@@ -103,15 +107,19 @@ def _voronets(system, explicit: bool, chaplygin: bool = False) -> tuple:
     # every piece is brought to its normal form only when that is small and pays (keep_small):
     # the cancelled L* of a chain of knife edges is 20x its restriction and its derivatives
     # dominate (the three-link snake: 45 s -> 0.7 s); the value is the same function
-    Theta = keep_small(system.restricted(L))
-    pr = {j: keep_small(system.restricted(sp.diff(L, vel[j]))) for j in dep}
+    quad = restricted_quadratic(system)
+    Theta = keep_small(system.restricted(L)) if quad is None else _theta(quad, u)
+    pr = {j: keep_small(system.restricted(sp.diff(L, vel[j]))) if quad is None else
+          sp.Add(*(keep_small(quad["GB"][j, a]) * u[a] for a in range(r)),
+                 keep_small(quad["Gb+a"][j])) for j in dep}
     qdot = system.velocity_on_phase_space()
     rhs, Smat = _voronets_forces(system, brows, bfree, Theta, pr, chaplygin)
     # the implicit form (explicit=False) keeps the right-hand sides unnormalised
     norm = keep_small if explicit else (lambda e: e)
     rhs = [norm(e) for e in rhs]
     dTheta = [sp.diff(Theta, ua) for ua in u]
-    Mass = sp.Matrix(r, r, lambda a, b: keep_small(sp.diff(dTheta[a], u[b])))
+    Mass = quad["M"] if quad is not None else \
+        sp.Matrix(r, r, lambda a, b: keep_small(sp.diff(dTheta[a], u[b])))
     drift = [sp.Add(*[sp.diff(dTheta[a], q[i]) * qdot[i] for i in range(N.dim)
                       if dTheta[a].has(q[i])]) for a in range(r)]
     udot, rec = mass_matrix_solution(Mass, sp.Matrix([rhs[a] - drift[a] for a in range(r)]),
@@ -129,6 +137,16 @@ def _voronets(system, explicit: bool, chaplygin: bool = False) -> tuple:
     if chaplygin:
         data["S"] = Smat
     return equations, out, data, rec
+
+
+def _theta(quad: dict, u) -> sp.Expr:
+    r""":math:`\Theta = L^* = \tfrac12u^{\mathsf T}Mu + (w + c)^{\mathsf T}u + k + k_1 + L_0`
+    from the pieces of :func:`~geomech.mechanics.equations.elimination.restricted_quadratic` (normalised
+    coefficients: its derivatives stay small; the rattleback's restricted Lagrangian
+    differentiated as built cost most of its Voronets equations)."""
+    lin = quad["w"] + quad["c"]
+    return sp.Add(quadratic_form(quad["M"], u) / 2, *(lin[i] * u[i] for i in range(len(u))),
+                  quad["k"], quad["k1"], quad["L0"])
 
 
 def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[list, object]:

@@ -35,6 +35,7 @@ Matrix([
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 
 import sympy as sp
@@ -47,7 +48,7 @@ from geomech.core.parse import as_expr
 from geomech.core.zero.values import certainly_nonzero
 
 __all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
-           "expansion_bound", "normal_form_pays"]
+           "expansion_bound", "normal_form_pays", "restricted_quadratic", "quadratic_form"]
 
 #: pieces of at most this many operations are brought to their compact normal form by
 #: :func:`keep_small`; larger ones are kept as built
@@ -219,3 +220,81 @@ def normal_form_pays(e: sp.Expr, factor: int = 2) -> bool:
     if e.is_Atom:
         return True
     return expansion_bound(e) * TERM_OPS <= factor * (count_ops(e) + SMALL_OPS)
+
+
+_QUADRATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def restricted_quadratic(system) -> dict | None:
+    r"""The Lagrangian on :math:`\mathcal M` when it is quadratic in the velocities,
+    :math:`L = \tfrac12\dot q^{\mathsf T}G\dot q + a^{\mathsf T}\dot q + L_0`, by the velocity
+    split :math:`\dot q = Bu + b` (:meth:`~geomech.mechanics.system.NonholonomicSystem.
+    velocity_split`; Voronets (1901)): the pieces
+
+    .. math:: M = B^{\mathsf T}GB,\quad w = B^{\mathsf T}Gb,\quad k = \tfrac12 b^{\mathsf T}Gb,
+              \quad c = B^{\mathsf T}a,\quad k_1 = a^{\mathsf T}b,\quad L_0,
+
+    each entry normalised on its own, so :math:`L^* = \tfrac12u^{\mathsf T}Mu +
+    (w + c)^{\mathsf T}u + k + k_1 + L_0` and the energy :math:`E = \tfrac12u^{\mathsf T}Mu
+    + w^{\mathsf T}u + k - L_0`; also ``"GB"`` and ``"Gb+a"`` as built (not normalised), the
+    momenta on :math:`\mathcal M` being :math:`p = (GB)u + Gb + a`.  ``None`` when :math:`G`
+    depends on the velocities.
+    Computed once per system.
+
+    >>> import geomech as gm
+    >>> restricted_quadratic(gm.examples.chaplygin_sleigh())["M"]      # u = (xdot, phidot)
+    Matrix([
+    [m/cos(phi)**2, 0],
+    [            0, I]])
+    """
+    try:
+        return _QUADRATIC[system]
+    except (KeyError, TypeError):
+        pass
+    vel = system.manifold.velocities
+    G = system.hessian
+    if any(h.has(*vel) for h in G):
+        return None
+    at0 = {v: 0 for v in vel}
+    L = system.lagrangian
+    a = sp.Matrix([sp.diff(L, v).xreplace(at0) for v in vel])
+    B, b = _split_matrices(system)
+    GB, Gb = G * B, G * b
+    k_ = len(system.independent_velocities)
+    out = {"M": sp.Matrix(k_, k_, lambda i, j: compact((B[:, i].T * GB[:, j])[0])),
+           "w": sp.Matrix([compact((B[:, i].T * Gb)[0]) for i in range(k_)]),
+           "k": compact((b.T * Gb)[0] / 2),
+           "c": sp.Matrix([compact((B[:, i].T * a)[0]) for i in range(k_)]),
+           "k1": compact((a.T * b)[0]), "L0": compact(L.xreplace(at0)),
+           "GB": GB, "Gb+a": Gb + a}
+    try:
+        _QUADRATIC[system] = out
+    except TypeError:
+        pass
+    return out
+
+
+def _split_matrices(system) -> tuple[sp.Matrix, sp.Matrix]:
+    r""":math:`(B, b)` with :math:`\dot q = Bu + b` on :math:`\mathcal M`."""
+    rows, free = system.velocity_split()
+    n, k = system.dim, len(system.independent_velocities)
+    B, b = sp.zeros(n, k), sp.zeros(n, 1)
+    for j, i in enumerate(system.independent_indices):
+        B[i, j] = 1
+    for r in system.dependent_indices:
+        B[r, :] = sp.Matrix([list(rows[r])])
+        b[r] = free[r]
+    return B, b
+
+
+def quadratic_form(M: sp.Matrix, u) -> sp.Expr:
+    r""":math:`u^{\mathsf T}Mu` of a symmetric :math:`M`, summed over :math:`i \le j` (each
+    entry once).
+
+    >>> x, y = sp.symbols("x y")
+    >>> quadratic_form(sp.Matrix([[1, 2], [2, 3]]), [x, y])
+    x**2 + 4*x*y + 3*y**2
+    """
+    k = len(u)
+    return sp.Add(*[(M[i, j] if i == j else 2 * M[i, j]) * u[i] * u[j]
+                    for i in range(k) for j in range(i, k)])
