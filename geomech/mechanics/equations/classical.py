@@ -141,7 +141,8 @@ def _voronets(system, explicit: bool, chaplygin: bool = False) -> tuple:
 
 def _theta(quad: dict, u) -> sp.Expr:
     r""":math:`\Theta = L^* = \tfrac12u^{\mathsf T}Mu + (w + c)^{\mathsf T}u + k + k_1 + L_0`
-    from the pieces of :func:`~geomech.mechanics.equations.elimination.restricted_quadratic` (normalised
+    from the pieces of
+    :func:`~geomech.mechanics.equations.elimination.restricted_quadratic` (normalised
     coefficients: its derivatives stay small; the rattleback's restricted Lagrangian
     differentiated as built cost most of its Voronets equations)."""
     lin = quad["w"] + quad["c"]
