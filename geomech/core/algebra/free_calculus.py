@@ -123,12 +123,12 @@ class FreeTrigField:
     def bracket_component(self, X: Sequence, Y: Sequence, i: int) -> tuple:
         r"""Component ``i`` of :math:`[X, Y]` (``X``, ``Y`` lists of fractions), cancelled:
         ``(p, q)`` as ``sympy``'s ``PolyElement.cancel`` normalises them."""
+        check()                       # one unit of work per component
         n, d = self.R.zero, self.R.one
         for j, x in enumerate(self.coords):
             for A, B, sign in ((X, Y, 1), (Y, X, -1)):
                 if not A[j][0]:
                     continue
-                check()
                 dn, dd = self.diff(B[i], x)
                 if not dn:
                     continue

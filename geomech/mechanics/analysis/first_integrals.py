@@ -21,7 +21,7 @@ a linear ODE and its initial data).
 >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
 ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
 >>> [(F.kind, F.expr) for F in S.first_integrals(degree=1)]  # phidot: a function of them
-[('energy', (phidot**2*sin(phi)**2 + ydot**2)/(2*sin(phi)**2)), ('linear (Noether)', ydot/sin(phi))]
+[('energy', phidot**2/2 + ydot**2/(2*sin(phi)**2)), ('linear (Noether)', ydot/sin(phi))]
 """
 
 from __future__ import annotations
