@@ -2,8 +2,8 @@
 
 ``poly_gcd``, ``poly_cancel``, ``poly_div`` and ``poly_factor_list``
 (:mod:`geomech.core.flintpolys`) must return exactly what ``PolyElement.gcd``, ``.cancel``,
-``.div`` and ``.factor_list`` return (the latter up to the order of the factors), on random polynomials over QQ with common factors,
-rational coefficients, monomial and constant factors.
+``.div`` and ``.factor_list`` return (the latter up to the order of the factors), on random
+polynomials over QQ with common factors, rational coefficients, monomial and constant factors.
 """
 
 from __future__ import annotations
