@@ -20,7 +20,8 @@ from functools import lru_cache
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "expr_factors", "qq_context",
+__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "poly_div", "expr_factors",
+           "qq_context",
            "to_fmpq_mpoly", "from_fmpq_mpoly"]
 
 
@@ -138,6 +139,24 @@ def poly_cancel(f, g) -> tuple:
     if q.LC < 0:
         p, q = -p, -q
     return p, q
+
+
+def poly_div(f, g) -> tuple:
+    """``f.div(g)`` over QQ: ``(q, r)`` with :math:`f = qg + r` and no term of ``r``
+    divisible by the leading term of ``g`` (unique for one divisor; sympy's division is pure
+    Python, flint's ``fmpq_mpoly`` divmod is C).
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f, g = (x**2*y/3 - 1)*(x + y) + x, x + y
+    >>> poly_div(f, g) == f.div(g)
+    True
+    """
+    ctx = qq_context(f.ring.ngens) if _flint_ok(f, g) else None
+    if ctx is None:
+        return f.div(g)
+    q, r = divmod(to_fmpq_mpoly(f, ctx), to_fmpq_mpoly(g, ctx))
+    return from_fmpq_mpoly(f.ring, q), from_fmpq_mpoly(f.ring, r)
 
 
 def poly_factor_list(f) -> tuple:

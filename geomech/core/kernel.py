@@ -134,10 +134,13 @@ def _originals(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> dict:
     return {sp.Symbol(s.name): s for s in syms if sp.Symbol(s.name) != s}
 
 
-def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol]) -> sp.Matrix:
-    r"""Normalised Jacobian matrix :math:`J_{ij} = \partial_j f_i`."""
+def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
+             normalized: bool = True) -> sp.Matrix:
+    r"""Jacobian matrix :math:`J_{ij} = \partial_j f_i`, normalised by the zero policy unless
+    ``normalized=False`` (the raw derivatives, e.g. to be compiled: normalising a large
+    gradient costs far more than differentiating it in symengine)."""
     comps = [as_expr(c) for c in components]
-    norm = default_policy().normalize
+    norm = default_policy().normalize if normalized else (lambda e: e)
     if _se_ok(comps):
         sc = [_se.sympify(c) for c in coords]
         orig = _originals(comps, coords)

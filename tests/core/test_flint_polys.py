@@ -1,9 +1,9 @@
 """gcd, cancellation and factorisation through python-flint equal sympy's own results.
 
-``poly_gcd``, ``poly_cancel`` and ``poly_factor_list`` (:mod:`geomech.core.flintpolys`) must
-return exactly what ``PolyElement.gcd``, ``.cancel`` and ``.factor_list`` return (the latter
-up to the order of the factors), on random polynomials over QQ with common factors,
-rational coefficients, monomial and constant factors.
+``poly_gcd``, ``poly_cancel``, ``poly_div`` and ``poly_factor_list``
+(:mod:`geomech.core.flintpolys`) must return exactly what ``PolyElement.gcd``, ``.cancel``,
+``.div`` and ``.factor_list`` return (the latter up to the order of the factors), on random
+polynomials over QQ with common factors, rational coefficients, monomial and constant factors.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sympy.polys.rings import ring
 
 from geomech.core import flintpolys
-from geomech.core.flintpolys import poly_cancel, poly_factor_list, poly_gcd
+from geomech.core.flintpolys import poly_cancel, poly_div, poly_factor_list, poly_gcd
 
 R, *G = ring("a b s c", sp.QQ)
 
@@ -39,6 +39,17 @@ def test_gcd_and_cancel_are_sympys(f, g, h):
     assert all(type(e) is int for p in poly_cancel(f, g) for m in p.keys() for e in m)
 
 
+@settings(max_examples=50, deadline=None)
+@given(polys, polys, polys)
+def test_division_is_sympys(f, g, h):
+    n = f * g + h                      # exact (h = 0) and inexact divisions
+    if not g:
+        return
+    q, r = poly_div(n, g)
+    assert (q, r) == n.div(g)
+    assert q * g + r == n
+
+
 @settings(max_examples=40, deadline=None)
 @given(polys, polys, st.integers(1, 2))
 def test_factor_list_is_sympys(f, g, k):
@@ -57,3 +68,4 @@ def test_without_flint_the_methods_are_used(monkeypatch):
     f, g = (a - b) * (a + 1) / 3, (a - b) * (b + 2)
     assert poly_cancel(f, g) == f.cancel(g)
     assert poly_gcd(f, g) == f.gcd(g) == a - b
+    assert poly_div(f, a - b) == f.div(a - b)

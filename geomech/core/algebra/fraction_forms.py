@@ -25,7 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.divisibility import may_divide
-from geomech.core.flintpolys import poly_factor_list
+from geomech.core.flintpolys import poly_div, poly_factor_list
 
 __all__ = ["cancel_by_factors", "content_expr", "factor_expr", "GCD_LIMIT", "FACTOR_LIMIT"]
 
@@ -55,7 +55,7 @@ def cancel_by_factors(n, d, cache: dict):
         for _ in range(k):
             if not may_divide(n, f):
                 break
-            q, r = n.div(f)
+            q, r = poly_div(n, f)
             if r:
                 break
             n, d = q, d.exquo(f)
