@@ -52,7 +52,7 @@ def policy_algebra(exprs) -> RationalAlgebra:
 
 
 def _numeric_at(M: sp.Matrix, pt: dict):
-    """``M`` at a random point (half-angle rational rewriting), exact over :math:`\mathbb Q`
+    r"""``M`` at a random point (half-angle rational rewriting), exact over :math:`\mathbb Q`
     or over the number field of its radicals (``(...)**(3/2)`` of a rational radicand is
     algebraic: the pivots at the point are still exact), or None."""
     try:

@@ -23,8 +23,8 @@ from geomech.core.parse import as_expr
 from geomech.core.zero.rewrite import cancel_or_together
 from geomech.core.zero.verdicts import UNDECIDABLE_ERRORS
 
-__all__ = ["evaluate_at", "strict_value", "interval_value", "non_finite", "require_finite", "formal_rank",
-           "certified_float_rank", "certified_float_minor"]
+__all__ = ["evaluate_at", "strict_value", "interval_value", "non_finite", "require_finite",
+           "formal_rank", "certified_float_rank", "certified_float_minor"]
 
 
 _OPAQUE: dict = {}          # atom -> indeterminate for formal ranks

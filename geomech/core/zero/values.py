@@ -8,8 +8,9 @@ A zero test must prove what it claims; a *non-zero* claim is proved by one exact
   rational sine and cosine (:math:`s = 2\arctan t`: :math:`((1-t^2), 2t)/(1+t^2)`), with
   Gaussian rationals;
 * :func:`~geomech.core.zero.evaluation.interval_value` -- an interval enclosure of the
-  value for other atoms (roots, exponentials, logarithms): an enclosure that excludes 0 proves the value non-zero (Moore,
-  Kearfott & Cloud (2009), *Introduction to Interval Analysis*);
+  value for other atoms (roots, exponentials, logarithms): an enclosure that excludes 0
+  proves the value non-zero (Moore, Kearfott & Cloud (2009), *Introduction to Interval
+  Analysis*);
 * :func:`certainly_nonzero` and :func:`certainly_full_rank` -- the proofs built from them
   (a non-zero value, a full exact or interval rank at a point); what they cannot prove is
   left to the zero policy (:mod:`geomech.core.zero.policy`).
@@ -148,8 +149,9 @@ def nowhere_zero(e: sp.Expr) -> bool:
 def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
     full rank at a random point (:func:`rational_value`) or, with other atoms (roots), by
-    interval elimination with pivots excluding zero (:func:`~geomech.core.zero.evaluation.interval_value`); ``False``
-    means "not proved here" (the caller then asks the zero policy).
+    interval elimination with pivots excluding zero
+    (:func:`~geomech.core.zero.evaluation.interval_value`); ``False`` means "not proved
+    here" (the caller then asks the zero policy).
 
     >>> s = sp.Symbol("s")
     >>> certainly_full_rank(sp.Matrix([[1, sp.sin(s)], [sp.sin(s), 1]]))
@@ -203,8 +205,9 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
     (:func:`rational_value`, angles with rational sine and cosine
     :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
-    enclosure of the value excluding zero (:func:`~geomech.core.zero.evaluation.interval_value`) proves it; otherwise the
-    zero policy decides.
+    enclosure of the value excluding zero
+    (:func:`~geomech.core.zero.evaluation.interval_value`) proves it; otherwise the zero
+    policy decides.
 
     >>> s = sp.Symbol("s")
     >>> certainly_nonzero(sp.sin(s)**2 + sp.cos(s)**2 - 1), certainly_nonzero(sp.sin(2*s))
