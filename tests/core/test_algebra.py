@@ -231,3 +231,22 @@ def test_identical_results_without_flint(ground):
                              capture_output=True, text=True, timeout=120, check=True)
         runs[g] = res.stdout
     assert runs["flint"] == runs[ground] and "Matrix" in runs[ground]
+
+
+def test_solve_over_functions_with_radicals_agrees_with_the_rref():
+    # entries (P)**(3/2) take irrational algebraic values at rational points: the point-guided
+    # solve works over their number field; it must agree with the reduced echelon form
+    from geomech.core.algebra.solve import function_rref, solve_over_functions
+    from geomech.core.zero import default_policy
+
+    x, y = sp.symbols("x y", positive=True)
+    w = (x**2 + y**2 + 1)**sp.Rational(3, 2)
+    A = sp.Matrix([[x / w, y / w], [sp.sin(x) / w, 1], [1, 0]])
+    b = A * sp.Matrix([x * sp.cos(y), y**2])
+    G, status = solve_over_functions(A, b, 2)
+    assert status == "ok"
+    zero = default_policy().is_zero
+    assert all(zero(e) for e in A * sp.Matrix(G) - b)
+    assert zero(G[0] - x * sp.cos(y)) and zero(G[1] - y**2)
+    R, piv = function_rref(A.row_join(b))
+    assert piv == [0, 1] and all(zero(R[i, 2] - G[i]) for i in range(2))

@@ -271,3 +271,20 @@ def test_symbolic_exponents_do_not_overflow_the_evaluation():
         assert pol.is_zero(u(R ** ((1 - al) / 2)) - (1 - al) / 2 * R ** ((1 - al) / 2))
         assert all(pol.is_zero(c) for c in (v * R ** ((1 - al) / 2)).bracket(u).components)
         assert not pol.is_zero((v * R ** ((1 - al) / 2)).bracket(u).components[2] + q1)
+
+
+def test_large_radical_expressions_decided_exactly():
+    # identically zero: the interval enclosure at a point contains 0 and proves nothing,
+    # the exact stages decide; non-zero: the enclosure excludes 0 (certain)
+    from geomech.core.opcount import count_ops
+    from geomech.core.zero.policy import LARGE_EXPRESSION
+
+    a, b, c, th = sp.symbols("a b c theta", positive=True)
+    r = sp.sqrt(a**2 * sp.sin(th)**2 + b**2 * sp.cos(th)**2)
+    big = sp.expand((a * sp.sin(th) + b * sp.cos(th) + c + r)**6)
+    zero = sp.expand((sp.sin(th)**2 + sp.cos(th)**2 - 1) * big)
+    assert count_ops(zero) > LARGE_EXPRESSION
+    v0 = ZeroPolicy().zero_test(zero)
+    assert v0.zero and v0.certain
+    v1 = ZeroPolicy().zero_test(sp.expand(big + r * (sp.sin(th)**2 + sp.cos(th)**2)))
+    assert not v1.zero and v1.certain

@@ -28,6 +28,7 @@ direct route (one substitution :func:`sub_square` per relation), kept as its ref
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add
 
 __all__ = ["RelationReducer", "sub_square"]
 
@@ -131,7 +132,7 @@ class RelationReducer:
             for i in pos:
                 base[i] = 0
             for m2, c2 in nf:
-                mm = tuple(a + b for a, b in zip(base, m2))
+                mm = tuple(map(add, base, m2))
                 out[mm] = out[mm] + c * c2 if mm in out else c * c2
         return self.ring.from_dict({m: c for m, c in out.items() if c})
 

@@ -52,13 +52,18 @@ def policy_algebra(exprs) -> RationalAlgebra:
 
 
 def _numeric_at(M: sp.Matrix, pt: dict):
-    """``M`` at a random point (half-angle rational rewriting, exact rationals), or None."""
+    r"""``M`` at a random point (half-angle rational rewriting), exact over :math:`\mathbb Q`
+    or over the number field of its radicals (``(...)**(3/2)`` of a rational radicand is
+    algebraic: the pivots at the point are still exact), or None."""
     try:
         vals = M.applyfunc(lambda e: rational_rewrite(e).xreplace(pt) if e != 0 else e)
-        if any(not x.is_Rational for x in vals):
+        if all(x.is_Rational for x in vals):
+            return DomainMatrix.from_Matrix(vals).convert_to(sp.QQ)
+        if any(not x.is_algebraic for x in vals):
             return None
-        return DomainMatrix.from_Matrix(vals).convert_to(sp.QQ)
-    except (ZeroDivisionError, TypeError, ValueError):
+        dm = DomainMatrix.from_Matrix(vals, extension=True)
+        return dm if dm.domain.is_AlgebraicField else None
+    except (ZeroDivisionError, TypeError, ValueError, NotImplementedError):
         return None
 
 

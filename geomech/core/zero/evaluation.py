@@ -19,11 +19,12 @@ import sympy as sp
 from sympy.core.evalf import PrecisionExhausted
 from sympy.polys.matrices import DomainMatrix
 
+from geomech.core.parse import as_expr
 from geomech.core.zero.rewrite import cancel_or_together
 from geomech.core.zero.verdicts import UNDECIDABLE_ERRORS
 
-__all__ = ["evaluate_at", "strict_value", "non_finite", "require_finite", "formal_rank",
-           "certified_float_rank", "certified_float_minor"]
+__all__ = ["evaluate_at", "strict_value", "interval_value", "non_finite", "require_finite",
+           "formal_rank", "certified_float_rank", "certified_float_minor"]
 
 
 _OPAQUE: dict = {}          # atom -> indeterminate for formal ranks
@@ -65,6 +66,69 @@ def strict_value(v: sp.Expr, digits: int):
     if not f.is_number or non_finite(f):
         return None
     return f
+
+
+def interval_value(e: sp.Expr, point: dict, prec: int = 120):
+    r"""An interval enclosing the value of ``e`` at ``point`` (symbols -> rationals), by
+    interval arithmetic at ``prec`` bits (``mpmath``'s interval context; Moore, Kearfott &
+    Cloud (2009), *Introduction to Interval Analysis*): sums, products, integer and rational
+    powers, ``sin``, ``cos``, ``exp``, ``log``; each distinct sub-expression evaluated once.
+    ``None`` for other atoms.  An enclosure that excludes 0 proves the value non-zero.
+
+    >>> x = sp.Symbol("x")
+    >>> 0 in interval_value(sp.sqrt(x) - 1, {x: sp.Rational(9, 4)})
+    False
+    """
+    from mpmath.ctx_iv import MPIntervalContext
+
+    ctx = MPIntervalContext()
+    ctx.prec = prec
+    funcs = {sp.sin: ctx.sin, sp.cos: ctx.cos, sp.exp: ctx.exp, sp.log: ctx.log}
+    memo: dict = {}
+
+    def num(r):
+        r = sp.Rational(r)
+        return ctx.mpf(int(r.p)) / int(r.q)
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = num(a)
+        elif a.is_Symbol:
+            if a not in point:
+                raise _NoEnclosure
+            got = num(point[a])
+        elif a.is_Add:
+            got = sum((val(t) for t in a.args[1:]), val(a.args[0]))
+        elif a.is_Mul:
+            got = val(a.args[0])
+            for t in a.args[1:]:
+                got = got * val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = val(a.base) ** int(a.exp)
+        elif a.is_Pow and a.exp.is_Rational:
+            b = val(a.base)
+            if b.a < 0:
+                raise _NoEnclosure                     # a root of a possibly negative number
+            got = ctx.exp(ctx.log(b) * num(a.exp)) if a.exp.q != 2 else \
+                ctx.sqrt(b) ** int(a.exp.p)
+        elif type(a) in funcs:
+            got = funcs[type(a)](val(a.args[0]))
+        else:
+            raise _NoEnclosure
+        memo[a] = got
+        return got
+
+    try:
+        return val(as_expr(e))
+    except (_NoEnclosure, ZeroDivisionError, ValueError):
+        return None
+
+
+class _NoEnclosure(Exception):
+    """An atom without an interval extension (or a root of a possibly negative number)."""
 
 
 def non_finite(e: sp.Expr) -> bool:

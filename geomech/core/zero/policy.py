@@ -38,6 +38,7 @@ from geomech.core.zero.evaluation import (
     certified_float_rank,
     evaluate_at,
     formal_rank,
+    interval_value,
     non_finite,
     strict_value,
 )
@@ -352,8 +353,16 @@ class ZeroPolicy:
         return pt
 
     def _nonzero_at_a_point(self, e: sp.Expr) -> bool:
-        """Whether ``e`` has a certified non-zero real value at one random exact point."""
-        val = evaluate_at(e, self.random_point(sorted(e.free_symbols, key=sp.default_sort_key)))
+        """Whether ``e`` has a certified non-zero real value at one random exact point: an
+        interval enclosure of the value (one pass, :func:`interval_value`) that excludes 0,
+        else, for atoms without an enclosure, a value with guaranteed accuracy.  An enclosure
+        containing 0 proves nothing: the exact stages decide (a strict evaluation of an
+        identically zero expression only exhausts its precision)."""
+        pt = self.random_point(sorted(e.free_symbols, key=sp.default_sort_key))
+        box = interval_value(e, pt)
+        if box is not None:
+            return 0 not in box
+        val = evaluate_at(e, pt)
         return val is not None and val.is_real is True and val != 0
 
     def _numerically_zero(self, rat: sp.Expr, signs: bool = False) -> bool | None:

@@ -7,9 +7,10 @@ A zero test must prove what it claims; a *non-zero* claim is proved by one exact
   of sines and cosines of integer combinations of angles, at a point where every angle has
   rational sine and cosine (:math:`s = 2\arctan t`: :math:`((1-t^2), 2t)/(1+t^2)`), with
   Gaussian rationals;
-* :func:`interval_value` -- an interval enclosure of the value for other atoms (roots,
-  exponentials, logarithms): an enclosure that excludes 0 proves the value non-zero (Moore,
-  Kearfott & Cloud (2009), *Introduction to Interval Analysis*);
+* :func:`~geomech.core.zero.evaluation.interval_value` -- an interval enclosure of the
+  value for other atoms (roots, exponentials, logarithms): an enclosure that excludes 0
+  proves the value non-zero (Moore, Kearfott & Cloud (2009), *Introduction to Interval
+  Analysis*);
 * :func:`certainly_nonzero` and :func:`certainly_full_rank` -- the proofs built from them
   (a non-zero value, a full exact or interval rank at a point); what they cannot prove is
   left to the zero policy (:mod:`geomech.core.zero.policy`).
@@ -32,9 +33,10 @@ import sympy as sp
 
 from geomech.core.algebra.matrices import rational_rank
 from geomech.core.parse import as_expr
+from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.policy import default_policy
 
-__all__ = ["rational_value", "interval_value", "certainly_nonzero", "nowhere_zero",
+__all__ = ["rational_value", "certainly_nonzero", "nowhere_zero",
            "certainly_full_rank"]
 
 
@@ -147,8 +149,9 @@ def nowhere_zero(e: sp.Expr) -> bool:
 def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
     full rank at a random point (:func:`rational_value`) or, with other atoms (roots), by
-    interval elimination with pivots excluding zero (:func:`interval_value`); ``False``
-    means "not proved here" (the caller then asks the zero policy).
+    interval elimination with pivots excluding zero
+    (:func:`~geomech.core.zero.evaluation.interval_value`); ``False`` means "not proved
+    here" (the caller then asks the zero policy).
 
     >>> s = sp.Symbol("s")
     >>> certainly_full_rank(sp.Matrix([[1, sp.sin(s)], [sp.sin(s), 1]]))
@@ -198,71 +201,13 @@ def _interval_pivots(rows: list) -> int:
     return found
 
 
-def interval_value(e: sp.Expr, point: dict, prec: int = 120):
-    r"""An interval enclosing the value of ``e`` at ``point`` (symbols -> rationals), by
-    interval arithmetic at ``prec`` bits (``mpmath``'s interval context; Moore, Kearfott &
-    Cloud (2009), *Introduction to Interval Analysis*): sums, products, integer and rational
-    powers, ``sin``, ``cos``, ``exp``, ``log``; each distinct sub-expression evaluated once.
-    ``None`` for other atoms.  An enclosure that excludes 0 proves the value non-zero.
-
-    >>> x = sp.Symbol("x")
-    >>> 0 in interval_value(sp.sqrt(x) - 1, {x: sp.Rational(9, 4)})
-    False
-    """
-    from mpmath.ctx_iv import MPIntervalContext
-
-    ctx = MPIntervalContext()
-    ctx.prec = prec
-    funcs = {sp.sin: ctx.sin, sp.cos: ctx.cos, sp.exp: ctx.exp, sp.log: ctx.log}
-    memo: dict = {}
-
-    def num(r):
-        r = sp.Rational(r)
-        return ctx.mpf(int(r.p)) / int(r.q)
-
-    def val(a):
-        got = memo.get(a)
-        if got is not None:
-            return got
-        if a.is_Rational:
-            got = num(a)
-        elif a.is_Symbol:
-            if a not in point:
-                raise _NoValue
-            got = num(point[a])
-        elif a.is_Add:
-            got = sum((val(t) for t in a.args[1:]), val(a.args[0]))
-        elif a.is_Mul:
-            got = val(a.args[0])
-            for t in a.args[1:]:
-                got = got * val(t)
-        elif a.is_Pow and a.exp.is_Integer:
-            got = val(a.base) ** int(a.exp)
-        elif a.is_Pow and a.exp.is_Rational:
-            b = val(a.base)
-            if b.a < 0:
-                raise _NoValue                     # a root of a possibly negative number
-            got = ctx.exp(ctx.log(b) * num(a.exp)) if a.exp.q != 2 else \
-                ctx.sqrt(b) ** int(a.exp.p)
-        elif type(a) in funcs:
-            got = funcs[type(a)](val(a.args[0]))
-        else:
-            raise _NoValue
-        memo[a] = got
-        return got
-
-    try:
-        return val(as_expr(e))
-    except (_NoValue, ZeroDivisionError, ValueError):
-        return None
-
-
 def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
     (:func:`rational_value`, angles with rational sine and cosine
     :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
-    enclosure of the value excluding zero (:func:`interval_value`) proves it; otherwise the
-    zero policy decides.
+    enclosure of the value excluding zero
+    (:func:`~geomech.core.zero.evaluation.interval_value`) proves it; otherwise the zero
+    policy decides.
 
     >>> s = sp.Symbol("s")
     >>> certainly_nonzero(sp.sin(s)**2 + sp.cos(s)**2 - 1), certainly_nonzero(sp.sin(2*s))

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geomech.core.kernel import polynomial_coefficients
+from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.values import (
     certainly_full_rank,
     certainly_nonzero,
-    interval_value,
     rational_value,
 )
 from geomech.mechanics.equations.elimination import (
