@@ -228,8 +228,9 @@ _QUADRATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def restricted_quadratic(system) -> dict | None:
     r"""The Lagrangian on :math:`\mathcal M` when it is quadratic in the velocities,
     :math:`L = \tfrac12\dot q^{\mathsf T}G\dot q + a^{\mathsf T}\dot q + L_0`, by the velocity
-    split :math:`\dot q = Bu + b` (:meth:`~geomech.mechanics.system.NonholonomicSystem.
-    velocity_split`; Voronets (1901)): the pieces
+    split :math:`\dot q = Bu + b`
+    (:meth:`~geomech.mechanics.system.NonholonomicSystem.velocity_split`; Voronets (1901)):
+    the pieces
 
     .. math:: M = B^{\mathsf T}GB,\quad w = B^{\mathsf T}Gb,\quad k = \tfrac12 b^{\mathsf T}Gb,
               \quad c = B^{\mathsf T}a,\quad k_1 = a^{\mathsf T}b,\quad L_0,
