@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
+from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression, quotient_rule
 from geomech.core.algebra.solve import policy_algebra
 from geomech.core.budget import check
 
@@ -79,12 +79,7 @@ class RingCalculus:
 
     def diff(self, nd, x):
         """Derivative of the fraction ``nd = (n, d)`` with respect to the symbol ``x``."""
-        n, d = nd
-        dn = self._d(n, x)
-        if d.is_ground:
-            return dn, d
-        dd = self._d(d, x)
-        return (dn, d) if not dd else (dn * d - n * dd, d * d)
+        return quotient_rule(nd, lambda p: self._d(p, x))
 
     def at_zero(self, nd, syms):
         """The fraction with the generators ``syms`` set to zero."""

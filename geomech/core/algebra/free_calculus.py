@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.rings import polynomial_ring
+from geomech.core.algebra.rings import polynomial_ring, quotient_rule
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_cancel
 from geomech.core.parse import as_expr
@@ -113,12 +113,7 @@ class FreeTrigField:
 
     def diff(self, nd: tuple, x) -> tuple:
         """The quotient rule :math:`(n/d)' = (n'd - nd')/d^2`."""
-        n, d = nd
-        dn = self.dpoly(n, x)
-        if d.is_ground:
-            return dn, d
-        dd = self.dpoly(d, x)
-        return (dn, d) if not dd else (dn * d - n * dd, d * d)
+        return quotient_rule(nd, lambda p: self.dpoly(p, x))
 
     def bracket_component(self, X: Sequence, Y: Sequence, i: int) -> tuple:
         r"""Component ``i`` of :math:`[X, Y]` (``X``, ``Y`` lists of fractions), cancelled:

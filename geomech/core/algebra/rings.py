@@ -61,7 +61,7 @@ from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 
 __all__ = ["UnsupportedExpression", "polynomial_ring", "fraction_field", "forget_rings",
-           "RationalAlgebra"]
+           "quotient_rule", "RationalAlgebra"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -114,6 +114,29 @@ def forget_rings() -> None:
     """Forget the cached rings and fields (for cold-cache measurements)."""
     _cached_ring.cache_clear()
     _cached_field.cache_clear()
+
+
+def quotient_rule(nd: tuple, derivation: Callable) -> tuple:
+    r"""The derivative of the fraction ``nd = (n, d)`` of ring elements under a derivation
+    ``D`` of the ring (a callable on polynomials), by the quotient rule
+
+    .. math:: D\Big(\frac nd\Big) = \frac{D(n)\,d - n\,D(d)}{d^2},
+
+    left uncancelled (``(D(n), d)`` when ``d`` is constant).  The one quotient rule of the
+    fraction calculi (:mod:`~geomech.core.algebra.calculus`,
+    :mod:`~geomech.core.algebra.free_calculus`).
+
+    >>> R = polynomial_ring(sp.symbols("x y"))
+    >>> x, y = R.gens
+    >>> quotient_rule((y, x), lambda p: p.diff(x))          # d/dx (y/x)
+    (-y, x**2)
+    """
+    n, d = nd
+    dn = derivation(n)
+    if d.is_ground:
+        return dn, d
+    dd = derivation(d)
+    return (dn, d) if not dd else (dn * d - n * dd, d * d)
 
 
 class UnsupportedExpression(Exception):
