@@ -302,3 +302,15 @@ def test_nowhere_zero_by_value_or_sign():
     assert nowhere_zero(sp.sqrt(2) - sp.Rational(7, 5))         # a number, non-zero
     assert not nowhere_zero(sp.sin(1)**2 + sp.cos(1)**2 - 1)    # zero as a number
     assert not nowhere_zero(x) and not nowhere_zero(m - g)      # undecided: not proved
+
+
+def test_a_non_finite_enclosure_proves_nothing(monkeypatch):
+    """At a singular point the interval enclosure of log(x) is [-inf, -inf]: it excludes 0,
+    but a non-finite value is never evidence of a non-zero function (the strict evaluation
+    decides, and declines); at a regular point the enclosure proves it."""
+    x = sp.Symbol("x")
+    P = default_policy()
+    monkeypatch.setattr(P, "random_point", lambda syms: {x: sp.Integer(0)})
+    assert P._nonzero_at_a_point(sp.log(x)) is False
+    monkeypatch.setattr(P, "random_point", lambda syms: {x: sp.Rational(3, 7)})
+    assert P._nonzero_at_a_point(sp.log(x)) is True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import cmath
 import contextlib
 import functools
+import math
 import random
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
@@ -360,9 +361,9 @@ class ZeroPolicy:
         identically zero expression only exhausts its precision)."""
         pt = self.random_point(sorted(e.free_symbols, key=sp.default_sort_key))
         box = interval_value(e, pt)
-        if box is not None:
+        if box is not None and all(math.isfinite(float(v)) for v in (box.a, box.b)):
             return 0 not in box
-        val = evaluate_at(e, pt)
+        val = evaluate_at(e, pt)          # no enclosure, or a non-finite one: never a proof
         return val is not None and val.is_real is True and val != 0
 
     def _numerically_zero(self, rat: sp.Expr, signs: bool = False) -> bool | None:
