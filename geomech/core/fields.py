@@ -35,6 +35,7 @@ from .algebra.rings import UnsupportedExpression
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
+from .zero.radicals import norm_nonzero
 
 __all__ = ["VectorField", "bracket", "check_same_manifold"]
 
@@ -377,7 +378,7 @@ class VectorField:
         form (:meth:`~geomech.core.algebra.rings.RationalAlgebra.quotient`: reduced modulo
         the relations, cancelled; no generic rational normalisation of radicals is run), and
         a component whose numerator vanishes as a function is ``0``: decided by the norm of
-        the root extensions (``RadicalCalculus.certainly_nonzero``) and, where that is
+        the root extensions (:func:`~geomech.core.zero.radicals.norm_nonzero`) and, where that is
         undecided (exponentials, logarithms: relations the ring does not know), by the zero
         policy, so the field's normal-form contract (:meth:`from_normal_form`) holds.
         ``None`` for other fields, or when a component is outside that ring."""
@@ -475,7 +476,7 @@ def _fraction_component(rc, nd) -> sp.Expr:
     """The ring normal form of the fraction ``nd`` of the calculus ``rc``; ``0`` when its
     numerator vanishes as a function (the norm test, then the ring's zero decision)."""
     n = nd[0]
-    if not n or (not rc.certainly_nonzero(n) and rc.alg.is_zero(n)):
+    if not n or (not norm_nonzero(rc, n) and rc.alg.is_zero(n)):
         return sp.S.Zero
     return rc.expr(nd)
 

@@ -188,31 +188,6 @@ class RadicalCalculus(RingCalculus):
                 n, d = n * gd + d * dp * gn, d * gd
         return self.alg.reduce(n), d
 
-    def certainly_nonzero(self, p) -> bool:
-        r"""Whether the ring element ``p`` is provably a non-zero function, by the norms of
-        the quadratic extensions: with :math:`p = p_0 + p_1\rho`, :math:`\rho^2 = b`,
-
-        .. math:: N(p) = (p_0 + p_1\rho)(p_0 - p_1\rho) = p_0^2 - b\,p_1^2 ,
-
-        so :math:`p \equiv 0` implies :math:`N(p) \equiv 0`; after eliminating every root the
-        element lies in the trigonometric polynomial ring, where the reduced form is
-        canonical.  ``False`` means *undecided* (never "zero").
-
-        >>> t = sp.Symbol("t", real=True)
-        >>> rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])
-        >>> rho = rc.R.gens[0]
-        >>> rc.certainly_nonzero(rho - 1), rc.certainly_nonzero(rho**2 - 2 - rc.frac(sp.cos(t))[0])
-        (True, False)
-        """
-        p = self.alg.reduce(p)
-        for rho, b in self.roots:
-            if not p:
-                return False
-            p0, p1 = p.coeff_wrt(rho, 0), p.coeff_wrt(rho, 1)
-            if p1:
-                p = self.alg.reduce(p0 * p0 - b * p1 * p1)
-        return bool(self.alg.reduce(p)) and not self.alg.opaque
-
     def cancel(self, nd: tuple) -> tuple:
         """The fraction reduced modulo the relations and cancelled by the gcd."""
         n, d = self.alg.reduce(nd[0]), nd[1]

@@ -60,7 +60,9 @@ The stages live in the modules of this package: :mod:`~geomech.core.zero.rewrite
 forms, jets, angles, the ring map), :mod:`~geomech.core.zero.certificates` (ring and
 algebraic certificates), :mod:`~geomech.core.zero.evaluation` (exact and certified numeric
 evaluation, formal and float ranks), :mod:`~geomech.core.zero.values` (non-zero and
-full-rank proofs by exact and interval values at points) and
+full-rank proofs by exact and interval values at points), :mod:`~geomech.core.zero.radicals`
+(the zero of an element or fraction of the radical ring of
+:class:`~geomech.core.algebra.calculus.RadicalCalculus`) and
 :mod:`~geomech.core.zero.policy` (the policy that runs them, the global default, and
 :func:`~geomech.core.zero.policy.numerically_zero`, the random-point filter that compares
 forms: ``False`` certain, ``True`` only probable).

@@ -31,14 +31,13 @@ from geomech.core.zero import (
     is_zero,
     rational_rewrite,
 )
+from geomech.core.zero.radicals import ring_points, root_is_irrational
 from geomech.mechanics.analysis.density import InvariantMeasureResult
 from geomech.mechanics.analysis.divergence import (
     RingFraction,
     flow_mass_matrix_form,
     mass_matrix_determinant,
     mass_matrix_divergence,
-    ring_points,
-    root_is_irrational,
 )
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",

@@ -22,7 +22,8 @@ support function's root): the explicit field :math:`M^{-1}F` is never formed.
 With one root :math:`\rho` every element is :math:`E = E_0 + E_1\rho` with :math:`E_0, E_1`
 rational; when :math:`b` is not a square (certified by one rational point where it is not a
 rational square) :math:`E \equiv 0 \iff E_0 \equiv 0 \wedge E_1 \equiv 0`, so identities are
-sampled exactly at rational points (:meth:`RingFraction.split_at`).
+sampled exactly at rational points (:meth:`RingFraction.split_at`); the zero decision is
+:func:`geomech.core.zero.radicals.fraction_verdict`.
 
 >>> import geomech as gm
 >>> S = gm.examples.chaplygin_sleigh()
@@ -32,7 +33,6 @@ sampled exactly at rational points (:meth:`RingFraction.split_at`).
 
 from __future__ import annotations
 
-import random
 import weakref
 from collections.abc import Sequence
 
@@ -44,9 +44,10 @@ from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
 from geomech.core.zero import ZeroVerdict
+from geomech.core.zero.radicals import fraction_verdict, split_value
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
-           "ring_points", "mass_matrix_determinant", "root_is_irrational", "MASS_MATRIX_FORMS"]
+           "mass_matrix_determinant", "MASS_MATRIX_FORMS"]
 
 #: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
 _CANCEL_TERMS = 200000
@@ -98,8 +99,8 @@ class RingFraction:
         return RingFraction(self.calc, self.num * cn, self.den * cd)
 
     def is_zero(self) -> bool:
-        """Exact: the reduced numerator vanishes (``False`` means *not shown zero*; see
-        :meth:`certainly_nonzero`)."""
+        """The reduced numerator is the zero ring element (a ring identity: the fraction is
+        zero); ``False`` means *not shown zero* (:meth:`verdict` decides)."""
         return not self.num
 
     def expr(self) -> sp.Expr:
@@ -114,109 +115,23 @@ class RingFraction:
         return self._expr
 
     def split_at(self, point: dict, keep: Sequence = ()) -> tuple:
-        r"""``(E_0, E_1)`` at ``point`` for :math:`E = E_0 + E_1\rho` (one root at most;
-        ``E_1 = 0`` without roots): every ring generator except :math:`\rho` and ``keep``
-        takes its value from ``point`` (see :func:`ring_points`).  Values are rationals, or
-        sympy expressions in ``keep``.  ``ZeroDivisionError`` where the denominator vanishes.
-        """
-        calc = self.calc
-        if len(calc.roots) > 1:
-            raise UnsupportedExpression("more than one square root")
-        d = _value(self.den, calc, point, keep)
-        if d == 0:
-            raise ZeroDivisionError("the denominator vanishes at the point")
-        rho = calc.roots[0][0] if calc.roots else None
-        parts = [self.num.coeff_wrt(rho, k) for k in (0, 1)] if rho is not None \
-            else [self.num, calc.R.zero]
-        return tuple(_value(p, calc, point, keep) / d for p in parts)
-
-    def certainly_nonzero(self, points: int = 3, seed: int = 7) -> bool:
-        """Whether the fraction is shown non-zero: its ``(E_0, E_1)`` is non-zero at a
-        rational point and the radicand is not a square (:func:`root_is_irrational`)."""
-        if not self.num:
-            return False
-        if self.calc.roots and not root_is_irrational(self.calc):
-            return False
-        for pt in ring_points(self.calc, points, seed):
-            try:
-                if any(v != 0 for v in self.split_at(pt)):
-                    return True
-            except ZeroDivisionError:
-                continue
-        return False
+        r"""``(E_0, E_1)`` at ``point`` for :math:`E = E_0 + E_1\rho`
+        (:func:`~geomech.core.zero.radicals.split_value`; points from
+        :func:`~geomech.core.zero.radicals.ring_points`)."""
+        return split_value(self.calc, self.num, self.den, point, keep)
 
     def verdict(self, points: int = 3, seed: int = 7) -> ZeroVerdict | None:
-        r"""The exact verdict on :math:`E \equiv 0`: zero when the reduced numerator vanishes
-        (a ring identity), non-zero when :meth:`certainly_nonzero`; ``None`` when undecided.
+        r"""The exact verdict on :math:`E \equiv 0`, decided by
+        :func:`~geomech.core.zero.radicals.fraction_verdict` (zero: a ring identity; non-zero:
+        a non-zero value at a rational point, the radicand not a square); ``None`` when
+        undecided.
 
         >>> t = sp.Symbol("t", real=True)
         >>> rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])
         >>> RingFraction.of(rc, sp.sqrt(2 + sp.cos(t))**2 - 2 - sp.cos(t)).verdict().zero
         True
         """
-        if self.is_zero():
-            return ZeroVerdict(zero=True, certain=True, method="radical ring")
-        if self.certainly_nonzero(points, seed):
-            return ZeroVerdict(zero=False, certain=True, method="radical ring (rational point)")
-        return None
-
-
-def _value(p, calc: RadicalCalculus, point: dict, keep: Sequence):
-    """The ring element ``p`` (free of roots) at ``point``: rational, or an expression in
-    the generators ``keep``."""
-    gens = calc.R.gens
-    pairs = [(gens[i], point[s]) for s, i in calc.idx.items() if s in point and s not in keep]
-    if not p:
-        return sp.S.Zero
-    out = p.evaluate(pairs) if pairs else p
-    if hasattr(out, "as_expr"):
-        return out.as_expr()
-    return calc.R.domain.to_sympy(out)
-
-
-def ring_points(calc: RadicalCalculus, count: int, seed: int) -> list[dict]:
-    r"""``count`` random rational points ``{ring generator symbol: value}`` of the ring of
-    ``calc`` (roots excluded): for each angle :math:`s` a rational :math:`t`,
-    :math:`\sin s = 2t/(1+t^2)`, :math:`\cos s = (1-t^2)/(1+t^2)` (so the relation
-    :math:`\sin^2+\cos^2=1` holds); other generators positive or signed rationals.
-
-    >>> t = sp.Symbol("t", real=True)
-    >>> pt = ring_points(RadicalCalculus([sp.sin(t)]), 1, 0)[0]
-    >>> pt[sp.sin(t)]**2 + pt[sp.cos(t)]**2
-    1
-    """
-    rng = random.Random(seed)
-    roots = {rho for rho, _ in calc.roots}
-    syms = [s for s, i in calc.idx.items() if calc.R.gens[i] not in roots]
-    trig = {f for f in syms if isinstance(f, (sp.sin, sp.cos))}
-    out = []
-    for _ in range(count):
-        pt: dict = {}
-        for a in calc.alg.angles:
-            t = sp.Rational(rng.randint(1, 40), rng.randint(41, 97))
-            pt[sp.sin(a)], pt[sp.cos(a)] = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
-        for s in syms:
-            if s not in trig:
-                val = sp.Rational(rng.randint(1, 97), rng.randint(1, 41))
-                sign = 1 if getattr(s, "is_positive", False) else rng.choice([1, -1])
-                pt[s] = sign * val
-        out.append(pt)
-    return out
-
-
-def root_is_irrational(calc: RadicalCalculus, points: int = 4) -> bool:
-    r"""Whether the radicand :math:`b` of the (single) root is certainly not the square of
-    a rational function: :math:`b` is not a rational square at some rational point (a square
-    :math:`g^2` would be one at every point where :math:`g` is defined).  Then
-    :math:`1, \rho` are linearly independent over the rational functions."""
-    if len(calc.roots) != 1:
-        return False
-    b = RingFraction(calc, calc.roots[0][1], calc.R.one)
-    for pt in ring_points(calc, points, 3):
-        val = b.split_at(pt)[0]
-        if val < 0 or not sp.sqrt(val).is_Rational:
-            return True
-    return False
+        return fraction_verdict(self.calc, self.num, self.den, points, seed)
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -53,9 +53,10 @@ def system_divergence(system) -> sp.Expr:
 def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
     """Whether the divergence of the flow of ``system`` vanishes identically (exact).
 
-    Heavy bodies: the reduced numerator in the radical ring vanishes, or it is shown
-    non-zero at a rational point (:meth:`RingFraction.certainly_nonzero`); otherwise (and
-    when undecided there) the zero policy on ``div`` (default :func:`system_divergence`).
+    Heavy bodies: the verdict of the radical ring
+    (:func:`geomech.core.zero.radicals.fraction_verdict`: the reduced numerator vanishes, or
+    it is non-zero at a rational point); otherwise (and when undecided there) the zero policy
+    on ``div`` (default :func:`system_divergence`).
 
     >>> import geomech as gm
     >>> system_divergence_vanishes(gm.examples.chaplygin_sleigh(a=0))
@@ -63,9 +64,9 @@ def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
     """
     if heavy_system(system):
         try:
-            ring = mass_matrix_divergence(system)
-            if ring.is_zero() or ring.certainly_nonzero():
-                return ring.is_zero()
+            verdict = mass_matrix_divergence(system).verdict()
+            if verdict is not None:
+                return verdict.zero
         except UnsupportedExpression:
             pass
     return default_policy().is_zero(system_divergence(system) if div is None else div)

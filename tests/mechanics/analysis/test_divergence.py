@@ -15,13 +15,13 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
+from geomech.core.zero.radicals import ring_points
 from geomech.mechanics.analysis.density import divergence
 from geomech.mechanics.analysis.density_search import heavy_system, ring_density_search
 from geomech.mechanics.analysis.divergence import (
     flow_mass_matrix_form,
     mass_matrix_determinant,
     mass_matrix_divergence,
-    ring_points,
 )
 from geomech.mechanics.analysis.measure import (
     system_divergence,

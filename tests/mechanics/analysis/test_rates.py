@@ -14,7 +14,8 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.divergence import RingFraction, flow_mass_matrix_form, ring_points
+from geomech.core.zero.radicals import ring_points
+from geomech.mechanics.analysis.divergence import RingFraction, flow_mass_matrix_form
 from geomech.mechanics.analysis.rates import first_integral_vanishes, mass_matrix_rate
 
 Z = default_policy().is_zero

@@ -1,0 +1,165 @@
+r"""Zero decisions in the radical rings of
+:class:`~geomech.core.algebra.calculus.RadicalCalculus`: the one place that says whether a
+ring element, or a fraction of ring elements, is zero as a function.
+
+The ring is :math:`\mathbb Q[\text{symbols}, \sin, \cos, \rho_j]/(\sin^2+\cos^2-1,
+\rho_j^2-b_j)`; its reduced form is canonical in the trigonometric part only, so a zero
+reduced numerator is a ring identity (zero), and a non-zero one proves nothing by itself.
+Two proofs of non-zero-ness are given here:
+
+* :func:`norm_nonzero` -- the norms of the quadratic extensions: with :math:`p = p_0 +
+  p_1\rho`, :math:`N(p) = p_0^2 - b\,p_1^2` vanishes when :math:`p` does; after eliminating
+  every root the norm lies in the trigonometric ring, where the reduced form is canonical
+  (Lang (2002), *Algebra*, VI §5);
+* :func:`fraction_verdict` -- one root :math:`\rho = \sqrt b`, :math:`E = (E_0 + E_1\rho)/d`:
+  when :math:`b` is not a square (:func:`root_is_irrational`), :math:`1, \rho` are linearly
+  independent over the rational functions, so :math:`E \equiv 0 \iff E_0 \equiv 0 \wedge
+  E_1 \equiv 0`; a non-zero exact value of :math:`(E_0, E_1)` at one rational point of the
+  ring (:func:`ring_points`: :math:`\sin^2+\cos^2=1` holds there) proves :math:`E \not\equiv 0`.
+
+Neither answers "zero" from a sample: undecided is ``False`` / ``None``.
+
+>>> import sympy as sp
+>>> from geomech.core.algebra.calculus import RadicalCalculus
+>>> t = sp.Symbol("t", real=True)
+>>> rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])
+>>> rho, c = rc.R.gens[0], rc.frac(sp.cos(t))[0]
+>>> norm_nonzero(rc, rho - 1), norm_nonzero(rc, rho**2 - 2 - c)
+(True, False)
+>>> fraction_verdict(rc, rho - 1, rc.R.one).zero
+False
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import sympy as sp
+
+from geomech.core.algebra.rings import UnsupportedExpression
+from geomech.core.zero.verdicts import ZeroVerdict
+
+__all__ = ["norm_nonzero", "fraction_verdict", "ring_points", "ring_value", "split_value",
+           "root_is_irrational"]
+
+
+def norm_nonzero(calc, p) -> bool:
+    r"""Whether the ring element ``p`` of ``calc`` is provably a non-zero function, by the
+    norms of the quadratic extensions (module docstring):
+
+    .. math:: N(p) = (p_0 + p_1\rho)(p_0 - p_1\rho) = p_0^2 - b\,p_1^2 ,
+
+    so :math:`p \equiv 0` implies :math:`N(p) \equiv 0`.  ``False`` means *undecided*
+    (never "zero"); an opaque ring (free atoms) decides nothing.
+    """
+    alg = calc.alg
+    p = alg.reduce(p)
+    for rho, b in calc.roots:
+        if not p:
+            return False
+        p0, p1 = p.coeff_wrt(rho, 0), p.coeff_wrt(rho, 1)
+        if p1:
+            p = alg.reduce(p0 * p0 - b * p1 * p1)
+    return bool(alg.reduce(p)) and not alg.opaque
+
+
+def fraction_verdict(calc, num, den, points: int = 3, seed: int = 7) -> ZeroVerdict | None:
+    r"""The exact verdict on :math:`n/d \equiv 0` for ring elements ``num``, ``den`` of
+    ``calc`` (``den`` free of roots, at most one root): zero when the reduced numerator
+    vanishes (a ring identity); non-zero when the radicand is not a square and
+    :math:`(E_0, E_1)` is non-zero at one of ``points`` rational points (module docstring);
+    ``None`` when undecided.
+    """
+    num = calc.alg.reduce(num)
+    if not num:
+        return ZeroVerdict(zero=True, certain=True, method="radical ring")
+    if calc.roots and not root_is_irrational(calc):
+        return None
+    for pt in ring_points(calc, points, seed):
+        try:
+            if any(v != 0 for v in split_value(calc, num, den, pt)):
+                return ZeroVerdict(zero=False, certain=True,
+                                   method="radical ring (rational point)")
+        except ZeroDivisionError:
+            continue
+    return None
+
+
+def ring_value(calc, p, point: dict, keep: Sequence = ()):
+    """The ring element ``p`` (free of roots) at ``point`` (see :func:`ring_points`):
+    rational, or an expression in the generators ``keep``."""
+    gens = calc.R.gens
+    pairs = [(gens[i], point[s]) for s, i in calc.idx.items() if s in point and s not in keep]
+    if not p:
+        return sp.S.Zero
+    out = p.evaluate(pairs) if pairs else p
+    if hasattr(out, "as_expr"):
+        return out.as_expr()
+    return calc.R.domain.to_sympy(out)
+
+
+def split_value(calc, num, den, point: dict, keep: Sequence = ()) -> tuple:
+    r"""``(E_0, E_1)`` at ``point`` for :math:`E = n/d = E_0 + E_1\rho` (one root at most,
+    ``d`` free of it; ``E_1 = 0`` without roots): every ring generator except :math:`\rho`
+    and ``keep`` takes its value from ``point``.  ``ZeroDivisionError`` where ``d`` vanishes.
+
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> x = sp.Symbol("x", positive=True)
+    >>> rc = RadicalCalculus([sp.sqrt(1 + x)])
+    >>> split_value(rc, *rc.frac((2 + sp.sqrt(1 + x))/x), {x: sp.Rational(1, 2)})
+    (4, 2)
+    """
+    if len(calc.roots) > 1:
+        raise UnsupportedExpression("more than one square root")
+    d = ring_value(calc, den, point, keep)
+    if d == 0:
+        raise ZeroDivisionError("the denominator vanishes at the point")
+    rho = calc.roots[0][0] if calc.roots else None
+    parts = [num.coeff_wrt(rho, k) for k in (0, 1)] if rho is not None else [num, calc.R.zero]
+    return tuple(ring_value(calc, p, point, keep) / d for p in parts)
+
+
+def ring_points(calc, count: int, seed: int) -> list[dict]:
+    r"""``count`` random rational points ``{ring generator symbol: value}`` of the ring of
+    ``calc`` (roots excluded): for each angle :math:`s` a rational :math:`t`,
+    :math:`\sin s = 2t/(1+t^2)`, :math:`\cos s = (1-t^2)/(1+t^2)` (so the relation
+    :math:`\sin^2+\cos^2=1` holds); other generators positive or signed rationals.
+
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> t = sp.Symbol("t", real=True)
+    >>> pt = ring_points(RadicalCalculus([sp.sin(t)]), 1, 0)[0]
+    >>> pt[sp.sin(t)]**2 + pt[sp.cos(t)]**2
+    1
+    """
+    rng = random.Random(seed)
+    roots = {rho for rho, _ in calc.roots}
+    syms = [s for s, i in calc.idx.items() if calc.R.gens[i] not in roots]
+    trig = {f for f in syms if isinstance(f, (sp.sin, sp.cos))}
+    out = []
+    for _ in range(count):
+        pt: dict = {}
+        for a in calc.alg.angles:
+            t = sp.Rational(rng.randint(1, 40), rng.randint(41, 97))
+            pt[sp.sin(a)], pt[sp.cos(a)] = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
+        for s in syms:
+            if s not in trig:
+                val = sp.Rational(rng.randint(1, 97), rng.randint(1, 41))
+                sign = 1 if getattr(s, "is_positive", False) else rng.choice([1, -1])
+                pt[s] = sign * val
+        out.append(pt)
+    return out
+
+
+def root_is_irrational(calc, points: int = 4) -> bool:
+    r"""Whether the radicand :math:`b` of the (single) root of ``calc`` is certainly not the
+    square of a rational function: :math:`b` is not a rational square at some rational point
+    (a square :math:`g^2` would be one at every point where :math:`g` is defined).  Then
+    :math:`1, \rho` are linearly independent over the rational functions."""
+    if len(calc.roots) != 1:
+        return False
+    for pt in ring_points(calc, points, 3):
+        val = split_value(calc, calc.roots[0][1], calc.R.one, pt)[0]
+        if val < 0 or not sp.sqrt(val).is_Rational:
+            return True
+    return False
