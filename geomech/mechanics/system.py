@@ -160,7 +160,6 @@ class NonholonomicSystem:
                  independent=None, name: str | None = None, description: str = "",
                  natural_frame: Mapping | None = None, numeric_defaults: tuple | None = None,
                  source: str | None = None, holonomic=None, steady=None):
-        # long: reads and checks every argument of an immutable value, in order
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold as configuration space, got "
                             f"{type(manifold).__name__}")
@@ -171,9 +170,29 @@ class NonholonomicSystem:
         self.description = description
         N = manifold
         self.lagrangian: sp.Expr = finite_expression(N.sympify(lagrangian), "the Lagrangian")
-        n = N.dim
+        self._set_constraints(constraints, holonomic, independent)
+        self.forces = None if forces is None else forces_tuple(N, forces)
+        self._check_regular()
+        # -- split of the velocities -----------------------------------------------------
+        self._choose_split(independent)
+        self._natural_frame = natural_frame_of(N, natural_frame, N.dim - self.n_constraints)
+        if numeric_defaults is not None and not (isinstance(numeric_defaults, tuple)
+                                                 and len(numeric_defaults) == 2):
+            raise TypeError("numeric_defaults must be a pair (parameter values, initial state)")
+        if source is not None and not isinstance(source, str):
+            raise TypeError(f"source must be a string, got {type(source).__name__}")
+        self._numeric_defaults, self._source = numeric_defaults, source
+        from .analysis.steady_motions import declared_families
 
-        # -- constraints -----------------------------------------------------------------
+        self.steady_families = declared_families(steady)
+
+    def _set_constraints(self, constraints, holonomic, independent) -> None:
+        r"""The constraint distribution: the rows :math:`f_\mu = a_\mu(q)\dot q + b_\mu(q)` of
+        the velocity constraints, then the differentials :math:`dh = \sum_i
+        (\partial h/\partial q_i)\,\dot q_i` of the configuration constraints
+        :math:`h(q) = 0`; the rows must be independent and leave a velocity free."""
+        N = self.manifold
+        n = N.dim
         if isinstance(constraints, (DifferentialForm, str, sp.Basic)):
             constraints = [constraints]
         if constraints is None or isinstance(constraints, Mapping) or not isinstance(
@@ -186,7 +205,6 @@ class NonholonomicSystem:
             rows.append(a)
             affine.append(b)
             exprs.append(f)
-        # -- configuration constraints h(q) = 0: their differentials are velocity constraints
         self.holonomic, self.dependent_coordinate_indices = holonomic_constraints(
             N, holonomic, _independent_velocities(N, independent))
         for h in self.holonomic:
@@ -205,29 +223,16 @@ class NonholonomicSystem:
                 f"{k} independent constraints on the {n}-dimensional {N.name}: no velocity "
                 f"left free (the system cannot move); at most {n - 1} constraints are allowed")
 
-        # -- forces ----------------------------------------------------------------------
-        self.forces = None if forces is None else forces_tuple(N, forces)
-
-        # -- non-degeneracy --------------------------------------------------------------
-        H = self.hessian
+    def _check_regular(self) -> None:
+        r"""The free system is regular: :math:`\det(\partial^2L/\partial\dot q^2) \ne 0`
+        (full rank proved at an exact point, otherwise by the zero policy), so the Lagrange
+        equations solve for the accelerations."""
+        H, n = self.hessian, self.manifold.dim
         r = n if certainly_full_rank(H) else default_policy().rank(H)
         if r < n:
             raise ValueError(
                 f"degenerate Lagrangian: det d2L/dqdot2 = 0 identically (rank {r} < {n}); the "
                 "free system has no Lagrange equations solved for the accelerations")
-
-        # -- split of the velocities -----------------------------------------------------
-        self._choose_split(independent)
-        self._natural_frame = natural_frame_of(N, natural_frame, n - k)
-        if numeric_defaults is not None and not (isinstance(numeric_defaults, tuple)
-                                                 and len(numeric_defaults) == 2):
-            raise TypeError("numeric_defaults must be a pair (parameter values, initial state)")
-        if source is not None and not isinstance(source, str):
-            raise TypeError(f"source must be a string, got {type(source).__name__}")
-        self._numeric_defaults, self._source = numeric_defaults, source
-        from .analysis.steady_motions import declared_families
-
-        self.steady_families = declared_families(steady)
 
     @property
     def natural_frame(self) -> dict | None:
