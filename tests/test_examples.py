@@ -96,6 +96,19 @@ def test_degrees_of_freedom_convex_body(name):
     assert S.manifold.dim == 5 and len(S.constraints) == 2 and S.phase_space.dim == 8
 
 
+def test_an_inertia_tensor_is_symmetric_by_the_zero_policy():
+    """An off-diagonal difference that vanishes only by sin^2 + cos^2 = 1 is symmetric (sympy's
+    ``is_zero_matrix`` leaves it undecided); a genuinely asymmetric tensor is refused."""
+    a, b = sp.symbols("a b", positive=True)
+    pyth = sp.sin(b)**2 + sp.cos(b)**2 - 1
+    inertia = sp.Matrix([[a, pyth, 0], [0, a, 0], [0, 0, 2 * a]])
+    assert (inertia - inertia.T).is_zero_matrix is None
+    S = gm.examples.convex_body_on_plane(inertia=inertia)
+    assert S.manifold.dim == 5
+    with pytest.raises(ValueError, match="symmetric"):
+        gm.examples.convex_body_on_plane(inertia=sp.Matrix([[a, 1, 0], [0, a, 0], [0, 0, a]]))
+
+
 def test_parameters_are_symbols_or_values():
     S = gm.examples.chaplygin_sleigh()
     m, I, a = S.manifold.parameters

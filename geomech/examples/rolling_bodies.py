@@ -16,6 +16,7 @@ from collections.abc import Callable
 import sympy as sp
 
 from geomech.core.parse import as_matrix
+from geomech.core.zero import default_policy
 
 from ._registry import register
 from .common import ParamValue
@@ -266,7 +267,7 @@ def _convex_inertia(p: dict, inertia, extra: dict) -> tuple:
     Imat = as_matrix(inertia, context="inertia")
     if Imat.shape != (3, 3):
         raise ValueError(f"inertia must be a 3x3 matrix, got shape {Imat.shape}")
-    if not (Imat - Imat.T).is_zero_matrix:
+    if not all(default_policy().is_zero(e) for e in Imat - Imat.T):
         raise ValueError("inertia tensor must be symmetric")
     allp = {k: v for k, v in p.items() if k in ("m", "g")}
     allp.update(extra)
@@ -380,7 +381,6 @@ def _axis_spin(rg: sp.Matrix, G, Imat: sp.Matrix) -> tuple | None:
     with displaced centre of mass see :func:`~geomech.examples.rolling.routh_sphere`): an
     oblate body (:math:`h < \rho`) spins stably at every rate, a prolate one standing on its
     end only above a critical rate."""
-    from geomech.core.zero import default_policy
     from geomech.mechanics.analysis.steady_motions import SteadyFamily
 
     zero = default_policy().is_zero
