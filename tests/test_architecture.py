@@ -409,3 +409,45 @@ def test_the_zero_comparison_check_sees_direct_and_named_results():
            "    m = e.subs(1, 2)\n"
            "    return m == 0 or e == 0 or sp.S.Zero != sp.cancel(e)\n")   # 9: reversed
     assert simplified_zero_comparisons(src) == [3, 6, 9]
+
+
+#: ``is_zero_matrix`` outside core/zero, and why (exact domains only)
+ZERO_MATRIX_ALLOWED: dict[str, str] = {
+    "core/algebra/linear.py": "a DomainMatrix over an exact domain: its zero test is canonical",
+}
+
+
+def zero_deciders(source: str) -> list[str]:
+    """Functions named as non-zero proofs (``certainly_*``, ``*nonzero``) and uses of sympy's
+    three-valued ``is_zero_matrix`` (undecided reads as "non-zero") in ``source``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                node.name.startswith("certainly_") or node.name.endswith("nonzero")):
+            out.append(f"def {node.name}")
+        elif isinstance(node, ast.Attribute) and node.attr == "is_zero_matrix":
+            out.append(f"is_zero_matrix (line {node.lineno})")
+    return out
+
+
+def test_non_zero_proofs_live_in_core_zero():
+    """The non-zero proofs (``certainly_nonzero``, ``norm_nonzero``, ``fraction_verdict``)
+    have one home, :mod:`geomech.core.zero`; no module elsewhere defines its own."""
+    bad = {}
+    for path in package_modules().values():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("core/zero/"):
+            continue
+        found = zero_deciders(path.read_text(encoding="utf-8"))
+        if rel in ZERO_MATRIX_ALLOWED:
+            found = [f for f in found if not f.startswith("is_zero_matrix")]
+        if found:
+            bad[rel] = found
+    assert bad == {}
+
+
+def test_the_zero_decider_check_sees_definitions_and_matrices():
+    src = ("class R:\n    def certainly_nonzero(self, p):\n        return True\n"
+           "def is_nonzero(e):\n    return e.is_zero_matrix\n")
+    assert sorted(zero_deciders(src)) == ["def certainly_nonzero", "def is_nonzero",
+                                          "is_zero_matrix (line 5)"]

@@ -416,7 +416,7 @@ def chaplygin_multiplier(form) -> ReducingMultiplier:
     if chart.dim != 4:
         return ReducingMultiplier(None, "the reducing multiplier needs two degrees of freedom")
     J = form.matrix
-    if not (J[:2, :2].is_zero_matrix and J[:2, 2:] == sp.eye(2)):
+    if not all(is_zero(e) for e in (*J[:2, :2], *(J[:2, 2:] - sp.eye(2)))):
         return ReducingMultiplier(None, "not of the Prop. 8 form (0, E; -E, S)")
     try:
         system = _velocity_system(form)
