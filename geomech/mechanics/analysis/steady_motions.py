@@ -230,13 +230,32 @@ def find_steady_families(system) -> list[SteadyFamily]:
         sub = {v: fixed.get(v, consts[v]) for v in R}
         used = tuple(consts[v] for v in R if v not in fixed)
         relations = tuple(sp.factor(r.xreplace(sub)) for r in rels)
-        state = _state_in_phase_space(system, fc, {**{c: sp.S.Zero for c in C}, **sub})
+        at, state = _regular_state(system, fc, C, sub)
+        if state is None:               # the chart is singular at every trial value
+            continue
         what = ("relative equilibria" if not relations else
                 "relative equilibria with " + ", ".join(f"{sp.sstr(r)} = 0" for r in relations))
+        where = ", ".join(f"{c} = {sp.sstr(at[c])}" for c in C)
         out.append(SteadyFamily(f"steady motions {k}", used, state, relations, {},
                                 f"{what} (found by solving the reduced equations in "
-                                f"{fc.name}; cyclic {', '.join(map(str, C))} at 0)"))
+                                f"{fc.name}; cyclic {where})"))
     return out
+
+
+#: Values tried for the cyclic coordinates, in order: any value gives a steady motion, but
+#: the phase-space chart must be regular there (Z-X-Z Euler angles are singular at theta = 0).
+_CYCLIC_TRIALS = (sp.S.Zero, sp.pi / 2, sp.pi / 3, sp.S.One)
+
+
+def _regular_state(system, fc: FieldChart, cyclic: tuple, sub: dict) -> tuple:
+    """``(values of the cyclic coordinates, state)`` at the first trial value where every
+    phase-space coordinate of the state is finite; ``(None, None)`` when none is."""
+    for value in _CYCLIC_TRIALS:
+        at = {c: value for c in cyclic}
+        state = _state_in_phase_space(system, fc, {**at, **sub})
+        if not any(sp.sympify(v).has(sp.zoo, sp.nan, sp.oo, -sp.oo) for v in state.values()):
+            return at, state
+    return None, None
 
 
 def _state_in_phase_space(system, fc: FieldChart, values: dict) -> dict:

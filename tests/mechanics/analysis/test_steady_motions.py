@@ -95,3 +95,23 @@ def test_disk_stability_diagram_crosses_at_the_critical_spin():
     assert d.eigenvalues.shape == (151, 4)
     fig = d.plot(imaginary=True)
     assert fig.axes[0].get_xlabel() == "omega"
+
+
+def test_found_families_sit_where_the_chart_is_regular():
+    """The Suslov problem in Z-X-Z Euler angles: every angle is cyclic, and at theta = 0
+    the kinematics is singular (the chart gave psidot = zoo*omega20, then a 'nan' rate).
+    The families are placed at a regular value of the cyclic coordinates, every state is
+    finite and verified, and the permanent rotations satisfy Suslov's (1902) relation
+    I13 omega1 + I23 omega2 = 0."""
+    S = gm.examples.suslov()
+    fams = find_steady_families(S)
+    assert fams
+    for fam in fams:
+        assert not any(sp.sympify(v).has(sp.zoo, sp.nan, sp.oo) for v in fam.state.values())
+        assert verify_family(S, fam)
+    I13, I23 = (p for p in S.manifold.parameters if p.name in ("I13", "I23"))
+    rotations = [f for f in fams if f.relations]
+    assert rotations and any(
+        zero(sp.Poly(r, *f.constants).coeff_monomial(f.constants[0]) - I13)
+        or zero(sp.Poly(r, *f.constants).coeff_monomial(f.constants[0]) + I13)
+        for f in rotations for r in f.relations)
