@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
+from .budget import check
 from .parse import as_expr
 from .zero import default_policy
 
@@ -371,6 +372,7 @@ def _quadratic_lagrangian_derivatives(L: sp.Expr, coords, velocities) -> tuple |
           if c.has(q)}
     beta = []
     for i in range(n):
+        check()
         acc = [-d * mono(m) for (m, j), d in dc.items() if j == i]
         for (m, j), d in dc.items():
             if m[i]:
