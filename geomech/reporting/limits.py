@@ -60,6 +60,8 @@ def run_limited(fn: Callable, seconds: float | None, label: str):
         if worker.is_alive():
             raise BudgetExceeded(seconds, f"{label}; still computing {STOP_WAIT:g} s after "
                                  "the limit, abandoned")
+        if "error" not in box:      # a result after the limit is not used
+            raise BudgetExceeded(seconds, label)
     if "error" in box:
         raise box["error"]
     return box["value"]
