@@ -29,6 +29,7 @@ from functools import cached_property
 import sympy as sp
 
 from . import kernel
+from .budget import check
 from .algebra import differential_ring
 from .algebra.calculus import RadicalCalculus, has_radicals
 from .algebra.rings import UnsupportedExpression
@@ -396,8 +397,8 @@ class VectorField:
     def divergence(self, density=1) -> sp.Expr:
         r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""
         rho = self.manifold.sympify(density)
-        acc = sp.Add(*[sp.diff(rho * a, c) for a, c in zip(self.components,
-                                                            self.manifold.coords)])
+        acc = sp.Add(*[check() or sp.diff(rho * a, c) for a, c in zip(self.components,
+                                                                      self.manifold.coords)])
         return default_policy().normalize(acc / rho)
 
     def interior(self, form):
