@@ -29,10 +29,10 @@ from functools import cached_property
 import sympy as sp
 
 from . import kernel
-from .budget import check
 from .algebra import differential_ring
 from .algebra.calculus import RadicalCalculus, has_radicals
 from .algebra.rings import UnsupportedExpression
+from .budget import check
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
