@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import geomech as gm
-from geomech.core.budget import check, time_limit
+from geomech.core.budget import check, time_limit, work_limit
 from geomech.report import build_report
+from geomech.reporting import limits
 from geomech.reporting.energy import energy_section as _energy_section
 from geomech.reporting.formulas import formula_latex as _latex
 from geomech.reporting.formulas import latex_name as _latex_name
@@ -129,16 +130,90 @@ def test_time_limits_nest_and_a_non_cooperative_step_is_abandoned():
         rep = build_report(_Slow(), simulate=False, step_timeout=30)
     assert time.monotonic() - t0 < 5 and rep.sections[-1].status == "not computed"
 
-    class Sleeper:
-        name = "sleeper"
+
+
+def test_a_step_that_never_checks_is_abandoned_and_the_section_says_so(monkeypatch):
+    """The caller waits STOP_WAIT for a step past its limit to stop, then abandons it."""
+    monkeypatch.setattr(limits, "STOP_WAIT", 0.2)
+    release = threading.Event()
+
+    class Deaf:
+        name = "deaf"
 
         def report_sections(self):
-            time.sleep(3)
+            release.wait(60)            # no budget check while it waits
             return []
 
+    rep = build_report(Deaf(), simulate=False, step_timeout=0.2)
+    release.set()
+    sec = rep.sections[-1]
+    assert sec.status == "not computed"
+    assert "step time limit of 0.2 s" in sec.lines[0][0] and "abandoned" in sec.lines[0][0]
+
+
+def test_a_step_past_its_limit_is_waited_for_until_its_next_check():
+    """A step with a stretch longer than its limit and no check in it (one sleep here)
+    stops at its first check after the limit, before the report goes on: one check, no
+    worker thread left, the section names the limit it met."""
+    checks = []
+
+    class Stretch:
+        name = "stretch"
+
+        def report_sections(self):
+            time.sleep(1.0)
+            while True:
+                checks.append(1)
+                check()
+
+    rep = build_report(Stretch(), simulate=False, step_timeout=0.1)
+    assert len(checks) == 1
+    assert not [t for t in threading.enumerate() if t.name.startswith("geomech-report")]
+    sec = rep.sections[-1]
+    assert sec.status == "not computed" and "step time limit of 0.1 s" in sec.lines[0][0]
+    assert "abandoned" not in sec.lines[0][0]
+
+
+def test_a_result_after_the_limit_is_not_used():
+    class Late:
+        name = "late"
+
+        def report_sections(self):
+            time.sleep(1.0)
+            return []
+
+    rep = build_report(Late(), simulate=False, step_timeout=0.1)
+    assert rep.sections[-1].status == "not computed"
+
+
+def _report_threads() -> list:
+    return [t.name for t in threading.enumerate() if t.name.startswith("geomech-report")]
+
+
+def test_no_step_of_a_heavy_report_outlives_the_report():
+    """Under a work limit (counted budget checks, shared by the steps' threads) every step
+    of the rattleback's report stops at a check, and none is left running."""
+    with work_limit(200):
+        rep = gm.report(gm.examples.rattleback(), simulation=False, figures=False,
+                        step_timeout=600, analysis_timeout=600)
+    assert not _report_threads()
+    stopped = [s for s in rep.sections if s.status == "not computed"]
+    assert stopped and all("work limit of 200 steps" in s.lines[0][0] for s in stopped)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["rattleback", "convex_body_on_plane", "ellipsoid",
+                                  "chaplygin_snake", "snakeboard", "rubber_ball"])
+def test_no_step_outlives_a_report_with_tiny_limits(name):
+    """Each step stops within seconds of its limit (run_limited waits for it): none is
+    running a few seconds after the report returns."""
+    rep = gm.report(getattr(gm.examples, name)(), step_timeout=1, analysis_timeout=1)
     t0 = time.monotonic()
-    rep = build_report(Sleeper(), simulate=False, step_timeout=0.2)
-    assert time.monotonic() - t0 < 2.5 and rep.sections[-1].status == "not computed"
+    while _report_threads() and time.monotonic() - t0 < 5:
+        time.sleep(0.05)
+    assert not _report_threads(), name
+    assert all("time limit of 1 s" in s.lines[0][0]
+               for s in rep.sections if s.status == "not computed"), name
 
 
 def test_energy_check_falls_back_to_numerics_and_detects_dissipation():

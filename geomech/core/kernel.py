@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
+from .budget import check
 from .parse import as_expr
 from .zero import default_policy
 
@@ -144,7 +145,10 @@ def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
     if _se_ok(comps):
         sc = [_se.sympify(c) for c in coords]
         orig = _originals(comps, coords)
-        rows = [[_back(_se.sympify(f).diff(x), orig) for x in sc] for f in comps]
+        rows = []
+        for f in comps:
+            check()
+            rows.append([_back(_se.sympify(f).diff(x), orig) for x in sc])
     else:
         rows = [[sp.diff(f, x) for x in coords] for f in comps]
     return sp.Matrix(len(comps), len(coords), lambda i, j: norm(rows[i][j]))
@@ -367,10 +371,13 @@ def _quadratic_lagrangian_derivatives(L: sp.Expr, coords, velocities) -> tuple |
 
     p = [sp.Add(*[c * m[i] * mono(m[:i] + (m[i] - 1,) + m[i + 1:])
                   for m, c in coeffs.items() if m[i]]) for i in range(n)]
-    dc = {(m, j): sp.diff(c, q) for m, c in coeffs.items() for j, q in enumerate(coords)
-          if c.has(q)}
+    dc = {}
+    for m, c in coeffs.items():
+        check()
+        dc.update({(m, j): sp.diff(c, q) for j, q in enumerate(coords) if c.has(q)})
     beta = []
     for i in range(n):
+        check()
         acc = [-d * mono(m) for (m, j), d in dc.items() if j == i]
         for (m, j), d in dc.items():
             if m[i]:

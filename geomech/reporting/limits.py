@@ -16,21 +16,28 @@ from collections.abc import Callable
 
 from geomech.core.budget import BudgetExceeded, time_limit
 
-__all__ = ["run_limited", "PRINT_OPS_LIMIT"]
+__all__ = ["run_limited", "PRINT_OPS_LIMIT", "STOP_WAIT"]
 
 #: above this many operations an expression is not formed / written out for printing
 PRINT_OPS_LIMIT = 20000
 
 # -- time limits -------------------------------------------------------------------------
 
+#: seconds an abandoned step is given to reach its next budget check and stop
+STOP_WAIT = 5.0
+
+
 def run_limited(fn: Callable, seconds: float | None, label: str):
     """Run ``fn()`` under :func:`~geomech.core.budget.time_limit` (cooperative).
 
     With a limit, ``fn`` runs in a worker thread (same context, so enclosing limits
-    nest) and the caller waits at most ``seconds`` plus a short grace: a step that does not
-    reach a budget check in time is abandoned (it stops at its next check) and
-    :class:`~geomech.core.budget.BudgetExceeded` is raised here.  No signals: this holds in
-    any thread.
+    nest) and the caller waits at most ``seconds`` plus a short grace; a step still running
+    then is past its deadline, so it stops at its next budget check: the caller waits up to
+    :data:`STOP_WAIT` more seconds for that, so that an abandoned step does not keep
+    computing (and holding the interpreter) while the next steps run.
+    :class:`~geomech.core.budget.BudgetExceeded` is raised here in both cases, its label
+    saying which limit was met and whether the step was still running when abandoned.  No
+    signals: this holds in any thread.
     """
     if seconds is None:
         return fn()
@@ -49,7 +56,12 @@ def run_limited(fn: Callable, seconds: float | None, label: str):
     worker.start()
     worker.join(seconds + min(5.0, max(0.5, 0.1 * seconds)))
     if worker.is_alive():
-        raise BudgetExceeded(seconds, label)
+        worker.join(STOP_WAIT)
+        if worker.is_alive():
+            raise BudgetExceeded(seconds, f"{label}; still computing {STOP_WAIT:g} s after "
+                                 "the limit, abandoned")
+        if "error" not in box:      # a result after the limit is not used
+            raise BudgetExceeded(seconds, label)
     if "error" in box:
         raise box["error"]
     return box["value"]

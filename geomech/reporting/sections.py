@@ -458,12 +458,20 @@ def _figures_step(obj, runs: dict, simulate: bool) -> list[Section]:
     return [figures_section(obj, None, reason=why)]
 
 
-def timed_out(title: str, exc: BudgetExceeded, kind: str) -> Section:
+def timed_out(title: str, exc: BudgetExceeded, kind: str, label: str = "") -> Section:
+    """The section of step ``label`` stopped by a limit: which limit it met (the analysis or
+    the step time limit, or a limit of the step's own, named by ``exc.label``) and the
+    option raising it."""
     opt = ("--analysis-timeout (analysis_timeout=)" if kind == "analysis"
            else "--step-timeout (step_timeout=)")
+    own = exc.label.split(";")[0] == label
+    which = ("analysis " if kind == "analysis" else "step ") if own else ""
+    limit = (f"work limit of {exc.steps} steps" if exc.steps is not None
+             else f"{which}time limit of {exc.seconds:g} s")
+    where = exc.label[len(label) + 2:] if own else exc.label
     return Section(title, status="not computed").add(
-        f"not computed: the time limit of {exc.seconds:g} s was reached; raise it with "
-        f"{opt} to compute this section")
+        f"not computed: the {limit} was reached{f' ({where})' if where else ''}; raise it "
+        f"with {opt} to compute this section")
 
 
 def run_step(step: Step, limit: float | None) -> list[Section]:
@@ -471,7 +479,7 @@ def run_step(step: Step, limit: float | None) -> list[Section]:
     try:
         result = run_limited(step.fn, limit, step.label)
     except BudgetExceeded as exc:
-        result = timed_out(title, exc, step.kind)
+        result = timed_out(title, exc, step.kind, step.label)
     except Exception as exc:  # noqa: BLE001 - reported in the section, not hidden
         result = Section(title, error=f"{type(exc).__name__}: {exc}")
     return result if isinstance(result, list) else [result]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.divisibility import may_divide
+from geomech.core.budget import check
 from geomech.core.flintpolys import poly_div, poly_factor_list
 
 __all__ = ["cancel_by_factors", "content_expr", "factor_expr", "GCD_LIMIT", "FACTOR_LIMIT"]
@@ -53,6 +54,7 @@ def cancel_by_factors(n, d, cache: dict):
             n, d = _cancel_variable(n, d, f, k)
             continue
         for _ in range(k):
+            check()
             if not may_divide(n, f):
                 break
             q, r = poly_div(n, f)

@@ -347,12 +347,14 @@ class RationalAlgebra:
                 items.sort(key=lambda it: -len(it[0]))
             d, n = items[0]
             for d2, n2 in items[1:]:
+                check()
                 n, d = (sum_with_gcd if gcd else sum_monomial_gcd)(n, d, n2, d2)
             out = (n, d)
         elif e.is_Mul:
             n, d = R.one, R.one
             for a in e.args:
                 n2, d2 = self._frac(a, memo, gcd)
+                check()
                 n, d = n * n2, d * d2
             out = (n, d)
         elif e.is_Pow and e.exp.is_Integer:

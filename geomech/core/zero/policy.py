@@ -119,6 +119,7 @@ class ZeroPolicy:
         e = as_expr(expr)
         if e.is_Atom or is_expanded_polynomial(e):
             return e
+        check()
         if has_negative_power(e):
             if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
                 return sp.S.Zero
@@ -665,6 +666,7 @@ def numerically_zero(e, points: int, symbols: Mapping[str, sp.Symbol] | None = N
     pol = default_policy()
     seen = 0
     for _ in range(4 * points):
+        check()
         v = value(pol.random_point(syms))
         if v is None:
             continue

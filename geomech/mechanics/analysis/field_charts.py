@@ -241,6 +241,7 @@ def _is_cyclic_shift(system, u, c, known: list, tn: _DataOnTN | None) -> bool:
     from geomech.lie.prolongation import prolong
     from geomech.mechanics.analysis.symmetry import check_symmetry
 
+    check()
     exact = tn.invariant(u) if tn is not None else None
     if exact is False or exact is None and not _probably_symmetry(system, u):
         return False
@@ -334,7 +335,7 @@ def _probably_symmetry(system, u) -> bool:
     lift = prolong(u)
     if not numerically_zero(lift(system.lagrangian, normalize=False), 2):
         return False
-    return all(numerically_zero(restrict(system, lift(f, normalize=False)), 2)
+    return all(check() or numerically_zero(restrict(system, lift(f, normalize=False)), 2)
                for f in system.constraints)
 
 

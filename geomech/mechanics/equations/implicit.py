@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import sympy as sp
 
 from geomech.core.algebra import rational_solve
+from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -110,7 +111,7 @@ class ImplicitEquations:
 
     def count_ops(self) -> int:
         """Operation count of :math:`M` and :math:`F` (``sympy.count_ops``)."""
-        return int(sum(sp.count_ops(e) for e in (*self.mass_matrix, *self.forcing)))
+        return int(sum(check() or sp.count_ops(e) for e in (*self.mass_matrix, *self.forcing)))
 
     # -- explicit --------------------------------------------------------------------------
     def solve(self) -> dict:
