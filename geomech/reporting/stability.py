@@ -96,13 +96,23 @@ def _crossings_line(lin, name: str, span, values: dict) -> tuple:
             "Brent's method)", None)
 
 
-def stability_section(sys_, overrides: Mapping | None = None) -> Section:
-    """The report section on steady motions: families, conditions, verdicts."""
+def stability_section(sys_, overrides: Mapping | None = None,
+                      search: bool | None = None) -> Section:
+    """The report section on steady motions: families, conditions, verdicts.
+
+    ``search``: also solve the reduced equations for further families
+    (:func:`~geomech.mechanics.analysis.steady_motions.find_steady_families`); by default
+    only when the system declares none (a declared family is the one a reader asks about,
+    and the search is costly on large equations)."""
     s = Section("Steady motions and stability")
-    fams = sys_.steady_motions()
+    declared = bool(getattr(sys_, "steady_families", ()))
+    fams = sys_.steady_motions(search=not declared if search is None else search)
     if not fams:
         return s.add("no family of steady motions declared or found by solving the reduced "
                      "equations (the search is skipped for equations over a size limit)")
+    if declared and search is None:
+        s.add("the declared families of the system (the search of the reduced equations for "
+              "others was not run: S.steady_motions())")
     params, _, origin = numeric_defaults(sys_, overrides)
     s.add(f"verdicts at {origin}")
     for k, fam in enumerate(fams[:_MAX_FAMILIES]):
