@@ -44,7 +44,7 @@ NATURAL_CHART_OPS = 5000
 
 
 def natural_chart_deferred(sys_, fam) -> str | None:
-    """Why the report does not linearise the family ``fam`` of ``sys_`` (``None`` when it
+    r"""Why the report does not linearise the family ``fam`` of ``sys_`` (``None`` when it
     does): its states lie where the Euler angles are singular (:math:`\sin\theta = 0`), so
     the linearisation needs the field in natural variables :math:`(\gamma, \omega)`
     (:func:`~geomech.mechanics.analysis.natural_chart.natural_chart`), rewritten from natural

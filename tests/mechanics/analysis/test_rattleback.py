@@ -148,7 +148,7 @@ def test_spin_reverses_in_simulation():
 
 
 #: units of work (budget checks) of the report's stability section on the rattleback,
-#: 140 measured (headroom for the other steps of the engine): the declared family only, no search
+#: 140 measured (headroom for the engine's other steps): the declared family only, no search
 STABILITY_SECTION_WORK = 500
 
 
