@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -55,6 +56,21 @@ def natural_chart_deferred(sys_, fam) -> str | None:
     >>> natural_chart_deferred(S, S.steady_families[0]) is None
     True
     """
+    try:
+        memo = _DEFERRED.setdefault(sys_, {})
+    except TypeError:
+        memo = {}
+    if fam.name not in memo:
+        memo[fam.name] = _deferred(sys_, fam)
+    return memo[fam.name]
+
+
+_DEFERRED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _deferred(sys_, fam) -> str | None:
+    """:func:`natural_chart_deferred`, computed (the size of the natural equations is
+    counted once per system and family)."""
     from geomech.core.zero import default_policy
     from geomech.mechanics.analysis.natural_chart import poisson_pattern
 
