@@ -21,7 +21,13 @@ import sympy as sp
 
 from geomech.core.parse import as_expr
 
-from .functions import CompiledFunction, free_symbols, prepare_expressions, resolve_parameters
+from .functions import (
+    CompiledFunction,
+    free_symbols,
+    no_undefined_functions,
+    prepare_expressions,
+    resolve_parameters,
+)
 
 __all__ = ["CompiledImplicitField", "is_implicit"]
 
@@ -77,7 +83,7 @@ class CompiledImplicitField:
             # the parameters are put in by symengine (the rattleback: 0.03 s against 0.7 s
             # for sympy's xreplace); the sympy form is built only when asked (:attr:`exprs`)
             self._source = tuple(as_expr(e, exact=False) for e in exprs)
-            _no_undefined_functions(self._source, what)
+            no_undefined_functions(self._source, what)
         else:
             self.__dict__["exprs"] = tuple(prepare_expressions(exprs, self.coords, params,
                                                                what))
@@ -150,17 +156,6 @@ class CompiledImplicitField:
     def __repr__(self) -> str:
         return (f"CompiledImplicitField(on {self.manifold.name}{self.coords}; {self._m} "
                 f"unknowns; {len(self.exprs)} expressions, {self.backend})")
-
-
-def _no_undefined_functions(exprs, what: str) -> None:
-    """``ValueError`` when ``exprs`` contain undefined functions (as
-    :func:`~geomech.numeric.functions.prepare_expressions`)."""
-    undefined = set().union(*(e.atoms(sp.core.function.AppliedUndef) for e in exprs)) \
-        if exprs else set()
-    if undefined:
-        raise ValueError(f"{what} contains undefined functions "
-                         f"{', '.join(sorted(map(str, undefined)))}; substitute them (e.g. "
-                         f"give a concrete potential) before compiling")
 
 
 def _symengine():
