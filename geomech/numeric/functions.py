@@ -24,7 +24,7 @@ from geomech.core.budget import check
 from geomech.core.parse import as_expr
 
 __all__ = ["CompiledFunction", "CompiledJacobian", "compile_functions", "resolve_parameters",
-           "prepare_expressions", "free_symbols", "check_backend"]
+           "prepare_expressions", "free_symbols", "check_backend", "no_undefined_functions"]
 
 
 def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = (),
@@ -79,13 +79,21 @@ def prepare_expressions(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol], p
         names = ", ".join(sorted(str(s) for s in free))
         raise ValueError(f"{what} depends on {names} which are neither coordinates nor given "
                          f"parameters; pass parameters={{'{names.split(', ')[0]}': value, ...}}")
+    no_undefined_functions(exprs, what)
+    return exprs
+
+
+def no_undefined_functions(exprs: Sequence[sp.Expr], what: str) -> None:
+    """``ValueError`` naming the undefined functions in ``exprs`` (they cannot be compiled).
+
+    >>> no_undefined_functions([sp.Symbol("x")], "the field")
+    """
     undefined = set().union(*(e.atoms(sp.core.function.AppliedUndef) for e in exprs)) \
         if exprs else set()
     if undefined:
         raise ValueError(f"{what} contains undefined functions "
                          f"{', '.join(sorted(map(str, undefined)))}; substitute them (e.g. "
                          f"give a concrete potential) before compiling")
-    return exprs
 
 
 class CompiledFunction:

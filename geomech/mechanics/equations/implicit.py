@@ -14,6 +14,7 @@ import sympy as sp
 from geomech.core.algebra import rational_solve
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import solve_mass_matrix
@@ -110,8 +111,9 @@ class ImplicitEquations:
                       self.forcing[i]) for i in range(len(z))]
 
     def count_ops(self) -> int:
-        """Operation count of :math:`M` and :math:`F` (``sympy.count_ops``)."""
-        return int(sum(check() or sp.count_ops(e) for e in (*self.mass_matrix, *self.forcing)))
+        """Operation count of :math:`M` and :math:`F` (``sympy.count_ops``'s number, by
+        :func:`geomech.core.opcount.count_ops`)."""
+        return sum(check() or count_ops(e) for e in (*self.mass_matrix, *self.forcing))
 
     # -- explicit --------------------------------------------------------------------------
     def solve(self) -> dict:

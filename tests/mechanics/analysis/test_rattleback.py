@@ -145,3 +145,33 @@ def test_spin_reverses_in_simulation():
     after = res.t > res.t[flip] + 2.0
     assert np.all(vert[after] > 1.0) and vert[-1] > 3.0
     assert abs(res.drift["energy"]) < 1e-6
+
+
+#: units of work (budget checks) of the report's stability section on the rattleback,
+#: 140 measured (headroom for the engine's other steps): the declared family only, no search
+STABILITY_SECTION_WORK = 500
+
+
+@pytest.mark.slow
+def test_report_stability_section_agrees_with_newton_euler():
+    """The report's "Steady motions and stability" section linearises the declared family
+    (vertical spin) without searching the reduced equations, within a work limit, and its
+    verdict at each sample spin agrees with the eigenvalues of the independent Newton-Euler
+    linearisation at Kane & Levinson's numbers (unstable iff a real part is positive)."""
+    from geomech.core.budget import work_limit
+    from geomech.reporting.stability import SAMPLE_CONSTANTS, stability_section
+
+    R = gm.examples.rattleback()
+    with work_limit(STABILITY_SECTION_WORK, "stability section"):
+        sec = stability_section(R)
+    text = [t for t, _ in sec.lines]
+    assert "family 'vertical spin' (distinguished): constants spin" in text
+    assert any("search of the reduced equations for others was not run" in t for t in text)
+    assert "  linearised in phase space; cyclic coordinates: x, y, yaw" in text
+    for spin in SAMPLE_CONSTANTS:
+        line = next(t for t in text if t.startswith(f"  at the default parameters and spin "
+                                                    f"= {spin}:"))
+        ev = np.linalg.eigvals(np.array(newton_euler_linearization(KL, sp.Integer(spin))
+                                        .evalf(30).tolist(), dtype=complex))
+        unstable = ev.real.max() > 1e-9 * (1 + abs(ev).max())
+        assert line.endswith("unstable") == unstable, (spin, line, ev)
