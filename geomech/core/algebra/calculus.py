@@ -33,6 +33,8 @@ True
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Iterable, Sequence
 
 import sympy as sp
@@ -40,6 +42,7 @@ import sympy as sp
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression, quotient_rule
 from geomech.core.algebra.solve import policy_algebra
 from geomech.core.budget import check
+from geomech.core.zero.evaluation import interval_value
 
 __all__ = ["RingCalculus", "RadicalCalculus", "FactoredCalculus", "has_radicals"]
 
@@ -205,6 +208,12 @@ class RadicalCalculus(RingCalculus):
         (True, False)
         """
         p = self.alg.reduce(p)
+        if not p:
+            return False
+        if self._nonzero_at_points(p):
+            return True
+        if self.alg.opaque:         # free atoms: a zero norm would prove nothing either
+            return False
         for rho, b in self.roots:
             if not p:
                 return False
@@ -212,6 +221,52 @@ class RadicalCalculus(RingCalculus):
             if p1:
                 p = self.alg.reduce(p0 * p0 - b * p1 * p1)
         return bool(self.alg.reduce(p)) and not self.alg.opaque
+
+    def _nonzero_at_points(self, p, tries: int = 2) -> bool:
+        r"""Whether the ring element ``p`` has a value excluding 0 at a rational point: an
+        interval enclosure (Moore, Kearfott & Cloud 2009) of every generator there
+        (symbols exact; :math:`\sin, \cos, e^u, \log u` by
+        :func:`~geomech.core.zero.evaluation.interval_value`; a root :math:`\sqrt b` from
+        the enclosure of its radicand, which must be positive), then of the polynomial.
+        A function with a non-zero value is not the zero function: a proof, valid whatever
+        the relations between the generators; ``False`` means *undecided*.
+
+        >>> x = sp.Symbol("x", real=True)
+        >>> rc = RadicalCalculus([sp.sqrt(1 + x**2), sp.exp(x)])
+        >>> rho, E = rc.R.gens[0], rc.R.gens[rc.idx[sp.exp(x)]]
+        >>> rc._nonzero_at_points(rho - E), rc._nonzero_at_points(rho**2 - 1 - rc.frac(x**2)[0])
+        (True, False)
+        """
+        gens = self.alg.generators
+        roots = {i for i, _ in gens.roots}
+        syms = sorted(set().union(*(g.free_symbols for i, g in enumerate(gens.gens)
+                                    if i not in roots)), key=sp.default_sort_key)
+        rng = random.Random(20261)
+        for _ in range(tries):
+            pt = {s: sp.Rational(rng.randint(1, 97), rng.randint(1, 89))
+                  * (-1 if (s.is_negative or s.is_nonpositive) else 1) for s in syms}
+            box = _enclosure(p, self._generator_boxes(pt))
+            if box is not None and math.isfinite(box.a) and math.isfinite(box.b) \
+                    and 0 not in box:
+                return True
+        return False
+
+    def _generator_boxes(self, pt: dict) -> list | None:
+        """Interval enclosures of the ring's generators at the rational point ``pt``."""
+        gens = self.alg.generators
+        roots = dict(self.alg.sqrt_rel)             # index -> radicand (a ring element)
+        boxes: list = [None] * len(gens.gens)
+        for i, g in enumerate(gens.gens):
+            if i not in roots:
+                boxes[i] = interval_value(g, pt)
+                if boxes[i] is None:
+                    return None
+        for i, b in roots.items():
+            v = _enclosure(b, boxes)
+            if v is None or not v.a > 0:
+                return None
+            boxes[i] = v.ctx.sqrt(v)
+        return boxes
 
     def cancel(self, nd: tuple) -> tuple:
         """The fraction reduced modulo the relations and cancelled by the gcd."""
@@ -407,3 +462,27 @@ class FactoredCalculus(RadicalCalculus):
     def expr(self, nd: tuple) -> sp.Expr:
         """The reduced, cancelled sympy form."""
         return self.alg.quotient(nd[0], self._den(nd[1]))
+
+
+def _enclosure(p, boxes: list | None):
+    """An interval enclosing the ring element ``p`` with its generators in ``boxes``
+    (``None`` for an unknown generator that ``p`` uses)."""
+    if boxes is None:
+        return None
+    ctx = next((b.ctx for b in boxes if b is not None), None)
+    if ctx is None:
+        return None
+    to_sympy, powers, total = p.ring.domain.to_sympy, {}, ctx.mpf(0)
+    for monom, c in p.terms():
+        q = to_sympy(c)
+        t = ctx.mpf(int(q.p)) / int(q.q)
+        for i, e in enumerate(monom):
+            if e:
+                if boxes[i] is None:
+                    return None
+                key = (i, e)
+                if key not in powers:
+                    powers[key] = boxes[i] ** e
+                t = t * powers[key]
+        total = total + t
+    return total
