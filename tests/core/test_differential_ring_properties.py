@@ -116,6 +116,33 @@ def test_square_root_relations(f, q):
     assert _proved_zero(rc.expr(rc.diff(rho, q)) - sp.diff(sp.sqrt(u), q))
 
 
+def _norm_nonzero(rc, p) -> bool:
+    """The norm route of ``certainly_nonzero`` alone (the reference)."""
+    p = rc.alg.reduce(p)
+    for rho, b in rc.roots:
+        p0, p1 = p.coeff_wrt(rho, 0), p.coeff_wrt(rho, 1)
+        if p1:
+            p = rc.alg.reduce(p0 * p0 - b * p1 * p1)
+    return bool(rc.alg.reduce(p))
+
+
+@SETTINGS
+@given(trig_polys(3, False), trig_polys(3, False), trig_polys(2, False))
+def test_point_enclosure_agrees_with_the_norms(f, g, h):
+    """A non-zero proof by an interval enclosure at a point agrees with the norms of the
+    quadratic extensions; an element of the ideal of the relations is never proved non-zero."""
+    u, v = _positive(f), 3 + y**2 + h**2
+    e = f * sp.sqrt(u) + g * sp.sqrt(v) + h * sp.sqrt(u) * sp.sqrt(v) + g
+    rc = RadicalCalculus([e, sp.sqrt(u), sp.sqrt(v)])
+    p = rc.frac(e)[0]
+    if rc._nonzero_at_points(p):
+        assert _norm_nonzero(rc, p)
+    assert rc.certainly_nonzero(p) == _norm_nonzero(rc, p)
+    rho = rc.frac(sp.sqrt(u))[0]
+    zero = p * (rho**2 - rc.frac(u)[0])
+    assert not rc._nonzero_at_points(zero) and not rc.certainly_nonzero(zero)
+
+
 @SETTINGS
 @given(trig_polys(3, False), trig_polys(2, False), st.sampled_from((x, y)))
 def test_exponential_and_logarithm_relations(f, g, q):
