@@ -138,6 +138,20 @@ def _agree(rows: dict) -> str:
     return "yes" if len(set(key)) == 1 else "**no**"
 
 
+def _has_certainty(results: dict) -> bool:
+    """Whether a study records the certainty of its verdicts (``result["certain"]``)."""
+    return any(isinstance((r or {}).get("result"), dict) and "certain" in r["result"]
+               for rows in results.values() for r in rows.values())
+
+
+def _certain(row: dict | None) -> str:
+    """``yes`` (a proof), ``no`` (a probable or uncertified verdict) or ``-``."""
+    res = (row or {}).get("result")
+    if not isinstance(res, dict) or "certain" not in res:
+        return "-"
+    return "yes" if res["certain"] else "no"
+
+
 def table(mod, results: dict) -> list[str]:
     st = mod.STUDY
     tools = st["tools"]
@@ -150,6 +164,9 @@ def table(mod, results: dict) -> list[str]:
     if floor:
         head.append(f"geomech/{floor}")
     head += [f"ops geomech / {peer}", "results agree"]
+    certain = _has_certainty(results)
+    if certain:
+        head.append("certain (" + " / ".join(tools) + ")")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for size in sorted(results, key=int):
         rows = results[size]
@@ -160,6 +177,8 @@ def table(mod, results: dict) -> list[str]:
         cells.append(" / ".join(str((rows.get(t) or {}).get("ops") or "-")
                                 for t in ("geomech", peer)))
         cells.append(_agree(rows))
+        if certain:
+            cells.append(" / ".join(_certain(rows.get(t)) for t in tools))
         lines.append("| " + " | ".join(cells) + " |")
     exps = []
     for t in tools:
