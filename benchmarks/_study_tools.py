@@ -13,7 +13,12 @@ import sympy as sp
 
 
 def cold() -> None:
-    """Clear sympy's cache and, when geomech is loaded, its ring and conversion caches."""
+    """Clear sympy's cache and, when geomech is loaded, its ring and conversion caches; then
+    run a full garbage collection, so that every tool starts from the same collector state
+    (in a fresh process the first full collection scans the whole heap of the imports, some
+    50 ms with sympy loaded: it would fall on whichever tool allocates Python objects first
+    in its timing -- ``timeit`` even disables the collector while timing)."""
+    import gc
     import sys
 
     from sympy.core.cache import clear_cache
@@ -21,6 +26,7 @@ def cold() -> None:
     clear_cache()
     if "geomech.core.algebra.differential_ring" in sys.modules:
         sys.modules["geomech.core.algebra.differential_ring"].clear_caches()
+    gc.collect()
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:
