@@ -109,8 +109,8 @@ class ExprBuilder:
         fs = [factors[k].get(m[k]) or factor(k, m[k])
               for k in compress(self._positions, m)]       # the non-zero exponents
         if len(fs) < 2:
-            return tuple(f[2] for f in fs), tuple(f[1] for f in fs)
-        fs.sort()      # by rank: distinct generators, never a tie
+            return ((fs[0][2],), (fs[0][1],)) if fs else ((), ())
+        fs.sort(key=_first)      # by rank (an int): distinct generators, never a tie
         _, keys, exprs = zip(*fs)
         return exprs, keys
 
@@ -120,8 +120,7 @@ class ExprBuilder:
         g = self.gens[k]
         expr = g if e == 1 else sp.Pow(g, e)
         plain, power = self._ranks[k]
-        f = self._factors[k][e] = ((plain, 0) if e == 1 else (power, e),
-                                   canonical_key(expr), expr)
+        f = self._factors[k][e] = (plain if e == 1 else power, canonical_key(expr), expr)
         return f
 
     @cached_property
