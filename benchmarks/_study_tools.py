@@ -37,6 +37,18 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.process_time() - t0, out
 
 
+def timed_mean(fn: Callable[[], object], at_least: float = 0.05, most: int = 1000
+               ) -> tuple[float, object]:
+    """``(mean CPU seconds of one cold call, fn())`` over repeated calls (the first one
+    included) until ``at_least`` seconds are spent or ``most`` calls are made: a time of
+    a millisecond or less, measured once, is mostly noise (a floor of ``0 s`` in a table)."""
+    total, runs = 0.0, 0
+    while total < at_least and runs < most:
+        seconds, out = timed(fn)
+        total, runs = total + seconds, runs + 1
+    return total / runs, out
+
+
 def ops(exprs: Sequence) -> int:
     """``sympy.count_ops`` summed over ``exprs`` (the tree count; shared sub-expressions
     counted once per occurrence, computed once per distinct node)."""
