@@ -118,7 +118,7 @@ class ExprBuilder:
         """``(rank, key, g_k**e)``; the ranks order the factors of a monomial as
         :func:`canonical_key` does (:attr:`_ranks`)."""
         g = self.gens[k]
-        expr = g if e == 1 else sp.Pow(g, e)
+        expr = g if e == 1 else _power(g, e)
         plain, power = self._ranks[k]
         f = self._factors[k][e] = (plain if e == 1 else power, canonical_key(expr), expr)
         return f
@@ -132,7 +132,7 @@ class ExprBuilder:
         when neither is."""
         keys = []
         for k, g in enumerate(self.gens):
-            keys += [(canonical_key(g), k, 0), (canonical_key(sp.Pow(g, 2)), k, 1)]
+            keys += [(canonical_key(g), k, 0), (canonical_key(_power(g, 2)), k, 1)]
         ranks = [[0, 0] for _ in self.gens]
         for pos, (_, k, power) in enumerate(sorted(keys)):
             ranks[k][power] = pos
@@ -186,6 +186,13 @@ def _mul(args: tuple) -> sp.Mul:
     obj = _new(sp.Mul, *args)
     obj.is_commutative = True
     return obj
+
+
+def _power(g: sp.Expr, e: int) -> sp.Pow:
+    """``g**e`` for a power-stable generator (:func:`_power_stable`) and an integer
+    ``e >= 2``: ``Pow(g, e)`` unevaluated, which is what the evaluation gives for these
+    generators (none has an ``_eval_power`` rule), without its assumption queries."""
+    return sp.Pow(g, sp.Integer(e), evaluate=False)
 
 
 def _power_stable(g: sp.Expr) -> bool:
