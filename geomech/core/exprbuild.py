@@ -110,7 +110,7 @@ class ExprBuilder:
               for k in compress(self._positions, m)]       # the non-zero exponents
         if len(fs) < 2:
             return ((fs[0][2],), (fs[0][1],)) if fs else ((), ())
-        fs.sort(key=_first)      # by rank (an int): distinct generators, never a tie
+        fs.sort()      # by rank (an int, first): distinct generators, never a tie
         _, keys, exprs = zip(*fs)
         return exprs, keys
 
