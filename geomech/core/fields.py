@@ -376,8 +376,9 @@ class VectorField:
         :math:`\partial\log u = \partial u/u`); the components come out in the ring normal
         form (:meth:`~geomech.core.algebra.rings.RationalAlgebra.quotient`: reduced modulo
         the relations, cancelled; no generic rational normalisation of radicals is run), and
-        a component whose numerator vanishes as a function is ``0``: decided by the norm of
-        the root extensions (``RadicalCalculus.certainly_nonzero``) and, where that is
+        a component whose numerator vanishes as a function is ``0``: decided by an interval
+        enclosure at a rational point or the norm of the root extensions
+        (``RadicalCalculus.certainly_nonzero``) and, where that is
         undecided (exponentials, logarithms: relations the ring does not know), by the zero
         policy, so the field's normal-form contract (:meth:`from_normal_form`) holds.
         ``None`` for other fields, or when a component is outside that ring."""

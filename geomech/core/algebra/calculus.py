@@ -199,7 +199,11 @@ class RadicalCalculus(RingCalculus):
 
         so :math:`p \equiv 0` implies :math:`N(p) \equiv 0`; after eliminating every root the
         element lies in the trigonometric polynomial ring, where the reduced form is
-        canonical.  ``False`` means *undecided* (never "zero").
+        canonical.  First, and for rings with exponentials or logarithms (generators without
+        their relations, where a non-zero norm proves nothing) only, a value of ``p``
+        enclosed away from 0 at a rational point (:meth:`_nonzero_at_points`): the norms
+        square the element once per root and cost far more.  ``False`` means *undecided*
+        (never "zero").
 
         >>> t = sp.Symbol("t", real=True)
         >>> rc = RadicalCalculus([sp.sqrt(2 + sp.cos(t))])
@@ -212,7 +216,7 @@ class RadicalCalculus(RingCalculus):
             return False
         if self._nonzero_at_points(p):
             return True
-        if self.alg.opaque:         # free atoms: a zero norm would prove nothing either
+        if self.alg.opaque:         # free atoms: a non-zero norm would prove nothing
             return False
         for rho, b in self.roots:
             if not p:
