@@ -245,6 +245,8 @@ class RadicalCalculus(RingCalculus):
         roots = {i for i, _ in gens.roots}
         syms = sorted(set().union(*(g.free_symbols for i, g in enumerate(gens.gens)
                                     if i not in roots)), key=sp.default_sort_key)
+        if any(s.is_integer for s in syms):
+            return False          # rational points outside the domain of integer symbols
         rng = random.Random(20261)
         for _ in range(tries):
             pt = {s: sp.Rational(rng.randint(1, 97), rng.randint(1, 89))
