@@ -126,7 +126,9 @@ def _ratio(a: dict | None, b: dict | None) -> str:
 
 
 #: times below this (CPU seconds) are not compared: the ratio of two such times is noise
-TICK = 1e-3
+#: (a floor below a millisecond is timed as the mean of repeated calls,
+#: ``_study_tools.timed_mean``, and compared)
+TICK = 2e-4
 
 
 def _agree(rows: dict) -> str:
