@@ -174,8 +174,8 @@ class VectorField:
         """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
-            R = differential_ring.DiffRing.for_expressions(self._exprs, self.manifold.coords,
-                                                           composite=True)
+            R = differential_ring.DiffRing.shared_for_expressions(
+                self._exprs, self.manifold.coords, composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
         return self._ring or None
