@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.algebra.calculus import RadicalCalculus, RingCalculus
-from geomech.core.algebra.differential_ring import DiffRing, bracket_polys
+from geomech.core.algebra.differential_ring import DiffRing, bracket_polys, clear_caches
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 
@@ -114,6 +114,31 @@ def test_square_root_relations(f, q):
     assert _proved_zero(rc.expr(rc.diff(sq, q)) - rc.expr(du))
     assert _proved_zero(rc.expr(rc.diff(rho, q)) - rc.expr(du) / (2 * sp.sqrt(u)))
     assert _proved_zero(rc.expr(rc.diff(rho, q)) - sp.diff(sp.sqrt(u), q))
+
+
+@SETTINGS
+@given(st.lists(trig_polys(2, False), min_size=6, max_size=6), st.booleans())
+def test_shared_rings_give_the_same_brackets(cs, big_first):
+    """Fields sharing a larger ring (``DiffRing.shared_for_expressions``) give the very
+    expressions (``srepr``) of fields each in its own ring: the ring is not part of the
+    result."""
+    M = Manifold("Mshare", (x, y, z))
+    big = [c + k * (sp.sin(x) + sp.sin(y) + sp.sin(z)) for c in cs[:3]]
+
+    def brackets(order):
+        clear_caches()
+        fields = {}
+        for name in order:
+            fields[name] = M.vector_field(big if name == "big" else cs[3:])
+            fields[name].ring_form()
+        rings = [fields[n].ring_form()[0] for n in ("small", "big")]
+        return rings, [sp.srepr(c) for c in fields["small"].bracket(fields["big"]).components]
+
+    _, own = brackets(["small", "big"])             # the small field made its own ring
+    (small, big_ring), shared = brackets(["big", "small"])
+    assert own == shared
+    if small.has_trig:                              # then it reused the big field's ring
+        assert small is big_ring
 
 
 def _norm_nonzero(rc, p) -> bool:
