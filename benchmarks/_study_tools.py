@@ -13,7 +13,12 @@ import sympy as sp
 
 
 def cold() -> None:
-    """Clear sympy's cache and, when geomech is loaded, its ring and conversion caches."""
+    """Clear sympy's cache and, when geomech is loaded, its ring and conversion caches; then
+    run a full garbage collection, so that every tool starts from the same collector state
+    (in a fresh process the first full collection scans the whole heap of the imports, some
+    50 ms with sympy loaded: it would fall on whichever tool allocates Python objects first
+    in its timing -- ``timeit`` even disables the collector while timing)."""
+    import gc
     import sys
 
     from sympy.core.cache import clear_cache
@@ -21,6 +26,7 @@ def cold() -> None:
     clear_cache()
     if "geomech.core.algebra.differential_ring" in sys.modules:
         sys.modules["geomech.core.algebra.differential_ring"].clear_caches()
+    gc.collect()
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:
@@ -29,6 +35,18 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     t0 = time.process_time()
     out = fn()
     return time.process_time() - t0, out
+
+
+def timed_mean(fn: Callable[[], object], at_least: float = 0.05, most: int = 1000
+               ) -> tuple[float, object]:
+    """``(mean CPU seconds of one cold call, fn())`` over repeated calls (the first one
+    included) until ``at_least`` seconds are spent or ``most`` calls are made: a time of
+    a millisecond or less, measured once, is mostly noise (a floor of ``0 s`` in a table)."""
+    total, runs = 0.0, 0
+    while total < at_least and runs < most:
+        seconds, out = timed(fn)
+        total, runs = total + seconds, runs + 1
+    return total / runs, out
 
 
 def ops(exprs: Sequence) -> int:

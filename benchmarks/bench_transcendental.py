@@ -1,17 +1,11 @@
-"""Frobenius tests and zero tests with radicals, exponentials and logarithms.
+"""Zero tests with logarithms: the sharp-edge body's integral.
 
-Cases (each in a fresh process, cold caches, CPU time, best of ``--repeat``):
+The case (in a fresh process, cold caches, CPU time, best of ``--repeat``): the sharp-edge
+body's integral with logarithms (Borisov & Mamaev 2015, §6.1), ``V(P1) = 0`` and a
+perturbation of it.  (The Frobenius tests with radicals and exponentials are the suite's
+study ``benchmarks/study_frobenius.py``.)
 
-1. Frobenius test of rank-2 distributions on R^4 with coefficients in sqrt(1 + x^2),
-   sqrt(1 + y^2), exp(y), exp(x), exp(x y) and their products: ``non`` (not involutive),
-   ``small`` and ``medium`` (involutive: the kernels of dF1, dF2 for F1 = z e^y - sqrt(1+x^2)
-   and F2 = w - x e^y sqrt(1+x^2), resp. w e^x - y e^y sqrt(1+x^2), mixed by coefficients in
-   the same functions);
-2. the sharp-edge body's integral with logarithms (Borisov & Mamaev 2015, §6.1):
-   ``V(P1) = 0`` and a perturbation of it.
-
-The peer is the route a sympy user takes for the same question: the rank of the matrix
-``[X; Y; [X, Y]]`` by ``Matrix.rank(simplify=True)`` and ``simplify(expr) == 0`` (no
+The peer is the route a sympy user takes for the same question: ``simplify(expr) == 0`` (no
 certificate either way), capped by ``--timeout``.  Verdicts are printed beside the times:
 geomech's "certain" is a proof, the peer's answer is not.
 
@@ -25,7 +19,7 @@ import subprocess
 import sys
 import textwrap
 
-CASES = ("non", "small", "medium", "sharp_edge")
+CASES = ("sharp_edge",)
 
 _SETUP = textwrap.dedent('''
     import resource, sys, time, warnings
@@ -33,21 +27,6 @@ _SETUP = textwrap.dedent('''
     import geomech as gm
     from sympy.core.cache import clear_cache
     warnings.simplefilter("ignore")
-    M = gm.Manifold("M", "x y z w")
-    x, y, z, w = M.coords
-    r, E, s = sp.sqrt(1 + x**2), sp.exp(y), sp.sqrt(1 + y**2)
-
-    def kernel(F1, F2, f, g, h):
-        A = [1, 0, -sp.diff(F1, x)/sp.diff(F1, z), -sp.diff(F2, x)/sp.diff(F2, w)]
-        B = [0, 1, -sp.diff(F1, y)/sp.diff(F1, z), -sp.diff(F2, y)/sp.diff(F2, w)]
-        return [[a + f*b for a, b in zip(A, B)], [g*a + h*b for a, b in zip(A, B)]]
-
-    FIELDS = {
-        "non": lambda: [[1, 0, r*E, s], [0, 1, x*s*E, x*E*r]],
-        "small": lambda: kernel(z*E - r, w - x*E*r, r*E, sp.exp(x*y)/r, E),
-        "medium": lambda: kernel(z*E - r, w*sp.exp(x) - y*r*E, r*E + s, sp.exp(x*y)/r, E*s),
-    }
-
     def sharp_edge():
         S = gm.examples.sharp_edge_body()
         N = S.manifold
@@ -64,43 +43,24 @@ _SETUP = textwrap.dedent('''
 ''')
 
 _GEOMECH = _SETUP + textwrap.dedent('''
-    case = sys.argv[1]
     clear_cache()
-    if case == "sharp_edge":
-        exprs = sharp_edge()
-        from geomech.core.zero import ZeroPolicy
-        pol = ZeroPolicy(warn=False)
-        t0 = time.process_time()
-        verdicts = [pol.zero_test(e) for e in exprs]
-        dt = time.process_time() - t0
-        out = " ".join(("zero" if v.zero else "non-zero") + "/"
-                       + ("certain" if v.certain else "probable") for v in verdicts)
-    else:
-        D = gm.Distribution([M.vector_field(f) for f in FIELDS[case]()])
-        t0 = time.process_time()
-        fr = D.frobenius()
-        dt = time.process_time() - t0
-        out = f"{'involutive' if fr.involutive else 'not involutive'}/" \\
-              f"{'certain' if fr.certain else 'probable'}"
+    exprs = sharp_edge()
+    from geomech.core.zero import ZeroPolicy
+    pol = ZeroPolicy(warn=False)
+    t0 = time.process_time()
+    verdicts = [pol.zero_test(e) for e in exprs]
+    dt = time.process_time() - t0
+    out = " ".join(("zero" if v.zero else "non-zero") + "/"
+                   + ("certain" if v.certain else "probable") for v in verdicts)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{dt:.3f} {rss:.0f} {out}")
 ''')
 
 _PEER = _SETUP + textwrap.dedent('''
-    case = sys.argv[1]
     clear_cache()
-    if case == "sharp_edge":
-        exprs = sharp_edge()
-        t0 = time.process_time()
-        out = " ".join("zero" if sp.simplify(e) == 0 else "non-zero" for e in exprs)
-    else:
-        X, Y = FIELDS[case]()
-        t0 = time.process_time()
-        v = (x, y, z, w)
-        br = [sum(X[j]*sp.diff(Y[i], v[j]) - Y[j]*sp.diff(X[i], v[j]) for j in range(4))
-              for i in range(4)]
-        rank = sp.Matrix([X, Y, br]).rank(simplify=True)
-        out = "involutive" if rank == 2 else "not involutive"
+    exprs = sharp_edge()
+    t0 = time.process_time()
+    out = " ".join("zero" if sp.simplify(e) == 0 else "non-zero" for e in exprs)
     dt = time.process_time() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{dt:.3f} {rss:.0f} {out}")

@@ -6,7 +6,9 @@ equations on so(n), symbolic principal moments ``I1..In``; Shamolin (2017), (2.7
 * ``sympy``: plain sympy matrices, :math:`C = \\Omega\\mathcal M - \\mathcal M\\Omega` with
   :math:`\\mathcal M = \\Omega\\Lambda + \\Lambda\\Omega`, each rate
   :math:`-s_{ij}C_{ij}/(\\lambda_i + \\lambda_j)` expanded (the user's direct route);
-* ``symengine`` (floor): the same formula in raw symengine, results left in symengine.
+* ``symengine`` (floor): the same formula in raw symengine, results left in symengine; its
+  time is the mean over repeated cold calls (at least 50 ms in all: a single run of a few
+  hundred microseconds is below the noise of one measurement).
 
 n = 4..20; the agreement summary is the first three rates at one fixed rational point.
 """
@@ -26,7 +28,8 @@ STUDY = {
     "peer": "plain sympy matrices: -s_ij [Omega, Omega Lambda + Lambda Omega]_ij / "
             "(lambda_i + lambda_j), expanded",
     "ops": "operations of the explicit field (count_ops of the tree)",
-    "floor": "raw symengine, the same formula, results left in symengine",
+    "floor": "raw symengine, the same formula, results left in symengine (mean of repeated "
+             "cold calls)",
 }
 
 
@@ -46,7 +49,7 @@ def measure(size: int, tool: str) -> dict:
     elif tool == "symengine":
         import symengine as se
 
-        seconds, comps = tools.timed(lambda: _rates(se, n))
+        seconds, comps = tools.timed_mean(lambda: _rates(se, n))
     else:
         raise ValueError(f"unknown tool {tool!r}")
     import sympy as sp

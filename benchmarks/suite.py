@@ -126,7 +126,9 @@ def _ratio(a: dict | None, b: dict | None) -> str:
 
 
 #: times below this (CPU seconds) are not compared: the ratio of two such times is noise
-TICK = 1e-3
+#: (a floor below a millisecond is timed as the mean of repeated calls,
+#: ``_study_tools.timed_mean``, and compared)
+TICK = 2e-4
 
 
 def _agree(rows: dict) -> str:
@@ -136,6 +138,20 @@ def _agree(rows: dict) -> str:
     key = [json.dumps({k: v for k, v in r.items() if k != "certain"}
                       if isinstance(r, dict) else r, sort_keys=True) for r in res]
     return "yes" if len(set(key)) == 1 else "**no**"
+
+
+def _has_certainty(results: dict) -> bool:
+    """Whether a study records the certainty of its verdicts (``result["certain"]``)."""
+    return any(isinstance((r or {}).get("result"), dict) and "certain" in r["result"]
+               for rows in results.values() for r in rows.values())
+
+
+def _certain(row: dict | None) -> str:
+    """``yes`` (a proof), ``no`` (a probable or uncertified verdict) or ``-``."""
+    res = (row or {}).get("result")
+    if not isinstance(res, dict) or "certain" not in res:
+        return "-"
+    return "yes" if res["certain"] else "no"
 
 
 def table(mod, results: dict) -> list[str]:
@@ -150,6 +166,9 @@ def table(mod, results: dict) -> list[str]:
     if floor:
         head.append(f"geomech/{floor}")
     head += [f"ops geomech / {peer}", "results agree"]
+    certain = _has_certainty(results)
+    if certain:
+        head.append("certain (" + " / ".join(tools) + ")")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for size in sorted(results, key=int):
         rows = results[size]
@@ -160,6 +179,8 @@ def table(mod, results: dict) -> list[str]:
         cells.append(" / ".join(str((rows.get(t) or {}).get("ops") or "-")
                                 for t in ("geomech", peer)))
         cells.append(_agree(rows))
+        if certain:
+            cells.append(" / ".join(_certain(rows.get(t)) for t in tools))
         lines.append("| " + " | ".join(cells) + " |")
     exps = []
     for t in tools:

@@ -109,8 +109,8 @@ class ExprBuilder:
         fs = [factors[k].get(m[k]) or factor(k, m[k])
               for k in compress(self._positions, m)]       # the non-zero exponents
         if len(fs) < 2:
-            return tuple(f[2] for f in fs), tuple(f[1] for f in fs)
-        fs.sort()      # by rank: distinct generators, never a tie
+            return ((fs[0][2],), (fs[0][1],)) if fs else ((), ())
+        fs.sort()      # by rank (an int, first): distinct generators, never a tie
         _, keys, exprs = zip(*fs)
         return exprs, keys
 
@@ -118,10 +118,9 @@ class ExprBuilder:
         """``(rank, key, g_k**e)``; the ranks order the factors of a monomial as
         :func:`canonical_key` does (:attr:`_ranks`)."""
         g = self.gens[k]
-        expr = g if e == 1 else sp.Pow(g, e)
+        expr = g if e == 1 else _power(g, e)
         plain, power = self._ranks[k]
-        f = self._factors[k][e] = ((plain, 0) if e == 1 else (power, e),
-                                   canonical_key(expr), expr)
+        f = self._factors[k][e] = (plain if e == 1 else power, canonical_key(expr), expr)
         return f
 
     @cached_property
@@ -133,7 +132,7 @@ class ExprBuilder:
         when neither is."""
         keys = []
         for k, g in enumerate(self.gens):
-            keys += [(canonical_key(g), k, 0), (canonical_key(sp.Pow(g, 2)), k, 1)]
+            keys += [(canonical_key(g), k, 0), (canonical_key(_power(g, 2)), k, 1)]
         ranks = [[0, 0] for _ in self.gens]
         for pos, (_, k, power) in enumerate(sorted(keys)):
             ranks[k][power] = pos
@@ -187,6 +186,13 @@ def _mul(args: tuple) -> sp.Mul:
     obj = _new(sp.Mul, *args)
     obj.is_commutative = True
     return obj
+
+
+def _power(g: sp.Expr, e: int) -> sp.Pow:
+    """``g**e`` for a power-stable generator (:func:`_power_stable`) and an integer
+    ``e >= 2``: ``Pow(g, e)`` unevaluated, which is what the evaluation gives for these
+    generators (none has an ``_eval_power`` rule), without its assumption queries."""
+    return sp.Pow(g, sp.Integer(e), evaluate=False)
 
 
 def _power_stable(g: sp.Expr) -> bool:

@@ -36,7 +36,7 @@ from .budget import check
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
-from .zero.radicals import norm_nonzero
+from .zero.radicals import ring_nonzero
 
 __all__ = ["VectorField", "bracket", "check_same_manifold"]
 
@@ -176,8 +176,8 @@ class VectorField:
         """``(DiffRing, ring elements)`` when the components are trigonometric polynomials
         with rational coefficients, else ``None`` (cached)."""
         if self._ring is None:
-            R = differential_ring.DiffRing.for_expressions(self._exprs, self.manifold.coords,
-                                                           composite=True)
+            R = differential_ring.DiffRing.shared_for_expressions(
+                self._exprs, self.manifold.coords, composite=True)
             form = False if R is None else (R, tuple(R.to_ring(c) for c in self._exprs))
             object.__setattr__(self, "_ring", form)
         return self._ring or None
@@ -378,8 +378,9 @@ class VectorField:
         :math:`\partial\log u = \partial u/u`); the components come out in the ring normal
         form (:meth:`~geomech.core.algebra.rings.RationalAlgebra.quotient`: reduced modulo
         the relations, cancelled; no generic rational normalisation of radicals is run), and
-        a component whose numerator vanishes as a function is ``0``: decided by the norm of
-        the root extensions (:func:`~geomech.core.zero.radicals.norm_nonzero`) and, where that is
+        a component whose numerator vanishes as a function is ``0``: decided by an interval
+        enclosure at a rational point or the norm of the root extensions
+        (:func:`~geomech.core.zero.radicals.ring_nonzero`) and, where that is
         undecided (exponentials, logarithms: relations the ring does not know), by the zero
         policy, so the field's normal-form contract (:meth:`from_normal_form`) holds.
         ``None`` for other fields, or when a component is outside that ring."""
@@ -477,7 +478,7 @@ def _fraction_component(rc, nd) -> sp.Expr:
     """The ring normal form of the fraction ``nd`` of the calculus ``rc``; ``0`` when its
     numerator vanishes as a function (the norm test, then the ring's zero decision)."""
     n = nd[0]
-    if not n or (not norm_nonzero(rc, n) and rc.alg.is_zero(n)):
+    if not n or (not ring_nonzero(rc, n) and rc.alg.is_zero(n)):
         return sp.S.Zero
     return rc.expr(nd)
 

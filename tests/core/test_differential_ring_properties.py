@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.algebra.calculus import RadicalCalculus, RingCalculus
-from geomech.core.algebra.differential_ring import DiffRing, bracket_polys
+from geomech.core.algebra.differential_ring import DiffRing, bracket_polys, clear_caches
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.core.zero.radicals import norm_nonzero, point_nonzero, ring_nonzero
 
 x, y, z = sp.symbols("x y z", real=True)
 k = sp.Symbol("k", real=True)
@@ -114,6 +115,58 @@ def test_square_root_relations(f, q):
     assert _proved_zero(rc.expr(rc.diff(sq, q)) - rc.expr(du))
     assert _proved_zero(rc.expr(rc.diff(rho, q)) - rc.expr(du) / (2 * sp.sqrt(u)))
     assert _proved_zero(rc.expr(rc.diff(rho, q)) - sp.diff(sp.sqrt(u), q))
+
+
+@SETTINGS
+@given(st.lists(trig_polys(2, False), min_size=6, max_size=6), st.booleans())
+def test_shared_rings_give_the_same_brackets(cs, big_first):
+    """Fields sharing a larger ring (``DiffRing.shared_for_expressions``) give the very
+    expressions (``srepr``) of fields each in its own ring: the ring is not part of the
+    result."""
+    M = Manifold("Mshare", (x, y, z))
+    big = [c + k * (sp.sin(x) + sp.sin(y) + sp.sin(z)) for c in cs[:3]]
+
+    def brackets(order):
+        clear_caches()
+        fields = {}
+        for name in order:
+            fields[name] = M.vector_field(big if name == "big" else cs[3:])
+            fields[name].ring_form()
+        rings = [fields[n].ring_form()[0] for n in ("small", "big")]
+        return rings, [sp.srepr(c) for c in fields["small"].bracket(fields["big"]).components]
+
+    _, own = brackets(["small", "big"])             # the small field made its own ring
+    (small, big_ring), shared = brackets(["big", "small"])
+    assert own == shared
+    if small.has_trig:                              # then it reused the big field's ring
+        assert small is big_ring
+
+
+def _norm_nonzero(rc, p) -> bool:
+    """The norms of the quadratic extensions, written out here (the reference)."""
+    p = rc.alg.reduce(p)
+    for rho, b in rc.roots:
+        p0, p1 = p.coeff_wrt(rho, 0), p.coeff_wrt(rho, 1)
+        if p1:
+            p = rc.alg.reduce(p0 * p0 - b * p1 * p1)
+    return bool(rc.alg.reduce(p))
+
+
+@SETTINGS
+@given(trig_polys(3, False), trig_polys(3, False), trig_polys(2, False))
+def test_point_enclosure_agrees_with_the_norms(f, g, h):
+    """A non-zero proof by an interval enclosure at a point agrees with the norms of the
+    quadratic extensions; an element of the ideal of the relations is never proved non-zero."""
+    u, v = _positive(f), 3 + y**2 + h**2
+    e = f * sp.sqrt(u) + g * sp.sqrt(v) + h * sp.sqrt(u) * sp.sqrt(v) + g
+    rc = RadicalCalculus([e, sp.sqrt(u), sp.sqrt(v)])
+    p = rc.frac(e)[0]
+    if point_nonzero(rc, p):
+        assert _norm_nonzero(rc, p)
+    assert ring_nonzero(rc, p) == norm_nonzero(rc, p) == _norm_nonzero(rc, p)
+    rho = rc.frac(sp.sqrt(u))[0]
+    zero = p * (rho**2 - rc.frac(u)[0])
+    assert not point_nonzero(rc, zero) and not ring_nonzero(rc, zero)
 
 
 @SETTINGS

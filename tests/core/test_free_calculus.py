@@ -95,6 +95,31 @@ def test_cancel_quotient_is_sympy_cancel():
             assert str(cancel_quotient(n, d)) == str(sp.cancel(n / d))
 
 
+TAN_ATOMS = [a, x, sp.tan(t1), sp.tan(t1 - t2), sp.cot(t2), sp.sec(t3), sp.sin(t1),
+             sp.cos(t2)]
+
+
+@st.composite
+def tan_polys(draw, terms: int = 3):
+    """Random polynomials in tan, cot, sec (and sin, cos) atoms with rational coefficients."""
+    out = []
+    for _ in range(draw(st.integers(1, terms))):
+        c = sp.Rational(draw(st.integers(-4, 4)), draw(st.sampled_from([1, 2, 3])))
+        out.append(c * sp.Mul(*[draw(st.sampled_from(TAN_ATOMS)) ** draw(st.integers(0, 2))
+                                for _ in range(2)]))
+    return sp.expand(sp.Add(*out))
+
+
+@SETTINGS
+@given(tan_polys(), tan_polys(), tan_polys(2))
+def test_cancel_quotient_keeps_sympy_cancel_form_of_tan_atoms(n, d, g):
+    """With tan, cot, sec atoms too, ``cancel_quotient`` returns ``sympy.cancel``'s very
+    expression (``srepr``): the atoms are kept, not rewritten in sin and cos."""
+    n, d = sp.expand(n * g), sp.expand(d * g)
+    if d != 0:
+        assert sp.srepr(cancel_quotient(n, d)) == sp.srepr(sp.cancel(n / d))
+
+
 def test_shortening_in_the_ring_is_the_substitution_rule(monkeypatch):
     rng = random.Random(7)
     for _ in range(30):

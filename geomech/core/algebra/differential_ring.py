@@ -185,6 +185,29 @@ class DiffRing:
         symbols, angles = found
         return _diff_ring(tuple(coords), frozenset(symbols), frozenset(angles))
 
+    @classmethod
+    def shared_for_expressions(cls, exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
+                               composite: bool = False):
+        """The smallest ring already made for ``coords`` that holds every generator of
+        ``exprs`` (with the same kind of angles: plain or composite, none or some), else
+        :meth:`for_expressions`; ``None`` when they do not fit.  Fields of one chart then
+        share one ring instead of one sympy ``PolyRing`` each (its construction costs more
+        than a small bracket); the elements, and every expression built from them, are the
+        same in either ring."""
+        found = supported(exprs, composite)
+        if found is None:
+            return None
+        symbols, angles = found
+        coords = tuple(coords)
+        need = set(symbols) | {f(a) for a in angles for f in (sp.sin, sp.cos)}
+        plain = all(a.is_Symbol for a in angles)
+        best = None
+        for R in _MADE.get(coords, ()):
+            if R.has_trig == bool(angles) and R.plain_angles == plain and \
+                    need <= set(R.gens) and (best is None or len(R.gens) < len(best.gens)):
+                best = R
+        return best or _diff_ring(coords, frozenset(symbols), frozenset(angles))
+
     def contains(self, other: DiffRing) -> bool:
         """Whether every generator of ``other`` is a generator here."""
         return set(other.gens) <= set(self.gens) and self.coords == other.coords
@@ -499,12 +522,25 @@ def _shifted(m: list, i: int, k: int) -> list:
 
 @lru_cache(maxsize=256)
 def _diff_ring(coords: tuple, symbols: frozenset, angles: frozenset) -> DiffRing:
-    return DiffRing(coords, symbols, angles)
+    R = DiffRing(coords, symbols, angles)
+    made = _MADE.setdefault(coords, [])
+    made.append(R)
+    del made[:-_SHARED_MAX]
+    while len(_MADE) > _SHARED_MAX:            # bounded: the charts used last
+        del _MADE[next(iter(_MADE))]
+    return R
+
+
+#: the rings made, per coordinates (the most recent ``_SHARED_MAX``), for
+#: :meth:`DiffRing.shared_for_expressions`
+_MADE: dict = {}
+_SHARED_MAX = 16
 
 
 def clear_caches() -> None:
     """Forget the cached rings and their conversion caches (for cold-cache measurements)."""
     _diff_ring.cache_clear()
+    _MADE.clear()
     forget_rings()
     expr_builder.cache_clear()
 

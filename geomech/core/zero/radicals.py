@@ -5,8 +5,12 @@ ring element, or a fraction of ring elements, is zero as a function.
 The ring is :math:`\mathbb Q[\text{symbols}, \sin, \cos, \rho_j]/(\sin^2+\cos^2-1,
 \rho_j^2-b_j)`; its reduced form is canonical in the trigonometric part only, so a zero
 reduced numerator is a ring identity (zero), and a non-zero one proves nothing by itself.
-Two proofs of non-zero-ness are given here:
+Three proofs of non-zero-ness are given here, combined by :func:`ring_nonzero`:
 
+* :func:`point_nonzero` -- an interval enclosure (Moore, Kearfott & Cloud (2009)) of the
+  element's value at a rational point that excludes 0: a function with a non-zero value is
+  not the zero function, whatever the relations between the generators (exponentials and
+  logarithms included);
 * :func:`norm_nonzero` -- the norms of the quadratic extensions: with :math:`p = p_0 +
   p_1\rho`, :math:`N(p) = p_0^2 - b\,p_1^2` vanishes when :math:`p` does; after eliminating
   every root the norm lies in the trigonometric ring, where the reduced form is canonical
@@ -32,16 +36,116 @@ False
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
 import sympy as sp
 
 from geomech.core.algebra.rings import UnsupportedExpression
+from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.verdicts import ZeroVerdict
 
-__all__ = ["norm_nonzero", "fraction_verdict", "ring_points", "ring_value", "split_value",
+__all__ = ["ring_nonzero", "point_nonzero", "norm_nonzero", "fraction_verdict", "ring_points", "ring_value", "split_value",
            "root_is_irrational"]
+
+
+def ring_nonzero(calc, p) -> bool:
+    r"""Whether the ring element ``p`` of ``calc`` is provably a non-zero function: first a
+    value enclosed away from 0 at a rational point (:func:`point_nonzero`, cheap), then, in
+    rings without free atoms, the norms (:func:`norm_nonzero`, which square the element
+    once per root).  ``False`` means *undecided* (never "zero").
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> x = sp.Symbol("x", real=True)
+    >>> rc = RadicalCalculus([sp.sqrt(1 + x**2), sp.exp(x)])
+    >>> rho, E = rc.R.gens[0], rc.R.gens[rc.idx[sp.exp(x)]]
+    >>> ring_nonzero(rc, rho - E), ring_nonzero(rc, rho**2 - 1 - rc.frac(x**2)[0])
+    (True, False)
+    """
+    p = calc.alg.reduce(p)
+    if not p:
+        return False
+    if point_nonzero(calc, p):
+        return True
+    return not calc.alg.opaque and norm_nonzero(calc, p)
+
+
+def point_nonzero(calc, p, tries: int = 2) -> bool:
+    r"""Whether the ring element ``p`` of ``calc`` has a value excluding 0 at a rational
+    point: an interval enclosure (Moore, Kearfott & Cloud (2009)) of every generator there
+    (symbols exact; :math:`\sin, \cos, e^u, \log u` by
+    :func:`~geomech.core.zero.evaluation.interval_value`; a root :math:`\sqrt b` from the
+    enclosure of its radicand, which must be positive), then of the polynomial.  A function
+    with a non-zero value is not the zero function: a proof, valid whatever the relations
+    between the generators; ``False`` means *undecided* (also with integer symbols, whose
+    domain has no rational points).
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> x = sp.Symbol("x", real=True)
+    >>> rc = RadicalCalculus([sp.sqrt(1 + x**2)])
+    >>> point_nonzero(rc, rc.R.gens[0] - 1), point_nonzero(rc, rc.R.zero)
+    (True, False)
+    """
+    gens = calc.alg.generators
+    roots = {i for i, _ in gens.roots}
+    syms = sorted(set().union(*(g.free_symbols for i, g in enumerate(gens.gens)
+                                if i not in roots)), key=sp.default_sort_key)
+    if any(s.is_integer for s in syms):
+        return False
+    rng = random.Random(20261)
+    for _ in range(tries):
+        pt = {s: sp.Rational(rng.randint(1, 97), rng.randint(1, 89))
+              * (-1 if (s.is_negative or s.is_nonpositive) else 1) for s in syms}
+        box = _enclosure(p, _generator_boxes(calc, pt))
+        if box is not None and math.isfinite(box.a) and math.isfinite(box.b) \
+                and 0 not in box:
+            return True
+    return False
+
+
+def _generator_boxes(calc, pt: dict) -> list | None:
+    """Interval enclosures of the ring's generators at the rational point ``pt``."""
+    gens = calc.alg.generators
+    roots = dict(calc.alg.sqrt_rel)             # index -> radicand (a ring element)
+    boxes: list = [None] * len(gens.gens)
+    for i, g in enumerate(gens.gens):
+        if i not in roots:
+            boxes[i] = interval_value(g, pt)
+            if boxes[i] is None:
+                return None
+    for i, b in roots.items():
+        v = _enclosure(b, boxes)
+        if v is None or not v.a > 0:
+            return None
+        boxes[i] = v.ctx.sqrt(v)
+    return boxes
+
+
+def _enclosure(p, boxes: list | None):
+    """An interval enclosing the ring element ``p`` with its generators in ``boxes``
+    (``None`` for an unknown generator that ``p`` uses)."""
+    if boxes is None:
+        return None
+    ctx = next((b.ctx for b in boxes if b is not None), None)
+    if ctx is None:
+        return None
+    to_sympy, powers, total = p.ring.domain.to_sympy, {}, ctx.mpf(0)
+    for monom, c in p.terms():
+        q = to_sympy(c)
+        t = ctx.mpf(int(q.p)) / int(q.q)
+        for i, e in enumerate(monom):
+            if e:
+                if boxes[i] is None:
+                    return None
+                key = (i, e)
+                if key not in powers:
+                    powers[key] = boxes[i] ** e
+                t = t * powers[key]
+        total = total + t
+    return total
 
 
 def norm_nonzero(calc, p) -> bool:

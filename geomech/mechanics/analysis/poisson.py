@@ -34,7 +34,7 @@ from geomech.core.algebra.normal_form import compact
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy, is_zero
-from geomech.core.zero.radicals import norm_nonzero
+from geomech.core.zero.radicals import ring_nonzero
 from geomech.lie.graph import BracketGraph
 
 __all__ = ["AlmostPoissonStructure"]
@@ -189,7 +189,7 @@ class AlmostPoissonStructure:
             ring = _RingJacobiator(self.matrix.xreplace(pt), X)
             for i, j, k in itertools.combinations(range(len(X)), 3):
                 nd = ring.component(i, j, k)
-                if nd[0] and norm_nonzero(ring.fc, nd[0]):
+                if nd[0] and ring_nonzero(ring.fc, nd[0]):
                     return X[i], X[j], X[k]
         except (UnsupportedExpression, ZeroDivisionError):
             return None
@@ -234,7 +234,7 @@ class _RingJacobiator:
     products of known factors, derivatives in the ring, skew by construction:
     :math:`J^{ji} = -J^{ij}`); a component is zero iff its reduced numerator is, non-zero
     when the norm of the quadratic extensions does not vanish
-    (:func:`~geomech.core.zero.radicals.norm_nonzero`), the zero
+    (:func:`~geomech.core.zero.radicals.ring_nonzero`), the zero
     policy otherwise."""
 
     def __init__(self, J: sp.Matrix, X):
@@ -268,7 +268,7 @@ class _RingJacobiator:
         """Exact in the ring; the zero policy only when the norm does not decide."""
         if not nd[0]:
             return True
-        if norm_nonzero(self.fc, nd[0]):
+        if ring_nonzero(self.fc, nd[0]):
             return False
         return is_zero(self.fc.expr(nd))
 
