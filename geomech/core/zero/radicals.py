@@ -46,8 +46,8 @@ from geomech.core.algebra.rings import UnsupportedExpression
 from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.verdicts import ZeroVerdict
 
-__all__ = ["ring_nonzero", "point_nonzero", "norm_nonzero", "fraction_verdict", "ring_points", "ring_value", "split_value",
-           "root_is_irrational"]
+__all__ = ["ring_nonzero", "point_nonzero", "norm_nonzero", "fraction_verdict", "ring_points",
+           "ring_value", "split_value", "root_is_irrational"]
 
 
 def ring_nonzero(calc, p) -> bool:
