@@ -44,6 +44,7 @@ import sympy as sp
 
 from geomech.core.algebra.rings import UnsupportedExpression
 from geomech.core.zero.evaluation import interval_value
+from geomech.core.zero.rewrite import half_angle_sin_cos
 from geomech.core.zero.verdicts import ZeroVerdict
 
 __all__ = ["ring_nonzero", "point_nonzero", "norm_nonzero", "fraction_verdict", "ring_points",
@@ -245,7 +246,7 @@ def ring_points(calc, count: int, seed: int) -> list[dict]:
         pt: dict = {}
         for a in calc.alg.angles:
             t = sp.Rational(rng.randint(1, 40), rng.randint(41, 97))
-            pt[sp.sin(a)], pt[sp.cos(a)] = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
+            pt[sp.sin(a)], pt[sp.cos(a)] = half_angle_sin_cos(t)
         for s in syms:
             if s not in trig:
                 val = sp.Rational(rng.randint(1, 97), rng.randint(1, 41))

@@ -27,9 +27,9 @@ from geomech.core.zero.transcendental import exp_log_rewrite
 from geomech.core.zero.verdicts import UNDECIDABLE_ERRORS
 
 __all__ = ["closed_forms", "jets_of", "jet_replacement", "rewrite_jointly", "rational_rewrite",
-           "half_angle_symbol", "is_auxiliary_symbol", "rational_form", "cancel_or_together",
-           "is_rational_in_symbols", "sign_of_rational", "jets_only", "jets_only_matrix",
-           "sign_symbol", "sign_symbols"]
+           "half_angle_symbol", "half_angle_sin_cos", "is_auxiliary_symbol", "rational_form",
+           "cancel_or_together", "is_rational_in_symbols", "sign_of_rational", "jets_only",
+           "jets_only_matrix", "sign_symbol", "sign_symbols"]
 
 
 # one auxiliary symbol per jet variable / per angle, shared by all expressions so that the
@@ -394,6 +394,21 @@ def rational_rewrite(expr) -> sp.Expr:
 def half_angle_symbol(s: sp.Symbol) -> sp.Dummy:
     """The auxiliary symbol ``tan(s/2)`` used by :func:`rational_rewrite` for angle ``s``."""
     return _HALF_ANGLE.setdefault(s, sp.Dummy(f"t_{s}", real=True))
+
+
+def half_angle_sin_cos(t: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    r"""``(sin a, cos a)`` as rational functions of :math:`t = \tan(a/2)` (the Weierstrass
+    substitution):
+
+    .. math:: \sin a = \frac{2t}{1 + t^2}, \qquad \cos a = \frac{1 - t^2}{1 + t^2};
+
+    a rational ``t`` gives a rational point of the circle, so expressions in
+    :math:`\sin a, \cos a` take exact values that satisfy :math:`\sin^2 + \cos^2 = 1`.
+
+    >>> half_angle_sin_cos(sp.Rational(1, 2))
+    (4/5, 3/5)
+    """
+    return 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
 
 
 def is_auxiliary_symbol(sym: sp.Symbol, kind: str | None = None) -> bool:

@@ -35,6 +35,7 @@ from geomech.core.algebra.matrices import rational_rank
 from geomech.core.parse import as_expr
 from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.policy import default_policy
+from geomech.core.zero.rewrite import half_angle_sin_cos
 
 __all__ = ["rational_value", "certainly_nonzero", "nowhere_zero",
            "certainly_full_rank"]
@@ -126,7 +127,7 @@ def _trig_rational_points(symbols, tries: int):
         for s in symbols:
             t = sp.Rational(rng.randint(1, 40), rng.randint(1, 40))
             point[s] = t
-            angles[s] = ((1 - t**2) / (1 + t**2), 2 * t / (1 + t**2))
+            angles[s] = half_angle_sin_cos(t)[::-1]
         yield point, angles
 
 

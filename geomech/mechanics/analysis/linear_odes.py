@@ -48,6 +48,7 @@ from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.core.zero.rewrite import half_angle_sin_cos
 from geomech.lie.characteristics import antiderivative, solve_linear_ode
 
 __all__ = ["LinearODESystem", "linear_normal_form", "closed_form_basis", "numeric_basis",
@@ -549,7 +550,7 @@ def _half_angle(f, var, t) -> sp.Expr | None:
     e = f.xreplace({sp.tan(var / 2): t})
     e = e.xreplace({a: sp.sin(a.args[0]) / sp.cos(a.args[0]) for a in e.atoms(sp.tan)})
     e = sp.expand_trig(e)
-    rep = {sp.sin(var): 2 * t / (1 + t**2), sp.cos(var): (1 - t**2) / (1 + t**2)}
+    rep = dict(zip((sp.sin(var), sp.cos(var)), half_angle_sin_cos(t)))
     e = e.xreplace(rep)
     if var in e.free_symbols:
         return None
@@ -780,7 +781,7 @@ def _half_angle_tidy(e: sp.Expr, var) -> sp.Expr:
     t = sp.Symbol("t_")
     s, c = sp.sin(var), sp.cos(var)
     et = sp.expand_trig(e.xreplace({sp.tan(var / 2): t})).xreplace(
-        {s: 2 * t / (1 + t**2), c: (1 - t**2) / (1 + t**2)})
+        dict(zip((s, c), half_angle_sin_cos(t))))
     et = sp.expand(sp.expand_log(et, force=True))
     logs = sorted(et.atoms(sp.log), key=str)
     parts = sp.collect(et, logs, evaluate=False)

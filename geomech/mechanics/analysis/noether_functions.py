@@ -30,6 +30,7 @@ from sympy.core.function import AppliedUndef
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, half_angle_symbol, is_zero
+from geomech.core.zero.rewrite import half_angle_sin_cos
 from geomech.mechanics.analysis.ansatz import FunctionAnsatz
 from geomech.mechanics.analysis.common import as_field, check_system
 from geomech.mechanics.analysis.kozlov_kolesnikov import theorem4_conditions
@@ -259,6 +260,5 @@ def _half_angle_only(expr, syms, cache):
     rep = {}
     for s in syms:
         t = cache.setdefault(s, half_angle_symbol(s))
-        rep[sp.sin(s)] = 2 * t / (1 + t**2)
-        rep[sp.cos(s)] = (1 - t**2) / (1 + t**2)
+        rep[sp.sin(s)], rep[sp.cos(s)] = half_angle_sin_cos(t)
     return sp.expand_trig(expr).subs(rep)

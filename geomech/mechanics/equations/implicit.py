@@ -17,6 +17,7 @@ from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.core.zero.rewrite import half_angle_sin_cos
 from geomech.mechanics.equations.common import solve_mass_matrix
 
 __all__ = ["ImplicitEquations"]
@@ -221,8 +222,7 @@ class ImplicitEquations:
         for a in sorted(angles, key=sp.default_sort_key):
             t = sp.Rational(rng.choice([1, 2, 3, 4, 5]), rng.choice([3, 6, 7, 11]))
             pt[a] = 2 * sp.atan(t)
-            pt[sp.sin(a)] = 2 * t / (1 + t**2)
-            pt[sp.cos(a)] = (1 - t**2) / (1 + t**2)
+            pt[sp.sin(a)], pt[sp.cos(a)] = half_angle_sin_cos(t)
         for f in composite:       # sin/cos of integer combinations: addition theorems, exact
             pt[f] = sp.expand_trig(f).xreplace(pt)
         return pt
