@@ -61,9 +61,10 @@ def _page(name: str) -> None:
     try:
         rep = gm.report(gm.examples.get(name), analyses=False, step_timeout=STEP_SECONDS)
         page = rep.render("html")
-        late = [s.title for s in rep.sections if s.status == "not computed"]
+        late = [f"{s.title} ({s.lines[0][0][:120]})" if s.lines else s.title
+                for s in rep.sections if s.status == "not computed"]
         problem = ("a section failed" if not rep.ok else
-                   f"not computed in {STEP_SECONDS:.0f} s: {', '.join(late)}" if late else "")
+                   f"not computed: {'; '.join(late)}" if late else "")
     except Exception as exc:  # noqa: BLE001 - a page that cannot be built says why
         page = _placeholder(name, f"The report could not be built: {type(exc).__name__}: "
                                   f"{exc}")
