@@ -47,8 +47,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Budget", "BudgetExceeded", "Work", "time_limit", "work_limit", "check", "remaining",
-           "current"]
+__all__ = ["Budget", "BudgetExceeded", "Work", "time_limit", "work_limit", "check", "poll",
+           "remaining", "current"]
 
 
 class BudgetExceeded(TimeoutError):
@@ -217,6 +217,25 @@ def check() -> None:
             raise BudgetExceeded(b.seconds, b.label)
         if b.work is not None:
             b.work.spend()
+
+
+def poll() -> None:
+    """Raise :class:`BudgetExceeded` if the current time limit has passed; no work step is
+    spent.
+
+    For the inner loops of the engine (per product, per trial division, per row): an
+    abandoned computation stops within about a second of its time limit, while a
+    :func:`work_limit` keeps counting the engine's units of work at :func:`check`.
+
+    >>> with time_limit(0.0, "demo"):
+    ...     poll()
+    Traceback (most recent call last):
+    ...
+    geomech.core.budget.BudgetExceeded: ...
+    """
+    b = _CURRENT.get()
+    if b is not None and time.monotonic() >= b.deadline:
+        raise BudgetExceeded(b.seconds, b.label)
 
 
 def remaining() -> float | None:

@@ -32,7 +32,7 @@ from . import kernel
 from .algebra import differential_ring
 from .algebra.calculus import RadicalCalculus, has_radicals
 from .algebra.rings import UnsupportedExpression
-from .budget import check
+from .budget import poll
 from .manifold import Manifold, kind, register_kind
 from .parse import as_expr
 from .zero import default_policy, require_finite
@@ -399,7 +399,7 @@ class VectorField:
     def divergence(self, density=1) -> sp.Expr:
         r"""Divergence :math:`\rho^{-1}\sum_i \partial_i(\rho X^i)` w.r.t. the density ``ρ``."""
         rho = self.manifold.sympify(density)
-        acc = sp.Add(*[check() or sp.diff(rho * a, c) for a, c in zip(self.components,
+        acc = sp.Add(*[poll() or sp.diff(rho * a, c) for a, c in zip(self.components,
                                                                       self.manifold.coords)])
         return default_policy().normalize(acc / rho)
 

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
-from .budget import check
+from .budget import poll
 from .parse import as_expr
 from .zero import default_policy
 
@@ -147,7 +147,7 @@ def jacobian(components: Sequence[sp.Expr], coords: Sequence[sp.Symbol],
         orig = _originals(comps, coords)
         rows = []
         for f in comps:
-            check()
+            poll()
             rows.append([_back(_se.sympify(f).diff(x), orig) for x in sc])
     else:
         rows = [[sp.diff(f, x) for x in coords] for f in comps]
@@ -373,11 +373,11 @@ def _quadratic_lagrangian_derivatives(L: sp.Expr, coords, velocities) -> tuple |
                   for m, c in coeffs.items() if m[i]]) for i in range(n)]
     dc = {}
     for m, c in coeffs.items():
-        check()
+        poll()
         dc.update({(m, j): sp.diff(c, q) for j, q in enumerate(coords) if c.has(q)})
     beta = []
     for i in range(n):
-        check()
+        poll()
         acc = [-d * mono(m) for (m, j), d in dc.items() if j == i]
         for (m, j), d in dc.items():
             if m[i]:

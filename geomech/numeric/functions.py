@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from geomech.core.budget import check
+from geomech.core.budget import poll
 from geomech.core.parse import as_expr
 
 __all__ = ["CompiledFunction", "CompiledJacobian", "compile_functions", "resolve_parameters",
@@ -72,7 +72,7 @@ def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = 
 
 def prepare_expressions(exprs: Sequence[sp.Expr], coords: Sequence[sp.Symbol], params: dict,
              what: str) -> list[sp.Expr]:
-    exprs = [check() or as_expr(e, exact=False).xreplace(params) for e in exprs]
+    exprs = [poll() or as_expr(e, exact=False).xreplace(params) for e in exprs]
     cs = set(coords)
     free = set().union(*(e.free_symbols for e in exprs)) - cs if exprs else set()
     if free:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra.divisibility import may_divide
-from geomech.core.budget import check
+from geomech.core.budget import poll
 from geomech.core.flintpolys import poly_div, poly_factor_list
 
 __all__ = ["cancel_by_factors", "content_expr", "factor_expr", "GCD_LIMIT", "FACTOR_LIMIT"]
@@ -54,7 +54,7 @@ def cancel_by_factors(n, d, cache: dict):
             n, d = _cancel_variable(n, d, f, k)
             continue
         for _ in range(k):
-            check()
+            poll()
             if not may_divide(n, f):
                 break
             q, r = poly_div(n, f)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import add
 
-from geomech.core.budget import check
+from geomech.core.budget import poll
 
 __all__ = ["RelationReducer", "sub_square"]
 
@@ -120,7 +120,7 @@ class RelationReducer:
         pos = self.positions(prefer)
         if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
             return p
-        check()
+        poll()
         cache = self._nf.setdefault(prefer, {})
         out: dict = {}
         for m, c in p.items():
@@ -130,7 +130,7 @@ class RelationReducer:
                 continue
             nf = cache.get(key)
             if nf is None:
-                check()
+                poll()
                 nf = cache[key] = self._monomial_nf(pos, key, prefer)
             base = list(m)
             for i in pos:

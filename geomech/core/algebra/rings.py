@@ -54,7 +54,7 @@ from geomech.core.algebra.generators import RingGenerators
 from geomech.core.algebra.reduction import (
     RelationReducer,
 )
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.exprbuild import ring_to_expr
 from geomech.core.flintpolys import poly_cancel
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
@@ -347,14 +347,14 @@ class RationalAlgebra:
                 items.sort(key=lambda it: -len(it[0]))
             d, n = items[0]
             for d2, n2 in items[1:]:
-                check()
+                poll()
                 n, d = (sum_with_gcd if gcd else sum_monomial_gcd)(n, d, n2, d2)
             out = (n, d)
         elif e.is_Mul:
             n, d = R.one, R.one
             for a in e.args:
                 n2, d2 = self._frac(a, memo, gcd)
-                check()
+                poll()
                 n, d = n * n2, d * d2
             out = (n, d)
         elif e.is_Pow and e.exp.is_Integer:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero.certificates import (
@@ -119,7 +119,7 @@ class ZeroPolicy:
         e = as_expr(expr)
         if e.is_Atom or is_expanded_polynomial(e):
             return e
-        check()
+        poll()
         if has_negative_power(e):
             if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
                 return sp.S.Zero
@@ -666,7 +666,7 @@ def numerically_zero(e, points: int, symbols: Mapping[str, sp.Symbol] | None = N
     pol = default_policy()
     seen = 0
     for _ in range(4 * points):
-        check()
+        poll()
         v = value(pol.random_point(syms))
         if v is None:
             continue

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from geomech.core.algebra.solve import adjugate_inverse
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, numerically_zero
@@ -241,7 +241,7 @@ def _is_cyclic_shift(system, u, c, known: list, tn: _DataOnTN | None) -> bool:
     from geomech.lie.prolongation import prolong
     from geomech.mechanics.analysis.symmetry import check_symmetry
 
-    check()
+    poll()
     exact = tn.invariant(u) if tn is not None else None
     if exact is False or exact is None and not _probably_symmetry(system, u):
         return False
@@ -335,7 +335,7 @@ def _probably_symmetry(system, u) -> bool:
     lift = prolong(u)
     if not _probably_zero(lift(system.lagrangian, normalize=False)):
         return False
-    return all(check() or _probably_zero(restrict(system, lift(f, normalize=False)))
+    return all(poll() or _probably_zero(restrict(system, lift(f, normalize=False)))
                for f in system.constraints)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import sympy as sp
 
 from geomech.core.algebra import rational_solve
-from geomech.core.budget import check
+from geomech.core.budget import poll
 from geomech.core.fields import VectorField
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
@@ -114,7 +114,7 @@ class ImplicitEquations:
     def count_ops(self) -> int:
         """Operation count of :math:`M` and :math:`F` (``sympy.count_ops``'s number, by
         :func:`geomech.core.opcount.count_ops`)."""
-        return sum(check() or count_ops(e) for e in (*self.mass_matrix, *self.forcing))
+        return sum(poll() or count_ops(e) for e in (*self.mass_matrix, *self.forcing))
 
     # -- explicit --------------------------------------------------------------------------
     def solve(self) -> dict:
