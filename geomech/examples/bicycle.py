@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import sympy as sp
 
 from geomech.core.zero import default_policy
+from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
 from geomech.mechanics.system import NonholonomicSystem
 
 from ._registry import register
@@ -241,8 +242,6 @@ def benchmark_matrices(bike: NonholonomicSystem | None = None) -> BenchmarkMatri
     >>> B.K0[0, 0]
     mB*zB - mF*rF - mH*rF*sin(lam)**2 ...
     """
-    from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
-
     bike = whipple_bicycle() if bike is None else bike
     v = sp.Symbol("v", real=True)
     g = next((s for s in bike.manifold.parameters if s.name == "g"), None)

@@ -39,6 +39,7 @@ from geomech.core.budget import check, poll
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, numerically_zero
+from geomech.mechanics.equations.first_variation import field_at, field_jacobian
 
 __all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
            "cyclic_split",
@@ -85,8 +86,6 @@ class FieldChart:
         """``{variable: rate at the point}`` (exact; from the data remembered per system and
         point)."""
         if self.rhs is None:
-            from geomech.mechanics.equations.first_variation import field_at
-
             try:
                 memo = _RATES.setdefault(self.system, {})
             except TypeError:
@@ -412,8 +411,6 @@ def chart_jacobian(chart: FieldChart) -> sp.Matrix:
     of the system (:func:`~geomech.mechanics.equations.first_variation.field_jacobian`, no
     field formed)."""
     if chart.rhs is None:
-        from geomech.mechanics.equations.first_variation import field_jacobian
-
         return field_jacobian(chart.system, chart.point)
     return jacobian_at(chart.rhs, chart.variables, chart.point)
 

@@ -64,6 +64,11 @@ from geomech.mechanics.analysis.field_charts import (
     tangent_restriction,
 )
 from geomech.mechanics.analysis.stability_criteria import LAMBDA, split_zero_roots
+from geomech.mechanics.equations.first_variation import (
+    energy_gradient_at,
+    field_jacobian_mass_form,
+    jacobian_of_mass_form,
+)
 
 __all__ = ["Linearization", "linearize", "phase_state", "steady_chart"]
 
@@ -236,10 +241,6 @@ class Linearization:
                 return False
             return all(policy.is_zero(e) for e in dE * self.reduced_matrix)
         # heavy systems: dE from the data, and dE E^-1 A = 0 with the small mass form
-        from geomech.mechanics.equations.first_variation import (
-            energy_gradient_at,
-            jacobian_of_mass_form,
-        )
 
         row = energy_gradient_at(sys_, self.state)
         coords = list(sys_.phase_space.coords)
@@ -294,8 +295,6 @@ class Linearization:
             vals = numeric_values(self.system, self.reduced_matrix.free_symbols,
                                   {**self.parameters, **dict(parameters or {})})
             return self.reduced_matrix.xreplace(vals).applyfunc(default_policy().normalize)
-        from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
-
         E, A = self._mass_form_at(parameters, default_policy().normalize)
         exact = all(e.is_Rational for e in (*E, *A))
         return jacobian_of_mass_form(sp.zeros(0, A.cols), E, A, normalize=exact)
@@ -448,8 +447,6 @@ def _jacobian_and_mass_form(fc: FieldChart) -> tuple:
     field_jacobian_mass_form`), else ``None``."""
     if fc.rhs is not None:
         return chart_jacobian(fc), None
-    from geomech.mechanics.equations.first_variation import field_jacobian_mass_form
-
     V, M, Rm = field_jacobian_mass_form(fc.system, fc.point)
     E = sp.diag(sp.eye(V.rows), M)
     return _LazyJacobian(V, M, Rm), (E, V.col_join(Rm))
@@ -487,8 +484,6 @@ class _LazyJacobian:
     restriction: tuple = ()     # (variables, DG): restricted to the tangent space of G = 0
 
     def matrix(self) -> sp.Matrix:
-        from geomech.mechanics.equations.first_variation import jacobian_of_mass_form
-
         J = jacobian_of_mass_form(self.V, self.M, self.R)
         return tangent_restriction(J, *self.restriction)[0] if self.restriction else J
 
