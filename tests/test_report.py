@@ -155,7 +155,7 @@ def test_a_step_past_its_limit_is_waited_for_until_its_next_check():
     """A step with a stretch longer than its limit and no check in it (one sleep here)
     stops at its first check after the limit, before the report goes on: one check, no
     worker thread left, the section names the limit it met."""
-    checks = []
+    checks, before = [], set(threading.enumerate())
 
     class Stretch:
         name = "stretch"
@@ -168,7 +168,7 @@ def test_a_step_past_its_limit_is_waited_for_until_its_next_check():
 
     rep = build_report(Stretch(), simulate=False, step_timeout=0.1)
     assert len(checks) == 1
-    assert not [t for t in threading.enumerate() if t.name.startswith("geomech-report")]
+    assert not _report_threads(before)
     sec = rep.sections[-1]
     assert sec.status == "not computed" and "step time limit of 0.1 s" in sec.lines[0][0]
     assert "abandoned" not in sec.lines[0][0]
@@ -186,17 +186,21 @@ def test_a_result_after_the_limit_is_not_used():
     assert rep.sections[-1].status == "not computed"
 
 
-def _report_threads() -> list:
-    return [t.name for t in threading.enumerate() if t.name.startswith("geomech-report")]
+def _report_threads(before: set) -> list:
+    """Names of the report step threads alive now that were not alive ``before`` (a step
+    abandoned by an earlier test's report is not this report's)."""
+    return [t.name for t in threading.enumerate()
+            if t.name.startswith("geomech-report") and t not in before]
 
 
 def test_no_step_of_a_heavy_report_outlives_the_report():
     """Under a work limit (counted budget checks, shared by the steps' threads) every step
     of the rattleback's report stops at a check, and none is left running."""
+    before = set(threading.enumerate())
     with work_limit(200):
         rep = gm.report(gm.examples.rattleback(), simulation=False, figures=False,
                         step_timeout=600, analysis_timeout=600)
-    assert not _report_threads()
+    assert not _report_threads(before)
     stopped = [s for s in rep.sections if s.status == "not computed"]
     assert stopped and all("work limit of 200 steps" in s.lines[0][0] for s in stopped)
 
@@ -207,11 +211,12 @@ def test_no_step_of_a_heavy_report_outlives_the_report():
 def test_no_step_outlives_a_report_with_tiny_limits(name):
     """Each step stops within seconds of its limit (run_limited waits for it): none is
     running a few seconds after the report returns."""
+    before = set(threading.enumerate())
     rep = gm.report(getattr(gm.examples, name)(), step_timeout=1, analysis_timeout=1)
     t0 = time.monotonic()
-    while _report_threads() and time.monotonic() - t0 < 5:
+    while _report_threads(before) and time.monotonic() - t0 < 5:
         time.sleep(0.05)
-    assert not _report_threads(), name
+    assert not _report_threads(before), name
     assert all("time limit of 1 s" in s.lines[0][0]
                for s in rep.sections if s.status == "not computed"), name
 
