@@ -28,6 +28,7 @@ import sympy as sp
 
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops
+from geomech.core.parse import as_expr
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import numeric_defaults
 
@@ -80,7 +81,7 @@ def _deferred(sys_, fam) -> str | None:
     if pattern is None or fam.relations:
         return None
     theta = fam.state.get(pattern[0].name)
-    if theta is None or not default_policy().is_zero(sp.sin(sp.sympify(theta))):
+    if theta is None or not default_policy().is_zero(sp.sin(as_expr(theta))):
         return None
     ops = sys_.compact_equations(frame="natural").count_ops("raw")
     if ops <= NATURAL_CHART_OPS:

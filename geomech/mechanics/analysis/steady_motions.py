@@ -253,7 +253,7 @@ def _regular_state(system, fc: FieldChart, cyclic: tuple, sub: dict) -> tuple:
     for value in _CYCLIC_TRIALS:
         at = {c: value for c in cyclic}
         state = _state_in_phase_space(system, fc, {**at, **sub})
-        if not any(sp.sympify(v).has(sp.zoo, sp.nan, sp.oo, -sp.oo) for v in state.values()):
+        if not any(as_expr(v).has(sp.zoo, sp.nan, sp.oo, -sp.oo) for v in state.values()):
             return at, state
     return None, None
 
