@@ -39,12 +39,16 @@ from geomech.core.budget import check, poll
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, numerically_zero
-from geomech.mechanics.equations.first_variation import field_at, field_jacobian
+from geomech.mechanics.equations.first_variation import (
+    field_at,
+    field_jacobian,
+    jacobian_of_mass_form,
+)
 
 __all__ = ["FieldChart", "phase_space_chart", "denominator_factors", "singular_factors",
            "cyclic_split",
            "symmetry_cyclic", "steady_residuals", "jacobian_at", "chart_jacobian",
-           "tangent_restriction", "tangent_frame", "DATA_OPS"]
+           "mass_form_jacobian", "tangent_restriction", "tangent_frame", "DATA_OPS"]
 
 #: Above this size of the Lagrangian and the constraints (operations) the phase-space field
 #: is not formed: its values and Jacobian at a point come from the data
@@ -64,6 +68,13 @@ class FieldChart:
     :math:`R` is grown (:func:`cyclic_split`); ``relations`` are invariant relations
     :math:`G(x) = 0` (restricted to their tangent space); ``dropped``: cyclic coordinates
     the chart has already left out (natural variables).
+
+    ``mass``: a chart in mass-matrix form (natural variables of a large body): the last
+    ``mass.rows`` components of ``rhs`` are :math:`f` in :math:`M(x)\dot z = f(x)` for
+    the last ``mass.rows`` variables :math:`z` (the others are explicit), so
+    :math:`M^{-1}f` -- for the rolling ellipsoid tens of thousands of operations -- is
+    never formed: the rates and the Jacobian at the point solve with :math:`M(x_0)`
+    (:meth:`rates_at`, :func:`chart_jacobian`).
     """
 
     name: str
@@ -76,15 +87,37 @@ class FieldChart:
     dropped: tuple = ()
     system: object = None
     split: tuple | None = None
+    mass: sp.Matrix | None = None
 
     @property
     def rates(self) -> dict:
-        """``{variable: rate}`` of an explicit chart (``{}`` for a chart from the data)."""
-        return {} if self.rhs is None else dict(zip(self.variables, self.rhs))
+        """``{variable: rate}`` of an explicit chart (``{}`` for a chart from the data or in
+        mass-matrix form)."""
+        return {} if self.rhs is None or self.mass is not None else \
+            dict(zip(self.variables, self.rhs))
+
+    def dependencies(self) -> dict:
+        """``{variable: the variables its rate reads}`` of a chart with components (in
+        mass-matrix form a rate of :math:`z = M^{-1}f` reads every entry of :math:`M` and
+        :math:`f`)."""
+        vs = set(self.variables)
+        deps = {v: as_expr(r).free_symbols & vs for v, r in zip(self.variables, self.rhs)}
+        if self.mass is not None:
+            k = len(self.variables) - self.mass.rows
+            shared = set().union(*(deps[v] for v in self.variables[k:]),
+                                 self.mass.free_symbols & vs)
+            deps.update({v: shared for v in self.variables[k:]})
+        return deps
 
     def rates_at(self) -> dict:
         """``{variable: rate at the point}`` (exact; from the data remembered per system and
-        point)."""
+        point; in mass-matrix form :math:`M(x_0)^{-1}f(x_0)`, solved exactly)."""
+        if self.mass is not None:
+            k = len(self.variables) - self.mass.rows
+            at = [as_expr(r).xreplace(self.point) for r in self.rhs]
+            rates = jacobian_of_mass_form(sp.Matrix(at[:k]), self.mass.xreplace(self.point),
+                                          sp.Matrix(at[k:]))
+            return dict(zip(self.variables, rates))
         if self.rhs is None:
             try:
                 memo = _RATES.setdefault(self.system, {})
@@ -196,8 +229,7 @@ def cyclic_split(chart: FieldChart) -> tuple[tuple, tuple]:
     if chart.rhs is None:
         C = symmetry_cyclic(chart.system)
         return tuple(v for v in chart.variables if v not in C), C
-    vs = set(chart.variables)
-    deps = {v: r.free_symbols & vs for v, r in chart.rates.items()}
+    deps = chart.dependencies()
     reduced: list = []
     todo = list(chart.seeds)
     while todo:
@@ -407,12 +439,47 @@ def jacobian_at(rhs: Sequence, variables: Sequence, point: Mapping) -> sp.Matrix
 
 
 def chart_jacobian(chart: FieldChart) -> sp.Matrix:
-    """The Jacobian of the chart's field at its point: of the components, or from the data
+    """The Jacobian of the chart's field at its point: of the components, from the data
     of the system (:func:`~geomech.mechanics.equations.first_variation.field_jacobian`, no
-    field formed)."""
+    field formed) or of a chart in mass-matrix form (:func:`mass_form_jacobian`)."""
     if chart.rhs is None:
         return field_jacobian(chart.system, chart.point)
+    if chart.mass is not None:
+        return mass_form_jacobian(chart)
     return jacobian_at(chart.rhs, chart.variables, chart.point)
+
+
+def mass_form_jacobian(chart: FieldChart) -> sp.Matrix:
+    r"""The exact Jacobian at the point of a chart in mass-matrix form,
+    :math:`\dot y = g(x)`, :math:`M(x)\dot z = f(x)`: differentiating
+    :math:`M\dot z = f` at :math:`x_0`,
+
+    .. math:: \frac{\partial\dot z}{\partial x} = M(x_0)^{-1}\Big(\frac{\partial f}
+              {\partial x} - \frac{\partial M}{\partial x}\,\dot z_0\Big),
+
+    the last term absent at a steady state (:math:`\dot z_0 = 0`).  Only :math:`g, f, M`
+    are differentiated and evaluated at the point (:func:`jacobian_at`); :math:`M(x_0)`
+    is solved exactly (:func:`~geomech.mechanics.equations.first_variation.
+    jacobian_of_mass_form`).
+
+    >>> x, z, k = sp.symbols("x z k")
+    >>> fc = FieldChart("", "", (x, z), (z, -k*x), {x: 0, z: 0}, (z,),
+    ...                 mass=sp.Matrix([[1 + x**2]]))
+    >>> mass_form_jacobian(fc)
+    Matrix([
+    [ 0, 1],
+    [-k, 0]])
+    """
+    k = len(chart.variables) - chart.mass.rows
+    J = jacobian_at(chart.rhs, chart.variables, chart.point)
+    rates = chart.rates_at()
+    z0 = [rates[v] for v in chart.variables[k:]]
+    R = J[k:, :]
+    if any(not default_policy().is_zero(z) for z in z0):
+        Mz = [sp.Add(*[chart.mass[i, j] * z0[j] for j in range(len(z0))])
+              for i in range(chart.mass.rows)]
+        R = R - jacobian_at(Mz, chart.variables, chart.point)
+    return jacobian_of_mass_form(J[:k, :], chart.mass.xreplace(chart.point), R)
 
 
 def tangent_restriction(J: sp.Matrix, variables: Sequence, DG: sp.Matrix) -> tuple:
