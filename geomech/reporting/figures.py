@@ -27,7 +27,6 @@ from geomech.core.budget import check
 from geomech.mechanics.system import NonholonomicSystem
 from geomech.reporting.formulas import latex_name
 from geomech.reporting.model import Figure, Section
-from geomech.reporting.stability import natural_chart_deferred
 
 __all__ = ["FigureContext", "FIGURE_MAKERS", "figure_maker", "figures_section", "svg_figure",
            "run_samples"]
@@ -269,8 +268,6 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     S = ctx.system
     if not isinstance(S, NonholonomicSystem):
         return None                       # steady motions are a NonholonomicSystem's
-    if any(natural_chart_deferred(S, f) for f in S.steady_families):
-        return None                       # said in the section "Steady motions and stability"
     families = S.steady_motions(search=False)       # the declared ones: no search
     # the first family whose constants, but one, have default values (the one is varied)
     family = next((f for f in families if f.constants

@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -28,77 +27,20 @@ import sympy as sp
 
 from geomech.core.budget import check
 from geomech.core.opcount import count_ops
-from geomech.core.parse import as_expr
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import numeric_defaults
 
 __all__ = ["stability_section", "stability_diagram_figure", "SAMPLE_CONSTANTS",
-           "CONDITIONS_OPS", "NATURAL_CHART_OPS", "natural_chart_deferred"]
+           "CONDITIONS_OPS"]
 
 #: values of a family's constant at which the verdicts are reported
 SAMPLE_CONSTANTS = (-5, -1, 1, 5)
 #: larger characteristic polynomials get verdicts only, not symbolic conditions
 CONDITIONS_OPS = 3000
 _MAX_FAMILIES = 4
-#: natural equations larger than this are not rewritten in the Poisson vector by the report
-#: (the Routh sphere: 1285 operations, seconds; the rolling ellipsoid: 36898, many minutes)
-NATURAL_CHART_OPS = 5000
-
-
-def natural_chart_deferred(sys_, fam) -> str | None:
-    r"""Why the report does not linearise the family ``fam`` of ``sys_`` (``None`` when it
-    does): its states lie where the Euler angles are singular (:math:`\sin\theta = 0`), so
-    the linearisation needs the field in natural variables :math:`(\gamma, \omega)`
-    (:func:`~geomech.mechanics.analysis.natural_chart.natural_chart`), rewritten from natural
-    equations over :data:`NATURAL_CHART_OPS` operations.
-
-    >>> import geomech as gm
-    >>> S = gm.examples.rolling_disk()
-    >>> natural_chart_deferred(S, S.steady_families[0]) is None
-    True
-    """
-    try:
-        memo = _DEFERRED.setdefault(sys_, {})
-    except TypeError:
-        memo = {}
-    if fam.name not in memo:
-        memo[fam.name] = _deferred(sys_, fam)
-    return memo[fam.name]
-
-
-_DEFERRED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _deferred(sys_, fam) -> str | None:
-    """:func:`natural_chart_deferred`, computed (the size of the natural equations is
-    counted once per system and family)."""
-    from geomech.core.zero import default_policy
-    from geomech.mechanics.analysis.natural_chart import poisson_pattern
-
-    nat = getattr(sys_, "natural_frame", None)
-    pattern = poisson_pattern(nat.get("functions") or (), sys_.manifold.coords) if nat \
-        else None
-    if pattern is None or fam.relations:
-        return None
-    theta = fam.state.get(pattern[0].name)
-    if theta is None or not default_policy().is_zero(sp.sin(as_expr(theta))):
-        return None
-    ops = sys_.compact_equations(frame="natural").count_ops("raw")
-    if ops <= NATURAL_CHART_OPS:
-        return None
-    return (f"its states lie where the Euler angles are singular ({pattern[0]} = "
-            f"{theta}), so the linearisation needs the field in natural variables (the "
-            f"Poisson vector and the quasi-velocities) rewritten from the natural equations "
-            f"of {ops} operations, over the report's {NATURAL_CHART_OPS} (minutes of "
-            "symbolic work); S.linearize(S.steady_motion(...)) computes it")
-
-
 def _family_lines(sys_, fam, params: dict) -> list:
     """Lines for one family: the linearisation, its conditions and sample verdicts."""
     out = []
-    why = natural_chart_deferred(sys_, fam)
-    if why is not None:
-        return [(f"  not verified, linearised or drawn here: {why}", None)]
     if fam.relations or len(fam.constants) > 2:
         return [("  not linearised here (a family with a relation); linearise one of its "
                  "states with S.linearize(S.steady_motion(family, ...))", None)]
@@ -162,9 +104,7 @@ def stability_section(sys_, overrides: Mapping | None = None,
     and the search is costly on large equations)."""
     s = Section("Steady motions and stability")
     declared = tuple(getattr(sys_, "steady_families", ()) or ())
-    deferred = any(natural_chart_deferred(sys_, f) for f in declared)
-    fams = list(declared) if deferred and not search else \
-        sys_.steady_motions(search=not declared if search is None else search)
+    fams = sys_.steady_motions(search=not declared if search is None else search)
     if not fams:
         return s.add("no family of steady motions declared or found by solving the reduced "
                      "equations (the search is skipped for equations over a size limit)")

@@ -228,7 +228,7 @@ def _poisson_field(system, nat, ce, pattern) -> tuple:
 
 
 def _poisson_chart(system, nat, ce, pattern, point, eta_values) -> FieldChart:
-    """The chart :math:`(\gamma, \eta)` in mass-matrix form with the relation
+    r"""The chart :math:`(\gamma, \eta)` in mass-matrix form with the relation
     :math:`|\gamma|^2 = 1`."""
     G, comps, mass, C = _poisson_field(system, nat, ce, pattern)
     funcs = [as_expr(x) for x in nat["functions"]]
