@@ -31,6 +31,7 @@ factors are kept) so the conditions read as in the classical literature.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import sympy as sp
 
@@ -96,15 +97,25 @@ def newton_sums(coeffs: Sequence, count: int) -> list[sp.Expr]:
     [2, 3, 5, 9]
     """
     c = [as_expr(x) for x in coeffs]
+    return [sp.together(S / c[0]**k) for k, S in enumerate(_scaled_newton_sums(c, count))]
+
+
+def _scaled_newton_sums(c: list, count: int) -> list[sp.Expr]:
+    r""":math:`S_k = c_d^k s_k` (``c[0]`` the leading coefficient :math:`c_d`), polynomial
+    in the coefficients: Newton's identities multiplied by :math:`c_d^k`,
+
+    .. math:: S_k = -k\,c_{d-k}c_d^{k-1} - \sum_{i=1}^{\min(k-1, d)} c_{d-i}c_d^{i-1}
+              S_{k-i}
+
+    (the first term only for :math:`k \le d`), expanded: no fraction is formed."""
     d = len(c) - 1
-    e = [sp.together(c[k] / c[0]) for k in range(d + 1)]    # monic: x^d + e1 x^{d-1} + ...
-    s: list[sp.Expr] = [sp.Integer(d)]
+    S: list[sp.Expr] = [sp.Integer(d)]
     for k in range(1, count):
-        acc = -k * e[k] if k <= d else sp.S.Zero
+        acc = -k * c[k] * c[0]**(k - 1) if k <= d else sp.S.Zero
         for i in range(1, min(k, d + 1)):
-            acc -= e[i] * s[k - i]
-        s.append(sp.together(acc))
-    return s
+            acc -= c[i] * c[0]**(i - 1) * S[k - i]
+        S.append(sp.expand(acc))
+    return S
 
 
 def reversible_conditions(q, mu) -> list[sp.Expr]:
@@ -113,18 +124,21 @@ def reversible_conditions(q, mu) -> list[sp.Expr]:
     :math:`\Delta_k = \det(s_{i+j})_{0\le i,j<k}` of the Newton sums, :math:`k = 2..d`
     (positive iff the :math:`d` roots are real and distinct, Hermite), then the products
     :math:`c_i c_d` of the coefficients with the leading one (the roots are negative).
+    Computed without fractions: :math:`q` is cleared of denominators (its roots do not
+    change) and :math:`\det(c_d^{i+j}s_{i+j}) = c_d^{k(k-1)}\Delta_k` (the same sign) from
+    the scaled Newton sums (the rolling ellipsoid's vertical spin: three times faster).
 
     >>> mu = sp.Symbol("mu")
     >>> reversible_conditions(mu - 4, mu)
     [-4]
     """
-    c = _coefficients(q, mu)
+    c = _coefficients(sp.numer(sp.together(as_expr(q))), mu)
     d = len(c) - 1
-    s = newton_sums(c, 2 * d - 1)
+    S = _scaled_newton_sums(c, 2 * d - 1)
     out: list[sp.Expr] = []
     for k in range(2, d + 1):
-        Hk = sp.Matrix(k, k, lambda i, j: s[i + j])
-        out.append(sp.factor_terms(sp.cancel(sp.together(Hk.det(method="berkowitz")))))
+        Hk = sp.Matrix(k, k, lambda i, j: S[i + j])
+        out.append(sp.factor_terms(sp.expand(Hk.det(method="berkowitz"))))
     out += [sp.factor_terms(sp.expand(ci * c[0])) for ci in c[1:]]
     return out
 
@@ -180,12 +194,9 @@ def positive_part(expr) -> sp.Expr:
     """
     if default_policy().is_zero(expr):
         return sp.S.Zero
-    e = sp.factor(sp.cancel(sp.together(expr)))
-    num, den = sp.fraction(e)
     sign = 1
     keep = []
-    for part in (num, den):
-        coeff, factors = sp.factor_list(part)
+    for coeff, factors in _factored(as_expr(expr)):
         if coeff.is_negative:
             sign = -sign
         for f, k in factors:
@@ -208,7 +219,14 @@ def even_factors(expr) -> list[sp.Expr]:
     >>> even_factors(w**2*(k - 1))
     [w]
     """
-    e = sp.factor(sp.cancel(sp.together(expr)))
-    num = sp.fraction(e)[0]
-    return [f for f, k in sp.factor_list(num)[1]
+    return [f for f, k in _factored(as_expr(expr))[0][1]
             if k % 2 == 0 and not (f.is_positive or f.is_negative)]
+
+
+@lru_cache(maxsize=64)
+def _factored(expr: sp.Expr) -> tuple:
+    """``(factor_list(numerator), factor_list(denominator))`` of ``expr`` in lowest terms,
+    remembered: :func:`positive_part` and :func:`even_factors` of one condition factor it
+    once (the rolling ellipsoid's discriminant: half a second each)."""
+    num, den = sp.fraction(sp.cancel(sp.together(expr)))
+    return sp.factor_list(num), sp.factor_list(den)
