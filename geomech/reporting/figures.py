@@ -27,6 +27,7 @@ from geomech.core.budget import check
 from geomech.mechanics.system import NonholonomicSystem
 from geomech.reporting.formulas import latex_name
 from geomech.reporting.model import Figure, Section
+from geomech.reporting.simulation import numeric_defaults
 
 __all__ = ["FigureContext", "FIGURE_MAKERS", "figure_maker", "figures_section", "svg_figure",
            "run_samples"]
@@ -264,7 +265,9 @@ def _stable_runs(values, real_parts, tol: float = 1e-9) -> str:
 def stability_figure(ctx: FigureContext) -> Figure | None:
     """The eigenvalues of the linearisation along the distinguished family of steady motions,
     against its first free constant (``S.stability_diagram``; systems with steady motions
-    only)."""
+    only), at the run's parameter values or, without a run, at those of the report's
+    section "Steady motions and stability" (:func:`~geomech.reporting.simulation.
+    numeric_defaults`)."""
     S = ctx.system
     if not isinstance(S, NonholonomicSystem):
         return None                       # steady motions are a NonholonomicSystem's
@@ -280,8 +283,10 @@ def stability_figure(ctx: FigureContext) -> Figure | None:
     span = 3.0 * max(abs(centre), 1.0)
     low, high = dict(family.ranges).get(c.name, (centre - span, centre + span))
     values = np.linspace(float(low), float(high), 61)
+    # without a run, the values of the section "Steady motions and stability"
+    params = ctx.parameters or numeric_defaults(S)[0]
     diagram = S.stability_diagram(c.name, values, steady=family.name, parameters={
-        **{str(k): v for k, v in ctx.parameters.items()}, **defaults} or None)
+        **{str(k): v for k, v in params.items()}, **defaults} or None)
     fig = diagram.plot()
     where = (f"; spectrally stable (every real part <= 0, the zero roots of the family "
              f"aside) for {c.name} in {_stable_runs(values, diagram.max_real())}"
