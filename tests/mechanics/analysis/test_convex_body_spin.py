@@ -8,6 +8,11 @@ rough plane (Routh (1884); Markeev (1992)):
 
 :math:`h = b_3` the height of the centre of mass over the contact point, :math:`\rho =
 b^2/b_3` the radius of curvature there.
+
+The linearisation is taken in natural variables in mass-matrix form (the Hamel equations
+:math:`M(\gamma)\dot\omega = f(\gamma, \omega)`, each piece rewritten in the Poisson vector,
+solved only at the pole), so the report computes it: its section "Steady motions and
+stability" is tested against the same independent field.
 """
 
 import numpy as np
@@ -15,6 +20,8 @@ import pytest
 import sympy as sp
 
 import geomech as gm
+from geomech.core.budget import work_limit
+from geomech.core.opcount import count_ops
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.stability import Verdict
 
@@ -84,26 +91,27 @@ def test_declared_only_where_the_spin_is_steady():
     assert off_axis.steady_families == ()
 
 
+def _agrees_with_newton_euler(lin, values: dict, spin) -> None:
+    """The spectrum of ``lin`` at ``values`` and spin ``n`` against the finite-difference
+    spectrum of the independent Newton-Euler field (the natural chart keeps one more
+    variable than the tangent space of |gamma| = 1: one more zero root)."""
+    b = [values[k] for k in ("b1", "b2", "b3")]
+    ours = lin.eigenvalues({**values, "n": spin})
+    field = newton_euler_field([float(x) for x in b],
+                               [float(values[k]) for k in ("I1", "I2", "I3")],
+                               float(values["m"]), float(values["g"]))
+    theirs = finite_difference_eigenvalues(field, float(spin))
+    ours = sorted(ours, key=abs)[len(ours) - 5:]
+    assert np.allclose(_sorted(ours), _sorted(theirs), atol=1e-5 * (1 + abs(float(spin))))
+
+
 @pytest.fixture(scope="module")
-def ellipsoid_spin():
-    S = gm.examples.ellipsoid()
+def revolution():
+    """The ellipsoid of revolution b1 = b2, I1 = I2 (symbolic) spinning about its axis."""
+    b, I1 = sp.symbols("b1 I1", positive=True)
+    S = gm.examples.ellipsoid(b2=b, I2=I1)
     n = sp.Symbol("n", real=True)
     return S, S.linearize(S.steady_motion(n=n))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("spin", [0.5, 3.0, 12.0])
-def test_eigenvalues_agree_with_finite_differences_of_newton_euler(ellipsoid_spin, spin):
-    S, lin = ellipsoid_spin
-    assert lin.chart == "natural variables"
-    b = dict(zip(("b1", "b2", "b3"), AXES))
-    values = {**b, **_homogeneous(*AXES), "m": 1, "g": 10, "n": spin}
-    ours = lin.eigenvalues(values)
-    field = newton_euler_field(AXES, [values[k] for k in ("I1", "I2", "I3")], 1.0, 10.0)
-    theirs = finite_difference_eigenvalues(field, spin)
-    # the natural chart keeps one more variable than the tangent space: one more zero root
-    ours = sorted(ours, key=abs)[len(ours) - 5:]
-    assert np.allclose(_sorted(ours), _sorted(theirs), atol=1e-5 * (1 + spin))
 
 
 def _positive_multiple(e, target) -> bool:
@@ -117,17 +125,19 @@ def _positive_multiple(e, target) -> bool:
     return all(ratio.xreplace(p) > 0 for p in pts)
 
 
-@pytest.mark.slow
-def test_body_of_revolution_meets_the_classical_condition():
-    b, I1 = sp.symbols("b1 I1", positive=True)
-    S = gm.examples.ellipsoid(b2=b, I2=I1)
-    m, g, b3, I3 = (sp.Symbol(k, positive=True) for k in ("m", "g", "b3", "I3"))
+def test_body_of_revolution_meets_the_classical_condition(revolution):
+    """Reversible case (the characteristic polynomial is lambda * q(lambda^2), the zero root
+    being the family's spin): the conditions are those of simple negative roots of q, one of
+    them Routh's condition of the sleeping body of revolution."""
+    S, lin = revolution
+    assert lin.chart == "natural variables"
+    b1, b3, I1, I3, m, g = (sp.Symbol(k, positive=True) for k in
+                            ("b1", "b3", "I1", "I3", "m", "g"))
     n = sp.Symbol("n", real=True)
-    lin = S.linearize(S.steady_motion(n=n))
-    h, rho = b3, b**2 / b3
+    h, rho = b3, b1**2 / b3
     classical = (I3 + m * h * rho)**2 * n**2 - 4 * m * g * (h - rho) * (I1 + m * h**2)
     conds = lin.stability_conditions()
-    assert conds.kind == "spectral"
+    assert conds.kind == "spectral" and conds.zero_roots == 1
     assert any(_positive_multiple(i.lhs - i.rhs, classical) for i in conds.inequalities)
     # prolate on its end: unstable slowly, stable fast; oblate: stable at every rate
     vals = {"b1": 1, "b3": 2, "I1": 1, "I3": sp.Rational(2, 5), "m": 1, "g": 10}
@@ -137,29 +147,101 @@ def test_body_of_revolution_meets_the_classical_condition():
     assert bool(lin.stability({**vals, "b3": sp.Rational(1, 2), "n": sp.Rational(1, 10)}))
 
 
+#: bodies of revolution: prolate and oblate, homogeneous or not
+REVOLUTION_VALUES = [
+    {"b1": 1, "b2": 1, "b3": 2, **_homogeneous(1, 1, 2), "m": 1, "g": 10},
+    {"b1": 2, "b2": 2, "b3": sp.Rational(1, 2), "I1": 3, "I2": 3, "I3": 5, "m": 2, "g": 9},
+    {"b1": sp.Rational(1, 2), "b2": sp.Rational(1, 2), "b3": 1, "I1": sp.Rational(1, 3),
+     "I2": sp.Rational(1, 3), "I3": sp.Rational(1, 7), "m": 3, "g": 1},
+]
+
+
+@pytest.mark.parametrize("values", REVOLUTION_VALUES)
+@pytest.mark.parametrize("spin", [0.5, 3.0, 12.0])
+def test_revolution_spectrum_agrees_with_newton_euler(revolution, values, spin):
+    _agrees_with_newton_euler(revolution[1], values, spin)
+
+
+@pytest.fixture(scope="module")
+def ellipsoid_spin():
+    S = gm.examples.ellipsoid()
+    n = sp.Symbol("n", real=True)
+    return S, S.linearize(S.steady_motion(n=n))
+
+
+#: tri-axial ellipsoids: standing on the longest, the middle and the shortest axis, one with
+#: an inertia not that of a homogeneous body
+TRIAXIAL_VALUES = [
+    {**dict(zip(("b1", "b2", "b3"), AXES)), **_homogeneous(*AXES), "m": 1, "g": 10},
+    {"b1": 1, "b2": 3, "b3": 2, **_homogeneous(1, 3, 2, m=2), "m": 2, "g": 10},
+    {"b1": 2, "b2": sp.Rational(3, 2), "b3": sp.Rational(1, 2), "I1": 1, "I2": 2, "I3": 3,
+     "m": 1, "g": sp.Rational(49, 5)},
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("values", TRIAXIAL_VALUES)
+@pytest.mark.parametrize("spin", [0.5, 3.0, 12.0])
+def test_eigenvalues_agree_with_finite_differences_of_newton_euler(ellipsoid_spin, values,
+                                                                   spin):
+    S, lin = ellipsoid_spin
+    assert lin.chart == "natural variables"
+    _agrees_with_newton_euler(lin, values, spin)
+
+
+@pytest.mark.slow
+def test_natural_variables_never_form_the_solved_field(ellipsoid_spin):
+    """The chart keeps the Hamel equations M(gamma) omega' = f(gamma, omega): its pieces are
+    a small part of the solved field omega' = M^-1 f (operation counts)."""
+    from geomech.mechanics.analysis.natural_chart import natural_chart
+
+    S, lin = ellipsoid_spin
+    fc = natural_chart(S, lin.state)
+    assert fc.mass is not None and fc.mass.shape == (3, 3)
+    pieces = sum(count_ops(e) for e in fc.rhs) + sum(count_ops(e) for e in fc.mass)
+    solved = S.compact_equations(frame="natural").count_ops("raw")
+    assert 5 * pieces < solved
+    # the reduced characteristic polynomial: the family's zero root and a reversible quartic
+    z, rest = lin.stability_conditions().zero_roots, lin.characteristic_polynomial()
+    assert z == 1 and sp.degree(rest, sp.Symbol("lambda")) == 5
+
+
+#: report values where the sample spins straddle the threshold of the prolate ellipsoid on
+#: its longest axis: unstable at |n| = 1, stable at |n| = 5
+STRADDLE = {"b1": 1, "b2": 0.75, "b3": 2, "I1": 0.9125, "I2": 1, "I3": 0.3125, "m": 1,
+            "g": 0.25}
+#: units of work (budget checks) of the section on the rolling ellipsoid (measured: see the
+#: test; the natural equations are derived inside it)
+STABILITY_SECTION_WORK = 400
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["ellipsoid", "convex_body_on_plane"])
-def test_report_says_why_vertical_spin_is_not_linearised(name):
-    """The rolling ellipsoid's vertical spin needs the field in natural variables, rewritten
-    from natural equations far over the report's size limit: the section names the declared
-    family and says precisely what is not computed and why (the linearisation itself is
-    tested above); the stability diagram is not drawn; a small body of revolution (the Routh
-    sphere) is still linearised by the report."""
+def test_report_section_and_diagram_of_vertical_spin(name):
+    """The report's section linearises the distinguished family (vertical spin) in natural
+    variables within a work limit, states the reversible-case conditions, and its verdict at
+    each sample spin agrees with the independent Newton-Euler field (unstable iff a real
+    part of the finite-difference spectrum is positive); the stability diagram is drawn."""
     from geomech.reporting.figures import FigureContext, stability_figure
-    from geomech.reporting.stability import (
-        NATURAL_CHART_OPS,
-        natural_chart_deferred,
-        stability_section,
-    )
+    from geomech.reporting.stability import SAMPLE_CONSTANTS, stability_section
 
     S = gm.examples.get(name)
-    fam = S.steady_families[0]
-    why = natural_chart_deferred(S, fam)
-    ops = S.compact_equations(frame="natural").count_ops("raw")
-    assert ops > NATURAL_CHART_OPS and f"natural equations of {ops} operations" in why
-    text = [t for t, _ in stability_section(S).lines]
+    with work_limit(STABILITY_SECTION_WORK, "stability section"):
+        sec = stability_section(S, overrides=STRADDLE)
+    assert sec.status == "ok"
+    text = [t for t, _ in sec.lines]
     assert "family 'vertical spin about axis 3' (distinguished): constants n" in text
-    assert f"  not verified, linearised or drawn here: {why}" in text
-    assert stability_figure(FigureContext(S, None, {})) is None
-    R = gm.examples.routh_sphere()
-    assert all(natural_chart_deferred(R, f) is None for f in R.steady_families)
+    assert "  linearised in natural variables; cyclic coordinates: none" in text
+    assert any(t.startswith("  criterion: spectral stability") for t in text)
+    assert sum(t == "    " for t in text) == 3          # the three conditions of q(mu)
+    field = newton_euler_field([STRADDLE[k] for k in ("b1", "b2", "b3")],
+                               [STRADDLE[k] for k in ("I1", "I2", "I3")], 1.0, 0.25)
+    verdicts = []
+    for spin in SAMPLE_CONSTANTS:
+        line = next(t for t in text if t.startswith(f"  at the default parameters and n = "
+                                                    f"{spin}:"))
+        ev = finite_difference_eigenvalues(field, float(spin))
+        assert line.endswith(": unstable") == (ev.real.max() > 1e-4), (spin, line, ev)
+        verdicts.append(line.endswith(": unstable"))
+    assert verdicts == [False, True, True, False]
+    assert stability_figure(FigureContext(S, None, {})) is not None
