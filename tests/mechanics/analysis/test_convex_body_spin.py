@@ -202,17 +202,18 @@ def test_natural_variables_never_form_the_solved_field(ellipsoid_spin):
     solved = S.compact_equations(frame="natural").count_ops("raw")
     assert 5 * pieces < solved
     # the reduced characteristic polynomial: the family's zero root and a reversible quartic
-    z, rest = lin.stability_conditions().zero_roots, lin.characteristic_polynomial()
-    assert z == 1 and sp.degree(rest, sp.Symbol("lambda")) == 5
+    p = lin.characteristic_polynomial(factored=False)
+    assert lin.stability_conditions().zero_roots == 1
+    assert sp.degree(p, sp.Symbol("lambda")) == 5
 
 
 #: report values where the sample spins straddle the threshold of the prolate ellipsoid on
 #: its longest axis: unstable at |n| = 1, stable at |n| = 5
 STRADDLE = {"b1": 1, "b2": 0.75, "b3": 2, "I1": 0.9125, "I2": 1, "I3": 0.3125, "m": 1,
             "g": 0.25}
-#: units of work (budget checks) of the section on the rolling ellipsoid (measured: see the
-#: test; the natural equations are derived inside it)
-STABILITY_SECTION_WORK = 400
+#: units of work (budget checks) of the section on the rolling ellipsoid, 518 measured (the
+#: natural equations derived inside it; headroom for the engine's other steps)
+STABILITY_SECTION_WORK = 700
 
 
 @pytest.mark.slow
