@@ -265,9 +265,11 @@ def _stable_runs(values, real_parts, tol: float = 1e-9) -> str:
 def stability_figure(ctx: FigureContext) -> Figure | None:
     """The eigenvalues of the linearisation along the distinguished family of steady motions,
     against its first free constant (``S.stability_diagram``; systems with steady motions
-    only), at the run's parameter values or, without a run, at those of the report's
-    section "Steady motions and stability" (:func:`~geomech.reporting.simulation.
-    numeric_defaults`)."""
+    only).
+
+    At the run's parameter values or, without a run, at those of the report's section
+    "Steady motions and stability"
+    (:func:`~geomech.reporting.simulation.numeric_defaults`)."""
     S = ctx.system
     if not isinstance(S, NonholonomicSystem):
         return None                       # steady motions are a NonholonomicSystem's
