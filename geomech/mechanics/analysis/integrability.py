@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -140,7 +140,8 @@ def _more_integrals(system, integrals: list, max_degree: int) -> list:
 
 
 def _numeric_field(fld: VectorField, P, point: dict) -> np.ndarray:
-    return np.array([complex(as_expr(c).xreplace(point)).real for c in fld.components])
+    return np.array([poll() or complex(as_expr(c).xreplace(point)).real
+                     for c in fld.components])
 
 
 def _random_points(system, count: int = 2, seed: int = 11) -> list[dict]:
@@ -169,6 +170,7 @@ def _tangent(ut: VectorField, F: FirstIntegral, points) -> bool:
         pars = {p.name: float(pt[p]) for p in F.parameters}
         grad = []
         for c in F.coordinates:
+            poll()
             up, dn = dict(state), dict(state)
             up[c.name] += 1e-6
             dn[c.name] -= 1e-6
@@ -194,7 +196,7 @@ def _symmetries(system, integrals, density, points) -> tuple[list, list, bool]:
     for u in find_point_symmetries(system):
         check()
         ut = prolong(u, system.phase_space, system.dependent_solution)
-        if not all(_tangent(ut, F, points) for F in integrals):
+        if not all(poll() or _tangent(ut, F, points) for F in integrals):
             continue
         new = [[*vs, _numeric_field(ut, P, pt)] for vs, pt in zip(vecs, points)]
         if not any(_rank(n) > _rank(vs) for n, vs in zip(new, vecs)):
