@@ -118,12 +118,18 @@ class IntegrabilityVerdict:
 # ---------------------------------------------------------------------------------------
 # the ingredients
 # ---------------------------------------------------------------------------------------
-def _measure(system) -> sp.Expr | None:
+def _measure(system) -> tuple[sp.Expr | None, str]:
+    """``(density or None, why none)``: ``why`` is the search's reason when it was not run
+    (a factor too large to factor), else empty."""
     try:
         res = system.invariant_measure()
     except (ValueError, NotImplementedError, TypeError):
-        return None
-    return res.density if res else None
+        return None, ""
+    if res:
+        return res.density, ""
+    reason = getattr(res, "reason", "")
+    return None, (f"the invariant measure was {reason}" if reason.startswith("not searched")
+                  else "")
 
 
 def _more_integrals(system, integrals: list, max_degree: int) -> list:
@@ -239,10 +245,10 @@ def _decide(n: int, k: int, s_avail: int, measure: bool) -> int | None:
     return need if need <= s_avail else None
 
 
-def _missing(n, k, s, measure_found, preserved) -> str:
+def _missing(n, k, s, measure_found, preserved, why: str = "") -> str:
     parts = []
     if not measure_found:
-        parts.append("no invariant measure in the family searched")
+        parts.append(why or "no invariant measure in the family searched")
     elif not preserved and s:
         parts.append("the symmetry fields do not preserve the invariant measure")
     need_m = n - 2 - k
@@ -275,7 +281,7 @@ def system_integrability(system, max_degree: int = 4, hamiltonisation: bool = Tr
 
     check_system(system)
     n = system.phase_space.dim
-    density = _measure(system)
+    density, why = _measure(system)
     integrals = system_first_integrals(system, 2)
     points = _random_points(system)
     chosen, lifts, preserved = _symmetries(system, integrals, density, points)
@@ -291,7 +297,7 @@ def system_integrability(system, max_degree: int = 4, hamiltonisation: bool = Tr
     if s is None:
         return IntegrabilityVerdict(None, "", density, tuple(integrals), tuple(chosen), (),
                                     _missing(n, k, len(chosen), density is not None,
-                                             preserved), n, ham)
+                                             preserved, why), n, ham)
     theorem = _theorem(k, s, n, use_measure)
     if ham is not None:
         theorem += (f"; Hamiltonisable by Chaplygin's reducing multiplier N = "
