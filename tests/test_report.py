@@ -221,6 +221,41 @@ def test_no_step_outlives_a_report_with_tiny_limits(name):
                for s in rep.sections if s.status == "not computed"), name
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["chaplygin_snake", "rattleback"])
+def test_no_analysis_outlives_a_report_with_a_small_analysis_limit(name):
+    """Issues 22 and 26: with a few seconds per analysis (the earlier steps filling the caches),
+    the snake's measure (a restricted mass matrix of 14780 operations) and the rattleback's
+    integrability (a mass-matrix determinant of ~470000 operations) reached sympy calls that
+    cannot be interrupted and ran minutes past their limit; now every step stops at a budget
+    check: none is running STOP_WAIT after the report returns."""
+    before = set(threading.enumerate())
+    rep = gm.report(getattr(gm.examples, name)(), simulation=False, analysis_timeout=3,
+                    step_timeout=120)
+    t0 = time.monotonic()
+    while _report_threads(before) and time.monotonic() - t0 < limits.STOP_WAIT:
+        time.sleep(0.05)
+    assert not _report_threads(before), name
+    assert all("abandoned" not in s.lines[0][0] for s in rep.sections
+               if s.status == "not computed"), name
+
+
+@pytest.mark.slow
+def test_snake_measure_is_not_searched_with_a_mass_matrix_too_large_to_factor():
+    """The three-link Chaplygin snake's mass matrix restricted to the constraints has more
+    than UNINTERRUPTIBLE_OPS_LIMIT operations: the section gives the divergence (non-zero,
+    proved by a value at a point) and says the family was not searched, instead of running
+    sympy's determinant and factorisation of it (minutes, and not interruptible)."""
+    from geomech.mechanics.analysis.density_search import UNINTERRUPTIBLE_OPS_LIMIT
+
+    sec = _measure_section(gm.examples.chaplygin_snake())
+    text = " ".join(str(x) for x, _ in sec.lines)
+    assert "divergence-free" not in text
+    assert "default density family was not searched" in text
+    assert "mass matrix restricted to the constraints" in text
+    assert f"above the {UNINTERRUPTIBLE_OPS_LIMIT}" in text
+
+
 def test_energy_check_falls_back_to_numerics_and_detects_dissipation():
     """With no time for the exact check, the numeric residual still separates a
     conservative system (sleigh) from a dissipative one (friction -k xdot)."""

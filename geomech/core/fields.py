@@ -206,8 +206,8 @@ class VectorField:
             raise TypeError("X(Y) is not defined; use X.bracket(Y) for the Lie bracket")
         f = self.manifold.sympify(f)
         if not normalize:
-            return sp.Add(*[c * sp.diff(f, x) for c, x in zip(self.components,
-                                                              self.manifold.coords)
+            return sp.Add(*[poll() or c * sp.diff(f, x)
+                            for c, x in zip(self.components, self.manifold.coords)
                             if c != 0 and f.has(x)])
         return kernel.directional_derivative(self.components, self.manifold.coords, f)
 

@@ -330,6 +330,8 @@ def _measure_section(sys_) -> Section:
     res = system_invariant_measure(sys_)
     if res:
         s.add("invariant density (verified exactly: div(rho v) = 0):", res.density)
+    elif res.reason.startswith("not searched"):
+        s.add(f"the default density family was {res.reason}")
     else:
         family = getattr(res, "family", "") or "default"
         s.add(f"no invariant density in the family searched -- {family}: {res.reason}; a "

@@ -23,6 +23,7 @@ from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import has_radicals
 from geomech.core.budget import check
 from geomech.core.flintpolys import expr_factors
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
     ZeroPolicy,
@@ -41,7 +42,27 @@ from geomech.mechanics.analysis.divergence import (
 )
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
-           "heavy_system", "ring_density_search", "ring_log_linear_exponents"]
+           "heavy_system", "ring_density_search", "ring_log_linear_exponents",
+           "UNINTERRUPTIBLE_OPS_LIMIT"]
+
+#: above this many operations an expression is not handed to sympy's determinant, together,
+#: cancel or factor: those cannot be interrupted by a time limit (a report's step would keep
+#: computing long past it); the density search then says that it was not run
+UNINTERRUPTIBLE_OPS_LIMIT = 10000
+
+
+class _TooLarge(ValueError):
+    """A factor of the default family is above :data:`UNINTERRUPTIBLE_OPS_LIMIT`."""
+
+
+def _guard_size(what: str, exprs) -> None:
+    """Raise :class:`_TooLarge` when ``exprs`` have more than
+    :data:`UNINTERRUPTIBLE_OPS_LIMIT` operations together."""
+    n = sum(count_ops(as_expr(e)) for e in exprs)
+    if n > UNINTERRUPTIBLE_OPS_LIMIT:
+        raise _TooLarge(f"the {what} has {n} operations, above the {UNINTERRUPTIBLE_OPS_LIMIT} "
+                        "for which its factors are computed (sympy's determinant, together "
+                        "and factor cannot be stopped by a time limit)")
 
 
 def irreducible_factors(expr: sp.Expr, coords) -> list[sp.Expr]:
@@ -93,7 +114,9 @@ def _positive_sign(f: sp.Expr) -> sp.Expr:
 def _add_factors(acc: dict, label: str, expr, coords) -> None:
     """Add the irreducible factors of ``expr`` to ``acc`` (``{factor: label}``); a factor
     met twice (up to sign) is kept once.  Factors equal modulo identities may remain: the
-    exponents are then not unique, which the solver allows."""
+    exponents are then not unique, which the solver allows.  Above
+    :data:`UNINTERRUPTIBLE_OPS_LIMIT` operations, :class:`_TooLarge`."""
+    _guard_size(label, [expr])
     for f in irreducible_factors(expr, coords):
         f = _positive_sign(f)
         if f in acc or sp.expand(-f) in acc:
@@ -165,6 +188,7 @@ def system_factors(system, functions: Sequence = (), natural=None) -> dict:
     Ls = system.restricted(system.lagrangian)
     u = system.independent_velocities
     H = sp.Matrix(len(u), len(u), lambda i, j: compact(sp.diff(Ls, u[i], u[j])))
+    _guard_size("mass matrix restricted to the constraints", H)
     _add_factors(acc, "det of the mass matrix restricted to the constraints",
                  compact(H.det(method="berkowitz")), coords)
     nat = _natural_data(system) if natural is None else natural
@@ -284,11 +308,22 @@ def system_density_search(system, functions: Sequence = ()) -> InvariantMeasureR
     system has a natural frame, see :func:`_flow_data`).  No integration.  An inconsistent
     sampled system proves that the family holds no density (for symbolic parameters).
     The density is meant as :math:`\prod|f_k|^{a_k}` where a factor changes sign.
+    A factor (or the restricted mass matrix) above :data:`UNINTERRUPTIBLE_OPS_LIMIT`
+    operations is not factored: the result is then empty, its ``reason`` starting with
+    "not searched".
 
     >>> import geomech as gm
     >>> system_density_search(gm.examples.chaplygin_sleigh(a=0)).density
     1/cos(phi)
     """
+    try:
+        return _density_search(system, functions)
+    except _TooLarge as exc:
+        return InvariantMeasureResult(None, "", f"not searched: {exc}")
+
+
+def _density_search(system, functions: Sequence) -> InvariantMeasureResult:
+    """:func:`system_density_search` (:class:`_TooLarge` for a factor too large)."""
     if heavy_system(system):
         try:
             return ring_density_search(system, functions)

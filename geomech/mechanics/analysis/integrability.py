@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -118,12 +118,18 @@ class IntegrabilityVerdict:
 # ---------------------------------------------------------------------------------------
 # the ingredients
 # ---------------------------------------------------------------------------------------
-def _measure(system) -> sp.Expr | None:
+def _measure(system) -> tuple[sp.Expr | None, str]:
+    """``(density or None, why none)``: ``why`` is the search's reason when it was not run
+    (a factor too large to factor), else empty."""
     try:
         res = system.invariant_measure()
     except (ValueError, NotImplementedError, TypeError):
-        return None
-    return res.density if res else None
+        return None, ""
+    if res:
+        return res.density, ""
+    reason = getattr(res, "reason", "")
+    return None, (f"the invariant measure was {reason}" if reason.startswith("not searched")
+                  else "")
 
 
 def _more_integrals(system, integrals: list, max_degree: int) -> list:
@@ -140,7 +146,8 @@ def _more_integrals(system, integrals: list, max_degree: int) -> list:
 
 
 def _numeric_field(fld: VectorField, P, point: dict) -> np.ndarray:
-    return np.array([complex(as_expr(c).xreplace(point)).real for c in fld.components])
+    return np.array([poll() or complex(as_expr(c).xreplace(point)).real
+                     for c in fld.components])
 
 
 def _random_points(system, count: int = 2, seed: int = 11) -> list[dict]:
@@ -169,6 +176,7 @@ def _tangent(ut: VectorField, F: FirstIntegral, points) -> bool:
         pars = {p.name: float(pt[p]) for p in F.parameters}
         grad = []
         for c in F.coordinates:
+            poll()
             up, dn = dict(state), dict(state)
             up[c.name] += 1e-6
             dn[c.name] -= 1e-6
@@ -194,7 +202,7 @@ def _symmetries(system, integrals, density, points) -> tuple[list, list, bool]:
     for u in find_point_symmetries(system):
         check()
         ut = prolong(u, system.phase_space, system.dependent_solution)
-        if not all(_tangent(ut, F, points) for F in integrals):
+        if not all(poll() or _tangent(ut, F, points) for F in integrals):
             continue
         new = [[*vs, _numeric_field(ut, P, pt)] for vs, pt in zip(vecs, points)]
         if not any(_rank(n) > _rank(vs) for n, vs in zip(new, vecs)):
@@ -237,10 +245,10 @@ def _decide(n: int, k: int, s_avail: int, measure: bool) -> int | None:
     return need if need <= s_avail else None
 
 
-def _missing(n, k, s, measure_found, preserved) -> str:
+def _missing(n, k, s, measure_found, preserved, why: str = "") -> str:
     parts = []
     if not measure_found:
-        parts.append("no invariant measure in the family searched")
+        parts.append(why or "no invariant measure in the family searched")
     elif not preserved and s:
         parts.append("the symmetry fields do not preserve the invariant measure")
     need_m = n - 2 - k
@@ -273,7 +281,7 @@ def system_integrability(system, max_degree: int = 4, hamiltonisation: bool = Tr
 
     check_system(system)
     n = system.phase_space.dim
-    density = _measure(system)
+    density, why = _measure(system)
     integrals = system_first_integrals(system, 2)
     points = _random_points(system)
     chosen, lifts, preserved = _symmetries(system, integrals, density, points)
@@ -289,7 +297,7 @@ def system_integrability(system, max_degree: int = 4, hamiltonisation: bool = Tr
     if s is None:
         return IntegrabilityVerdict(None, "", density, tuple(integrals), tuple(chosen), (),
                                     _missing(n, k, len(chosen), density is not None,
-                                             preserved), n, ham)
+                                             preserved, why), n, ham)
     theorem = _theorem(k, s, n, use_measure)
     if ham is not None:
         theorem += (f"; Hamiltonisable by Chaplygin's reducing multiplier N = "

@@ -17,6 +17,8 @@ from __future__ import annotations
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
+from geomech.core.budget import poll
+from geomech.core.opcount import count_ops
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.density import (
     InvariantMeasureResult,
@@ -25,6 +27,7 @@ from geomech.mechanics.analysis.density import (
     is_invariant_density,
 )
 from geomech.mechanics.analysis.density_search import (
+    UNINTERRUPTIBLE_OPS_LIMIT,
     heavy_system,
     system_density_search,
 )
@@ -35,19 +38,26 @@ __all__ = ["system_divergence", "system_is_invariant_density", "system_invariant
 
 
 def system_divergence(system) -> sp.Expr:
-    """``sys.divergence()``: divergence of the phase-space field (coordinate volume).
+    r"""``sys.divergence()``: divergence of the phase-space field (coordinate volume).
 
     For heavy bodies (square roots in the Lagrangian or the constraints,
     :func:`heavy_system`) it is computed from the mass-matrix form in the radical ring
     (:func:`~geomech.mechanics.analysis.divergence.mass_matrix_divergence`), without the
-    explicit field; otherwise from the explicit field.
+    explicit field; otherwise from the explicit field, cancelled when the sum of the
+    :math:`\partial_i v^i` has at most
+    :data:`~geomech.mechanics.analysis.density_search.UNINTERRUPTIBLE_OPS_LIMIT` operations
+    (a larger sum is returned as it is: sympy's ``cancel`` cannot be stopped by a time limit).
     """
     if heavy_system(system):
         try:
             return mass_matrix_divergence(system).expr()
         except UnsupportedExpression:
             pass
-    return divergence(system.vector_field())
+    v = system.vector_field()
+    total = sp.Add(*[poll() or sp.diff(c, x) for c, x in zip(v.components, v.manifold.coords)])
+    if count_ops(total) > UNINTERRUPTIBLE_OPS_LIMIT:
+        return total
+    return divergence(v)
 
 
 def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:

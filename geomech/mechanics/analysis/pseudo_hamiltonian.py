@@ -33,6 +33,7 @@ from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import adjugate_inverse, solve_linear
+from geomech.core.budget import poll
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
 from geomech.core.parse import as_expr
@@ -117,8 +118,8 @@ def _cartan_structure(E: sp.Matrix, coords, m: int) -> dict | None:
 def _legendre(Lstar, omegas, momenta):
     """Solve ``M = dL*/dω`` for ω; return (dict ω -> expr in M, Hessian)."""
     pol = default_policy()
-    grads = [sp.expand(sp.diff(Lstar, w)) for w in omegas]
-    K = sp.Matrix([[sp.diff(g, w) for w in omegas] for g in grads])
+    grads = [poll() or sp.expand(sp.diff(Lstar, w)) for w in omegas]
+    K = sp.Matrix([[poll() or sp.diff(g, w) for w in omegas] for g in grads])
     degenerate = ValueError("the restricted Lagrangian L* is degenerate in the "
                             "quasi-velocities (det d2L*/domega2 vanishes identically)")
     if not any(e.has(*omegas) for e in K):
