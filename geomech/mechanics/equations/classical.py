@@ -375,7 +375,7 @@ class LagrangeDalembertEquations(EquationsOfMotion):
         T, udot, pvec = red.T, red.udot, red.pvec
 
         def multipliers():     # evaluated on first access
-            return dict(zip(lam, red.multipliers(T * udot + pvec)))
+            return dict(zip(lam, red.multipliers(udot)))
 
         rhs = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
         for j, i in enumerate(system.independent_indices):
