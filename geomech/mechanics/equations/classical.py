@@ -45,6 +45,7 @@ from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
 from geomech.mechanics.equations.elimination import (
+    compact_if_pays,
     keep_small,
     quadratic_form,
     restricted_quadratic,
@@ -387,7 +388,7 @@ class LagrangeDalembertEquations(EquationsOfMotion):
                    bordered=lambda: _ld_bordered(system, red, acc, lam),
                    implicit=lambda: _ld_implicit(system, red, acc),
                    lazy_data={"accelerations": lambda: dict(
-                       zip(acc, (T * udot + pvec).applyfunc(compact)))},
+                       zip(acc, (T * udot + pvec).applyfunc(compact_if_pays)))},
                    deferred=red.deferred)
 
 

@@ -24,7 +24,12 @@ import sympy as sp
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import solve_linear
 from geomech.mechanics.equations.common import large_rhs, mass_matrix_solution
-from geomech.mechanics.equations.elimination import eliminate, keep_small, normal_form_pays
+from geomech.mechanics.equations.elimination import (
+    compact_if_pays,
+    eliminate,
+    keep_small,
+    normal_form_pays,
+)
 
 __all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics",
            "substitute_affine"]
@@ -203,7 +208,7 @@ def substitute_affine(e: sp.Expr, w: Sequence[sp.Symbol], values: Sequence) -> s
         if c != 0:
             terms.append(_times(c, v))
     full = sp.Add(*terms)
-    return compact(full) if normal_form_pays(full) else full
+    return compact_if_pays(full)
 
 
 def _as_built(e: sp.Expr) -> sp.Expr:
