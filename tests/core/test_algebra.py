@@ -94,6 +94,22 @@ def test_solve_linear_solves_regular_systems(M, b):
     assert _is_zero_vector(A * x_ - rhs)              # checked by substitution
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(param_matrices(max_dim=2), st.lists(trig_polys(), min_size=3, max_size=3),
+       st.lists(param_polys(), min_size=3, max_size=3))
+def test_solve_linear_fraction_right_side_agrees_with_sympy(M, nums, dens):
+    """A right-hand side with denominators (put over one common denominator, the rows of
+    the matrix cleared alone): the solution agrees with sympy's LU solve and satisfies the
+    system, decided by the zero policy."""
+    n = min(M.shape)
+    A = M[:n, :n] + sp.eye(n) * (k**2 + 1) + sp.ones(n, n) * c     # generically regular
+    rhs = sp.Matrix([nums[i] / (dens[i] + k**2 + 3) for i in range(n)])
+    x_ = solve_linear(A, rhs)
+    pol = default_policy()
+    assert all(pol.is_zero(e) for e in A * x_ - rhs)
+    assert all(pol.is_zero(e) for e in x_ - A.LUsolve(rhs))
+
+
 def test_solve_linear_trigonometric_and_singular():
     A = sp.Matrix([[1, c], [c, 1]])
     sol = solve_linear(A, sp.Matrix([y, 0]))

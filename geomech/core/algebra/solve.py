@@ -247,18 +247,17 @@ def _rref_solve_functions(A: sp.Matrix, b: sp.Matrix, nG: int):
 
 
 def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
-    """Fraction-free solve over the polynomial ring (exact; raises UnsupportedExpression)."""
+    r"""Fraction-free solve over the polynomial ring (exact; raises UnsupportedExpression).
+
+    Each row of :math:`M` is cleared of its own denominators; the right-hand side is put
+    over one common denominator :math:`D` (:func:`_cleared_rows`), so that
+    :math:`x = \operatorname{adj}(M')\,b' / (D\det M')`: clearing the rows of
+    :math:`[M \mid b]` one by one would multiply :math:`\det M` by every row's
+    denominator and leave their product to be cancelled from huge numerators."""
     n = M.shape[0]
     alg = policy_algebra([*M, *rhs])
     R = alg.ring
-    rows = []
-    for i in range(n):
-        fr = [alg.frac(e) for e in (*M.row(i), rhs[i])]
-        den = R.one
-        for _, d in fr:
-            if d != 1 and d != den:
-                den = den.lcm(d)
-        rows.append([num * den.exquo(d) if d != den else num for num, d in fr])
+    rows, D = _cleared_rows(alg, M, rhs)
     rows = [[alg.reduce(e) for e in r] for r in rows]
     if n <= 5:
         num, den = LaplaceMinors(rows, alg.ring.zero, alg.reduce).cramer()
@@ -273,7 +272,38 @@ def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
         num = [row[0] for row in xnum.to_list()]
     if alg.is_zero(den):
         raise ValueError(f"the {what} is singular: det = 0 identically")
+    if D != 1:
+        den = den * D
     return sp.Matrix([alg.quotient(num[i], den) for i in range(n)])
+
+
+def _lcm(fracs: list, R):
+    """The lcm of the denominators of ``[(num, den), ...]`` (ring elements)."""
+    den = R.one
+    for _, d in fracs:
+        if d != 1 and d != den:
+            den = den.lcm(d)
+    return den
+
+
+def _cleared_rows(alg, M: sp.Matrix, rhs: sp.Matrix) -> tuple:
+    r"""``(rows, D)``: the rows :math:`[m_iM_i \mid Db_i\,m_i]` in the ring of ``alg``,
+    :math:`m_i` the lcm of the denominators in row :math:`i` of :math:`M`, :math:`D` the
+    lcm of the denominators of the :math:`m_ib_i` that :math:`m_i` does not clear
+    (:math:`D = 1`: every row cleared by its own lcm, as for a polynomial right side)."""
+    R = alg.ring
+    rows, bs = [], []
+    for i in range(M.shape[0]):
+        fr = [alg.frac(e) for e in M.row(i)]
+        m = _lcm(fr, R)
+        rows.append([num * m.exquo(d) if d != m else num for num, d in fr])
+        nb, db = alg.frac(rhs[i])
+        q, r = m.div(db) if db != 1 else (m, R.zero)
+        bs.append((nb * q, R.one) if not r else (nb * m, db))
+    D = _lcm(bs, R)
+    for row, (nb, db) in zip(rows, bs):
+        row.append(nb * D.exquo(db) if db != D else nb)
+    return rows, D
 
 
 def _poly_rows(M: sp.Matrix, rhs: sp.Matrix):

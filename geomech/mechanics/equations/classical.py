@@ -45,6 +45,7 @@ from geomech.core.kernel import lagrangian_derivatives
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
 from geomech.mechanics.equations.elimination import (
+    compact_if_pays,
     keep_small,
     quadratic_form,
     restricted_quadratic,
@@ -375,7 +376,7 @@ class LagrangeDalembertEquations(EquationsOfMotion):
         T, udot, pvec = red.T, red.udot, red.pvec
 
         def multipliers():     # evaluated on first access
-            return dict(zip(lam, red.multipliers(T * udot + pvec)))
+            return dict(zip(lam, red.multipliers(udot)))
 
         rhs = {cc: system.dependent_solution.get(v, v) for cc, v in zip(q, vel)}
         for j, i in enumerate(system.independent_indices):
@@ -387,7 +388,7 @@ class LagrangeDalembertEquations(EquationsOfMotion):
                    bordered=lambda: _ld_bordered(system, red, acc, lam),
                    implicit=lambda: _ld_implicit(system, red, acc),
                    lazy_data={"accelerations": lambda: dict(
-                       zip(acc, (T * udot + pvec).applyfunc(compact)))},
+                       zip(acc, (T * udot + pvec).applyfunc(compact_if_pays)))},
                    deferred=red.deferred)
 
 

@@ -23,8 +23,9 @@ from geomech.mechanics.equations.common import (
     acceleration_symbols,
     solve_mass_matrix,
 )
+from geomech.mechanics.equations.elimination import keep_small
 from geomech.mechanics.equations.implicit import ImplicitEquations
-from geomech.mechanics.equations.phase import own_velocities_on_phase
+from geomech.mechanics.equations.phase import own_velocities_on_phase, substitute_affine
 
 __all__ = ["DeferredParts", "deferred_parts"]
 
@@ -102,7 +103,10 @@ class _DeferredSolution:
     def __call__(self, on_phase: bool) -> dict:
         cache, rec = self.cache, self.rec
         if "form" not in cache:
-            cache["form"] = solve_mass_matrix(rec.matrix, rec.rhs.applyfunc(compact),
+            # the pieces as the explicit route normalises them (small ones only): a
+            # compact normal form of every entry would lead the solve to one cancelled
+            # fraction (the three-link snake: 237000 operations instead of 7900)
+            cache["form"] = solve_mass_matrix(rec.matrix, rec.rhs.applyfunc(keep_small),
                                               rec.what)
         if on_phase not in cache:
             sol = cache["form"]
@@ -126,7 +130,10 @@ class _DeferredSolution:
 
     def multipliers(self, mult) -> dict:
         items = mult() if callable(mult) else mult
-        return {k: v.xreplace(self(True)) for k, v in items.items()}
+        sol, z = self(True), self.rec.unknowns
+        # affine in z (the multipliers of the Lagrange-d'Alembert form): each solved z
+        # substituted once, not once per term of an expanded polynomial in z
+        return {k: substitute_affine(v, z, [sol[zj] for zj in z]) for k, v in items.items()}
 
 
 def _substitute(obj, sol: dict):

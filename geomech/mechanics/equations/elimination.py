@@ -47,7 +47,8 @@ from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero.values import certainly_nonzero
 
-__all__ = ["SMALL_OPS", "keep_small", "triangular_order", "eliminate", "adjugate_solve",
+__all__ = ["SMALL_OPS", "keep_small", "compact_if_pays", "triangular_order", "eliminate",
+           "adjugate_solve",
            "expansion_bound", "normal_form_pays", "restricted_quadratic", "quadratic_form"]
 
 #: pieces of at most this many operations are brought to their compact normal form by
@@ -220,6 +221,17 @@ def normal_form_pays(e: sp.Expr, factor: int = 2) -> bool:
     if e.is_Atom:
         return True
     return expansion_bound(e) * TERM_OPS <= factor * (count_ops(e) + SMALL_OPS)
+
+
+def compact_if_pays(e: sp.Expr) -> sp.Expr:
+    """``compact(e)`` when one cancelled fraction is expected to stay short
+    (:func:`normal_form_pays`), else ``e`` as built (a structured solve is not expanded).
+
+    >>> x, y = sp.symbols("x y")
+    >>> compact_if_pays(x/(x + y) + y/(x + y))
+    1
+    """
+    return compact(e) if normal_form_pays(e) else e
 
 
 _QUADRATIC: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -22,6 +22,7 @@ import sympy as sp
 from geomech.core.algebra.presentation import tidy as _tidy
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
+from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.zero import default_policy, numerically_zero
 from geomech.mechanics.equations.common import (
     DeferredSolve,
@@ -30,6 +31,7 @@ from geomech.mechanics.equations.common import (
     normal_field,
 )
 from geomech.mechanics.equations.deferred import deferred_parts
+from geomech.mechanics.equations.elimination import normal_form_pays
 from geomech.mechanics.equations.implicit import ImplicitEquations
 from geomech.mechanics.equations.phase import (
     own_velocities_on_phase,
@@ -172,7 +174,7 @@ class EquationsOfMotion:
         if not self._tidy_output:
             return dict(raw)
         u = self.system.independent_velocities
-        return {c: _tidy(e, u) for c, e in raw.items()}
+        return {c: _presented(e, u) for c, e in raw.items()}
 
     def _raw(self) -> dict:
         """The right-hand sides as derived (untidied), computed on first need."""
@@ -187,7 +189,7 @@ class EquationsOfMotion:
         form_rhs = dict(form_rhs)
         if self._tidy_output:
             own = [c for c in form_rhs if c not in self.system.manifold.coords]
-            form_rhs = {c: _tidy(e, own) for c, e in form_rhs.items()}
+            form_rhs = {c: _presented(e, own) for c, e in form_rhs.items()}
         return form_rhs
 
     @property
@@ -354,7 +356,7 @@ class EquationsOfMotion:
 
     def count_ops(self) -> int:
         """Operation count of the explicit phase-space equations (``sympy.count_ops``)."""
-        return int(sum(sp.count_ops(e) for e in self.rhs.values()))
+        return int(sum(count_ops(e) for e in self.rhs.values()))
 
     def compact(self, **options):
         r"""Compact explicit equations :math:`\dot q = K\eta`, :math:`\dot\eta = F` in
@@ -385,6 +387,14 @@ class EquationsOfMotion:
 
     def _repr_latex_(self) -> str:
         return "$" + self._latex() + "$"
+
+
+def _presented(e: sp.Expr, velocities) -> sp.Expr:
+    r"""``e`` in its presentation form (:func:`~geomech.core.algebra.presentation.tidy`)
+    when one fraction of it stays short (:func:`~geomech.mechanics.equations.elimination.
+    normal_form_pays`), else as it is: a structured solve :math:`\operatorname{adj}(M)\,b/
+    \det M` (the three-link snake: 7900 operations) is not expanded for cosmetics."""
+    return _tidy(e, velocities) if normal_form_pays(e) else e
 
 
 def _implicit_from_equations(eq: EquationsOfMotion) -> ImplicitEquations:

@@ -24,9 +24,15 @@ import sympy as sp
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import solve_linear
 from geomech.mechanics.equations.common import large_rhs, mass_matrix_solution
-from geomech.mechanics.equations.elimination import eliminate
+from geomech.mechanics.equations.elimination import (
+    compact_if_pays,
+    eliminate,
+    keep_small,
+    normal_form_pays,
+)
 
-__all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics"]
+__all__ = ["own_velocities_on_phase", "phase_rhs_from_quasi", "ReducedDynamics",
+           "substitute_affine"]
 
 
 def own_velocities_on_phase(system, K: sp.Matrix, k0: Sequence, s: Sequence) -> dict:
@@ -155,14 +161,54 @@ class ReducedDynamics:
         self.rhs = _product(self.T.T, resid).applyfunc(norm)
         self.udot, self.deferred = mass_matrix_solution(self.mass, self.rhs, what, explicit)
 
-    def multipliers(self, qdd) -> list:
-        r"""Multipliers: :math:`a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}`."""
+    def multipliers(self, udot) -> list:
+        r"""Multipliers: :math:`a_{\rm dep}^{\mathsf T}\lambda = (H\ddot q - F)_{\rm dep}`,
+        :math:`\ddot q = T\dot u + p`.
+
+        :math:`\lambda` is affine in :math:`\dot u`: the system is solved exactly with
+        placeholders :math:`w` for :math:`\dot u` (small entries), giving
+        :math:`\lambda = G w + g` with :math:`G, g` brought to their compact normal form;
+        then :math:`w = \dot u` is substituted, each :math:`\dot u_a` once.  The sum is
+        brought to one cancelled fraction only when that stays short
+        (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`): the structured
+        :math:`\dot u = \operatorname{adj}(M)\,b/\det M` of a chain of knife edges is not
+        expanded."""
         if not self.A.rows:
             return []
         dep = list(self.system.dependent_indices)
-        resid = self.H * qdd - self.force
-        return list(solve_linear(self.A[:, dep].T, sp.Matrix([resid[j] for j in dep]),
-                                 what="constraint minor"))
+        w = [sp.Dummy(f"w_{a + 1}") for a in range(len(udot))]
+        qdd = self.T * sp.Matrix(w) + self.pvec
+        H = sp.Matrix([list(self.H.row(j)) for j in dep])
+        b = _product(H, qdd) - sp.Matrix([self.force[j] for j in dep])
+        Adt = self.A[:, dep].T
+        lam = (solve_linear(Adt, b, what="constraint minor")
+               if all(normal_form_pays(e) for e in b) else eliminate(Adt, b, "constraint minor"))
+        return [substitute_affine(e, w, udot) for e in lam]
+
+
+def substitute_affine(e: sp.Expr, w: Sequence[sp.Symbol], values: Sequence) -> sp.Expr:
+    r"""``e``, affine in the symbols ``w``, with :math:`w = v` substituted each once:
+    :math:`g + \sum_a c_a v_a` with :math:`g = e|_{w=0}`, :math:`c_a = \partial e/\partial
+    w_a` brought to their compact normal form where they are small
+    (:func:`~geomech.mechanics.equations.elimination.keep_small`), nothing of the
+    :math:`v_a` expanded; brought to one cancelled fraction only when that stays short
+    (:func:`~geomech.mechanics.equations.elimination.normal_form_pays`).  ``ValueError``
+    when ``e`` is not affine in ``w``.
+
+    >>> w, x = sp.symbols("w x")
+    >>> substitute_affine(2*w + 1, [w], [x**2])
+    2*x**2 + 1
+    """
+    zero = dict.fromkeys(w, sp.S.Zero)
+    terms = [keep_small(e.xreplace(zero))]
+    for wa, v in zip(w, values):
+        c = keep_small(sp.diff(e, wa))
+        if c.has(*w):
+            raise ValueError(f"substitute_affine: {e} is not affine in {list(w)}")
+        if c != 0:
+            terms.append(_times(c, v))
+    full = sp.Add(*terms)
+    return compact_if_pays(full)
 
 
 def _as_built(e: sp.Expr) -> sp.Expr:

@@ -75,15 +75,17 @@ __all__ = [
 
 
 def collect_monomials(expr: sp.Expr, gens: Sequence[sp.Symbol], normalize=None) -> sp.Expr:
-    """Expand ``expr`` as a polynomial in ``gens`` and normalise each coefficient separately
-    (default :func:`~geomech.core.algebra.normal_form.compact`): much cheaper than normalising
-    the whole expression when the coefficients are trigonometric.
+    r"""Expand ``expr`` as a polynomial in ``gens`` and normalise each coefficient separately
+    (default: in the sparse ring of the zero policy, one common denominator, modulo
+    :math:`\sin^2 + \cos^2 = 1`, no ``sympy.expand``; outside it
+    :func:`~geomech.core.algebra.normal_form.compact` of each coefficient): much cheaper than
+    normalising the whole expression when the coefficients are trigonometric.
 
     >>> x, y, a = sp.symbols("x y a")
     >>> collect_monomials(x*(sp.sin(a)**2 + sp.cos(a)**2) + x*y*a - x*y*(a - 1), [x, y])
     x*y + x
     """
-    if normalize is None and has_radicals([expr]):
+    if normalize is None:
         try:
             return _collect_in_ring(expr, gens)
         except UnsupportedExpression:
@@ -104,7 +106,7 @@ def collect_monomials(expr: sp.Expr, gens: Sequence[sp.Symbol], normalize=None) 
 
 
 def _collect_in_ring(expr: sp.Expr, gens: Sequence[sp.Symbol]) -> sp.Expr:
-    """:func:`collect_monomials` for expressions with square roots: one common denominator
+    """:func:`collect_monomials` in the ring (also with square roots): one common denominator
     in the ring of :class:`~geomech.core.algebra.RationalAlgebra` (no expansion of the
     coefficients), the numerator split by the monomials in ``gens``, each coefficient
     reduced and cancelled."""
