@@ -30,9 +30,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import add
 
-from geomech.core.budget import poll
+from sympy import QQ
 
-__all__ = ["RelationReducer", "sub_square"]
+from geomech.core.budget import poll
+from geomech.core.flintpolys import from_fmpq_mpoly, qq_context
+
+__all__ = ["RelationReducer", "sub_square", "FLINT_TERMS"]
+
+#: polynomials with at least this many terms are reduced by exponent pattern with
+#: python-flint's products (:meth:`RelationReducer.reduce`); smaller ones term by term
+FLINT_TERMS = 200
 
 
 def sub_square(p, idx: int, rep, power=None):
@@ -122,6 +129,9 @@ class RelationReducer:
             return p
         poll()
         cache = self._nf.setdefault(prefer, {})
+        if len(p) >= FLINT_TERMS and qq_context(self.ring.ngens) is not None \
+                and self.ring.domain == QQ:
+            return self._reduce_grouped(p, pos, prefer, cache)
         out: dict = {}
         for m, c in p.items():
             key = tuple(m[i] for i in pos)
@@ -139,6 +149,31 @@ class RelationReducer:
                 mm = tuple(map(add, base, m2))
                 out[mm] = out[mm] + c * c2 if mm in out else c * c2
         return self.ring.from_dict({m: c for m, c in out.items() if c})
+
+    def _reduce_grouped(self, p, pos: tuple, prefer: str, cache: dict):
+        r""":meth:`reduce` of a large ``p`` by exponent pattern: :math:`p = \sum_k p_k m_k`
+        with :math:`m_k` the monomials in the reduced generators and :math:`p_k` free of
+        them, so :math:`NF(p) = \sum_k p_k\,NF(m_k)`; the products and the sum are taken by
+        python-flint (``fmpq_mpoly``, exact: the same polynomial as the term-by-term pass)."""
+        ctx = qq_context(self.ring.ngens)
+        groups: dict = {}
+        for m, c in p.items():
+            key = tuple(m[i] for i in pos)
+            if any(e > 1 for e in key):
+                base = list(m)
+                for i in pos:
+                    base[i] = 0
+                groups.setdefault(key, {})[tuple(base)] = c
+            else:
+                groups.setdefault(None, {})[m] = c
+        acc = ctx.from_dict(groups.pop(None, {}))
+        for key, part in groups.items():
+            nf = cache.get(key)
+            if nf is None:
+                poll()
+                nf = cache[key] = self._monomial_nf(pos, key, prefer)
+            acc += ctx.from_dict(part) * ctx.from_dict(dict(nf))
+        return from_fmpq_mpoly(self.ring, acc)
 
     def _monomial_nf(self, pos: tuple, key: tuple, prefer: str) -> list:
         """Terms of the normal form of the monomial with exponents ``key`` at ``pos``."""
