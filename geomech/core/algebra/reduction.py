@@ -71,6 +71,24 @@ def sub_square(p, idx: int, rep, power=None):
     return out
 
 
+def _flint_sub_square(ctx, f, idx: int, rep):
+    """:func:`sub_square` for ``fmpq_mpoly`` elements of ``ctx`` (the same polynomial: the
+    groups :math:`p_k` by the exponent of the generator, times :math:`\text{rep}^k` in
+    flint)."""
+    groups: dict = {}
+    for m, c in zip(f.monoms(), f.coeffs()):
+        k = m[idx] // 2
+        if k:
+            m = m[:idx] + (m[idx] - 2 * k,) + m[idx + 1:]
+        groups.setdefault(k, {})[m] = c
+    if len(groups) <= 1 and 0 in groups or not groups:
+        return f
+    out = ctx.from_dict({})
+    for k, d in groups.items():
+        out += ctx.from_dict(d) * rep**k if k else ctx.from_dict(d)
+    return out
+
+
 class RelationReducer:
     r"""Reduction modulo :math:`r_i^2 = b_i` and :math:`\sin^2 s+\cos^2 s = 1` in ``ring``.
 
@@ -180,7 +198,17 @@ class RelationReducer:
         mono = [0] * self.ring.ngens
         for i, e in zip(pos, key):
             mono[i] = e
-        return list(self.reduce_passes(self.ring.from_dict({tuple(mono): 1}), prefer).items())
+        ctx = qq_context(self.ring.ngens) if self.ring.domain == QQ else None
+        if ctx is None:
+            return list(self.reduce_passes(self.ring.from_dict({tuple(mono): 1}),
+                                           prefer).items())
+        f = ctx.from_dict({tuple(mono): 1})
+        for idx, b in self.roots:
+            f = _flint_sub_square(ctx, f, idx, ctx.from_dict(dict(b.items())))
+        for i_s, i_c in self.trig:
+            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
+            f = _flint_sub_square(ctx, f, big, 1 - ctx.gens()[small] ** 2)
+        return list(from_fmpq_mpoly(self.ring, f).items())
 
     def reduce_passes(self, p, prefer: str = "sin"):
         """:meth:`reduce` by one :func:`sub_square` pass per relation (square roots first)."""
