@@ -43,6 +43,7 @@ from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
+from geomech.core.flintpolys import poly_mul
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import fraction_verdict, split_value
 
@@ -75,7 +76,7 @@ class RingFraction:
         for rho, _ in calc.roots:         # n/(d0 + d1 rho) = n (d0 - d1 rho)/(d0^2 - b d1^2)
             if den.degree(rho) > 0:
                 conj = den.coeff_wrt(rho, 0) - den.coeff_wrt(rho, 1) * rho
-                num, den = alg.reduce(num * conj), alg.reduce(den * conj)
+                num, den = alg.reduce(poly_mul(num, conj)), alg.reduce(poly_mul(den, conj))
         self.num, self.den = num, den
         self._expr: sp.Expr | None = None
 

@@ -33,6 +33,7 @@ import sympy as sp
 
 from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.budget import check
+from geomech.core.flintpolys import poly_mul
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroVerdict
 from geomech.mechanics.analysis.divergence import (
@@ -127,14 +128,14 @@ def _over_lcm(rc: RadicalCalculus, terms: list) -> tuple:
         if a == 0 or b == 0:
             continue
         fa, fb = RingFraction.of(rc, a), RingFraction.of(rc, b)
-        fr.append((fa.num * fb.num, fa.den * fb.den))
+        fr.append((poly_mul(fa.num, fb.num), poly_mul(fa.den, fb.den)))
     den = rc.R.one
     for _, d in fr:
         den = den if d == den else den.lcm(d)
     num = rc.R.zero
     for n, d in fr:
         check()
-        num += n * den.exquo(d)
+        num += poly_mul(n, den.exquo(d))
     return rc.alg.reduce(num), den
 
 
