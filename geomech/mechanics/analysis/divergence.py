@@ -272,8 +272,8 @@ def _divergence_of(imp, extra) -> RingFraction:
         for k, g in enumerate(gens):
             dF = num_i.diff(g)
             if dF:
-                acc += mr.cofactor(i, k) * dF
-        total = total + RingFraction(rc, rc.alg.reduce(acc) * mr.scale[i], den_i)
+                acc += poly_mul(mr.cofactor(i, k), dF)
+        total = total + RingFraction(rc, poly_mul(rc.alg.reduce(acc), mr.scale[i]), den_i)
     total = RingFraction(rc, total.num, total.den * mr.det)
     if drift_div != 0:
         total = total + RingFraction.of(rc, drift_div)

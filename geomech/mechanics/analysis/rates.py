@@ -154,15 +154,15 @@ def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
         acc = rc.R.zero
         for k, n in enumerate(wn):
             if n:
-                acc += mr.cofactor(i, k) * n
+                acc += poly_mul(mr.cofactor(i, k), n)
         if not acc:
             continue
         fn, fd = _pair(RingFraction(rc, *mr.forcing(i)))     # denominators free of roots
-        parts.append((rc.alg.reduce(acc) * fn * mr.scale[i], fd))
+        parts.append((poly_mul(poly_mul(rc.alg.reduce(acc), fn), mr.scale[i]), fd))
         den = den if fd == den else den.lcm(fd)
     num = rc.R.zero
     for n, d in parts:
-        num += n * den.exquo(d)
+        num += poly_mul(n, den.exquo(d))
     return num, den * wd                            # not reduced: the caller reduces once
 
 
