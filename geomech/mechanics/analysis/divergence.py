@@ -45,7 +45,7 @@ from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_mul
 from geomech.core.zero import ZeroVerdict
-from geomech.core.zero.radicals import fraction_verdict, split_value
+from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS"]
@@ -79,6 +79,7 @@ class RingFraction:
                 num, den = alg.reduce(poly_mul(num, conj)), alg.reduce(poly_mul(den, conj))
         self.num, self.den = num, den
         self._expr: sp.Expr | None = None
+        self._parts: tuple | None = None
 
     @classmethod
     def of(cls, calc: RadicalCalculus, e) -> RingFraction:
@@ -119,7 +120,9 @@ class RingFraction:
         r"""``(E_0, E_1)`` at ``point`` for :math:`E = E_0 + E_1\rho`
         (:func:`~geomech.core.zero.radicals.split_value`; points from
         :func:`~geomech.core.zero.radicals.ring_points`)."""
-        return split_value(self.calc, self.num, self.den, point, keep)
+        if self._parts is None:      # the same fraction is sampled at many points
+            self._parts = root_parts(self.calc, self.num)
+        return split_value(self.calc, self.num, self.den, point, keep, self._parts)
 
     def verdict(self, points: int = 3, seed: int = 7) -> ZeroVerdict | None:
         r"""The exact verdict on :math:`E \equiv 0`, decided by
