@@ -13,8 +13,10 @@ canonical on them; with square roots it is the remainder of the substitutions
 :math:`r_i^2 \to b_i` (the radicands are reduced first).
 
 :class:`RelationReducer` computes it by one pass over the terms with a cache of the normal
-forms of monomials in the reduced generators; :meth:`RelationReducer.reduce_passes` is the
-direct route (one substitution :func:`sub_square` per relation), kept as its reference.
+forms of monomials in the reduced generators (from :data:`FLINT_TERMS` terms on, by exponent
+pattern with python-flint's products: the same polynomial, in C);
+:meth:`RelationReducer.reduce_passes` is the direct route (one substitution
+:func:`sub_square` per relation), kept as its reference.
 
 >>> import sympy as sp
 >>> from geomech.core.algebra.rings import polynomial_ring
