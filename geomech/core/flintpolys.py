@@ -20,7 +20,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "poly_div", "expr_factors",
+__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "poly_div", "poly_mul", "expr_factors",
            "qq_context",
            "to_fmpq_mpoly", "from_fmpq_mpoly"]
 
@@ -139,6 +139,28 @@ def poly_cancel(f, g) -> tuple:
     if q.LC < 0:
         p, q = -p, -q
     return p, q
+
+
+#: products with at least this many term pairs (``len(f) * len(g)``) are taken by flint
+MUL_TERMS = 4000
+
+
+def poly_mul(f, g):
+    """``f * g`` for elements of one sympy ``PolyRing`` over QQ; large products by flint's
+    ``fmpq_mpoly`` (C) instead of sympy's term-by-term product (pure Python).
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f, g = (x + y/2)**70, (x - 3*y)**70
+    >>> poly_mul(f, g) == f * g
+    True
+    """
+    if len(f) * len(g) < MUL_TERMS or not _flint_ok(f, g):
+        return f * g
+    ctx = qq_context(f.ring.ngens)
+    if ctx is None:
+        return f * g
+    return from_fmpq_mpoly(f.ring, to_fmpq_mpoly(f, ctx) * to_fmpq_mpoly(g, ctx))
 
 
 def poly_div(f, g) -> tuple:

@@ -341,12 +341,12 @@ class Distribution:
         if ck in self._cache:
             return self._cache[ck]
         n_uncertain = len(default_policy().uncertain)
-        span = Span(self._manifold.dim, self._ev)
-        span.extend(list(zip(self._keys, self._fields)))
+        span = self._span().copy()      # the generators' span, computed once (rank, Frobenius)
         stages = flag_stages(self._graph, self._keys, span, basis, executor, max_depth, flag)
         self._cache[ck] = stages
         self._cache[("flag certain", basis, max_depth, flag)] = \
-            len(default_policy().uncertain) == n_uncertain
+            len(default_policy().uncertain) == n_uncertain and \
+            self._cache.get("span certain", True)
         self._cache.setdefault("rank", stages[0][1])
         return stages
 

@@ -185,6 +185,17 @@ class Span:
     def rank(self) -> int:
         return len(self.keys)
 
+    def copy(self) -> Span:
+        """An independent copy (the same evaluator and points), to grow further without
+        changing this span (the Lie flag of a distribution starts from its span)."""
+        out = Span.__new__(Span)
+        out.n, out.ev = self.n, self.ev
+        out.keys, out.items = list(self.keys), list(self.items)
+        out.at_points = [list(v) for v in self.at_points]
+        out.ech = [list(e) for e in self.ech]        # rows (pivot, row) are not mutated
+        out.ok, out._vecs = list(self.ok), dict(self._vecs)
+        return out
+
     @property
     def vals(self) -> list[tuple]:
         """Components of the basis vectors (built on demand for ring-valued fields)."""

@@ -69,3 +69,15 @@ def test_without_flint_the_methods_are_used(monkeypatch):
     assert poly_cancel(f, g) == f.cancel(g)
     assert poly_gcd(f, g) == f.gcd(g) == a - b
     assert poly_div(f, a - b) == f.div(a - b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(polys, polys, polys)
+def test_product_is_sympys(f, g, h):
+    """From MUL_TERMS term pairs on the product is flint's: the same element (exponents
+    Python ints)."""
+    F, H = (f + g + 1) ** 3, (g - h + 2) ** 3
+    prod = flintpolys.poly_mul(F, H)
+    assert prod == F * H
+    assert flintpolys.poly_mul(f, g) == f * g
+    assert all(type(e) is int for m in prod.keys() for e in m)

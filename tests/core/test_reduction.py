@@ -6,11 +6,12 @@ does not change the value at exact points of the variety (sin, cos on the ration
 parametrisation of the circle, r = sqrt(b) rational).
 """
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geomech.core.algebra.reduction import RelationReducer, sub_square
+from geomech.core.algebra.reduction import FLINT_TERMS, RelationReducer, sub_square
 from geomech.core.algebra.reduction import RelationReducer as OldPath
 from geomech.core.algebra.rings import RationalAlgebra, polynomial_ring
 
@@ -59,3 +60,33 @@ def test_the_algebra_delegates_to_its_reducer():
     assert OldPath is RelationReducer
     assert alg.reduce(n) == alg.reducer.reduce(n) == alg._reduce_passes(n)
     assert alg.sqrt_rel == alg.reducer.roots and alg.trig_idx == alg.reducer.trig
+
+
+big_polys = st.dictionaries(st.tuples(*[st.integers(0, 6)] * 4), st.integers(-9, 9),
+                            min_size=FLINT_TERMS, max_size=FLINT_TERMS + 60).map(
+    lambda d: R.from_dict({m: c for m, c in d.items() if c}))
+
+
+@settings(max_examples=10, deadline=None)
+@given(big_polys, st.sampled_from(["sin", "cos"]))
+def test_large_polynomials_by_pattern_are_the_direct_route(p, prefer):
+    """From FLINT_TERMS terms on, the normal form is taken by exponent pattern with flint's
+    products: the same polynomial as the direct route (and as the term-by-term pass)."""
+    red = RED.reduce(p, prefer)
+    assert red == RED.reduce_passes(p, prefer)
+    assert _value(red, 2, 3) == _value(p, 2, 3)
+
+
+@pytest.mark.slow
+def test_real_forcing_by_pattern_is_the_direct_route():
+    """The numerator of a Voronets forcing term of the convex body on a plane (a square root
+    of the support function, 36860 terms before reduction): both routes agree."""
+    import geomech as gm
+    from geomech.core.algebra.calculus import RadicalCalculus
+
+    S = gm.examples.convex_body_on_plane()
+    F = S.equations("voronets", explicit=False).mass_matrix_form().forcing
+    rc = RadicalCalculus(list(F))
+    n, _ = rc.alg.fraction(F[-1])
+    assert len(n) >= FLINT_TERMS and rc.alg.has_roots
+    assert rc.alg.reduce(n) == rc.alg._reduce_passes(n)

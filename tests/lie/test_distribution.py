@@ -493,3 +493,27 @@ def test_returned_first_integrals_are_always_verified(data):
     if ints:
         J = sp.Matrix([[sp.diff(f, c) for c in chart(n).coords] for f in ints])
         assert pol.rank(J) == len(ints)
+
+
+def test_a_copied_span_grows_as_a_fresh_one():
+    """The Lie flag starts from a copy of the distribution's span: growing the copy gives the
+    keys of a span built afresh from the generators, and leaves the original as it was
+    (the rolling disk: generators, then their brackets)."""
+    import geomech as gm
+    from geomech.lie.span import Evaluator, Span
+
+    S = gm.examples.rolling_disk()
+    X = list(S.adapted_frame()[0])
+    gens = [(f"X{i}", f) for i, f in enumerate(X)]
+    brackets = [(f"[X{i},X{j}]", X[i].bracket(X[j]))
+                for i, j in itertools.combinations(range(len(X)), 2)]
+    ev = Evaluator()
+    span = Span(S.manifold.dim, ev)
+    span.extend(gens)
+    copy = span.copy()
+    copy.extend(brackets)
+    fresh = Span(S.manifold.dim, ev)
+    fresh.extend(gens)
+    fresh.extend(brackets)
+    assert copy.keys == fresh.keys and copy.rank > span.rank == len(X)
+    assert span.keys == [k for k, _ in gens]

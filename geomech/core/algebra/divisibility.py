@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 
-from geomech.core.flintpolys import poly_gcd
+from geomech.core.flintpolys import poly_gcd, poly_mul
 
 __all__ = ["may_divide", "sum_with_gcd", "sum_without_gcd", "common_denominator",
            "sum_monomial_gcd"]
@@ -99,7 +99,8 @@ def sum_with_gcd(n, d, n2, d2) -> tuple:
     if d.is_ground and d2.is_ground:
         return n * d2 + n2 * d, d * d2
     g = poly_gcd(d, d2)
-    return n * d2.exquo(g) + n2 * d.exquo(g), d * d2.exquo(g)
+    f, f2 = d2.exquo(g), d.exquo(g)
+    return poly_mul(n, f) + poly_mul(n2, f2), poly_mul(d, f)
 
 
 def sum_without_gcd(n, d, n2, d2) -> tuple:

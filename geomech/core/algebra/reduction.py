@@ -13,8 +13,10 @@ canonical on them; with square roots it is the remainder of the substitutions
 :math:`r_i^2 \to b_i` (the radicands are reduced first).
 
 :class:`RelationReducer` computes it by one pass over the terms with a cache of the normal
-forms of monomials in the reduced generators; :meth:`RelationReducer.reduce_passes` is the
-direct route (one substitution :func:`sub_square` per relation), kept as its reference.
+forms of monomials in the reduced generators (from :data:`FLINT_TERMS` terms on, by exponent
+pattern with python-flint's products: the same polynomial, in C);
+:meth:`RelationReducer.reduce_passes` is the direct route (one substitution
+:func:`sub_square` per relation), kept as its reference.
 
 >>> import sympy as sp
 >>> from geomech.core.algebra.rings import polynomial_ring
@@ -30,9 +32,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import add
 
-from geomech.core.budget import poll
+from sympy import QQ
 
-__all__ = ["RelationReducer", "sub_square"]
+from geomech.core.budget import poll
+from geomech.core.flintpolys import from_fmpq_mpoly, qq_context
+
+__all__ = ["RelationReducer", "sub_square", "FLINT_TERMS"]
+
+#: polynomials with at least this many terms are reduced by exponent pattern with
+#: python-flint's products (:meth:`RelationReducer.reduce`); smaller ones term by term
+FLINT_TERMS = 200
 
 
 def sub_square(p, idx: int, rep, power=None):
@@ -61,6 +70,24 @@ def sub_square(p, idx: int, rep, power=None):
     for k, d in groups.items():
         part = R.from_dict(d)
         out += part * (power(idx, rep, k) if power else rep**k) if k else part
+    return out
+
+
+def _flint_sub_square(ctx, f, idx: int, rep):
+    """:func:`sub_square` for ``fmpq_mpoly`` elements of ``ctx`` (the same polynomial: the
+    groups :math:`p_k` by the exponent of the generator, times :math:`\text{rep}^k` in
+    flint)."""
+    groups: dict = {}
+    for m, c in zip(f.monoms(), f.coeffs()):
+        k = m[idx] // 2
+        if k:
+            m = m[:idx] + (m[idx] - 2 * k,) + m[idx + 1:]
+        groups.setdefault(k, {})[m] = c
+    if len(groups) <= 1 and 0 in groups or not groups:
+        return f
+    out = ctx.from_dict({})
+    for k, d in groups.items():
+        out += ctx.from_dict(d) * rep**k if k else ctx.from_dict(d)
     return out
 
 
@@ -122,6 +149,9 @@ class RelationReducer:
             return p
         poll()
         cache = self._nf.setdefault(prefer, {})
+        if len(p) >= FLINT_TERMS and qq_context(self.ring.ngens) is not None \
+                and self.ring.domain == QQ:
+            return self._reduce_grouped(p, pos, prefer, cache)
         out: dict = {}
         for m, c in p.items():
             key = tuple(m[i] for i in pos)
@@ -140,12 +170,47 @@ class RelationReducer:
                 out[mm] = out[mm] + c * c2 if mm in out else c * c2
         return self.ring.from_dict({m: c for m, c in out.items() if c})
 
+    def _reduce_grouped(self, p, pos: tuple, prefer: str, cache: dict):
+        r""":meth:`reduce` of a large ``p`` by exponent pattern: :math:`p = \sum_k p_k m_k`
+        with :math:`m_k` the monomials in the reduced generators and :math:`p_k` free of
+        them, so :math:`NF(p) = \sum_k p_k\,NF(m_k)`; the products and the sum are taken by
+        python-flint (``fmpq_mpoly``, exact: the same polynomial as the term-by-term pass)."""
+        ctx = qq_context(self.ring.ngens)
+        groups: dict = {}
+        for m, c in p.items():
+            key = tuple(m[i] for i in pos)
+            if any(e > 1 for e in key):
+                base = list(m)
+                for i in pos:
+                    base[i] = 0
+                groups.setdefault(key, {})[tuple(base)] = c
+            else:
+                groups.setdefault(None, {})[m] = c
+        acc = ctx.from_dict(groups.pop(None, {}))
+        for key, part in groups.items():
+            nf = cache.get(key)
+            if nf is None:
+                poll()
+                nf = cache[key] = self._monomial_nf(pos, key, prefer)
+            acc += ctx.from_dict(part) * ctx.from_dict(dict(nf))
+        return from_fmpq_mpoly(self.ring, acc)
+
     def _monomial_nf(self, pos: tuple, key: tuple, prefer: str) -> list:
         """Terms of the normal form of the monomial with exponents ``key`` at ``pos``."""
         mono = [0] * self.ring.ngens
         for i, e in zip(pos, key):
             mono[i] = e
-        return list(self.reduce_passes(self.ring.from_dict({tuple(mono): 1}), prefer).items())
+        ctx = qq_context(self.ring.ngens) if self.ring.domain == QQ else None
+        if ctx is None:
+            return list(self.reduce_passes(self.ring.from_dict({tuple(mono): 1}),
+                                           prefer).items())
+        f = ctx.from_dict({tuple(mono): 1})
+        for idx, b in self.roots:
+            f = _flint_sub_square(ctx, f, idx, ctx.from_dict(dict(b.items())))
+        for i_s, i_c in self.trig:
+            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
+            f = _flint_sub_square(ctx, f, big, 1 - ctx.gens()[small] ** 2)
+        return list(from_fmpq_mpoly(self.ring, f).items())
 
     def reduce_passes(self, p, prefer: str = "sin"):
         """:meth:`reduce` by one :func:`sub_square` pass per relation (square roots first)."""

@@ -56,7 +56,7 @@ from geomech.core.algebra.reduction import (
 )
 from geomech.core.budget import check, poll
 from geomech.core.exprbuild import ring_to_expr
-from geomech.core.flintpolys import poly_cancel
+from geomech.core.flintpolys import poly_cancel, poly_mul
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_expr
 
@@ -355,7 +355,7 @@ class RationalAlgebra:
             for a in e.args:
                 n2, d2 = self._frac(a, memo, gcd)
                 poll()
-                n, d = n * n2, d * d2
+                n, d = poly_mul(n, n2), poly_mul(d, d2)
             out = (n, d)
         elif e.is_Pow and e.exp.is_Integer:
             n, d = self._frac(e.base, memo, gcd)

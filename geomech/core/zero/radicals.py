@@ -48,7 +48,7 @@ from geomech.core.zero.rewrite import half_angle_sin_cos
 from geomech.core.zero.verdicts import ZeroVerdict
 
 __all__ = ["ring_nonzero", "point_nonzero", "norm_nonzero", "fraction_verdict", "ring_points",
-           "ring_value", "split_value", "root_is_irrational"]
+           "ring_value", "split_value", "root_parts", "root_is_irrational"]
 
 
 def ring_nonzero(calc, p) -> bool:
@@ -204,7 +204,17 @@ def ring_value(calc, p, point: dict, keep: Sequence = ()):
     return calc.R.domain.to_sympy(out)
 
 
-def split_value(calc, num, den, point: dict, keep: Sequence = ()) -> tuple:
+def root_parts(calc, num) -> tuple:
+    r"""``(n_0, n_1)`` with :math:`n = n_0 + n_1\rho` (``n`` reduced, one root at most;
+    :math:`n_1 = 0` without roots): the parts :func:`split_value` evaluates."""
+    if len(calc.roots) > 1:
+        raise UnsupportedExpression("more than one square root")
+    rho = calc.roots[0][0] if calc.roots else None
+    return tuple(num.coeff_wrt(rho, k) for k in (0, 1)) if rho is not None \
+        else (num, calc.R.zero)
+
+
+def split_value(calc, num, den, point: dict, keep: Sequence = (), parts=None) -> tuple:
     r"""``(E_0, E_1)`` at ``point`` for :math:`E = n/d = E_0 + E_1\rho` (one root at most,
     ``d`` free of it; ``E_1 = 0`` without roots): every ring generator except :math:`\rho`
     and ``keep`` takes its value from ``point``.  ``ZeroDivisionError`` where ``d`` vanishes.
@@ -220,8 +230,7 @@ def split_value(calc, num, den, point: dict, keep: Sequence = ()) -> tuple:
     d = ring_value(calc, den, point, keep)
     if d == 0:
         raise ZeroDivisionError("the denominator vanishes at the point")
-    rho = calc.roots[0][0] if calc.roots else None
-    parts = [num.coeff_wrt(rho, k) for k in (0, 1)] if rho is not None else [num, calc.R.zero]
+    parts = root_parts(calc, num) if parts is None else parts
     return tuple(ring_value(calc, p, point, keep) / d for p in parts)
 
 

@@ -43,8 +43,9 @@ from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
+from geomech.core.flintpolys import poly_mul
 from geomech.core.zero import ZeroVerdict
-from geomech.core.zero.radicals import fraction_verdict, split_value
+from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS"]
@@ -75,9 +76,10 @@ class RingFraction:
         for rho, _ in calc.roots:         # n/(d0 + d1 rho) = n (d0 - d1 rho)/(d0^2 - b d1^2)
             if den.degree(rho) > 0:
                 conj = den.coeff_wrt(rho, 0) - den.coeff_wrt(rho, 1) * rho
-                num, den = alg.reduce(num * conj), alg.reduce(den * conj)
+                num, den = alg.reduce(poly_mul(num, conj)), alg.reduce(poly_mul(den, conj))
         self.num, self.den = num, den
         self._expr: sp.Expr | None = None
+        self._parts: tuple | None = None
 
     @classmethod
     def of(cls, calc: RadicalCalculus, e) -> RingFraction:
@@ -118,7 +120,9 @@ class RingFraction:
         r"""``(E_0, E_1)`` at ``point`` for :math:`E = E_0 + E_1\rho`
         (:func:`~geomech.core.zero.radicals.split_value`; points from
         :func:`~geomech.core.zero.radicals.ring_points`)."""
-        return split_value(self.calc, self.num, self.den, point, keep)
+        if self._parts is None:      # the same fraction is sampled at many points
+            self._parts = root_parts(self.calc, self.num)
+        return split_value(self.calc, self.num, self.den, point, keep, self._parts)
 
     def verdict(self, points: int = 3, seed: int = 7) -> ZeroVerdict | None:
         r"""The exact verdict on :math:`E \equiv 0`, decided by
@@ -271,8 +275,8 @@ def _divergence_of(imp, extra) -> RingFraction:
         for k, g in enumerate(gens):
             dF = num_i.diff(g)
             if dF:
-                acc += mr.cofactor(i, k) * dF
-        total = total + RingFraction(rc, rc.alg.reduce(acc) * mr.scale[i], den_i)
+                acc += poly_mul(mr.cofactor(i, k), dF)
+        total = total + RingFraction(rc, poly_mul(rc.alg.reduce(acc), mr.scale[i]), den_i)
     total = RingFraction(rc, total.num, total.den * mr.det)
     if drift_div != 0:
         total = total + RingFraction.of(rc, drift_div)

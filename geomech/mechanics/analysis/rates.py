@@ -33,6 +33,7 @@ import sympy as sp
 
 from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.budget import check
+from geomech.core.flintpolys import poly_mul
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroVerdict
 from geomech.mechanics.analysis.divergence import (
@@ -127,14 +128,14 @@ def _over_lcm(rc: RadicalCalculus, terms: list) -> tuple:
         if a == 0 or b == 0:
             continue
         fa, fb = RingFraction.of(rc, a), RingFraction.of(rc, b)
-        fr.append((fa.num * fb.num, fa.den * fb.den))
+        fr.append((poly_mul(fa.num, fb.num), poly_mul(fa.den, fb.den)))
     den = rc.R.one
     for _, d in fr:
         den = den if d == den else den.lcm(d)
     num = rc.R.zero
     for n, d in fr:
         check()
-        num += n * den.exquo(d)
+        num += poly_mul(n, den.exquo(d))
     return rc.alg.reduce(num), den
 
 
@@ -153,15 +154,15 @@ def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
         acc = rc.R.zero
         for k, n in enumerate(wn):
             if n:
-                acc += mr.cofactor(i, k) * n
+                acc += poly_mul(mr.cofactor(i, k), n)
         if not acc:
             continue
         fn, fd = _pair(RingFraction(rc, *mr.forcing(i)))     # denominators free of roots
-        parts.append((rc.alg.reduce(acc) * fn * mr.scale[i], fd))
+        parts.append((poly_mul(poly_mul(rc.alg.reduce(acc), fn), mr.scale[i]), fd))
         den = den if fd == den else den.lcm(fd)
     num = rc.R.zero
     for n, d in parts:
-        num += n * den.exquo(d)
+        num += poly_mul(n, den.exquo(d))
     return num, den * wd                            # not reduced: the caller reduces once
 
 
