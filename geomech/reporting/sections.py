@@ -404,7 +404,7 @@ def report_steps(obj, method: str, simulate: bool, t_end: float, analyses: bool,
             "not run: this object has no numeric phase space (its equations contain "
             "undefined functions or abbreviations; give them explicitly to simulate)")))
     if figures:
-        steps.append(Step("figures", lambda: _figures_step(obj, runs, simulate)))
+        steps.append(Step("figures", lambda: _figures_step(obj, runs, simulate, analyses)))
     return steps
 
 
@@ -447,11 +447,14 @@ def _simulation_step(obj, t_end: float, parameters, runs: dict) -> Section:
     return sec
 
 
-def _figures_step(obj, runs: dict, simulate: bool) -> list[Section]:
+def _figures_step(obj, runs: dict, simulate: bool, analyses: bool) -> list[Section]:
     """The Figures section; without a run and without a figure, none (the System section
-    says that the simulation was left out)."""
+    says that the simulation was left out); without a run and without the analyses, none
+    (the only figure left, the stability diagram, belongs to the analyses)."""
     if "run" in runs:
         return [figures_section(obj, runs["run"])]
+    if not simulate and not analyses:
+        return []
     if not simulate:
         sec = figures_section(obj, None)
         return [sec] if sec.figures else []
