@@ -155,6 +155,11 @@ def _certain(row: dict | None) -> str:
 
 
 def table(mod, results: dict) -> list[str]:
+    """The study's results table: the module's own ``table(results)`` when it defines one
+    (a study that is not a growth study), else sizes against tools with ratios and fitted
+    growth exponents."""
+    if hasattr(mod, "table"):
+        return mod.table(results)
     st = mod.STUDY
     tools = st["tools"]
     lines = [f"### {st['name']}", "", f"peer: {st['peer']}" + (
@@ -260,13 +265,20 @@ def main(argv=None) -> int:
             for tool in st["tools"]:
                 limit = st.get("timeout", {}).get(tool, args.timeout)
                 prev = [results[s].get(tool) for s in results if s != str(size)]
-                if any(p and p.get("timeout") for p in prev):
+                if not st.get("independent_sizes") and any(p and p.get("timeout")
+                                                           for p in prev):
                     results[str(size)][tool] = {"timeout": True, "seconds": None}
                     continue              # a smaller size already timed out
                 row = best_of(name, size, tool, args.repeat, limit)
                 results[str(size)][tool] = row
+                if row.get("skip"):       # past the end of the study's items
+                    break
                 print(f"{name} {size} {tool}: {_fmt(row)}", flush=True)
                 _save(out_json, name, results)  # after every cell (a long run can stop)
+            if any((r or {}).get("skip") for r in results[str(size)].values()):
+                del results[str(size)]
+                _save(out_json, name, results)
+                break
         saved[name] = results
         sections += table(mod, results)
     write_readme(sections, time.strftime("%Y-%m-%d"))
