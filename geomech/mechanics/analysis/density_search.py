@@ -52,6 +52,12 @@ __all__ = ["system_density_search", "system_factors", "irreducible_factors", "lo
 UNINTERRUPTIBLE_OPS_LIMIT = 10000
 
 
+#: above this many operations the divergence of the explicit field is not written out for
+#: the density search: it is evaluated at exact points (:func:`field_density_search`;
+#: cancelling it with symbolic parameters took minutes on the 2-link snake, 3150 operations)
+SAMPLED_DIVERGENCE_OPS = 2000
+
+
 class _TooLarge(ValueError):
     """A factor of the default family is above :data:`UNINTERRUPTIBLE_OPS_LIMIT`."""
 
@@ -341,6 +347,8 @@ def _density_search(system, functions: Sequence) -> InvariantMeasureResult:
                          or "1") + " with constant exponents a_k"
     family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
     kin, div, coords = _flow_data(system, nat)
+    if not nat and count_ops(div) > SAMPLED_DIVERGENCE_OPS:
+        return field_density_search(system, functions, factors=facs)
     logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
             for f in facs]
     if not logs:
@@ -524,7 +532,8 @@ def _vanishes(L, div, a) -> bool:
     return total.is_zero()
 
 
-def field_density_search(system, functions: Sequence = (), why: str = "") -> InvariantMeasureResult:
+def field_density_search(system, functions: Sequence = (), why: str = "",
+                         factors: dict | None = None) -> InvariantMeasureResult:
     r""":func:`system_density_search` for a system whose restricted mass matrix is too large
     to factor (the snake of Chaplygin sleighs, :math:`n \ge 2`): the explicit field
     :math:`v` is kept compact and the identity
@@ -538,20 +547,13 @@ def field_density_search(system, functions: Sequence = (), why: str = "") -> Inv
     inconsistent sampled system is certain (the sampled equations are necessary conditions;
     the generic rank is checked as in :func:`ring_log_linear_exponents`); a solution is
     verified exactly by the zero policy.  ``why``: why the family of
-    :func:`system_factors` was not used (recorded in the family's text).
+    :func:`system_factors` was not used (recorded in the family's text); ``factors``: that
+    family when it was computed (its divergence too large to write out and cancel).
     """
-    from geomech.mechanics.analysis.field_charts import denominator_factors
 
     v = system.vector_field()
     X = v.manifold.coords
-    acc: dict = {}
-    for k, f in enumerate(functions):
-        _add_factors(acc, f"user function {k}", system.phase_space.sympify(f), X)
-    for f in denominator_factors(v.components, X):
-        f = f.base if isinstance(f, sp.Pow) else f
-        if not f.has(*system.manifold.velocities) and f not in acc:
-            acc[f] = "denominator of the field (det of the mass matrix, chart)"
-    facs = dict(sorted(acc.items(), key=lambda kv: count_ops(kv[0])))
+    facs = _field_factors(system, v, functions) if factors is None else factors
     family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
                          or "1") + " with constant exponents a_k"
     family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
@@ -573,6 +575,21 @@ def field_density_search(system, functions: Sequence = (), why: str = "") -> Inv
         rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
         return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
     return InvariantMeasureResult(None, family, _RING_REASONS["unverified"])
+
+
+def _field_factors(system, v, functions) -> dict:
+    """The user's ``functions``' factors and the denominator factors of the field ``v``."""
+    from geomech.mechanics.analysis.field_charts import denominator_factors
+
+    X = v.manifold.coords
+    acc: dict = {}
+    for k, f in enumerate(functions):
+        _add_factors(acc, f"user function {k}", system.phase_space.sympify(f), X)
+    for f in denominator_factors(v.components, X):
+        f = f.base if isinstance(f, sp.Pow) else f
+        if not f.has(*system.manifold.velocities) and f not in acc:
+            acc[f] = "denominator of the field (det of the mass matrix, chart)"
+    return dict(sorted(acc.items(), key=lambda kv: count_ops(kv[0])))
 
 
 def _sampled_exponents(rows: list, logs: list) -> tuple:
