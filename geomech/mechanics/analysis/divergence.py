@@ -345,7 +345,7 @@ class PointDivergence:
         self.rewritten = [rational_rewrite(c) for c in v.components]
         self.extra = [rational_rewrite(e) for e in extra]
         self._half = {x: half_angle_symbol(x) for x in self.coords}
-        for x, r in zip(self.coords, [*self.rewritten]):
+        for x in self.coords:
             if any(e.has(x) and e.has(self._half[x]) for e in self.rewritten):
                 raise UnsupportedExpression(f"{x} enters both as an angle and as a number")
 
