@@ -35,6 +35,7 @@ from geomech.core.zero import (
 from geomech.core.zero.radicals import ring_points, root_is_irrational
 from geomech.mechanics.analysis.density import InvariantMeasureResult
 from geomech.mechanics.analysis.divergence import (
+    PointDivergence,
     RingFraction,
     flow_mass_matrix_form,
     mass_matrix_determinant,
@@ -43,12 +44,18 @@ from geomech.mechanics.analysis.divergence import (
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
            "heavy_system", "ring_density_search", "ring_log_linear_exponents",
-           "UNINTERRUPTIBLE_OPS_LIMIT"]
+           "field_density_search", "UNINTERRUPTIBLE_OPS_LIMIT"]
 
 #: above this many operations an expression is not handed to sympy's determinant, together,
 #: cancel or factor: those cannot be interrupted by a time limit (a report's step would keep
 #: computing long past it); the density search then says that it was not run
 UNINTERRUPTIBLE_OPS_LIMIT = 10000
+
+
+#: above this many operations the divergence of the explicit field is not written out for
+#: the density search: it is evaluated at exact points (:func:`field_density_search`;
+#: cancelling it with symbolic parameters took minutes on the 2-link snake, 3150 operations)
+SAMPLED_DIVERGENCE_OPS = 2000
 
 
 class _TooLarge(ValueError):
@@ -330,11 +337,18 @@ def _density_search(system, functions: Sequence) -> InvariantMeasureResult:
         except UnsupportedExpression:
             pass                            # outside the ring: the explicit field below
     nat = _natural_data(system)
-    facs = system_factors(system, functions, natural=nat or False)
+    try:
+        facs = system_factors(system, functions, natural=nat or False)
+    except _TooLarge as exc:
+        if nat:
+            raise
+        return field_density_search(system, functions, str(exc))
     family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
                          or "1") + " with constant exponents a_k"
     family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
     kin, div, coords = _flow_data(system, nat)
+    if not nat and count_ops(div) > SAMPLED_DIVERGENCE_OPS:
+        return field_density_search(system, functions, factors=facs)
     logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
             for f in facs]
     if not logs:
@@ -426,6 +440,7 @@ _RING_REASONS = {
                     "inconsistent at exact sample points for the sampled parameter values "
                     "(probable for symbolic parameters)",
     "unverified": "the sampled exponents failed the exact check",
+    "divergence": "the divergence does not vanish (a non-zero value at an exact point)",
 }
 
 
@@ -515,3 +530,80 @@ def _vanishes(L, div, a) -> bool:
         if ak != 0:
             total = total + lk.scale(ak)
     return total.is_zero()
+
+
+def field_density_search(system, functions: Sequence = (), why: str = "",
+                         factors: dict | None = None) -> InvariantMeasureResult:
+    r""":func:`system_density_search` for a system whose restricted mass matrix is too large
+    to factor (the snake of Chaplygin sleighs, :math:`n \ge 2`): the explicit field
+    :math:`v` is kept compact and the identity
+    :math:`\sum_k a_k\,v(f_k)/f_k + \operatorname{div}v \equiv 0` is only *sampled*, its
+    divergence evaluated at exact rational points (:func:`~geomech.mechanics.analysis.
+    divergence.divergence_at`, no divergence written out).
+
+    The factors :math:`f_k` are those of the user's ``functions`` and the denominator factors
+    of the field (where :math:`\det M` and the chart vanish: the factors of
+    :math:`\det M` of the family of :func:`system_factors` up to the chart's factors).  An
+    inconsistent sampled system is certain (the sampled equations are necessary conditions;
+    the generic rank is checked as in :func:`ring_log_linear_exponents`); a solution is
+    verified exactly by the zero policy.  ``why``: why the family of
+    :func:`system_factors` was not used (recorded in the family's text); ``factors``: that
+    family when it was computed (its divergence too large to write out and cancel).
+    """
+
+    v = system.vector_field()
+    X = v.manifold.coords
+    facs = _field_factors(system, v, functions) if factors is None else factors
+    family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
+                         or "1") + " with constant exponents a_k"
+    family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
+    if why:
+        family += f" (the factors of the field's denominators: {why})"
+    kin = dict(zip(X, v.components))
+    logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
+            for f in facs]
+    pd = PointDivergence(v, logs)
+    rows = [[*[pd.value(lk, pt) for lk in logs], -pd.at(pt)] for pt in pd.points(len(logs) + 6)]
+    if len(rows) < len(logs) + 1:
+        return InvariantMeasureResult(None, family, "not searched: the factors are singular "
+                                      "at every sampled point")
+    a, status = _sampled_exponents(rows, logs)
+    if a is None:
+        return InvariantMeasureResult(None, family, _RING_REASONS[status])
+    div = sp.Add(*[sp.diff(c, x) for c, x in zip(v.components, X)])
+    if is_zero(sp.Add(div, *[ak * lk for ak, lk in zip(a, logs) if ak != 0])):
+        rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
+        return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
+    return InvariantMeasureResult(None, family, _RING_REASONS["unverified"])
+
+
+def _field_factors(system, v, functions) -> dict:
+    """The user's ``functions``' factors and the denominator factors of the field ``v``."""
+    from geomech.mechanics.analysis.field_charts import denominator_factors
+
+    X = v.manifold.coords
+    acc: dict = {}
+    for k, f in enumerate(functions):
+        _add_factors(acc, f"user function {k}", system.phase_space.sympify(f), X)
+    for f in denominator_factors(v.components, X):
+        f = f.base if isinstance(f, sp.Pow) else f
+        if not f.has(*system.manifold.velocities) and f not in acc:
+            acc[f] = "denominator of the field (det of the mass matrix, chart)"
+    return dict(sorted(acc.items(), key=lambda kv: count_ops(kv[0])))
+
+
+def _sampled_exponents(rows: list, logs: list) -> tuple:
+    """``(a, "ok")`` from the sampled rows ``[l_1..l_K, -div]``, or ``(None, status)`` when
+    they are inconsistent: "inconsistent" (certain) when every null vector of the sampled
+    coefficients annihilates the ``logs`` identically (the generic rank,
+    :func:`ring_log_linear_exponents`)."""
+    K = len(logs)
+    if not K:
+        return ([], "ok") if all(r[0] == 0 for r in rows) else (None, "divergence")
+    a, _ = _rref_solution(rows, K)
+    if a is not None:
+        return a, "ok"
+    null = sp.Matrix([r[:K] for r in rows]).nullspace()
+    generic = all(is_zero(sp.Add(*[c * lk for c, lk in zip(nv, logs) if c != 0]))
+                  for nv in null)
+    return None, ("inconsistent" if generic else "inconsistent at the sampled parameters")

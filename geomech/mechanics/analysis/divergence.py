@@ -48,7 +48,7 @@ from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
-           "mass_matrix_determinant", "MASS_MATRIX_FORMS"]
+           "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence"]
 
 #: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
 _CANCEL_TERMS = 200000
@@ -315,3 +315,83 @@ def mass_matrix_determinant(imp) -> sp.Expr:
     for e in scale:
         den *= e
     return RingFraction(rc, det, den).expr()
+
+
+class PointDivergence:
+    r"""The divergence :math:`\sum_i \partial v^i/\partial x_i` of a field at exact rational
+    points, without writing it out: each diagonal entry is differentiated after the other
+    variables are put at their values (the component collapses to a function of one
+    variable first).  Angles :math:`\theta` are sampled through
+    :math:`t = \tan(\theta/2)` (:func:`~geomech.core.zero.rational_rewrite`), so
+    :math:`\partial_\theta = \tfrac12(1 + t^2)\,\partial_t` and sines and cosines take
+    rational values (Weierstrass substitution).  The values are exact: a non-zero value
+    proves :math:`\operatorname{div} v \not\equiv 0`; the density search uses them as
+    necessary conditions.
+
+    >>> x, phi = sp.symbols("x phi")
+    >>> from geomech.core.manifold import Manifold
+    >>> M = Manifold("M", [x, phi])
+    >>> d = PointDivergence(M.vector_field([x*sp.cos(phi), sp.sin(phi)]))
+    >>> pt = d.points(1, seed=3)[0]
+    >>> t = d.angle_symbol(phi)
+    >>> d.at(pt) == (1 - pt[t]**2)/(1 + pt[t]**2) * 2
+    True
+    """
+
+    def __init__(self, v, extra: Sequence = ()):
+        from geomech.core.zero import half_angle_symbol, rational_rewrite
+
+        self.coords = tuple(v.manifold.coords)
+        self.rewritten = [rational_rewrite(c) for c in v.components]
+        self.extra = [rational_rewrite(e) for e in extra]
+        self._half = {x: half_angle_symbol(x) for x in self.coords}
+        for x in self.coords:
+            if any(e.has(x) and e.has(self._half[x]) for e in self.rewritten):
+                raise UnsupportedExpression(f"{x} enters both as an angle and as a number")
+
+    def angle_symbol(self, x: sp.Symbol) -> sp.Symbol:
+        """The half-angle symbol :math:`\\tan(x/2)` of the coordinate ``x``."""
+        return self._half[x]
+
+    def points(self, count: int, seed: int = 43) -> list[dict]:
+        """``count`` random exact points (every free symbol of the rewritten components and
+        ``extra``, parameters included) where they are all finite."""
+        from geomech.core.zero import ZeroPolicy
+
+        free = set().union(*(e.free_symbols for e in [*self.rewritten, *self.extra]))
+        syms = sorted(free, key=sp.default_sort_key)
+        sampler = ZeroPolicy(seed=seed, warn=False)
+        out: list[dict] = []
+        for _ in range(4 * count + 4):
+            check()
+            pt = sampler.random_point(syms)
+            try:
+                vals = [sp.cancel(e.xreplace(pt)) for e in [*self.rewritten, *self.extra]]
+            except ZeroDivisionError:
+                continue
+            if any(val.has(sp.zoo, sp.nan, sp.oo) for val in vals):
+                continue
+            out.append(pt)
+            if len(out) == count:
+                break
+        return out
+
+    def at(self, point: dict) -> sp.Expr:
+        r"""The exact value of :math:`\operatorname{div} v` at ``point``."""
+        total = sp.S.Zero
+        for x, r in zip(self.coords, self.rewritten):
+            t = self._half[x]
+            var, jac = (t, (1 + point[t]**2) / 2) if r.has(t) else (x, 1)
+            if not r.has(var):
+                continue
+            check()
+            others = {k: val for k, val in point.items() if k != var}
+            d = sp.diff(sp.cancel(r.xreplace(others)), var).xreplace({var: point[var]})
+            total += jac * d
+        return sp.cancel(total)
+
+    def value(self, e: sp.Expr, point: dict) -> sp.Expr:
+        """The exact value of the expression ``e`` (in the coordinates) at ``point``."""
+        from geomech.core.zero import rational_rewrite
+
+        return sp.cancel(rational_rewrite(e).xreplace(point))

@@ -27,11 +27,12 @@ from geomech.mechanics.analysis.density import (
     is_invariant_density,
 )
 from geomech.mechanics.analysis.density_search import (
+    SAMPLED_DIVERGENCE_OPS,
     UNINTERRUPTIBLE_OPS_LIMIT,
     heavy_system,
     system_density_search,
 )
-from geomech.mechanics.analysis.divergence import mass_matrix_divergence
+from geomech.mechanics.analysis.divergence import PointDivergence, mass_matrix_divergence
 
 __all__ = ["system_divergence", "system_is_invariant_density", "system_invariant_measure",
            "system_divergence_vanishes"]
@@ -65,7 +66,9 @@ def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
 
     Heavy bodies: the verdict of the radical ring
     (:func:`geomech.core.zero.radicals.fraction_verdict`: the reduced numerator vanishes, or
-    it is non-zero at a rational point); otherwise (and when undecided there) the zero policy
+    it is non-zero at a rational point); otherwise (and when undecided there) a non-zero
+    value at an exact point for a large divergence
+    (:class:`~geomech.mechanics.analysis.divergence.PointDivergence`), else the zero policy
     on ``div`` (default :func:`system_divergence`).
 
     >>> import geomech as gm
@@ -79,7 +82,15 @@ def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
                 return verdict.zero
         except UnsupportedExpression:
             pass
-    return default_policy().is_zero(system_divergence(system) if div is None else div)
+    div = system_divergence(system) if div is None else div
+    if count_ops(div) > SAMPLED_DIVERGENCE_OPS:   # a non-zero value at an exact point
+        try:
+            pd = PointDivergence(system.vector_field())
+            if any(pd.at(pt) != 0 for pt in pd.points(2)):
+                return False
+        except UnsupportedExpression:
+            pass
+    return default_policy().is_zero(div)
 
 
 def system_is_invariant_density(system, rho) -> bool:
