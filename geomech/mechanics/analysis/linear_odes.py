@@ -608,21 +608,34 @@ def _components(B: sp.Matrix) -> list[list[int]]:
 
 
 def _block_fundamental(Bk: sp.Matrix, var, seconds: float) -> sp.Matrix | None:
-    """A fundamental matrix of :math:`w' = B_K w` in closed form, or ``None``."""
+    r"""A fundamental matrix of :math:`w' = B_K w` in closed form, or ``None``.
+
+    Every cyclic vector :math:`e_j` gives the same solution space in another form
+    (:func:`scalar_equation`); the shortest form wins.  Cyclic vectors whose scalar equation
+    has constant coefficients come first, alone: their solutions are exponential
+    polynomials, found without a change of variable or a special function, so the
+    hypergeometric forms of the other cyclic vectors (costly to find and longer) are sought
+    only when those fail."""
     if Bk.shape == (1, 1):
         b = Bk[0, 0]
         if _is_zero(b):
             return sp.Matrix([[1]])
         ib = quadrature(b, var, seconds)
         return None if ib is None else sp.Matrix([[exp_of(ib)]])
+    scalar = [scalar_equation(Bk, var, j) for j in range(Bk.rows)]
+    constant = [j for j, se in enumerate(scalar) if se is not None
+                and not any(var in ak.free_symbols for ak in se[0])]
     found = []
-    for j in range(Bk.rows):          # every cyclic vector: the shortest solutions win
-        check()
-        se = scalar_equation(Bk, var, j)
-        basis = None if se is None else _scalar_basis(se[0], var, seconds)
-        if basis is not None:
-            W = sp.Matrix([[sp.diff(u, var, k) for u in basis] for k in range(len(basis))])
-            found.append((sum(sp.count_ops(u) for u in basis), se[1] * W))
+    for group in (constant, [j for j in range(Bk.rows) if j not in constant]):
+        for j in group:
+            check()
+            se = scalar[j]
+            basis = None if se is None else _scalar_basis(se[0], var, seconds)
+            if basis is not None:
+                W = sp.Matrix([[sp.diff(u, var, k) for u in basis] for k in range(len(basis))])
+                found.append((sum(sp.count_ops(u) for u in basis), se[1] * W))
+        if found:
+            break
     return min(found, key=lambda f: f[0])[1] if found else None
 
 
