@@ -124,16 +124,57 @@ def shape_variables(system, frame=None) -> list[sp.Symbol]:
 def frame_and_shape(system) -> tuple[tuple, str | None, list]:
     """``(frame, key, shape)``: the first frame (``key="natural"``, then ``None``: the frame
     of the independent velocities) in which the equations depend on exactly one coordinate,
-    with the coordinates they depend on (``shape``; else those of the last frame tried)."""
+    with the coordinates they depend on (``shape``; else those of the last frame tried --
+    for the frame of the independent velocities, when two of them are certified by
+    :func:`_certified_dependence`, those two: the search needs no more)."""
     tried = []
     if system.natural_frame:
         tried.append((tuple(system.natural_frame["frame"]), "natural"))
     tried.append((tuple(system.adapted_frame()[0]), None))
     for frame, key in tried:
-        shape = shape_variables(system, key)
+        shape = _certified_dependence(system, 2) if key is None else []
+        if len(shape) < 2:
+            shape = shape_variables(system, key)
         if len(shape) == 1:
             return frame, key, shape
     return tried[-1][0], tried[-1][1], shape
+
+
+def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
+    r"""Up to ``enough`` coordinates on which the accelerations of the independent velocities
+    certainly depend (in the frame of the independent velocities, :math:`\eta_\alpha =
+    \dot q_\alpha`, the equations :math:`\dot\eta = f(q, \eta)` are those of the
+    system's vector field, cached and shared with the other analyses): :math:`f(q) - f(q +
+    \tfrac17 e_i)` is not zero at a random exact point
+    (:func:`~geomech.core.zero.policy.numerically_zero`: a non-zero value is certain).  This
+    decides "more than one coordinate" without the compact equations of that frame (their
+    exact normal form is the costly part of the search on large mechanisms)."""
+    import symengine as se
+
+    from geomech.core.zero.policy import numerically_zero
+
+    X = system.vector_field()
+    P = system.phase_space
+    names = {s.name: s for s in (*P.coords, *system.manifold.parameters)}
+    found: set = set()
+    for i, c in enumerate(P.coords):
+        if c not in system.independent_velocities:
+            continue
+        f = se.sympify(X.components[i])         # one at a time: they can be large
+        fs = f.free_symbols
+        for q in system.manifold.coords:
+            check()
+            sq = se.Symbol(q.name)
+            if q in found or sq not in fs:
+                continue
+            try:
+                if not numerically_zero(f - f.subs({sq: sq + se.Rational(1, 7)}), 1, names):
+                    found.add(q)
+            except ValueError:                  # a symbol without assumptions known here
+                return []
+        if len(found) >= enough:
+            break
+    return [q for q in system.manifold.coords if q in found]
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:
