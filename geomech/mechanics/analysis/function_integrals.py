@@ -125,8 +125,8 @@ def frame_and_shape(system) -> tuple[tuple, str | None, list]:
     """``(frame, key, shape)``: the first frame (``key="natural"``, then ``None``: the frame
     of the independent velocities) in which the equations depend on exactly one coordinate,
     with the coordinates they depend on (``shape``; else those of the last frame tried --
-    for the frame of the independent velocities, when two of them are certified by
-    :func:`_certified_dependence`, those two: the search needs no more)."""
+    for the frame of the independent velocities, when at least two of them are certified by
+    :func:`_certified_dependence`, those certified: the search needs no more)."""
     tried = []
     if system.natural_frame:
         tried.append((tuple(system.natural_frame["frame"]), "natural"))
@@ -151,8 +151,6 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
     exact normal form is the costly part of the search on large mechanisms)."""
     import symengine as se
 
-    from geomech.core.zero.policy import numerically_zero
-
     X = system.vector_field()
     P = system.phase_space
     names = {s.name: s for s in (*P.coords, *system.manifold.parameters)}
@@ -160,7 +158,10 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
     for i, c in enumerate(P.coords):
         if c not in system.independent_velocities:
             continue
-        f = se.sympify(X.components[i])         # one at a time: they can be large
+        try:
+            f = se.sympify(X.components[i])     # one at a time: they can be large
+        except (se.SympifyError, RuntimeError, TypeError, ValueError, NotImplementedError):
+            return []                           # not in symengine: the compact equations
         fs = f.free_symbols
         for q in system.manifold.coords:
             check()
@@ -168,13 +169,23 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
             if q in found or sq not in fs:
                 continue
             try:
-                if not numerically_zero(f - f.subs({sq: sq + se.Rational(1, 7)}), 1, names):
+                if _nonzero(f - f.subs({sq: sq + se.Rational(1, 7)}), names):
                     found.add(q)
             except ValueError:                  # a symbol without assumptions known here
                 return []
         if len(found) >= enough:
             break
     return [q for q in system.manifold.coords if q in found]
+
+
+def _nonzero(f, names: dict) -> bool:
+    """Whether the symengine expression ``f`` is certainly non-zero: its value at a random
+    exact point (:func:`~geomech.core.zero.policy.numerically_zero`), drawn by a policy of
+    its own so that the points of the active policy's later decisions stay as they were."""
+    from geomech.core.zero.policy import ZeroPolicy, numerically_zero, using_policy
+
+    with using_policy(ZeroPolicy(warn=False)):
+        return not numerically_zero(f, 1, names)
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:
