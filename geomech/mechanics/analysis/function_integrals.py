@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -164,7 +164,7 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
             return []                           # not in symengine: the compact equations
         fs = f.free_symbols
         for q in system.manifold.coords:
-            check()
+            poll()
             sq = se.Symbol(q.name)
             if q in found or sq not in fs:
                 continue
@@ -232,7 +232,10 @@ def _verify(eqs, unknowns, var, values) -> str:
     ``"numeric"`` when their residual is below 1e-20 at three random points (30 digits; special
     functions), ``"failed"`` otherwise."""
     rep = dict(zip(unknowns, values))
-    resid = [as_expr(e).subs(rep).doit() for e in eqs]
+    resid = []
+    for e in eqs:
+        poll()
+        resid.append(as_expr(e).subs(rep).doit())
     if all(is_elementary(r) for r in resid):
         verdicts = [default_policy().zero_test(r) for r in resid]
         if all(v.zero for v in verdicts):

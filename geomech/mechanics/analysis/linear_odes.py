@@ -45,7 +45,7 @@ import sympy as sp
 
 from geomech.core.algebra.matrices import unsimplified_products
 from geomech.core.algebra.solve import adjugate_inverse, solve_linear
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
@@ -287,6 +287,7 @@ def _principal_branch(b: sp.Expr, xi) -> sp.Expr:
     :math:`\sqrt{P}` with :math:`P < 0` on :math:`(-1, 1)` replaced by :math:`\sqrt{-P}` (a
     constant multiple).  The result is analytic where the equation is regular; solutions are
     verified afterwards."""
+    poll()
     p = sp.Dummy("p", positive=True)
     e = sp.powdenest(sp.powsimp(b.xreplace({xi: p}), force=True), force=True)
     e = sp.simplify(e) if sp.count_ops(e) < 200 else e
@@ -757,6 +758,7 @@ def _particular(Phi: sp.Matrix, g: sp.Matrix, var, consts, seconds: float
     for e in integrand:
         part = sp.S.Zero
         for c in consts:
+            poll()
             ce = sp.cancel(e.coeff(c))
             if default_policy().is_zero(ce):
                 continue
@@ -774,6 +776,7 @@ def _tidy(e: sp.Expr, var) -> sp.Expr:
     small expressions."""
     if e == 0:
         return e
+    poll()
     if not is_elementary(e):
         return sp.collect(sp.expand(e), sorted(e.atoms(sp.hyper, sp.Function), key=str))
     if e.has(sp.tan(var / 2)):
