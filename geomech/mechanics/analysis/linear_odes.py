@@ -37,7 +37,7 @@ forcing from earlier blocks is integrated by variation of constants.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -325,14 +325,7 @@ def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
     ``None``: in :math:`x`, :math:`\cos x` or :math:`\sin x` where the coefficients are
     rational (:func:`_rational_basis`), else by quadratures in :math:`x` when :math:`u` itself
     does not occur (:math:`a_0 = 0`: reduction of order)."""
-    attempts = []
-    if not any(ak.has(sp.sin(var), sp.cos(var), sp.tan(var)) for ak in a):
-        attempts.append(([-ak for ak in a] + [sp.S.One], var, None))
-    for kind in ("cos", "sin"):
-        tr = _transformed(a, var, kind)
-        if tr is not None:
-            attempts.append((*tr, kind))
-    for P, xi, kind in attempts:
+    for P, xi, kind in _scalar_forms(a, var):
         check()
         basis = _rational_basis(P, xi, seconds)
         if basis is not None:
@@ -340,6 +333,19 @@ def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
     if len(a) == 1 or _is_zero(a[0]):
         return _reduced_basis([-ak for ak in a] + [sp.S.One], var, seconds)
     return None
+
+
+def _scalar_forms(a: list, var) -> Iterator[tuple]:
+    r"""The forms of :math:`u^{(s)} = \sum a_k u^{(k)}` with rational coefficients, one at a
+    time (each is formed only when the previous one gave no closed form): in :math:`x` when
+    no trigonometric function of :math:`x` occurs, then in :math:`\cos x` and in
+    :math:`\sin x` (:func:`_transformed`), as ``(P, xi, kind)``."""
+    if not any(ak.has(sp.sin(var), sp.cos(var), sp.tan(var)) for ak in a):
+        yield [-ak for ak in a] + [sp.S.One], var, None
+    for kind in ("cos", "sin"):
+        tr = _transformed(a, var, kind)
+        if tr is not None:
+            yield (*tr, kind)
 
 
 def _reduced_basis(P: list, x, seconds: float) -> list[sp.Expr] | None:
