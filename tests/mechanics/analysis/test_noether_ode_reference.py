@@ -9,7 +9,6 @@ import json
 import pathlib
 
 import pytest
-import sympy as sp
 
 import geomech as gm
 import geomech.mechanics.analysis.linear_odes as lo
@@ -49,6 +48,7 @@ class _Count:
         monkeypatch.setattr(module, name, counted)
 
 
+@pytest.mark.slow
 def test_constant_coefficient_cyclic_vector_needs_no_change_of_variable(monkeypatch):
     r"""The sleigh's Noether system :math:`z' = Bz` has a cyclic vector whose scalar equation
     :math:`u'' + (a^2m/I)\,u = 0` has constant coefficients: it alone is solved (one linear
@@ -59,7 +59,7 @@ def test_constant_coefficient_cyclic_vector_needs_no_change_of_variable(monkeypa
     solved = _Count(monkeypatch, lo, "_rational_basis")
     assert record(S) == REF["chaplygin_sleigh"]
     assert transformed.calls == []
-    assert [xi for _, xi, _ in solved.calls] == [sp.Symbol("phi")]
+    assert [str(xi) for _, xi, _ in solved.calls] == ["phi"]
 
 
 def test_two_coordinates_certified_without_the_compact_equations():
