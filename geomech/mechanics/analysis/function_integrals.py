@@ -126,7 +126,7 @@ def frame_and_shape(system) -> tuple[tuple, str | None, list]:
     of the independent velocities) in which the equations depend on exactly one coordinate,
     with the coordinates they depend on (``shape``; else those of the last frame tried --
     for the frame of the independent velocities, when at least two of them are certified by
-    :func:`_certified_dependence`, those certified: the search needs no more)."""
+    ``_certified_dependence``, those certified: the search needs no more)."""
     tried = []
     if system.natural_frame:
         tried.append((tuple(system.natural_frame["frame"]), "natural"))
