@@ -13,6 +13,12 @@ from geomech.mechanics.analysis.function_integrals import noether_ode_integrals
 from geomech.mechanics.system import NonholonomicSystem
 
 OUT = pathlib.Path(__file__).with_name("data") / "noether_ode_reference.json"
+OUT_ALL = pathlib.Path(__file__).with_name("data") / "first_integrals_reference.json"
+#: the systems whose whole ``S.first_integrals()`` is recorded (those where it is quick)
+QUICK = ("particle_zdot_y_xdot", "particle_holonomic_in_disguise", "inclined_chaplygin_sleigh",
+         "free_rigid_body", "heavy_top", "suslov", "veselova", "skate", "chaplygin_sleigh",
+         "hoop", "rolling_disk", "routh_sphere", "board_with_fixed_axis", "rubber_ball",
+         "snakeboard", "chaplygin_ball", "sharp_edge_body", "skateboard")
 
 
 def record(system) -> dict:
@@ -35,6 +41,12 @@ def main() -> None:
             out[name] = record(S)
             print(name, out[name].get("dimension"), flush=True)
     OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    every = {}
+    for name in QUICK:
+        every[name] = [[F.kind, F.verified, None if F.expr is None else sp.srepr(F.expr)]
+                       for F in gm.examples.get(name).first_integrals()]
+        print(name, len(every[name]), flush=True)
+    OUT_ALL.write_text(json.dumps(every, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The function-coefficient Noether search (issue 22) against its answers recorded on the
 catalogue before the search was made cheaper (``record_noether_ode_reference.py``,
 ``data/noether_ode_reference.json``): the same variable, dimension, closed-form basis
-(``srepr``-identical), verdicts and integrals; and the work it no longer does, counted."""
+(``srepr``-identical), verdicts and integrals; ``S.first_integrals()`` unchanged where it
+is quick (``data/first_integrals_reference.json``); and the work no longer done, counted."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import pathlib
 
 import pytest
+import sympy as sp
 
 import geomech as gm
 import geomech.mechanics.analysis.linear_odes as lo
@@ -16,8 +18,10 @@ from geomech.mechanics.analysis.function_integrals import frame_and_shape
 
 from .record_noether_ode_reference import record
 
-REF = json.loads((pathlib.Path(__file__).with_name("data") / "noether_ode_reference.json")
-                 .read_text())
+DATA = pathlib.Path(__file__).with_name("data")
+REF = json.loads((DATA / "noether_ode_reference.json").read_text())
+# S.first_integrals() (kind, verdict, srepr) recorded on the same tree, where it is quick
+REF_ALL = json.loads((DATA / "first_integrals_reference.json").read_text())
 # over a few seconds each (the compact equations of the large rolling bodies, the special
 # functions of Chaplygin's integrals)
 SLOW = {"board_with_fixed_axis", "chaplygin_ball", "chaplygin_sleigh", "chaplygin_snake",
@@ -34,6 +38,19 @@ def _params():
 @pytest.mark.parametrize("name", list(_params()))
 def test_function_coefficient_search_is_unchanged(name):
     assert record(gm.examples.get(name)) == REF[name]
+
+
+def _all_params():
+    for name in sorted(REF_ALL):
+        quick = name in ("particle_zdot_y_xdot", "inclined_chaplygin_sleigh")
+        yield pytest.param(name, marks=[] if quick else [pytest.mark.slow], id=name)
+
+
+@pytest.mark.parametrize("name", list(_all_params()))
+def test_first_integrals_are_unchanged(name):
+    found = gm.examples.get(name).first_integrals()
+    assert [[F.kind, F.verified, None if F.expr is None else sp.srepr(F.expr)]
+            for F in found] == REF_ALL[name]
 
 
 class _Count:
