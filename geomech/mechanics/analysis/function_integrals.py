@@ -152,10 +152,10 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
     import symengine as se
 
     X = system.vector_field()
-    P = system.phase_space
-    names = {s.name: s for s in (*P.coords, *system.manifold.parameters)}
+    coords = X.manifold.coords
+    names = {s.name: s for s in (*coords, *system.manifold.parameters)}
     found: set = set()
-    for i, c in enumerate(P.coords):
+    for i, c in enumerate(coords):
         if c not in system.independent_velocities:
             continue
         try:
