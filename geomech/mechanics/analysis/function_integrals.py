@@ -146,10 +146,14 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
     \dot q_\alpha`, the equations :math:`\dot\eta = f(q, \eta)` are those of the
     system's vector field, cached and shared with the other analyses): :math:`f(q) - f(q +
     \tfrac17 e_i)` is not zero at a random exact point
-    (:func:`~geomech.core.zero.policy.numerically_zero`: a non-zero value is certain).  This
-    decides "more than one coordinate" without the compact equations of that frame (their
-    exact normal form is the costly part of the search on large mechanisms)."""
+    (:func:`~geomech.core.zero.policy.numerically_zero`: a non-zero value is certain; the
+    points are drawn by a policy of its own, so that the active policy's later random points
+    stay as they were).  This decides "more than one coordinate" without the compact
+    equations of that frame (their exact normal form is the costly part of the search on
+    large mechanisms)."""
     import symengine as se
+
+    from geomech.core.zero.policy import ZeroPolicy, numerically_zero, using_policy
 
     X = system.vector_field()
     coords = X.manifold.coords
@@ -169,23 +173,14 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
             if q in found or sq not in fs:
                 continue
             try:
-                if _nonzero(f - f.subs({sq: sq + se.Rational(1, 7)}), names):
-                    found.add(q)
+                with using_policy(ZeroPolicy(warn=False)):
+                    if not numerically_zero(f - f.subs({sq: sq + se.Rational(1, 7)}), 1, names):
+                        found.add(q)
             except ValueError:                  # a symbol without assumptions known here
                 return []
         if len(found) >= enough:
             break
     return [q for q in system.manifold.coords if q in found]
-
-
-def _nonzero(f, names: dict) -> bool:
-    """Whether the symengine expression ``f`` is certainly non-zero: its value at a random
-    exact point (:func:`~geomech.core.zero.policy.numerically_zero`), drawn by a policy of
-    its own so that the points of the active policy's later decisions stay as they were."""
-    from geomech.core.zero.policy import ZeroPolicy, numerically_zero, using_policy
-
-    with using_policy(ZeroPolicy(warn=False)):
-        return not numerically_zero(f, 1, names)
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:
