@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
@@ -124,16 +124,63 @@ def shape_variables(system, frame=None) -> list[sp.Symbol]:
 def frame_and_shape(system) -> tuple[tuple, str | None, list]:
     """``(frame, key, shape)``: the first frame (``key="natural"``, then ``None``: the frame
     of the independent velocities) in which the equations depend on exactly one coordinate,
-    with the coordinates they depend on (``shape``; else those of the last frame tried)."""
+    with the coordinates they depend on (``shape``; else those of the last frame tried --
+    for the frame of the independent velocities, when at least two of them are certified by
+    ``_certified_dependence``, those certified: the search needs no more)."""
     tried = []
     if system.natural_frame:
         tried.append((tuple(system.natural_frame["frame"]), "natural"))
     tried.append((tuple(system.adapted_frame()[0]), None))
     for frame, key in tried:
-        shape = shape_variables(system, key)
+        shape = _certified_dependence(system, 2) if key is None else []
+        if len(shape) < 2:
+            shape = shape_variables(system, key)
         if len(shape) == 1:
             return frame, key, shape
     return tried[-1][0], tried[-1][1], shape
+
+
+def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
+    r"""Up to ``enough`` coordinates on which the accelerations of the independent velocities
+    certainly depend (in the frame of the independent velocities, :math:`\eta_\alpha =
+    \dot q_\alpha`, the equations :math:`\dot\eta = f(q, \eta)` are those of the
+    system's vector field, cached and shared with the other analyses): :math:`f(q) - f(q +
+    \tfrac17 e_i)` is not zero at a random exact point
+    (:func:`~geomech.core.zero.policy.numerically_zero`: a non-zero value is certain; the
+    points are drawn by a policy of its own, so that the active policy's later random points
+    stay as they were).  This decides "more than one coordinate" without the compact
+    equations of that frame (their exact normal form is the costly part of the search on
+    large mechanisms)."""
+    import symengine as se
+
+    from geomech.core.zero.policy import ZeroPolicy, numerically_zero, using_policy
+
+    X = system.vector_field()
+    coords = X.manifold.coords
+    names = {s.name: s for s in (*coords, *system.manifold.parameters)}
+    found: set = set()
+    for i, c in enumerate(coords):
+        if c not in system.independent_velocities:
+            continue
+        try:
+            f = se.sympify(X.components[i])     # one at a time: they can be large
+        except (se.SympifyError, RuntimeError, TypeError, ValueError, NotImplementedError):
+            return []                           # not in symengine: the compact equations
+        fs = f.free_symbols
+        for q in system.manifold.coords:
+            poll()
+            sq = se.Symbol(q.name)
+            if q in found or sq not in fs:
+                continue
+            try:
+                with using_policy(ZeroPolicy(warn=False)):
+                    if not numerically_zero(f - f.subs({sq: sq + se.Rational(1, 7)}), 1, names):
+                        found.add(q)
+            except ValueError:                  # a symbol without assumptions known here
+                return []
+        if len(found) >= enough:
+            break
+    return [q for q in system.manifold.coords if q in found]
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:
@@ -180,7 +227,10 @@ def _verify(eqs, unknowns, var, values) -> str:
     ``"numeric"`` when their residual is below 1e-20 at three random points (30 digits; special
     functions), ``"failed"`` otherwise."""
     rep = dict(zip(unknowns, values))
-    resid = [as_expr(e).subs(rep).doit() for e in eqs]
+    resid = []
+    for e in eqs:
+        poll()
+        resid.append(as_expr(e).subs(rep).doit())
     if all(is_elementary(r) for r in resid):
         verdicts = [default_policy().zero_test(r) for r in resid]
         if all(v.zero for v in verdicts):

@@ -37,7 +37,7 @@ forcing from earlier blocks is integrated by variation of constants.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +45,7 @@ import sympy as sp
 
 from geomech.core.algebra.matrices import unsimplified_products
 from geomech.core.algebra.solve import adjugate_inverse, solve_linear
-from geomech.core.budget import check
+from geomech.core.budget import check, poll
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
@@ -287,6 +287,7 @@ def _principal_branch(b: sp.Expr, xi) -> sp.Expr:
     :math:`\sqrt{P}` with :math:`P < 0` on :math:`(-1, 1)` replaced by :math:`\sqrt{-P}` (a
     constant multiple).  The result is analytic where the equation is regular; solutions are
     verified afterwards."""
+    poll()
     p = sp.Dummy("p", positive=True)
     e = sp.powdenest(sp.powsimp(b.xreplace({xi: p}), force=True), force=True)
     e = sp.simplify(e) if sp.count_ops(e) < 200 else e
@@ -324,14 +325,7 @@ def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
     ``None``: in :math:`x`, :math:`\cos x` or :math:`\sin x` where the coefficients are
     rational (:func:`_rational_basis`), else by quadratures in :math:`x` when :math:`u` itself
     does not occur (:math:`a_0 = 0`: reduction of order)."""
-    attempts = []
-    if not any(ak.has(sp.sin(var), sp.cos(var), sp.tan(var)) for ak in a):
-        attempts.append(([-ak for ak in a] + [sp.S.One], var, None))
-    for kind in ("cos", "sin"):
-        tr = _transformed(a, var, kind)
-        if tr is not None:
-            attempts.append((*tr, kind))
-    for P, xi, kind in attempts:
+    for P, xi, kind in _scalar_forms(a, var):
         check()
         basis = _rational_basis(P, xi, seconds)
         if basis is not None:
@@ -339,6 +333,19 @@ def _scalar_basis(a: list, var, seconds: float) -> list[sp.Expr] | None:
     if len(a) == 1 or _is_zero(a[0]):
         return _reduced_basis([-ak for ak in a] + [sp.S.One], var, seconds)
     return None
+
+
+def _scalar_forms(a: list, var) -> Iterator[tuple]:
+    r"""The forms of :math:`u^{(s)} = \sum a_k u^{(k)}` with rational coefficients, one at a
+    time (each is formed only when the previous one gave no closed form): in :math:`x` when
+    no trigonometric function of :math:`x` occurs, then in :math:`\cos x` and in
+    :math:`\sin x` (:func:`_transformed`), as ``(P, xi, kind)``."""
+    if not any(ak.has(sp.sin(var), sp.cos(var), sp.tan(var)) for ak in a):
+        yield [-ak for ak in a] + [sp.S.One], var, None
+    for kind in ("cos", "sin"):
+        tr = _transformed(a, var, kind)
+        if tr is not None:
+            yield (*tr, kind)
 
 
 def _reduced_basis(P: list, x, seconds: float) -> list[sp.Expr] | None:
@@ -608,21 +615,34 @@ def _components(B: sp.Matrix) -> list[list[int]]:
 
 
 def _block_fundamental(Bk: sp.Matrix, var, seconds: float) -> sp.Matrix | None:
-    """A fundamental matrix of :math:`w' = B_K w` in closed form, or ``None``."""
+    r"""A fundamental matrix of :math:`w' = B_K w` in closed form, or ``None``.
+
+    Every cyclic vector :math:`e_j` gives the same solution space in another form
+    (:func:`scalar_equation`); the shortest form wins.  Cyclic vectors whose scalar equation
+    has constant coefficients come first, alone: their solutions are exponential
+    polynomials, found without a change of variable or a special function, so the
+    hypergeometric forms of the other cyclic vectors (costly to find and longer) are sought
+    only when those fail."""
     if Bk.shape == (1, 1):
         b = Bk[0, 0]
         if _is_zero(b):
             return sp.Matrix([[1]])
         ib = quadrature(b, var, seconds)
         return None if ib is None else sp.Matrix([[exp_of(ib)]])
+    scalar = [scalar_equation(Bk, var, j) for j in range(Bk.rows)]
+    constant = [j for j, se in enumerate(scalar) if se is not None
+                and not any(var in ak.free_symbols for ak in se[0])]
     found = []
-    for j in range(Bk.rows):          # every cyclic vector: the shortest solutions win
-        check()
-        se = scalar_equation(Bk, var, j)
-        basis = None if se is None else _scalar_basis(se[0], var, seconds)
-        if basis is not None:
-            W = sp.Matrix([[sp.diff(u, var, k) for u in basis] for k in range(len(basis))])
-            found.append((sum(sp.count_ops(u) for u in basis), se[1] * W))
+    for group in (constant, [j for j in range(Bk.rows) if j not in constant]):
+        for j in group:
+            check()
+            se = scalar[j]
+            basis = None if se is None else _scalar_basis(se[0], var, seconds)
+            if basis is not None:
+                W = sp.Matrix([[sp.diff(u, var, k) for u in basis] for k in range(len(basis))])
+                found.append((sum(sp.count_ops(u) for u in basis), se[1] * W))
+        if found:
+            break
     return min(found, key=lambda f: f[0])[1] if found else None
 
 
@@ -744,6 +764,7 @@ def _particular(Phi: sp.Matrix, g: sp.Matrix, var, consts, seconds: float
     for e in integrand:
         part = sp.S.Zero
         for c in consts:
+            poll()
             ce = sp.cancel(e.coeff(c))
             if default_policy().is_zero(ce):
                 continue
@@ -761,6 +782,7 @@ def _tidy(e: sp.Expr, var) -> sp.Expr:
     small expressions."""
     if e == 0:
         return e
+    poll()
     if not is_elementary(e):
         return sp.collect(sp.expand(e), sorted(e.atoms(sp.hyper, sp.Function), key=str))
     if e.has(sp.tan(var / 2)):

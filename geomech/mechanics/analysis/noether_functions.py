@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from geomech.core.budget import poll
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy, half_angle_symbol, is_zero
@@ -158,6 +159,7 @@ def _coefficient_equations(conds: list, jets: dict, split_syms: list) -> list:
     eqs = []
     hcache: dict = {}
     for c in conds:
+        poll()
         c = as_expr(c).subs(jets)
         if c == 0:
             continue
@@ -184,6 +186,7 @@ def _independent_equations(eqs: list, jet_syms: list) -> list:
                     for j in range(len(jet_syms))) for i in keep]
     keep, cur, rk = [], sp.zeros(0, len(jet_syms)), 0
     for i in range(Mx.rows):
+        poll()
         trial = Mx.row(i) if cur.rows == 0 else sp.Matrix.vstack(cur, Mx.row(i))
         r = pol.rank(trial)
         if r > rk:
