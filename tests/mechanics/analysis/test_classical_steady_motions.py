@@ -132,28 +132,31 @@ def test_general_top_declares_no_sleeping_top():
 
 
 # -- the ball on a surface of revolution --------------------------------------------------
-def test_ball_spin_at_the_vertex_characteristic_polynomial():
-    B = gm.examples.ball_on_surface_of_revolution()
+@pytest.fixture(scope="module")
+def ball_spin():
+    """The spin at the vertex of a ball on a paraboloid of either sign (``c`` real),
+    linearised once at a symbolic rate ``n``."""
+    B = gm.examples.ball_on_surface_of_revolution(c=sp.Symbol("c", real=True))
+    return B.linearize(B.steady_motion(n=sp.Symbol("n", real=True)))
+
+
+def test_ball_spin_at_the_vertex_characteristic_polynomial(ball_spin):
+    B = ball_spin.system
     m, R, I, c, g = B.manifold.parameters
     n = sp.Symbol("n", real=True)
-    lin = B.linearize(B.steady_motion(n=n))
-    assert set(map(str, lin.cyclic)) == {"theta", "phi", "psi"}
+    assert set(map(str, ball_spin.cyclic)) == {"theta", "phi", "psi"}
     J = I + m * R**2
     beta, kappa = c * R * I * n / J, m * g * c * R**2 / J
     lam = LAMBDA
     expected = lam**4 * ((lam**2 + kappa)**2 + beta**2 * lam**2)
-    assert zero(sp.expand(lin.characteristic_polynomial() - expected))
+    assert zero(sp.expand(ball_spin.characteristic_polynomial() - expected))
 
 
-def test_ball_on_a_dome_needs_spin():
-    k = sp.Symbol("k", positive=True)
-    B = gm.examples.ball_on_surface_of_revolution(c=-k)
-    m, R, I, g = (next(p for p in B.manifold.parameters if p.name == s)
-                  for s in ("m", "R", "I", "g"))
+def test_ball_on_a_dome_needs_spin(ball_spin):
+    """c < 0 (the centre on a dome): stable iff c (c I^2 n^2 + 4 m g (I + m R^2)) > 0."""
+    m, R, I, c, g = ball_spin.system.manifold.parameters
     n = sp.Symbol("n", real=True)
-    lin = B.linearize(B.steady_motion(n=n))
-    lhs = [sp.together(i.lhs - i.rhs) for i in lin.stability_conditions().inequalities]
-    c = -k
+    lhs = [sp.together(i.lhs - i.rhs) for i in ball_spin.stability_conditions().inequalities]
     assert any(_positive_multiple(e, c * (c * I**2 * n**2 + 4 * m * g * (I + m * R**2)))
                for e in lhs)
 
@@ -180,17 +183,15 @@ def ball_field(m, R, I, c, g):
 
 
 @pytest.mark.parametrize("c, n", [(0.5, 3.0), (-0.5, 6.0), (-0.5, 1.0), (2.0, 0.3)])
-def test_ball_eigenvalues_against_finite_differences(c, n):
-    B = gm.examples.ball_on_surface_of_revolution(c=sp.nsimplify(c))
-    vals = {"m": 1, "R": 0.5, "I": 0.1, "g": 9.81}
-    lin = B.linearize(B.steady_motion(n=n))
-    red = np.linalg.eigvals(lin.numeric_matrix(vals, reduced=True))
+def test_ball_eigenvalues_against_finite_differences(ball_spin, c, n):
+    vals = {"m": 1, "R": 0.5, "I": 0.1, "g": 9.81, "c": c, "n": n}
+    red = np.linalg.eigvals(ball_spin.numeric_matrix(vals, reduced=True))
     fd = np.linalg.eigvals(_fd_jacobian(ball_field(1, 0.5, 0.1, c, 9.81),
                                         np.array([0, 0, 0, 0, n], float), range(5), h=1e-5))
     assert _same_spectrum(red, fd, tol=1e-4)
     J = 0.1 + 0.25
     stable = c * (c * 0.01 * n**2 + 4 * 9.81 * J) > 0
-    assert (lin.stability(vals).verdict.value == "linearly stable") == stable
+    assert (ball_spin.stability(vals).verdict.value == "linearly stable") == stable
 
 
 # -- the Chaplygin snake ------------------------------------------------------------------
@@ -230,6 +231,7 @@ def multiplier_field(S, values):
     return field
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("speed", [1.5, -1.5])
 def test_three_link_snake_against_an_independent_field(speed):
     S = gm.examples.chaplygin_snake()
@@ -249,9 +251,9 @@ def test_three_link_snake_against_an_independent_field(speed):
 
 
 # -- the report ----------------------------------------------------------------------------
-@pytest.mark.parametrize("system", [lambda: heavy_top(x0=0, y0=0),
-                                    gm.examples.ball_on_surface_of_revolution,
-                                    gm.examples.chaplygin_snake])
+@pytest.mark.parametrize("system", [
+    lambda: heavy_top(x0=0, y0=0), gm.examples.ball_on_surface_of_revolution,
+    pytest.param(gm.examples.chaplygin_snake, marks=pytest.mark.slow)])
 def test_report_sections_give_verdicts(system):
     sec = stability_section(system())
     text = [str(line[0]) for line in sec.lines]
