@@ -219,6 +219,13 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
     :math:`(I\omega, \gamma) = 0` the cubic integral of Goryachev (1900) and Chaplygin
     (1901) (:math:`I_1 = I_2 = 4I_3`, :math:`y_0 = z_0 = 0`).
 
+    **Steady motions** (declared when the centre of mass is on axis 3, :math:`x_0 = y_0 =
+    0`): the sleeping top ``steady_motion(n=...)``, linearised in :math:`(\gamma, \omega)`
+    (for the Lagrange top stable iff :math:`I_3^2n^2 > 4I_1mgz_0`, Maievskii's condition),
+    and, when :math:`I_1 = I_2`, the regular precessions.  The general top's relative
+    equilibria are Staude's (1894) permanent rotations about the generators of a cone;
+    they are not declared.
+
     Parameters
     ----------
     I1, I2, I3, m, g : optional

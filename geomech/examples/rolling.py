@@ -337,6 +337,11 @@ def ball_on_surface_of_revolution(m: ParamValue = None, R: ParamValue = None,
     The energy is :math:`E = \tfrac12(I + mR^2)|\omega|^2 - \tfrac12 mR^2(\omega,n)^2
     + \mu c(x_1^2+x_2^2)/2`.
 
+    The natural quasi-velocities are the angular velocity in fixed axes :math:`\omega`
+    (the angles are cyclic in them); the distinguished steady motion is the spin at the
+    vertex, ``steady_motion(n=...)``: on the paraboloid spectrally stable iff
+    :math:`c\,(cI^2n^2 + 4mg(I + mR^2)) > 0`.
+
     Parameters
     ----------
     surface : expression, str or callable of (x1, x2), optional

@@ -241,6 +241,12 @@ def chaplygin_snake(n: int = 3, m=None, J=None, l=None, a=None,  # noqa: E741
     :math:`(\dot x, \dot\theta_1)` (regular where :math:`\cos\theta_1 \ne 0`).  For
     ``n = 1`` this is the :func:`chaplygin_sleigh` with :math:`I = J_1 + m_1a_1^2`.
 
+    **Steady motions.**  Straight runs, ``steady_motion(speed=V)``: all links on one line
+    moving along it (the joint angles zero, :math:`\dot\theta_i = 0`).  The linearisation
+    (in mass-matrix form: the explicit field has 15870 operations for three links) has two
+    zero roots (the heading and the speed); for one link the third is the sleigh's
+    :math:`-maV/I`, stable when the centre of mass leads the blade (:math:`aV > 0`).
+
     Parameters
     ----------
     n : int
