@@ -219,6 +219,13 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
     :math:`(I\omega, \gamma) = 0` the cubic integral of Goryachev (1900) and Chaplygin
     (1901) (:math:`I_1 = I_2 = 4I_3`, :math:`y_0 = z_0 = 0`).
 
+    **Steady motions** (declared when the centre of mass is on axis 3, :math:`x_0 = y_0 =
+    0`): the sleeping top ``steady_motion(n=...)``, linearised in :math:`(\gamma, \omega)`
+    (for the Lagrange top stable iff :math:`I_3^2n^2 > 4I_1mgz_0`, Maievskii's condition),
+    and, when :math:`I_1 = I_2`, the regular precessions.  The general top's relative
+    equilibria are Staude's (1894) permanent rotations about the generators of a cone;
+    they are not declared.
+
     Parameters
     ----------
     I1, I2, I3, m, g : optional
@@ -252,7 +259,47 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
         description="Heavy rigid body about a fixed point (Euler-Poisson equations)",
         natural_frame={"frame": body_angular_velocity_frame(N),
                        "names": ("omega1", "omega2", "omega3"), "vector_name": "gamma",
-                       "functions": gamma, "algebraic": algebraic})
+                       "functions": gamma, "algebraic": algebraic},
+        steady=_top_steady(p, r0))
+
+
+def _top_steady(p: dict, r0: list) -> tuple | None:
+    r"""Steady motions of the heavy top with its centre of mass on the principal axis 3
+    (:math:`x_0 = y_0 = 0`; else none is declared).
+
+    * ``"sleeping top"``: spin :math:`n` about the vertical axis 3, :math:`\gamma = e_3`,
+      :math:`\omega = ne_3` (:math:`\theta = 0`, where the Euler angles are singular:
+      linearised in the natural variables :math:`(\gamma, \omega)`).  For the Lagrange
+      top (:math:`I_1 = I_2 = A`, :math:`I_3 = C`, :math:`l = z_0`) it is spectrally
+      stable iff :math:`C^2n^2 > 4Amgl` (Maievskii's condition; Klein & Sommerfeld (1897),
+      Über die Theorie des Kreisels, Ch. VI; Routh (1884), Advanced Rigid Dynamics), for
+      any :math:`l` of either sign (:math:`l < 0`: the hanging top, always stable).
+    * ``"regular precession"`` (Lagrange top only): :math:`\theta = \theta_0`,
+      :math:`\dot\psi = \Omega`, :math:`\dot\varphi = \omega` with the classical
+      relation (Lagrange's equation for :math:`\theta`, divided by :math:`\sin\theta_0`)
+
+      .. math:: A\Omega^2\cos\theta_0 - C(\omega + \Omega\cos\theta_0)\,\Omega
+                + mgl = 0
+
+      (Klein & Sommerfeld (1897); Arnold (1989), Mathematical Methods of Classical
+      Mechanics, §30)."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    if r0[0] != 0 or r0[1] != 0:
+        return None
+    n, th0, W, w = sp.symbols("n theta0 Omega omega", real=True)
+    rest = {"phi": 0, "psi": 0, "thetadot": 0}
+    fams = [SteadyFamily("sleeping top", (n,), {**rest, "theta": 0, "phidot": n, "psidot": 0},
+                         (), {}, "spin n about the vertical principal axis 3 through the "
+                         "centre of mass (sleeping top)")]
+    A, C = p["I1"], p["I3"]
+    if p["I2"] == A:
+        rel = A * W**2 * sp.cos(th0) - C * (w + W * sp.cos(th0)) * W + p["m"] * p["g"] * r0[2]
+        fams.append(SteadyFamily("regular precession", (th0, W, w),
+                                 {**rest, "theta": th0, "psidot": W, "phidot": w}, (rel,), {},
+                                 "theta = theta0, psi' = Omega, phi' = omega with the "
+                                 "classical relation"))
+    return tuple(fams)
 
 
 #: the algebraic variables of a body about a fixed point: body angular velocity, Poisson vector

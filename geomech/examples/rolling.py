@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geomech.core.zero import default_policy
+
 from ._registry import register
 from .common import ParamValue, UserExpr
 from .common import build_system as _system
@@ -335,6 +337,11 @@ def ball_on_surface_of_revolution(m: ParamValue = None, R: ParamValue = None,
     The energy is :math:`E = \tfrac12(I + mR^2)|\omega|^2 - \tfrac12 mR^2(\omega,n)^2
     + \mu c(x_1^2+x_2^2)/2`.
 
+    The natural quasi-velocities are the angular velocity in fixed axes :math:`\omega`
+    (the angles are cyclic in them); the distinguished steady motion is the spin at the
+    vertex, ``steady_motion(n=...)``: on the paraboloid spectrally stable iff
+    :math:`c\,(cI^2n^2 + 4mg(I + mR^2)) > 0`.
+
     Parameters
     ----------
     surface : expression, str or callable of (x1, x2), optional
@@ -363,6 +370,61 @@ def ball_on_surface_of_revolution(m: ParamValue = None, R: ParamValue = None,
     wn = w.cross(nu)
     # rdot = R w x n with n = nu/s, multiplied by s > 0 (same constraint, no radicals)
     cons = [s * x1d - p["R"] * wn[0], s * x2d - p["R"] * wn[1]]
+    natural = _space_frame(N, nu, s, p["R"]) if tuple(independent) == EULER_RATES else None
     return _system(N, L, cons, name="ball_on_surface_of_revolution", independent=independent,
                    description="Homogeneous ball rolling on a surface of revolution, centre on "
-                               "a paraboloid (Borisov-Mamaev 2015, §2.3)")
+                               "a paraboloid (Borisov-Mamaev 2015, §2.3)",
+                   natural_frame=natural,
+                   steady=_vertex_spin(h, (x1, x2), p) if natural else None)
+
+
+def _space_frame(N, nu: sp.Matrix, s: sp.Expr, R) -> dict:
+    r"""The angular velocity in fixed axes :math:`\omega` as natural quasi-velocities of a
+    ball whose centre moves on :math:`z = h(x_1, x_2)`: the field :math:`E_i` turns the ball
+    with :math:`\omega = e_i` (Euler rates from (4.30) inverted:
+    :math:`\dot\theta = \omega_1\cos\psi + \omega_2\sin\psi`,
+    :math:`\dot\varphi = (\omega_1\sin\psi - \omega_2\cos\psi)/\sin\theta`,
+    :math:`\dot\psi = \omega_3 - \dot\varphi\cos\theta`) and moves the centre by the
+    no-slip condition :math:`\dot{\mathbf r} = R\,\omega\times n`.  For a homogeneous
+    ball the equations in :math:`(x_1, x_2, \omega)` do not involve the orientation
+    (Borisov & Mamaev (2015), (2.7)): the three angles are cyclic there."""
+    th, ph, ps = euler_angles(N)[:3]
+    c, sn = sp.cos, sp.sin
+    rates = ((c(ps), sn(ps) / sn(th), -sn(ps) * c(th) / sn(th)),
+             (sn(ps), -c(ps) / sn(th), c(ps) * c(th) / sn(th)),
+             (0, 0, 1))
+    frame = []
+    for i, (thd, phd, psd) in enumerate(rates):
+        v = sp.Matrix([1 if k == i else 0 for k in range(3)]).cross(nu) * R / s
+        comp = {"x1": v[0], "x2": v[1], "theta": thd, "phi": phd, "psi": psd}
+        frame.append(N.vector_field([comp[q.name] for q in N.coords]))
+    return {"frame": tuple(frame), "names": ("Omega1", "Omega2", "Omega3")}
+
+
+def _vertex_spin(h: sp.Expr, x: tuple, p: dict) -> tuple | None:
+    r"""The ball at the vertex of the surface spinning about the vertical at rate :math:`n`
+    (:math:`x_1 = x_2 = 0`, :math:`\omega = ne_3`), declared when the vertex is a critical
+    point of :math:`h`.  Steady in the natural variables :math:`(x, \omega)` (the angles are
+    cyclic there): the singular orbit of the rotations about the vertical, which consists
+    of equilibria of (2.7) (Borisov & Mamaev (2015), §2.3, Prop. 2).  Linearising (2.7) at
+    it, :math:`z = x_1 + ix_2` obeys
+
+    .. math:: \ddot z + i\,\frac{cRIn}{I + mR^2}\,\dot z + \frac{mgcR^2}{I + mR^2}\,z = 0
+
+    on the paraboloid :math:`h = \tfrac c2(x_1^2 + x_2^2)`, so the spin is spectrally stable
+    iff :math:`c\,(cI^2n^2 + 4mg(I + mR^2)) > 0`: always in a bowl (:math:`c > 0`, a
+    minimum of the potential), on a dome (:math:`c < 0`) only for
+    :math:`n^2 > 4mg(I + mR^2)/(|c|I^2)` -- the gyroscopic stabilisation of the ball on top
+    of a surface discussed by Borisov, Mamaev & Kilin (2002), Regul. Chaotic Dyn. 7(2)."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    zero = default_policy().is_zero
+    at = dict(zip(x, (0, 0)))
+    if not all(zero(sp.diff(h, xi).xreplace(at)) for xi in x):
+        return None
+    n = sp.Symbol("n", real=True)
+    return (SteadyFamily("spin at the vertex", (n,),
+                         {"x1": 0, "x2": 0, "theta": sp.pi / 2, "phi": 0, "psi": 0,
+                          "thetadot": 0, "phidot": 0, "psidot": n}, (), {},
+                         "the ball at the vertex of the surface spinning about the vertical "
+                         "at rate n (n = 0: at rest)"),)

@@ -241,6 +241,12 @@ def chaplygin_snake(n: int = 3, m=None, J=None, l=None, a=None,  # noqa: E741
     :math:`(\dot x, \dot\theta_1)` (regular where :math:`\cos\theta_1 \ne 0`).  For
     ``n = 1`` this is the :func:`chaplygin_sleigh` with :math:`I = J_1 + m_1a_1^2`.
 
+    **Steady motions.**  Straight runs, ``steady_motion(speed=V)``: all links on one line
+    moving along it (the joint angles zero, :math:`\dot\theta_i = 0`).  The linearisation
+    (in mass-matrix form: the explicit field has 15870 operations for three links) has two
+    zero roots (the heading and the speed); for one link the third is the sleigh's
+    :math:`-maV/I`, stable when the centre of mass leads the blade (:math:`aV > 0`).
+
     Parameters
     ----------
     n : int
@@ -272,9 +278,29 @@ def chaplygin_snake(n: int = 3, m=None, J=None, l=None, a=None,  # noqa: E741
     flat = {f"{k}{i + 1}": v for k, vals in p.items() for i, v in enumerate(vals)}
     N = configuration_manifold("SE2xT" if n > 1 else "SE2", q, flat)
     L, f = _snake_lagrangian(N, n, p)
+    steady = _snake_runs(n) if tuple(independent) == ("xdot", "theta1dot") else None
     return build_system(N, L, f, name="chaplygin_snake", independent=independent,
                         description=f"{n}-link snake of Chaplygin sleighs joined by pin "
-                                    "joints (Ostrowski-Burdick 1998)", tidy_input=False)
+                                    "joints (Ostrowski-Burdick 1998)", tidy_input=False,
+                        steady=steady)
+
+
+def _snake_runs(n: int) -> tuple:
+    r"""The straight runs of the snake: every link on one line at heading :math:`h`
+    (all joint angles :math:`\theta_{i+1} - \theta_i = 0`), moving along it at speed
+    :math:`V`, :math:`\dot\theta_i = 0` -- steady because every blade then moves along
+    itself and nothing turns.  For ``n = 1`` this is the sleigh's straight run,
+    :math:`\dot\omega = -(maV/I)\,\omega` near it (Borisov & Mamaev (2015), (3.18)):
+    stable when the centre of mass leads the blade, :math:`aV > 0`.  For more links the
+    verdict comes from the linearisation (the heading and the speed give two zero roots;
+    the joint angles and the turning rate the others)."""
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    V, h = sp.symbols("speed heading", real=True)
+    state = {"x": 0, "y": 0, **{f"theta{i + 1}": h for i in range(n)},
+             "xdot": V * sp.cos(h), "theta1dot": 0}
+    return (SteadyFamily("straight run", (V, h), state, (), {"heading": 0},
+                         "all links on one line moving along it at speed V, heading h"),)
 
 
 def _link_parameters(value, name: str, n: int) -> tuple:

@@ -49,6 +49,7 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.algebra.solve import adjugate_inverse
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.common import numeric_values
@@ -413,7 +414,7 @@ def _linearize_at(system, point: dict, chart: str, parameters) -> Linearization:
     """:func:`linearize` at a checked phase-space point."""
     fc, notes = steady_chart(system, point, chart)
     R, C = cyclic_split(fc)
-    J, form = _jacobian_and_mass_form(fc)
+    J, form = _jacobian_and_mass_form(fc, system)
     variables = fc.variables
     if fc.relations:
         DG = jacobian_at(fc.relations, fc.variables, fc.point)
@@ -440,16 +441,30 @@ def _short_relation(g: sp.Expr) -> str:
     return text if len(text) <= 120 else f"h(q) [{sp.count_ops(g)} operations]"
 
 
-def _jacobian_and_mass_form(fc: FieldChart) -> tuple:
-    r"""The chart's Jacobian and, for a chart from the data, its mass-matrix form
-    :math:`(E, A)`, :math:`EJ = A`, :math:`E = \operatorname{diag}(1, M)` (the reduced
-    mass matrix on the velocities; :func:`~geomech.mechanics.equations.first_variation.
-    field_jacobian_mass_form`), else ``None``."""
-    if fc.rhs is not None:
+def _jacobian_and_mass_form(fc: FieldChart, system=None) -> tuple:
+    r"""The chart's Jacobian and, for a chart from the data -- or a phase-space field larger
+    than :data:`JACOBIAN_OPS` (the three-link Chaplygin snake: 15870 operations, whose
+    exact Jacobian takes a minute while the mass-matrix form takes a second) -- its
+    mass-matrix form :math:`(E, A)`, :math:`EJ = A`, :math:`E = \operatorname{diag}(1, M)`
+    (the reduced mass matrix on the velocities; :func:`~geomech.mechanics.equations.
+    first_variation.field_jacobian_mass_form`), else ``None``."""
+    if fc.rhs is not None and not _large_phase_field(fc, system):
         return chart_jacobian(fc), None
-    V, M, Rm = field_jacobian_mass_form(fc.system, fc.point)
+    V, M, Rm = field_jacobian_mass_form(fc.system or system, fc.point)
     E = sp.diag(sp.eye(V.rows), M)
     return _LazyJacobian(V, M, Rm), (E, V.col_join(Rm))
+
+
+#: a phase-space field larger than this (operations) is linearised in mass-matrix form
+JACOBIAN_OPS = 8000
+
+
+def _large_phase_field(fc: FieldChart, system) -> bool:
+    """Whether ``fc`` is the explicit phase-space field of ``system`` (no relations) and
+    larger than :data:`JACOBIAN_OPS`."""
+    if fc.name != "phase space" or system is None or fc.relations or fc.mass is not None:
+        return False
+    return sum(count_ops(e) for e in fc.rhs) > JACOBIAN_OPS
 
 
 def _restricted_lazily(J: _LazyJacobian, variables: tuple, DG: sp.Matrix) -> tuple | None:
