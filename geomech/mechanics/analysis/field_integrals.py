@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
+from sympy.polys.rings import ring
 
 from geomech.core.algebra import (
     clear_denominators,
@@ -59,8 +60,9 @@ from geomech.core.algebra.linear import ring_linear_rows
 from geomech.core.algebra.matrices import rational_rank
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy
-from geomech.core.zero.rewrite import rational_rewrite
+from geomech.core.zero.rewrite import half_angle_sin_cos, rational_rewrite
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
@@ -385,8 +387,9 @@ def sampled_flow(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple:
     kin = dict(flow.kinematics)
     kin_b = [sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) for b in basis]
     abbrev = [(sym, rational_rewrite(e)) for sym, e in flow.abbreviations]
+    raw = (kin_b, list(basis), list(flow.abbreviations), list(flow.dynamics))
     data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
-            abbrev, [rational_rewrite(e) for e in flow.dynamics])
+            abbrev, [rational_rewrite(e) for e in flow.dynamics], raw)
     exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
     qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(flow.eta) - set(params)
              - {sym for sym, _ in abbrev})
@@ -396,7 +399,7 @@ def sampled_flow(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple:
 def point_rows(data, terms, cols, pt, eta, dom) -> list[list]:
     """Rows (coefficients of the eta-monomials of :math:`w(F)`) at the configuration point
     ``pt``; ``sympy.PolynomialError`` when the flow there is not polynomial in ``eta``."""
-    kin_b, b_vals, abbrev, dyn = data
+    kin_b, b_vals, abbrev, dyn = data[:4]
     at = {}
 
     def val(e):
@@ -430,7 +433,10 @@ def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]
     syms = sorted(qsyms, key=sp.default_sort_key)
     if isinstance(params, dict):
         dom = sp.QQ
-        kin_b, b_vals, abbrev, dyn = data
+        got = _ring_sampled_nullspace(data[4], terms, cols, eta, params, seed)
+        if got is not None:
+            return got
+        kin_b, b_vals, abbrev, dyn = data[:4]
         data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
                 [(sym, e.xreplace(params)) for sym, e in abbrev],
                 [e.xreplace(params) for e in dyn])
@@ -557,3 +563,154 @@ def ansatz_span(flow: AnsatzFlow, basis: Sequence, terms: list[tuple], params: S
     point = tuple(sp.QQ(int(par_pt[p].p), int(par_pt[p].q)) for p in params)
     degrees = [sum(terms[j][0]) for j in cols]
     return cols, blockwise_span(rows, len(cols), degrees, dom, point), dom
+
+
+# ---------------------------------------------------------------------------------------
+# the sampled equations without symbolic cancellation
+# ---------------------------------------------------------------------------------------
+class _NotPolynomial(Exception):
+    """A value outside :math:`\\mathbb Q[\\eta]` (a denominator in the variables, an atom
+    without an exact value)."""
+
+
+def polynomial_values(exprs: Sequence, R, point: dict, angles: dict,
+                      abbreviations: Sequence = ()) -> list:
+    r"""The values of ``exprs`` in the polynomial ring ``R`` (:math:`\mathbb Q[\eta]`, the
+    generators of ``R`` are the symbols left free) at a point: every other symbol a rational
+    (``point``), :math:`\sin` and :math:`\cos` of integer combinations of the angles ``s``
+    from :math:`e^{is} = c + i s'` (``angles[s] = (c, s')``, rational).  One pass over the
+    expression trees with a memo shared by all ``exprs`` (no ``cancel``): sub-expressions
+    evaluate to polynomials, divisions only by non-zero constants; the ``abbreviations``
+    ``(symbol, expression)`` are evaluated first, in order.  Raises
+    ``ZeroDivisionError`` at a pole, :class:`_NotPolynomial` when a value leaves the ring.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, w = ring("w", sp.QQ)
+    >>> x, s, W = sp.symbols("x s w")
+    >>> polynomial_values([W**2*sp.cos(2*s)/(1 + x)], R, {x: sp.Rational(1, 2)},
+    ...                   {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
+    [-14/75*w**2]
+    """
+    gens = dict(zip(R.symbols, R.gens))
+    memo: dict = {}
+
+    def circle(s, k):
+        c, si = (Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q)) for v in angles[s])
+        if k < 0:
+            si, k = -si, -k
+        re, im = Fraction(1), Fraction(0)
+        for _ in range(k):
+            re, im = re * c - im * si, re * si + im * c
+        return re, im
+
+    def trig(f):
+        re, im = Fraction(1), Fraction(0)
+        for t in sp.Add.make_args(f.args[0]):
+            k, s = t.as_coeff_Mul()
+            if not (k.is_Integer and s in angles):
+                raise _NotPolynomial(f)
+            a, b = circle(s, int(k))
+            re, im = re * a - im * b, re * b + im * a
+        return R(sp.QQ(re.numerator, re.denominator) if isinstance(f, sp.cos)
+                 else sp.QQ(im.numerator, im.denominator))
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = R(sp.QQ(int(a.p), int(a.q)))
+        elif a.is_Symbol:
+            if a in gens:
+                got = gens[a]
+            elif a in point:
+                v = sp.Rational(point[a])
+                got = R(sp.QQ(int(v.p), int(v.q)))
+            else:
+                raise _NotPolynomial(a)
+        elif a.is_Add:
+            got = R.zero
+            for t in a.args:
+                got += val(t)
+        elif a.is_Mul:
+            got = R.one
+            for t in a.args:
+                got *= val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            b = val(a.base)
+            if a.exp < 0:
+                if not b:
+                    raise ZeroDivisionError
+                if not b.is_ground:
+                    raise _NotPolynomial(a)
+                b = R(R.domain.one / b.LC)
+            got = b ** abs(int(a.exp))
+        elif isinstance(a, (sp.sin, sp.cos)):
+            got = trig(a)
+        else:
+            raise _NotPolynomial(a)
+        memo[a] = got
+        return got
+
+    for sym, e in abbreviations:
+        memo[sym] = val(as_expr(e))
+    return [val(as_expr(e)) for e in exprs]
+
+
+def _ring_point_rows(raw, terms, cols, eta, R, point, angles) -> list[list]:
+    """:func:`point_rows` by :func:`polynomial_values` (the parameters in ``point``)."""
+    kin_b, basis, abbrev, dyn = raw
+    ks = sorted({terms[j][1] for j in cols})
+    vals = polynomial_values([*dyn, *(kin_b[k] for k in ks), *(basis[k] for k in ks)], R,
+                             point, angles, abbrev)
+    ed = vals[:len(dyn)]
+    kb = dict(zip(ks, vals[len(dyn):len(dyn) + len(ks)]))
+    bb = dict(zip(ks, vals[len(dyn) + len(ks):]))
+    acc: dict = {}
+    for j in cols:
+        alpha, k = terms[j]
+        mono = R.one
+        for g, a in zip(R.gens, alpha):
+            mono *= g**a
+        w = kb[k] * mono
+        for a, g in enumerate(R.gens):
+            if alpha[a]:
+                w += bb[k] * ed[a] * mono.diff(g)
+        for mon, c in w.items():
+            acc.setdefault(mon, {})[j] = c
+    return [[row.get(j, sp.QQ.zero) for j in cols] for row in acc.values()]
+
+
+def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list | None:
+    r""":func:`sampled_nullspace` over QQ by exact evaluation in :math:`\mathbb Q[\eta]`
+    (:func:`polynomial_values`), or ``None`` when the flow has values outside that ring."""
+    R = ring(list(eta), sp.QQ)[0]
+    exprs = [*raw[0], *raw[1], *(e for _, e in raw[2]), *raw[3]]
+    free = set().union(*(as_expr(e).free_symbols for e in exprs)) - set(eta) - set(params)
+    free -= {sym for sym, _ in raw[2]}
+    angles = {a for e in exprs for f in as_expr(e).atoms(sp.sin, sp.cos)
+              for a in f.args[0].free_symbols}
+    syms = sorted(free, key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows: list = []
+    rank, stable, fails = -1, 0, 0
+    while fails < 20:
+        check()
+        if len(rows) >= len(cols) + 8:
+            if stable >= 2:
+                break
+            new = rational_rank(rows, len(cols))
+            stable, rank = (stable + 1, rank) if new == rank else (0, new)
+            if rank == len(cols):
+                break
+        pt = {**sampler.random_point(syms), **params}
+        circle = {a: half_angle_sin_cos(pt[a])[::-1] for a in angles}
+        try:
+            rows += _ring_point_rows(raw, terms, cols, eta, R, pt, circle)
+        except _NotPolynomial:
+            return None
+        except ZeroDivisionError:
+            fails += 1
+    if fails >= 20:
+        return None
+    return domain_nullspace(rows, len(cols), sp.QQ, to_sympy=True)
