@@ -56,7 +56,7 @@ from geomech.core.algebra import (
     polynomial_ring,
     verified_subspace,
 )
-from geomech.core.algebra.linear import ring_linear_rows
+from geomech.core.algebra.linear import ring_linear_domain_rows
 from geomech.core.algebra.matrices import rational_rank
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
@@ -481,14 +481,11 @@ def ansatz_exact_rows(flow: AnsatzFlow, basis, terms, cols, params) -> tuple:
         w = sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) * mono
         w += b * sp.Add(*[e * sp.diff(mono, x) for x, e, a in zip(flow.eta, dyn, alpha) if a])
         total.append(c * w)
-    rows = ring_linear_rows([sp.Add(*total)], cs, keep=params)
-    if rows is None:
-        return None, None
-    dom = sp.QQ[tuple(params)] if params else sp.QQ
     try:
-        return [[dom.from_sympy(x) for x in r] for r in rows], dom
+        got = ring_linear_domain_rows([sp.Add(*total)], cs, params)
     except sp.CoercionFailed:          # coefficients not polynomial in the parameters
         return None, None
+    return (None, None) if got is None else got
 
 
 def blockwise_span(rows: list, ncols: int, degrees: Sequence[int], dom, point: tuple
