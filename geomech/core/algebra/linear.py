@@ -53,8 +53,8 @@ from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
 from geomech.core.parse import as_expr, as_matrix
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy, default_policy, rational_rewrite
 
-__all__ = ["rank", "nullspace", "ring_linear_rows", "solve_constant_linear", "solve_homogeneous",
-           "CoefficientRows", "primitive_vector"]
+__all__ = ["rank", "nullspace", "ring_linear_rows", "ring_linear_domain_rows",
+           "solve_constant_linear", "solve_homogeneous", "CoefficientRows", "primitive_vector"]
 
 
 def rank(matrix) -> int:
@@ -145,6 +145,57 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     >>> ring_linear_rows([a*sp.sin(x)**2 + a*sp.cos(x)**2 - b], [a, b])
     [[1, -1]]
     """
+    got = _ring_rows(exprs, unknowns, keep, at)
+    if got is None:
+        return None
+    rows, dom, kgens = got
+    return _rows_to_sympy(rows, len(list(unknowns)), dom, kgens)
+
+
+def ring_linear_domain_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
+                            params: Sequence[sp.Symbol]) -> tuple | None:
+    r""":func:`ring_linear_rows` with the rows as elements of
+    :math:`\mathbb Q[\text{params}]` (a sympy domain, returned with them): no conversion
+    to expressions and back.  ``None`` outside the ring.
+
+    >>> x, a, b, k = sp.symbols("x a b k")
+    >>> rows, dom = ring_linear_domain_rows([a*k*sp.sin(x)**2 + a*k*sp.cos(x)**2 - b],
+    ...                                     [a, b], [k])
+    >>> rows, dom
+    ([[k, -1]], QQ[k])
+    """
+    params = list(params)
+    got = _ring_rows(exprs, unknowns, params, None)
+    dom = sp.QQ[tuple(params)] if params else sp.QQ
+    if got is None:
+        return None
+    rows, rdom, kgens = got
+    where = [params.index(g) for g in kgens]
+    n = len(list(unknowns))
+    out, seen = [], set()
+    for row in rows:
+        vec = [dom.zero] * n
+        for j, p in row.items():
+            if not params:
+                vec[j] = sum((dom.convert_from(c, rdom) for c in p.values()), dom.zero)
+                continue
+            terms: dict = {}
+            for km, c in p.items():
+                e = [0] * len(params)
+                for i, k in zip(where, km):
+                    e[i] = k
+                terms[tuple(e)] = terms.get(tuple(e), 0) + dom.dom.convert_from(c, rdom)
+            vec[j] = dom.ring.from_dict({m: c for m, c in terms.items() if c})
+        key = tuple(vec)
+        if any(vec) and key not in seen:
+            seen.add(key)
+            out.append(vec)
+    return out, dom
+
+
+def _ring_rows(exprs, unknowns, keep, at):
+    """The rows ``{unknown index: {parameter monomial: coefficient}}`` of
+    :func:`ring_linear_rows` with the ring's domain and the kept generators, or ``None``."""
     unknowns = list(unknowns)
     if at and any(c in at for c in unknowns):
         raise ValueError("the unknowns cannot be specialised (set them to zero in `at` and "
@@ -153,7 +204,7 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     exprs = [as_expr(e) for e in exprs]
     exprs = [e for e in exprs if e != 0]
     if not exprs:
-        return []
+        return [], sp.QQ, []
     try:
         alg = RationalAlgebra(exprs, exclude=unknowns, values=at)
     except UnsupportedExpression:
@@ -181,8 +232,7 @@ def ring_linear_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
                 entry = rows.setdefault(key, {}).setdefault(j, {})
                 kmon = tuple(mon[i] for i in kidx)
                 entry[kmon] = entry.get(kmon, 0) + coeff
-    return _rows_to_sympy(rows.values(), len(unknowns), alg.ring.domain,
-                          [syms[i] for i in kidx])
+    return list(rows.values()), alg.ring.domain, [syms[i] for i in kidx]
 
 
 def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:

@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
+from sympy.polys.rings import ring
 
 from geomech.core.algebra import (
     clear_denominators,
@@ -54,12 +56,18 @@ from geomech.core.algebra import (
     polynomial_ring,
     verified_subspace,
 )
+from geomech.core.algebra.linear import ring_linear_domain_rows
+from geomech.core.algebra.matrices import rational_rank
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
+from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy
+from geomech.core.zero.rewrite import half_angle_sin_cos, rational_rewrite
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
-           "independent_rows_at", "graded_basis", "block_span"]
+           "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
+           "sampled_flow", "point_rows", "sampled_nullspace", "ansatz_exact_rows",
+           "blockwise_span", "ansatz_span"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -324,3 +332,382 @@ def polynomial_field_integrals(v: VectorField, degree: int, variables: Sequence 
                          for c, j in zip(vec, cols) if c])
             found.append((max(degrees[j] for c, j in zip(vec, cols) if c), F))
     return [F for _, F in sorted(found, key=lambda t: t[0])]
+
+
+# ---------------------------------------------------------------------------------------
+# integrals polynomial in some variables with coefficients in a family of functions
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnsatzFlow:
+    r"""A flow split for the ansatz search: :math:`\dot\eta = ` ``dynamics`` for the
+    polynomial variables :math:`\eta` and :math:`\dot y = ` ``kinematics[y]`` for the
+    coordinates the ansatz functions depend on; ``abbreviations`` are named sub-expressions
+    of the dynamics, in order (each may use the earlier ones).
+
+    The derivative of a candidate term :math:`b_k(y)\,\eta^\alpha` is
+
+    .. math:: \Bigl(\sum_y \dot y\,\partial_y b_k\Bigr)\eta^\alpha
+              + b_k \sum_i \alpha_i\,\dot\eta_i\,\eta^{\alpha - e_i}.
+
+    >>> x, y = sp.symbols("x y")
+    >>> AnsatzFlow((x,), (-sp.sin(y),), ((y, x),)).eta
+    (x,)
+    """
+
+    eta: tuple
+    dynamics: tuple
+    kinematics: tuple                 # ((y, dy/dt), ...)
+    abbreviations: tuple = ()
+
+
+def ansatz_terms(neta: int, nbasis: int, degree: int, homogeneous: bool = False
+                 ) -> list[tuple]:
+    """The unknowns ``(alpha, k)`` of :math:`b_k\\,\\eta^\\alpha`: monomials by degree (then in
+    ``combinations_with_replacement`` order), the ansatz index inside.
+
+    >>> ansatz_terms(2, 2, 1)
+    [((0, 0), 0), ((0, 0), 1), ((1, 0), 0), ((1, 0), 1), ((0, 1), 0), ((0, 1), 1)]
+    """
+    out = []
+    for d in ([degree] if homogeneous else range(degree + 1)):
+        for combo in itertools.combinations_with_replacement(range(neta), d):
+            alpha = tuple(combo.count(a) for a in range(neta))
+            out += [(alpha, k) for k in range(nbasis)]
+    return out
+
+
+def _eta_monomial(eta, alpha) -> sp.Expr:
+    return sp.Mul(*[x**a for x, a in zip(eta, alpha)])
+
+
+def sampled_flow(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple:
+    """``(data, symbols)`` for :func:`sampled_nullspace`: the derivatives of the ansatz
+    functions along the kinematics, the functions, the abbreviations and the dynamics
+    rewritten rationally (half angles), and the configuration symbols to sample."""
+    kin = dict(flow.kinematics)
+    kin_b = [sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) for b in basis]
+    abbrev = [(sym, rational_rewrite(e)) for sym, e in flow.abbreviations]
+    raw = (kin_b, list(basis), list(flow.abbreviations), list(flow.dynamics))
+    data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
+            abbrev, [rational_rewrite(e) for e in flow.dynamics], raw)
+    exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
+    qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(flow.eta) - set(params)
+             - {sym for sym, _ in abbrev})
+    return data, qsyms
+
+
+def point_rows(data, terms, cols, pt, eta, dom) -> list[list]:
+    """Rows (coefficients of the eta-monomials of :math:`w(F)`) at the configuration point
+    ``pt``; ``sympy.PolynomialError`` when the flow there is not polynomial in ``eta``."""
+    kin_b, b_vals, abbrev, dyn = data[:4]
+    at = {}
+
+    def val(e):
+        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
+
+    vals: dict = {}
+    for sym, e in abbrev:                  # the named sub-expressions, evaluated once
+        vals[sym] = sp.cancel(e.xreplace(pt).xreplace(vals))
+    ed = [val(e.xreplace(vals)) for e in dyn]
+    acc: dict = {}
+    for j in cols:
+        alpha, k = terms[j]
+        mono = sp.Poly(_eta_monomial(eta, alpha), *eta, domain=dom)
+        if k not in at:
+            at[k] = (val(kin_b[k]), val(b_vals[k]))
+        kb, bb = at[k]
+        w = kb * mono
+        for a, x in enumerate(eta):
+            if alpha[a]:
+                w += bb * ed[a] * mono.diff(x)
+        for mon, c in w.as_dict(native=True).items():
+            acc.setdefault(mon, {})[j] = c
+    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
+
+
+def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]:
+    """Null space of the determining equations sampled at random configurations, restricted
+    to ``cols``: over QQ with the parameters sampled (``params`` a dict ``{p: rational}``)
+    or over QQ(parameters) (``params`` a list); sympy expressions."""
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    syms = sorted(qsyms, key=sp.default_sort_key)
+    if isinstance(params, dict):
+        dom = sp.QQ
+        got = _ring_sampled_nullspace(data[4], terms, cols, eta, params, seed)
+        if got is not None:
+            return got
+        kin_b, b_vals, abbrev, dyn = data[:4]
+        data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
+                [(sym, e.xreplace(params)) for sym, e in abbrev],
+                [e.xreplace(params) for e in dyn])
+    else:
+        dom = sp.QQ.frac_field(*params) if params else sp.QQ
+    rows: list = []
+    rank, stable = -1, 0
+    for _ in range(200):
+        check()
+        if len(rows) >= len(cols) + 8:
+            if dom != sp.QQ or stable >= 2:
+                break
+            new = rational_rank(rows, len(cols))  # over QQ: sample until the rank is stable
+            stable, rank = (stable + 1, rank) if new == rank else (0, new)
+            if rank == len(cols):
+                break
+        pt = sampler.random_point(syms)
+        try:
+            rows += point_rows(data, terms, cols, pt, eta, dom)
+        except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
+            continue
+    return domain_nullspace(rows, len(cols), dom, to_sympy=True)
+
+
+def ansatz_exact_rows(flow: AnsatzFlow, basis, terms, cols, params) -> tuple:
+    r"""Exact linear equations for the unknowns of ``cols`` (rows over
+    :math:`\mathbb Q[\text{parameters}]` as domain elements) and the domain, or
+    ``(None, None)`` when the flow leaves the ring of
+    :func:`~geomech.core.algebra.linear.ring_linear_rows` or the coefficients are not
+    polynomial in the parameters."""
+    rep: dict = {}
+    for sym, e in flow.abbreviations:        # nested abbreviations, in order
+        rep[sym] = e.xreplace(rep)
+    dyn = [sp.cancel(e.xreplace(rep)) for e in flow.dynamics]   # one fraction each
+    kin = dict(flow.kinematics)
+    cs = list(sp.symbols(f"_e0:{len(cols)}", cls=sp.Dummy))
+    total = []
+    for c, j in zip(cs, cols):
+        alpha, k = terms[j]
+        b = basis[k]
+        mono = _eta_monomial(flow.eta, alpha)
+        w = sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) * mono
+        w += b * sp.Add(*[e * sp.diff(mono, x) for x, e, a in zip(flow.eta, dyn, alpha) if a])
+        total.append(c * w)
+    try:
+        got = ring_linear_domain_rows([sp.Add(*total)], cs, params)
+    except sp.CoercionFailed:          # coefficients not polynomial in the parameters
+        return None, None
+    return (None, None) if got is None else got
+
+
+def blockwise_span(rows: list, ncols: int, degrees: Sequence[int], dom, point: tuple
+                   ) -> list[list]:
+    r"""The verified null space of ``rows`` (over ``dom``, ``ncols`` unknowns of the given
+    ``degrees``), block by block (:func:`unknown_blocks`, :func:`block_span`): primitive
+    vectors in the order of :func:`graded_basis` on the whole system (lowest degree first).
+
+    The reduced echelon form of a direct sum of spaces on disjoint unknowns is the union of
+    the reduced echelon forms of the summands, so the blocks give the same basis as one
+    reduction of the whole system, at the cost of the largest block.
+
+    >>> k = sp.Symbol("k"); R = sp.QQ[k]
+    >>> rows = [[R(k), R(-1), R(0), R(0)], [R(0), R(0), R(1), R(1)]]
+    >>> [[R.to_sympy(x) for x in v] for v in blockwise_span(rows, 4, [1, 1, 2, 2], R,
+    ...                                                       (sp.QQ(2),))]
+    [[1, k, 0, 0], [0, 0, 1, -1]]
+    """
+    order = sorted(range(ncols), key=lambda j: (-degrees[j], j))
+    rank_of = {j: pos for pos, j in enumerate(order)}
+    out = []
+    for cols in unknown_blocks(rows, ncols):
+        check()
+        for vec in block_span(rows, cols, list(degrees), dom, point):
+            full = [dom.zero] * ncols
+            for j, x in zip(cols, vec):
+                full[j] = x
+            out.append(full)
+
+    def pivot(v):
+        return min(rank_of[j] for j, x in enumerate(v) if x)
+
+    return sorted(out, key=pivot, reverse=True)
+
+
+def ansatz_span(flow: AnsatzFlow, basis: Sequence, terms: list[tuple], params: Sequence,
+                seed: int = 19) -> tuple:
+    r"""The integrals :math:`\sum_j c_j\,b_{k_j}\eta^{\alpha_j}` over the ``terms``
+    ``(alpha, k)``: ``(cols, vecs, dom)`` with ``vecs`` a verified basis of primitive vectors
+    over ``dom`` on the unknowns ``cols`` (the others vanish), graded (lowest degree first);
+    ``vecs`` is ``None`` when the exact equations leave the ring of
+    :func:`~geomech.core.algebra.linear.ring_linear_rows` (the caller then solves the
+    equations on ``cols`` another way).
+
+    1. *support*: the parameters at a random rational point, the equations sampled at random
+       configurations, the null space over :math:`\mathbb Q`; its support ``cols`` contains
+       that of the generic null space (an unknown is hidden only at a special point);
+    2. *exact equations* on ``cols`` over :math:`\mathbb Q[\text{parameters}]`
+       (:func:`ansatz_exact_rows`), no expansion of the candidate;
+    3. *blocks* (:func:`blockwise_span`): in each, independent equations chosen at the point,
+       a square reduction over :math:`\mathbb Q(\text{parameters})`, and every candidate
+       substituted into all equations of its block, which proves it.
+
+    >>> x, y = sp.symbols("x y")
+    >>> flow = AnsatzFlow((x,), (-sp.sin(y),), ((y, x),))       # the pendulum
+    >>> basis = [sp.S.One, sp.cos(y)]
+    >>> cols, vecs, dom = ansatz_span(flow, basis, ansatz_terms(1, 2, 2)[1:], ())
+    >>> [[dom.to_sympy(c) for c in v] for v in vecs], cols       # x**2 - 2*cos(y)
+    ([[-2, 1]], [0, 3])
+    """
+    params = list(params)
+    data, qsyms = sampled_flow(flow, basis, params)
+    par_pt = ZeroPolicy(seed=seed, warn=False).random_point(params)
+    ns = sampled_nullspace(data, terms, list(range(len(terms))), flow.eta, qsyms, par_pt,
+                           seed + 22)
+    cols = [j for j in range(len(terms)) if any(v[j] != 0 for v in ns)]
+    if not cols:
+        return [], [], sp.QQ
+    rows, dom = ansatz_exact_rows(flow, basis, terms, cols, params)
+    if rows is None:
+        return cols, None, None
+    point = tuple(sp.QQ(int(par_pt[p].p), int(par_pt[p].q)) for p in params)
+    degrees = [sum(terms[j][0]) for j in cols]
+    return cols, blockwise_span(rows, len(cols), degrees, dom, point), dom
+
+
+# ---------------------------------------------------------------------------------------
+# the sampled equations without symbolic cancellation
+# ---------------------------------------------------------------------------------------
+class _NotPolynomial(Exception):
+    """A value outside :math:`\\mathbb Q[\\eta]` (a denominator in the variables, an atom
+    without an exact value)."""
+
+
+def polynomial_values(exprs: Sequence, R, point: dict, angles: dict,
+                      abbreviations: Sequence = ()) -> list:
+    r"""The values of ``exprs`` in the polynomial ring ``R`` (:math:`\mathbb Q[\eta]`, the
+    generators of ``R`` are the symbols left free) at a point: every other symbol a rational
+    (``point``), :math:`\sin` and :math:`\cos` of integer combinations of the angles ``s``
+    from :math:`e^{is} = c + i s'` (``angles[s] = (c, s')``, rational).  One pass over the
+    expression trees with a memo shared by all ``exprs`` (no ``cancel``): sub-expressions
+    evaluate to polynomials, divisions only by non-zero constants; the ``abbreviations``
+    ``(symbol, expression)`` are evaluated first, in order.  Raises
+    ``ZeroDivisionError`` at a pole, :class:`_NotPolynomial` when a value leaves the ring.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, w = ring("w", sp.QQ)
+    >>> x, s, W = sp.symbols("x s w")
+    >>> polynomial_values([W**2*sp.cos(2*s)/(1 + x)], R, {x: sp.Rational(1, 2)},
+    ...                   {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
+    [-14/75*w**2]
+    """
+    gens = dict(zip(R.symbols, R.gens))
+    memo: dict = {}
+
+    def circle(s, k):
+        c, si = (Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q)) for v in angles[s])
+        if k < 0:
+            si, k = -si, -k
+        re, im = Fraction(1), Fraction(0)
+        for _ in range(k):
+            re, im = re * c - im * si, re * si + im * c
+        return re, im
+
+    def trig(f):
+        re, im = Fraction(1), Fraction(0)
+        for t in sp.Add.make_args(f.args[0]):
+            k, s = t.as_coeff_Mul()
+            if not (k.is_Integer and s in angles):
+                raise _NotPolynomial(f)
+            a, b = circle(s, int(k))
+            re, im = re * a - im * b, re * b + im * a
+        return R(sp.QQ(re.numerator, re.denominator) if isinstance(f, sp.cos)
+                 else sp.QQ(im.numerator, im.denominator))
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational:
+            got = R(sp.QQ(int(a.p), int(a.q)))
+        elif a.is_Symbol:
+            if a in gens:
+                got = gens[a]
+            elif a in point:
+                v = sp.Rational(point[a])
+                got = R(sp.QQ(int(v.p), int(v.q)))
+            else:
+                raise _NotPolynomial(a)
+        elif a.is_Add:
+            got = R.zero
+            for t in a.args:
+                got += val(t)
+        elif a.is_Mul:
+            got = R.one
+            for t in a.args:
+                got *= val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            b = val(a.base)
+            if a.exp < 0:
+                if not b:
+                    raise ZeroDivisionError
+                if not b.is_ground:
+                    raise _NotPolynomial(a)
+                b = R(R.domain.one / b.LC)
+            got = b ** abs(int(a.exp))
+        elif isinstance(a, (sp.sin, sp.cos)):
+            got = trig(a)
+        else:
+            raise _NotPolynomial(a)
+        memo[a] = got
+        return got
+
+    for sym, e in abbreviations:
+        memo[sym] = val(as_expr(e))
+    return [val(as_expr(e)) for e in exprs]
+
+
+def _ring_point_rows(raw, terms, cols, eta, R, point, angles) -> list[list]:
+    """:func:`point_rows` by :func:`polynomial_values` (the parameters in ``point``)."""
+    kin_b, basis, abbrev, dyn = raw
+    ks = sorted({terms[j][1] for j in cols})
+    vals = polynomial_values([*dyn, *(kin_b[k] for k in ks), *(basis[k] for k in ks)], R,
+                             point, angles, abbrev)
+    ed = vals[:len(dyn)]
+    kb = dict(zip(ks, vals[len(dyn):len(dyn) + len(ks)]))
+    bb = dict(zip(ks, vals[len(dyn) + len(ks):]))
+    acc: dict = {}
+    for j in cols:
+        alpha, k = terms[j]
+        mono = R.one
+        for g, a in zip(R.gens, alpha):
+            mono *= g**a
+        w = kb[k] * mono
+        for a, g in enumerate(R.gens):
+            if alpha[a]:
+                w += bb[k] * ed[a] * mono.diff(g)
+        for mon, c in w.items():
+            acc.setdefault(mon, {})[j] = c
+    return [[row.get(j, sp.QQ.zero) for j in cols] for row in acc.values()]
+
+
+def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list | None:
+    r""":func:`sampled_nullspace` over QQ by exact evaluation in :math:`\mathbb Q[\eta]`
+    (:func:`polynomial_values`), or ``None`` when the flow has values outside that ring."""
+    R = ring(list(eta), sp.QQ)[0]
+    exprs = [*raw[0], *raw[1], *(e for _, e in raw[2]), *raw[3]]
+    free = set().union(*(as_expr(e).free_symbols for e in exprs)) - set(eta) - set(params)
+    free -= {sym for sym, _ in raw[2]}
+    angles = {a for e in exprs for f in as_expr(e).atoms(sp.sin, sp.cos)
+              for a in f.args[0].free_symbols}
+    syms = sorted(free, key=sp.default_sort_key)
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rows: list = []
+    rank, stable, fails = -1, 0, 0
+    while fails < 20:
+        check()
+        if len(rows) >= len(cols) + 8:
+            if stable >= 2:
+                break
+            new = rational_rank(rows, len(cols))
+            stable, rank = (stable + 1, rank) if new == rank else (0, new)
+            if rank == len(cols):
+                break
+        pt = {**sampler.random_point(syms), **params}
+        circle = {a: half_angle_sin_cos(pt[a])[::-1] for a in angles}
+        try:
+            rows += _ring_point_rows(raw, terms, cols, eta, R, pt, circle)
+        except _NotPolynomial:
+            return None
+        except ZeroDivisionError:
+            fails += 1
+    if fails >= 20:
+        return None
+    return domain_nullspace(rows, len(cols), sp.QQ, to_sympy=True)

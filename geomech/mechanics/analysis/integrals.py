@@ -33,17 +33,22 @@ True
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra import solve_constant_linear
+from geomech.core.algebra.linear import solve_constant_linear
+from geomech.core.algebra.matrices import domain_rref
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold  # noqa: F401 - used in the doctests
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.mechanics.analysis.field_integrals import polynomial_field_integrals
+from geomech.mechanics.analysis.field_integrals import (
+    AnsatzFlow,
+    ansatz_span,
+    ansatz_terms,
+    polynomial_field_integrals,
+)
 
 __all__ = ["is_first_integral", "first_integral_defect", "log_derivative",
            "polynomial_integrals", "is_energy_conserved", "system_is_first_integral",
@@ -139,15 +144,6 @@ def check_field(v) -> None:
 # ---------------------------------------------------------------------------------------
 # polynomial integrals
 # ---------------------------------------------------------------------------------------
-def _monomials(variables: Sequence[sp.Symbol], degree: int, homogeneous: bool):
-    degs = [degree] if homogeneous else range(degree + 1)
-    out = []
-    for d in degs:
-        for combo in itertools.combinations_with_replacement(variables, d):
-            out.append(sp.Mul(*combo))
-    return out
-
-
 def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None = None,
                          ansatz: Sequence | None = None, *, homogeneous: bool = False,
                          include_constants: bool = False,
@@ -209,15 +205,45 @@ def polynomial_integrals(v: VectorField, degree: int, variables: Sequence | None
         if fast is not None:
             one = include_constants and (degree == 0 or not homogeneous)
             return [sp.S.One] * one + fast
-    monos = _monomials(variables, degree, homogeneous)
-    terms = [b * mo for mo in monos for b in ansatz]
+    terms = ansatz_terms(len(variables), len(ansatz), degree, homogeneous)
+    exprs = [ansatz[k] * sp.Mul(*[x**a for x, a in zip(variables, alpha)])
+             for alpha, k in terms]
     cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))
-    F = sp.Add(*[c * t for c, t in zip(cs, terms)])
-    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
-    # collect by monomials in the polynomial variables when possible (smaller systems)
-    eqs = split_polynomial(vF, variables)
-    sols = solve_constant_linear(eqs, cs, keep=M.parameters)
+    F = sp.Add(*[c * t for c, t in zip(cs, exprs)])
+    comp = dict(zip(M.coords, v.components))
+    flow = AnsatzFlow(variables, tuple(comp[x] for x in variables),
+                      tuple((y, comp[y]) for y in M.coords if y not in variables))
+    cols, vecs, dom = ansatz_span(flow, ansatz, terms, M.parameters)
+    if vecs is None:            # outside the ring: the sampled route on the support
+        sols = _sampled_solutions(v, variables, [cs[j] for j in cols],
+                                  [exprs[j] for j in cols])
+    else:
+        sols = _echelon_solutions(vecs, cols, cs, dom)
     return _verified_integrals(v, F, sols, include_constants, relations)
+
+
+def _echelon_solutions(vecs: list, cols: list[int], cs: list, dom) -> list[dict]:
+    """The span of ``vecs`` (on the unknowns ``cols`` of ``cs``) as the rows of its reduced
+    echelon form in the order of ``cs``, normalised: the canonical basis of the space."""
+    K = dom.get_field() if dom != sp.QQ else dom
+    red, _ = domain_rref(vecs, len(cols), dom)
+    pol = default_policy()
+    out = []
+    for r in red:
+        sol = {c: sp.S.Zero for c in cs}
+        for j, x in zip(cols, r):
+            sol[cs[j]] = pol.normalize(K.to_sympy(x))
+        out.append(sol)
+    return out
+
+
+def _sampled_solutions(v: VectorField, variables, cs: list, terms: list) -> list[dict]:
+    r"""The constant solutions of :math:`v(\sum_j c_j t_j) \equiv 0` by
+    :func:`solve_constant_linear` on the equations collected by monomials in the
+    polynomial variables (:func:`split_polynomial`)."""
+    M = v.manifold
+    vF = sp.expand(sum(c * M.sympify(v(t)) for c, t in zip(cs, terms)))
+    return solve_constant_linear(split_polynomial(vF, variables), cs, keep=M.parameters)
 
 
 def _search_arguments(M, variables, ansatz) -> tuple[tuple, list]:

@@ -45,22 +45,17 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from geomech.core.algebra.linear import ring_linear_rows
-from geomech.core.algebra.matrices import (
-    clear_denominators,
-    domain_nullspace,
-    rational_rank,
-    rational_rref_pivots,
-    verified_subspace,
-)
+from geomech.core.algebra.matrices import rational_rref_pivots
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, is_zero, rational_rewrite
 from geomech.mechanics.analysis.field_integrals import (
-    graded_basis,
-    independent_rows_at,
-    value_at,
+    AnsatzFlow,
+    ansatz_span,
+    ansatz_terms,
+    sampled_flow,
+    sampled_nullspace,
 )
 from geomech.mechanics.analysis.integrals import polynomial_integrals
 from geomech.mechanics.analysis.variety_integrals import (
@@ -209,161 +204,23 @@ def trigonometric_ansatz(v: VectorField, variables, degree: int) -> list:
 
 def _integral_terms(eta, basis, degree):
     """The unknowns: pairs ``(alpha, k)`` for :math:`z^{\\beta_k}\\eta^\\alpha` (no constant)."""
-    terms = []
-    for d in range(degree + 1):
-        for combo in itertools.combinations_with_replacement(range(len(eta)), d):
-            alpha = tuple(combo.count(a) for a in range(len(eta)))
-            for k in range(len(basis)):
-                if d == 0 and basis[k] == 1:
-                    continue
-                terms.append((alpha, k))
-    return terms
+    return [(alpha, k) for alpha, k in ansatz_terms(len(eta), len(basis), degree)
+            if sum(alpha) or basis[k] != 1]
 
 
 def _natural_setup(system, degree: int, coefficient_degree: int):
-
+    """The compact equations, the flow in the natural variables, the basis of the
+    coefficient functions and the unknowns."""
     ce = system.compact_equations(frame="natural")
-    rhs, eta = ce.rhs, list(ce.quasi_velocities)
+    eta = list(ce.quasi_velocities)
     z = _natural_functions(system, ce)
     monos = [sp.Mul(*c) for d in range(coefficient_degree + 1)
              for c in itertools.combinations_with_replacement(z, d)]
     basis = _independent_functions(monos)
     q = system.manifold.coords
-    kin_b = [sp.Add(*[rhs[x] * sp.diff(b, x) for x in q if b.has(x)]) for b in basis]
-    abbrev = [(sym, rational_rewrite(e)) for sym, e in ce.abbreviations]
-    data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
-            abbrev, [rational_rewrite(ce.dynamics[a]) for a in eta])
-    exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
-    qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(eta)
-             - set(system.manifold.parameters) - {sym for sym, _ in abbrev})
-    return ce, eta, basis, data, qsyms, _integral_terms(eta, basis, degree)
-
-
-# ---------------------------------------------------------------------------------------
-# step 1: the specialised pass (parameters and configurations sampled)
-# ---------------------------------------------------------------------------------------
-def _point_rows(data, terms, cols, pt, eta, dom):
-    """Rows (coefficients of the eta-monomials of w(F)) at the configuration point ``pt``."""
-    kin_b, b_vals, abbrev, dyn = data
-    at = {}
-
-    def val(e):
-        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
-
-    vals: dict = {}
-    for sym, e in abbrev:                  # the named sub-expressions, evaluated once
-        vals[sym] = sp.cancel(e.xreplace(pt).xreplace(vals))
-    ed = [val(e.xreplace(vals)) for e in dyn]
-    acc: dict = {}
-    for j in cols:
-        alpha, k = terms[j]
-        mono = sp.Poly(sp.Mul(*[x**a for x, a in zip(eta, alpha)]), *eta, domain=dom)
-        if k not in at:
-            at[k] = (val(kin_b[k]), val(b_vals[k]))
-        kb, bb = at[k]
-        w = kb * mono
-        for a, x in enumerate(eta):
-            if alpha[a]:
-                w += bb * ed[a] * mono.diff(x)
-        for mon, c in w.as_dict(native=True).items():
-            acc.setdefault(mon, {})[j] = c
-    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
-
-
-def _natural_nullspace(data, terms, cols, eta, qsyms, params, seed):
-    """Null space of the sampled determining equations restricted to ``cols``: over QQ with
-    the parameters sampled (``params`` a dict) or over QQ(parameters)."""
-    sampler = ZeroPolicy(seed=seed, warn=False)
-    syms = sorted(qsyms, key=sp.default_sort_key)
-    if isinstance(params, dict):
-        dom = sp.QQ
-        kin_b, b_vals, abbrev, dyn = data
-        data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
-                [(sym, e.xreplace(params)) for sym, e in abbrev],
-                [e.xreplace(params) for e in dyn])
-    else:
-        dom = sp.QQ.frac_field(*params) if params else sp.QQ
-    rows: list = []
-    rank, stable = -1, 0
-    for _ in range(200):
-        check()
-        if len(rows) >= len(cols) + 8:
-            if dom != sp.QQ or stable >= 2:
-                break
-            new = rational_rank(rows, len(cols))  # over QQ: sample until the rank is stable
-            stable, rank = (stable + 1, rank) if new == rank else (0, new)
-            if rank == len(cols):
-                break
-        pt = sampler.random_point(syms)
-        try:
-            rows += _point_rows(data, terms, cols, pt, eta, dom)
-        except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
-            continue
-    return domain_nullspace(rows, len(cols), dom, to_sympy=True)
-
-
-# ---------------------------------------------------------------------------------------
-# step 2: the exact determining equations on the support
-# ---------------------------------------------------------------------------------------
-def _exact_rows(ce, eta, basis, terms, cols, params):
-    r"""Exact linear equations for the unknowns of ``cols`` (rows over
-    :math:`\mathbb Q[\text{parameters}]` as domain elements) and the domain, or ``None`` when
-    the flow leaves the ring of :func:`ring_linear_rows`."""
-    rep: dict = {}
-    for sym, e in ce.abbreviations:          # nested abbreviations, in order
-        rep[sym] = e.xreplace(rep)
-    dyn = [sp.cancel(ce.dynamics[a].xreplace(rep)) for a in eta]   # one fraction each
-    q = ce.system.manifold.coords
-    cs = list(sp.symbols(f"_e0:{len(cols)}", cls=sp.Dummy))
-    total = []
-    for c, j in zip(cs, cols):
-        alpha, k = terms[j]
-        b = basis[k]
-        mono = sp.Mul(*[x**a for x, a in zip(eta, alpha)])
-        w = sp.Add(*[ce.rhs[x] * sp.diff(b, x) for x in q if b.has(x)]) * mono
-        w += b * sp.Add(*[e * sp.diff(mono, x) for x, e, a in zip(eta, dyn, alpha) if a])
-        total.append(c * w)
-    rows = ring_linear_rows([sp.Add(*total)], cs, keep=params)
-    if rows is None:
-        return None, None
-    dom = sp.QQ[tuple(params)] if params else sp.QQ
-    try:
-        return [[dom.from_sympy(x) for x in r] for r in rows], dom
-    except sp.CoercionFailed:          # coefficients not polynomial in the parameters
-        return None, None
-
-
-# ---------------------------------------------------------------------------------------
-# step 3: pivot pattern at a random point, exact reduction of the square system
-# ---------------------------------------------------------------------------------------
-def _graded_basis(vecs: list[list], terms, cols, K) -> list[list]:
-    """:func:`graded_basis` with the degrees of the unknowns ``terms[cols]``."""
-    return graded_basis(vecs, [sum(terms[j][0]) for j in cols], K)
-
-
-_value = value_at                       # the old private names (tests)
-_independent_at = independent_rows_at
-
-
-# ---------------------------------------------------------------------------------------
-# step 4: exact verification on all equations
-# ---------------------------------------------------------------------------------------
-_verified_span = verified_subspace      # the old private name (tests, callers)
-
-
-def _exact_span(ce, eta, basis, terms, cols, params, point: dict):
-    """Steps 2-4 on the support ``cols``: a verified basis of primitive polynomial vectors
-    and the domain, or ``(None, None)`` outside the ring of :func:`ring_linear_rows`."""
-    rows, dom = _exact_rows(ce, eta, basis, terms, cols, params)
-    if rows is None:
-        return None, None
-    at = tuple(sp.QQ(int(point[p].p), int(point[p].q)) for p in params)
-    sel = independent_rows_at(rows, dom, at)
-    vecs = domain_nullspace([rows[i] for i in sel], len(cols), dom)
-    if not vecs:
-        return [], dom
-    vecs = _graded_basis(vecs, terms, cols, dom.get_field())
-    return verified_subspace(rows, [clear_denominators(v, dom) for v in vecs], dom), dom
+    flow = AnsatzFlow(tuple(eta), tuple(ce.dynamics[a] for a in eta),
+                      tuple((x, ce.rhs[x]) for x in q), tuple(ce.abbreviations))
+    return ce, eta, basis, flow, _integral_terms(eta, basis, degree)
 
 
 def _family(eta, basis, degree: int, cd: int) -> str:
@@ -413,18 +270,15 @@ def natural_polynomial_integrals(system, degree: int = 2,
     cd = degree if coefficient_degree is None else coefficient_degree
     if not isinstance(cd, int) or isinstance(cd, bool) or cd < 0:
         raise ValueError(f"coefficient_degree must be a non-negative integer, got {cd!r}")
-    ce, eta, basis, data, qsyms, terms = _natural_setup(system, degree, cd)
+    ce, eta, basis, flow, terms = _natural_setup(system, degree, cd)
     params = list(system.manifold.parameters)
     family = _family(eta, basis, degree, cd)
-    par_pt = ZeroPolicy(seed=19, warn=False).random_point(params)
-    ns = _natural_nullspace(data, terms, list(range(len(terms))), eta, qsyms, par_pt, 41)
-    cols = [j for j in range(len(terms)) if any(v[j] != 0 for v in ns)]
+    cols, vecs, dom = ansatz_span(flow, basis, terms, params)
     if not cols:
         return IntegralList(family=family, variables=ce.variables)
-    vecs, dom = _exact_span(ce, eta, basis, terms, cols, params, par_pt)
     if vecs is None:       # outside the polynomial ring: sampled equations, verified below
-        ns = _natural_nullspace(data, terms, cols, eta, qsyms, params, 43) if params else \
-            [[v[j] for j in cols] for v in ns]
+        data, qsyms = sampled_flow(flow, basis, params)
+        ns = sampled_nullspace(data, terms, cols, eta, qsyms, params, 43)
         coeffs = [[sp.factor(c) for c in v] for v in ns]
         return _assemble(system, ce, eta, basis, [terms[j] for j in cols], coeffs, family,
                          verify=True)
