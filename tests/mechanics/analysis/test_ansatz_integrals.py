@@ -21,12 +21,10 @@ from geomech.mechanics.analysis.field_integrals import (
     sampled_nullspace,
 )
 from geomech.mechanics.analysis.integrals import is_first_integral, polynomial_integrals
-from geomech.mechanics.analysis.polynomial_integrals import trigonometric_ansatz
 
 
 def _old_route(v, degree, variables, ansatz):
     """The route of the previous release: every term, sampled, solved over Q(parameters)."""
-    M = v.manifold
     terms = ansatz_terms(len(variables), len(ansatz), degree)
     exprs = [ansatz[k] * sp.Mul(*[x**a for x, a in zip(variables, al)]) for al, k in terms]
     cs = list(sp.symbols(f"_c0:{len(terms)}", cls=sp.Dummy))

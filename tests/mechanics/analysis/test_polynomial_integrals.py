@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 
 from geomech.core.algebra import domain_nullspace, rational_rank
 from geomech.core.algebra.matrices import verified_subspace as _verified_span
+from geomech.mechanics.analysis.field_integrals import graded_basis
 from geomech.mechanics.analysis.field_integrals import (
     independent_rows_at as _independent_at,
 )
 from geomech.mechanics.analysis.field_integrals import (
     value_at as _value,
 )
-from geomech.mechanics.analysis.field_integrals import graded_basis
 
 k = sp.Symbol("k")
 R = sp.QQ[k]
