@@ -37,8 +37,8 @@ from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.policy import default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
-__all__ = ["rational_value", "certainly_nonzero", "nowhere_zero",
-           "certainly_full_rank"]
+__all__ = ["rational_value", "polynomial_values", "OutsideRing", "certainly_nonzero",
+           "nowhere_zero", "certainly_full_rank"]
 
 
 def rational_value(e: sp.Expr, point: dict, angles: dict):
@@ -55,26 +55,6 @@ def rational_value(e: sp.Expr, point: dict, angles: dict):
     -14/45
     """
     memo: dict = {}
-
-    def gauss(s, k):           # (c + i s)^k as a pair of Fractions
-        c, si = angles[s]
-        re, im = Fraction(1), Fraction(0)
-        bc, bs = _fraction(c), _fraction(si)
-        if k < 0:
-            bs, k = -bs, -k
-        for _ in range(k):
-            re, im = re * bc - im * bs, re * bs + im * bc
-        return re, im
-
-    def trig(f):
-        re, im = Fraction(1), Fraction(0)
-        for t in sp.Add.make_args(f.args[0]):
-            k, s = t.as_coeff_Mul()
-            if not (k.is_Integer and s in angles):
-                raise _NoValue
-            a, b = gauss(s, int(k))
-            re, im = re * a - im * b, re * b + im * a
-        return re if isinstance(f, sp.cos) else im
 
     def val(a):
         got = memo.get(a)
@@ -96,7 +76,7 @@ def rational_value(e: sp.Expr, point: dict, angles: dict):
         elif a.is_Pow and a.exp.is_Integer:
             got = val(a.base) ** int(a.exp)
         elif isinstance(a, (sp.sin, sp.cos)):
-            got = trig(a)
+            got = _trig_value(a, angles, _NoValue)
         else:
             raise _NoValue
         memo[a] = got
@@ -116,6 +96,103 @@ def _fraction(v):
 
 class _NoValue(Exception):
     """An atom :func:`rational_value` cannot evaluate exactly."""
+
+
+def _circle_power(pair, k: int) -> tuple[Fraction, Fraction]:
+    """:math:`(c + i s)^k` as a pair of Fractions (``pair = (c, s)`` on the unit circle)."""
+    c, si = _fraction(pair[0]), _fraction(pair[1])
+    if k < 0:
+        si, k = -si, -k
+    re, im = Fraction(1), Fraction(0)
+    for _ in range(k):
+        re, im = re * c - im * si, re * si + im * c
+    return re, im
+
+
+def _trig_value(f, angles: dict, missing: type) -> Fraction:
+    r""":math:`\cos` or :math:`\sin` of an integer combination of the angles (``f``), from
+    :math:`e^{i\sum k_j s_j} = \prod (c_j + i s'_j)^{k_j}`; raises ``missing`` otherwise."""
+    re, im = Fraction(1), Fraction(0)
+    for t in sp.Add.make_args(f.args[0]):
+        k, s = t.as_coeff_Mul()
+        if not (k.is_Integer and s in angles):
+            raise missing
+        a, b = _circle_power(angles[s], int(k))
+        re, im = re * a - im * b, re * b + im * a
+    return re if isinstance(f, sp.cos) else im
+
+
+class OutsideRing(ValueError):
+    """A value outside the polynomial ring of :func:`polynomial_values` (a denominator in
+    its generators, an atom without an exact value)."""
+
+
+def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> list:
+    r"""The values of ``exprs`` in the polynomial ring ``R`` (:math:`\mathbb Q[\eta]`, the
+    generators of ``R`` are the symbols left free) at a point: every other symbol a rational
+    (``point``), :math:`\sin` and :math:`\cos` of integer combinations of the angles ``s``
+    from :math:`e^{is} = c + i s'` (``angles[s] = (c, s')``, rational), as in
+    :func:`rational_value`.  One pass over the expression trees with a memo shared by all
+    ``exprs`` (no ``cancel``): sub-expressions evaluate to polynomials, divisions only by
+    non-zero constants; the ``abbreviations`` ``(symbol, expression)`` are evaluated first,
+    in order.  Raises ``ZeroDivisionError`` at a pole, :class:`OutsideRing` when a value
+    leaves the ring.
+
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> x, s, w = sp.symbols("x s w")
+    >>> R = polynomial_ring([w])
+    >>> polynomial_values([w**2*sp.cos(2*s)/(1 + x)], R, {x: sp.Rational(1, 2)},
+    ...                   {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
+    [-14/75*w**2]
+    """
+    gens = dict(zip(R.symbols, R.gens))
+    memo: dict = {}
+
+    def const(v):
+        v = _fraction(v)
+        return R(R.domain(v.numerator, v.denominator))
+
+    def val(a):
+        got = memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Rational or (a.is_Symbol and a not in gens and a in point):
+            got = const(a if a.is_Rational else point[a])
+        elif a.is_Symbol:
+            if a not in gens:
+                raise OutsideRing(a)
+            got = gens[a]
+        elif a.is_Add:
+            got = R.zero
+            for t in a.args:
+                got += val(t)
+        elif a.is_Mul:
+            got = R.one
+            for t in a.args:
+                got *= val(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = _ring_power(val(a.base), int(a.exp), R, a)
+        elif isinstance(a, (sp.sin, sp.cos)):
+            got = const(_trig_value(a, angles, OutsideRing))
+        else:
+            raise OutsideRing(a)
+        memo[a] = got
+        return got
+
+    for sym, e in abbreviations:
+        memo[sym] = val(as_expr(e))
+    return [val(as_expr(e)) for e in exprs]
+
+
+def _ring_power(b, k: int, R, a):
+    """``b**k`` in ``R``; a negative power only of a non-zero constant."""
+    if k < 0:
+        if not b:
+            raise ZeroDivisionError
+        if not b.is_ground:
+            raise OutsideRing(a)
+        b = R(R.domain.one / b.LC)
+    return b ** abs(k)
 
 
 def _trig_rational_points(symbols, tries: int):

@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
-from sympy.polys.rings import ring
 
 from geomech.core.algebra import (
     clear_denominators,
@@ -63,6 +62,7 @@ from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy
 from geomech.core.zero.rewrite import half_angle_sin_cos, rational_rewrite
+from geomech.core.zero.values import OutsideRing, polynomial_values
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
@@ -565,95 +565,6 @@ def ansatz_span(flow: AnsatzFlow, basis: Sequence, terms: list[tuple], params: S
 # ---------------------------------------------------------------------------------------
 # the sampled equations without symbolic cancellation
 # ---------------------------------------------------------------------------------------
-class _NotPolynomial(Exception):
-    """A value outside :math:`\\mathbb Q[\\eta]` (a denominator in the variables, an atom
-    without an exact value)."""
-
-
-def polynomial_values(exprs: Sequence, R, point: dict, angles: dict,
-                      abbreviations: Sequence = ()) -> list:
-    r"""The values of ``exprs`` in the polynomial ring ``R`` (:math:`\mathbb Q[\eta]`, the
-    generators of ``R`` are the symbols left free) at a point: every other symbol a rational
-    (``point``), :math:`\sin` and :math:`\cos` of integer combinations of the angles ``s``
-    from :math:`e^{is} = c + i s'` (``angles[s] = (c, s')``, rational).  One pass over the
-    expression trees with a memo shared by all ``exprs`` (no ``cancel``): sub-expressions
-    evaluate to polynomials, divisions only by non-zero constants; the ``abbreviations``
-    ``(symbol, expression)`` are evaluated first, in order.  Raises
-    ``ZeroDivisionError`` at a pole, :class:`_NotPolynomial` when a value leaves the ring.
-
-    >>> from sympy.polys.rings import ring
-    >>> R, w = ring("w", sp.QQ)
-    >>> x, s, W = sp.symbols("x s w")
-    >>> polynomial_values([W**2*sp.cos(2*s)/(1 + x)], R, {x: sp.Rational(1, 2)},
-    ...                   {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
-    [-14/75*w**2]
-    """
-    gens = dict(zip(R.symbols, R.gens))
-    memo: dict = {}
-
-    def circle(s, k):
-        c, si = (Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q)) for v in angles[s])
-        if k < 0:
-            si, k = -si, -k
-        re, im = Fraction(1), Fraction(0)
-        for _ in range(k):
-            re, im = re * c - im * si, re * si + im * c
-        return re, im
-
-    def trig(f):
-        re, im = Fraction(1), Fraction(0)
-        for t in sp.Add.make_args(f.args[0]):
-            k, s = t.as_coeff_Mul()
-            if not (k.is_Integer and s in angles):
-                raise _NotPolynomial(f)
-            a, b = circle(s, int(k))
-            re, im = re * a - im * b, re * b + im * a
-        return R(sp.QQ(re.numerator, re.denominator) if isinstance(f, sp.cos)
-                 else sp.QQ(im.numerator, im.denominator))
-
-    def val(a):
-        got = memo.get(a)
-        if got is not None:
-            return got
-        if a.is_Rational:
-            got = R(sp.QQ(int(a.p), int(a.q)))
-        elif a.is_Symbol:
-            if a in gens:
-                got = gens[a]
-            elif a in point:
-                v = sp.Rational(point[a])
-                got = R(sp.QQ(int(v.p), int(v.q)))
-            else:
-                raise _NotPolynomial(a)
-        elif a.is_Add:
-            got = R.zero
-            for t in a.args:
-                got += val(t)
-        elif a.is_Mul:
-            got = R.one
-            for t in a.args:
-                got *= val(t)
-        elif a.is_Pow and a.exp.is_Integer:
-            b = val(a.base)
-            if a.exp < 0:
-                if not b:
-                    raise ZeroDivisionError
-                if not b.is_ground:
-                    raise _NotPolynomial(a)
-                b = R(R.domain.one / b.LC)
-            got = b ** abs(int(a.exp))
-        elif isinstance(a, (sp.sin, sp.cos)):
-            got = trig(a)
-        else:
-            raise _NotPolynomial(a)
-        memo[a] = got
-        return got
-
-    for sym, e in abbreviations:
-        memo[sym] = val(as_expr(e))
-    return [val(as_expr(e)) for e in exprs]
-
-
 def _ring_point_rows(raw, terms, cols, eta, R, point, angles) -> list[list]:
     """:func:`point_rows` by :func:`polynomial_values` (the parameters in ``point``)."""
     kin_b, basis, abbrev, dyn = raw
@@ -681,7 +592,7 @@ def _ring_point_rows(raw, terms, cols, eta, R, point, angles) -> list[list]:
 def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list | None:
     r""":func:`sampled_nullspace` over QQ by exact evaluation in :math:`\mathbb Q[\eta]`
     (:func:`polynomial_values`), or ``None`` when the flow has values outside that ring."""
-    R = ring(list(eta), sp.QQ)[0]
+    R = polynomial_ring(list(eta), sp.QQ)
     exprs = [*raw[0], *raw[1], *(e for _, e in raw[2]), *raw[3]]
     free = set().union(*(as_expr(e).free_symbols for e in exprs)) - set(eta) - set(params)
     free -= {sym for sym, _ in raw[2]}
@@ -704,7 +615,7 @@ def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list |
         circle = {a: half_angle_sin_cos(pt[a])[::-1] for a in angles}
         try:
             rows += _ring_point_rows(raw, terms, cols, eta, R, pt, circle)
-        except _NotPolynomial:
+        except OutsideRing:
             return None
         except ZeroDivisionError:
             fails += 1

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import polynomial_values
 from geomech.mechanics.analysis import integrals
 from geomech.mechanics.analysis.field_integrals import (
     AnsatzFlow,
     ansatz_terms,
-    polynomial_values,
     sampled_flow,
     sampled_nullspace,
 )
