@@ -101,6 +101,11 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
     return c, d
 
 
+#: The error of a Legendre map that cannot be inverted.
+DEGENERATE = ("the restricted Lagrangian L* is degenerate in the quasi-velocities "
+              "(det d2L*/domega2 vanishes identically)")
+
+
 def _cartan_structure(E: sp.Matrix, coords, m: int) -> dict | None:
     """Structure functions of a frame with square roots from its coframe (Cartan's formula,
     :func:`~geomech.lie.coframe.coframe_structure_functions`), or ``None``."""
@@ -120,18 +125,12 @@ def _legendre(Lstar, omegas, momenta):
     pol = default_policy()
     grads = [poll() or sp.expand(sp.diff(Lstar, w)) for w in omegas]
     K = sp.Matrix([[poll() or sp.diff(g, w) for w in omegas] for g in grads])
-    degenerate = ValueError("the restricted Lagrangian L* is degenerate in the "
-                            "quasi-velocities (det d2L*/domega2 vanishes identically)")
     if not any(e.has(*omegas) for e in K):
         # quadratic L*: one exact ring solve K omega = M - h
         h = sp.Matrix([g.xreplace({w: 0 for w in omegas}) for g in grads])
-        try:
-            sol = solve_linear(K, sp.Matrix(momenta) - h, what="Legendre map")
-        except ValueError:
-            raise degenerate from None
-        return {w: e for w, e in zip(omegas, sol)}, K
+        return _quadratic_legendre(K, h, momenta, omegas), K
     if pol.rank(K) < len(omegas):
-        raise degenerate
+        raise ValueError(DEGENERATE)
     sol = sp.solve([sp.Eq(Mv, g) for Mv, g in zip(momenta, grads)], omegas, dict=True)
     if len(sol) != 1:
         raise ValueError("the Legendre map of L* could not be inverted uniquely")
@@ -256,10 +255,17 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
     qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
             + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
-    Ltil = L.xreplace(dict(zip(velocities, qdot)))
-    Lstar, p_mu = _restricted_lagrangian(Ltil, ws)
-    omega_of, K = _legendre(Lstar, omegas, momenta)
-    M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
+    quad = _frame_quadratic_form(L, velocities, tau, trans, omegas)
+    if quad is not None:
+        Lstar, p_mu, K, h = quad
+        omega_of = _quadratic_legendre(K, h, momenta, omegas)
+        M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
+                for s, Mv in enumerate(momenta)}
+    else:
+        Ltil = L.xreplace(dict(zip(velocities, qdot)))
+        Lstar, p_mu = _restricted_lagrangian(Ltil, ws)
+        omega_of, K = _legendre(Lstar, omegas, momenta)
+        M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
     H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
     p_M = [compact(p.xreplace(omega_of)) for p in p_mu]
     c, d = frame_structure_functions(coords, tau, trans, manifold)
@@ -268,6 +274,62 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
                                  omega_of, M_of, tuple(map(tuple, tau)),
                                  tuple(map(tuple, trans)), c, d, tuple(p_M))
+
+
+def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
+                          omegas: list) -> tuple | None:
+    r"""``(L*, p_mu, K, h)`` of a Lagrangian quadratic in the velocities, from its parts.
+
+    With :math:`L = \tfrac12\dot q^T G\dot q + b^T\dot q + L_0` and
+    :math:`\dot q = T\omega + A w` (frame :math:`T`, transversal fields :math:`A`):
+
+    .. math:: K = T^T G T,\quad h = T^T b,\quad
+              L^* = \tfrac12\omega^T K\omega + h^T\omega + L_0,\quad
+              p_\mu = A_\mu^T (G T\omega + b),
+
+    each coefficient in compact form and :math:`p_\mu` kept linear in :math:`\omega` (a
+    substituted :math:`\omega(M)` then appears once per term).  The substituted Lagrangian
+    :math:`\tilde L` is never expanded (on the 3-link Chaplygin snake that expansion and its
+    derivatives were most of the time).  ``None`` when ``L`` is not quadratic in the
+    velocities or has square roots (their ring route is :func:`_restricted_lagrangian`).
+
+    >>> x, y, phi, xd, yd, phid, w = sp.symbols("x y phi xdot ydot phidot omega")
+    >>> L = (xd**2 + yd**2 + phid**2)/2
+    >>> Ls, p, K, h = _frame_quadratic_form(L, [xd, yd, phid], [[sp.cos(phi), sp.sin(phi), 0]],
+    ...                                     [[-sp.sin(phi), sp.cos(phi), 0]], [w])
+    >>> Ls, p, K
+    (omega**2/2, [0], Matrix([[1]]))
+    """
+    if has_radicals([L]):
+        return None
+    zero = {v: 0 for v in velocities}
+    grads = [sp.diff(L, v) for v in velocities]
+    G = sp.Matrix([[sp.diff(g, v) for v in velocities] for g in grads])
+    if any(e.has(*velocities) for e in G):
+        return None
+    b = sp.Matrix([g.xreplace(zero) for g in grads])
+    T = sp.Matrix(tau).T                                   # n x m, columns tau_s
+    GT = G * T
+    K = (T.T * GT).applyfunc(lambda e: poll() or compact(e))
+    h = (T.T * b).applyfunc(compact)
+    om = sp.Matrix(omegas)
+    Lstar = sp.Add(*[K[s, r] * om[s] * om[r] / 2 for s in range(len(om))
+                     for r in range(len(om))]) + (h.T * om)[0] + compact(L.xreplace(zero))
+    p_mu = []
+    for a in trans:                       # p_mu = C_mu omega + e_mu, coefficients compact
+        row = sp.Matrix(a).T
+        C = (row * GT).applyfunc(compact)
+        p_mu.append(sum(C[s] * om[s] for s in range(len(om))) + compact((row * b)[0]))
+    return Lstar, p_mu, K, h
+
+
+def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list) -> dict:
+    r""":math:`\omega(M) = K^{-1}(M - h)` by one exact solve (:func:`solve_linear`)."""
+    try:
+        sol = solve_linear(K, sp.Matrix(momenta) - h, what="Legendre map")
+    except ValueError:
+        raise ValueError(DEGENERATE) from None
+    return dict(zip(omegas, sol))
 
 
 def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
