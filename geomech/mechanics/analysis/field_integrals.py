@@ -601,16 +601,17 @@ def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list |
     syms = sorted(free, key=sp.default_sort_key)
     sampler = ZeroPolicy(seed=seed, warn=False)
     rows: list = []
-    rank, stable, fails = -1, 0, 0
+    rank, stable, fails, points = -1, 0, 0, 0
     while fails < 20:
         check()
-        if len(rows) >= len(cols) + 8:
+        if len(rows) >= len(cols) + 8 or points >= 8:     # (a point may give no rows)
             if stable >= 2:
                 break
-            new = rational_rank(rows, len(cols))
+            new = rational_rank(rows, len(cols)) if rows else 0
             stable, rank = (stable + 1, rank) if new == rank else (0, new)
             if rank == len(cols):
                 break
+        points += 1
         pt = {**sampler.random_point(syms), **params}
         circle = {a: half_angle_sin_cos(pt[a])[::-1] for a in angles}
         try:
