@@ -538,8 +538,9 @@ def field_density_search(system, functions: Sequence = (), why: str = "",
     to factor (the snake of Chaplygin sleighs, :math:`n \ge 2`): the explicit field
     :math:`v` is kept compact and the identity
     :math:`\sum_k a_k\,v(f_k)/f_k + \operatorname{div}v \equiv 0` is only *sampled*, its
-    divergence evaluated at exact rational points (:func:`~geomech.mechanics.analysis.
-    divergence.divergence_at`, no divergence written out).
+    divergence evaluated at exact rational points
+    (:class:`~geomech.mechanics.analysis.divergence.PointDivergence`, no divergence written
+    out).
 
     The factors :math:`f_k` are those of the user's ``functions`` and the denominator factors
     of the field (where :math:`\det M` and the chart vanish: the factors of
