@@ -340,7 +340,10 @@ def _measure_section(sys_) -> Section:
 
 
 def _hamiltonian_section(sys_) -> Section:
-    from geomech.mechanics.analysis.pseudo_hamiltonian import system_pseudo_hamiltonian
+    from geomech.mechanics.analysis.pseudo_hamiltonian import (
+        FormTooLarge,
+        system_pseudo_hamiltonian,
+    )
 
     s = Section("Hamiltonian structure")
     if has_forces(sys_) or getattr(sys_, "is_affine", False):
@@ -348,7 +351,11 @@ def _hamiltonian_section(sys_) -> Section:
         why = "non-potential forces" if has_forces(sys_) else "affine constraints"
         return s.add(f"does not apply: the system has {why}; the pseudo-Hamiltonian form "
                      "x' = J grad H needs potential forces and homogeneous constraints")
-    form = system_pseudo_hamiltonian(sys_)
+    try:
+        form = system_pseudo_hamiltonian(sys_)
+    except FormTooLarge as exc:
+        return Section("Hamiltonian structure", status="not computed").add(
+            f"not computed: {exc}")
     s.add("pseudo-Hamiltonian form x' = J grad H (Prop. 7), H =", form.hamiltonian)
     ok = form.satisfies_jacobi()
     s.add("J satisfies the Jacobi identity: " + ("yes (a Poisson structure)" if ok else

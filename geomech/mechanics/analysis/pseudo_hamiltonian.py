@@ -36,13 +36,15 @@ from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.budget import poll
 from geomech.core.fields import VectorField
 from geomech.core.manifold import Manifold
+from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.lie.coframe import coframe_structure_functions
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 
-__all__ = ["PseudoHamiltonianForm", "pseudo_hamiltonian_form", "frame_structure_functions",
+__all__ = ["PseudoHamiltonianForm", "FormTooLarge", "LEGENDRE_OPS_LIMIT",
+           "pseudo_hamiltonian_form", "frame_structure_functions",
            "chaplygin_gyroscopic_matrix", "reduced_pseudo_hamiltonian",
            "system_pseudo_hamiltonian", "system_chaplygin_pseudo_hamiltonian"]
 
@@ -99,6 +101,15 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
             for mu in range(len(transversal)):
                 d[s][r][mu], d[r][s][mu] = co[m + mu], -co[m + mu]
     return c, d
+
+
+#: Operations of one entry of the inverse Legendre map above which the form is not built
+#: (its compact normal forms would not finish: the 3-link Chaplygin snake, ~110 000).
+LEGENDRE_OPS_LIMIT = 50000
+
+
+class FormTooLarge(ValueError):
+    """The inverse Legendre map is over :data:`LEGENDRE_OPS_LIMIT` operations."""
 
 
 #: The error of a Legendre map that cannot be inverted.
@@ -259,6 +270,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     if quad is not None:
         Lstar, p_mu, K, h = quad
         omega_of = _quadratic_legendre(K, h, momenta, omegas)
+        _guard_size(omega_of)
         M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
                 for s, Mv in enumerate(momenta)}
     else:
@@ -321,6 +333,14 @@ def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
         C = (row * GT).applyfunc(compact)
         p_mu.append(sum(C[s] * om[s] for s in range(len(om))) + compact((row * b)[0]))
     return Lstar, p_mu, K, h
+
+
+def _guard_size(omega_of: dict) -> None:
+    """:class:`FormTooLarge` when an entry of the inverse Legendre map is too large."""
+    ops = max((count_ops(e) for e in omega_of.values()), default=0)
+    if ops > LEGENDRE_OPS_LIMIT:
+        raise FormTooLarge(f"the inverse Legendre map omega(M) has an entry of {ops} "
+                           f"operations (over {LEGENDRE_OPS_LIMIT}): the form is not built")
 
 
 def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list) -> dict:
