@@ -32,13 +32,14 @@ from fractions import Fraction
 import sympy as sp
 
 from geomech.core.algebra.matrices import rational_rank
+from geomech.core.budget import check
 from geomech.core.parse import as_expr
 from geomech.core.zero.evaluation import interval_value
-from geomech.core.zero.policy import default_policy
+from geomech.core.zero.policy import ZeroPolicy, default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
-__all__ = ["rational_value", "polynomial_values", "OutsideRing", "certainly_nonzero",
-           "nowhere_zero", "certainly_full_rank"]
+__all__ = ["rational_value", "polynomial_values", "OutsideRing", "finite_samples",
+           "certainly_nonzero", "nowhere_zero", "certainly_full_rank"]
 
 
 def rational_value(e: sp.Expr, point: dict, angles: dict):
@@ -120,6 +121,33 @@ def _trig_value(f, angles: dict, missing: type) -> Fraction:
         a, b = _circle_power(angles[s], int(k))
         re, im = re * a - im * b, re * b + im * a
     return re if isinstance(f, sp.cos) else im
+
+
+def finite_samples(exprs, syms, count: int, tries: int, seed: int) -> list[tuple[dict, list]]:
+    """Up to ``count`` pairs ``(point, values)``: random exact points of ``syms`` (a policy
+    of its own, ``seed``; at most ``tries`` points drawn) where every expression of
+    ``exprs`` has a finite value, and those values (cancelled).
+
+    >>> x = sp.Symbol("x")
+    >>> pairs = finite_samples([1/x, x**2], [x], 2, 8, 5)
+    >>> len(pairs), all(v[0] * v[1] == pt[x] for pt, v in pairs)
+    (2, True)
+    """
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    out: list[tuple[dict, list]] = []
+    for _ in range(tries):
+        check()
+        pt = sampler.random_point(syms)
+        try:
+            vals = [sp.cancel(e.xreplace(pt)) for e in exprs]
+        except ZeroDivisionError:
+            continue
+        if any(val.has(sp.zoo, sp.nan, sp.oo) for val in vals):
+            continue
+        out.append((pt, vals))
+        if len(out) == count:
+            break
+    return out
 
 
 class OutsideRing(ValueError):

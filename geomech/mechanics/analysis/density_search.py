@@ -33,6 +33,7 @@ from geomech.core.zero import (
     rational_rewrite,
 )
 from geomech.core.zero.radicals import ring_points, root_is_irrational
+from geomech.core.zero.values import finite_samples
 from geomech.mechanics.analysis.density import InvariantMeasureResult
 from geomech.mechanics.analysis.divergence import (
     PointDivergence,
@@ -235,21 +236,7 @@ def _sample_rows(exprs: Sequence[sp.Expr], syms: Sequence[sp.Symbol], count: int
     free = set().union(*(e.free_symbols for e in rat))
     pts = sorted(free & ({*syms} | {half_angle_symbol(s) for s in syms}),
                  key=sp.default_sort_key)
-    sampler = ZeroPolicy(seed=seed, warn=False)
-    rows: list[list[sp.Expr]] = []
-    for _ in range(4 * count):
-        check()
-        pt = sampler.random_point(pts)
-        try:
-            row = [sp.cancel(e.xreplace(pt)) for e in rat]
-        except ZeroDivisionError:
-            continue
-        if any(val.has(sp.zoo, sp.nan, sp.oo) for val in row):
-            continue
-        rows.append(row)
-        if len(rows) == count:
-            break
-    return rows
+    return [row for _, row in finite_samples(rat, pts, count, 4 * count, seed)]
 
 
 def _solve_exponents(logs: Sequence[Sequence[sp.Expr]], targets: Sequence[sp.Expr],

@@ -46,6 +46,7 @@ from geomech.core.budget import check
 from geomech.core.flintpolys import poly_mul
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
+from geomech.core.zero.values import finite_samples
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence"]
@@ -356,25 +357,9 @@ class PointDivergence:
     def points(self, count: int, seed: int = 43) -> list[dict]:
         """``count`` random exact points (every free symbol of the rewritten components and
         ``extra``, parameters included) where they are all finite."""
-        from geomech.core.zero import ZeroPolicy
-
-        free = set().union(*(e.free_symbols for e in [*self.rewritten, *self.extra]))
-        syms = sorted(free, key=sp.default_sort_key)
-        sampler = ZeroPolicy(seed=seed, warn=False)
-        out: list[dict] = []
-        for _ in range(4 * count + 4):
-            check()
-            pt = sampler.random_point(syms)
-            try:
-                vals = [sp.cancel(e.xreplace(pt)) for e in [*self.rewritten, *self.extra]]
-            except ZeroDivisionError:
-                continue
-            if any(val.has(sp.zoo, sp.nan, sp.oo) for val in vals):
-                continue
-            out.append(pt)
-            if len(out) == count:
-                break
-        return out
+        exprs = [*self.rewritten, *self.extra]
+        syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=sp.default_sort_key)
+        return [pt for pt, _ in finite_samples(exprs, syms, count, 4 * count + 4, seed)]
 
     def at(self, point: dict) -> sp.Expr:
         r"""The exact value of :math:`\operatorname{div} v` at ``point``."""
