@@ -263,9 +263,6 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     momenta = _momentum_symbols(momenta, m)
     omegas = list(quasi_velocities) if quasi_velocities is not None else \
         [sp.Dummy(f"omega{s + 1}", real=True) for s in range(m)]
-    ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
-    qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
-            + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
     quad = _frame_quadratic_form(L, velocities, tau, trans, omegas)
     if quad is not None:
         Lstar, p_mu, K, h = quad
@@ -274,6 +271,9 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
                 for s, Mv in enumerate(momenta)}
     else:
+        ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
+        qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
+                + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
         Ltil = L.xreplace(dict(zip(velocities, qdot)))
         Lstar, p_mu = _restricted_lagrangian(Ltil, ws)
         omega_of, K = _legendre(Lstar, omegas, momenta)
