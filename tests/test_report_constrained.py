@@ -74,3 +74,32 @@ def test_energy_section_finds_non_conservation():
     text = " ".join(t for t, _ in constrained_energy_section(T).lines)
     worst = float(text.split("largest relative residual ")[1].split(")")[0])
     assert worst < 1e-13 and np.isfinite(worst)
+
+
+def test_sections_without_closed_forms_agree_with_the_disk_route(as_if_large):
+    """The rolling disk through the bicycle's route: geometry from exact points, symmetries
+    checked on TN, the energy theorem, the almost-Poisson verdict -- each against the disk's
+    own symbolic route."""
+    from geomech.reporting.unsolved import (
+        almost_poisson_section,
+        energy_integral_section,
+        evident_symmetry_section,
+        point_geometry_section,
+    )
+
+    S = gm.examples.rolling_disk()
+    geo = point_geometry_section(S)
+    flag = tuple(S.constraint_distribution().growth_vector())
+    text = " ".join(t for t, _ in geo.lines)
+    assert f"growth vector (Lie flag): ({', '.join(map(str, flag))})" in text
+    assert "not involutive (certain" in text
+    sym = evident_symmetry_section(S)
+    fields = [o for _, o in sym.lines if o is not None]
+    from geomech.mechanics.analysis.symmetry import check_symmetry
+
+    assert fields and all(c.is_symmetry for c in check_symmetry(S, fields))
+    assert energy_integral_section(S).status == "ok"
+    assert S.is_first_integral(S.energy())
+    ham = almost_poisson_section(S)
+    assert "Jacobi identity: no (certain)" in " ".join(t for t, _ in ham.lines)
+    assert S.pseudo_hamiltonian().satisfies_jacobi() is False

@@ -676,10 +676,18 @@ class NonholonomicSystem:
     def linearize(self, state, parameters=None, chart: str = "auto"):
         """The exact linearisation at a steady motion ``state`` (a dict of every phase-space
         coordinate by name); see
-        :func:`geomech.mechanics.analysis.linearization.linearize`."""
+        :func:`geomech.mechanics.analysis.linearization.linearize`.  Cached without
+        ``parameters`` (the report's stability and invariant-measure sections linearise the
+        same steady motion)."""
         from .analysis.linearization import linearize
 
-        return linearize(self, state, parameters=parameters, chart=chart)
+        if parameters is not None or not isinstance(state, Mapping):
+            return linearize(self, state, parameters=parameters, chart=chart)
+        key = ("linearize", chart, tuple(sorted((str(k), sp.srepr(sp.sympify(v)))
+                                                for k, v in state.items())))
+        if key not in self._eq_cache:
+            self._eq_cache[key] = linearize(self, state, parameters=parameters, chart=chart)
+        return self._eq_cache[key]
 
     def steady_motions(self, search: bool = True) -> list:
         """Families of steady motions (relative equilibria): the declared ones, verified,

@@ -31,6 +31,13 @@ from geomech.reporting.limits import PRINT_OPS_LIMIT, run_limited
 from geomech.reporting.model import Section
 from geomech.reporting.simulation import has_forces, simulation_run
 from geomech.reporting.stability import stability_section
+from geomech.reporting.unsolved import (
+    almost_poisson_section,
+    energy_integral_section,
+    evident_symmetry_section,
+    point_geometry_section,
+    steady_divergence_section,
+)
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence",
            "unsolved_constraints"]
@@ -432,9 +439,15 @@ def _system_steps(obj, method: str, analyses: bool) -> list[Step]:
         return steps
     keep = {"configuration space", "Lagrangian and constraints", "steady motions and stability"}
     numeric = {"equations of motion": lambda: constrained_equations_section(obj, method),
-               "energy": lambda: constrained_energy_section(obj)}
+               "energy": lambda: constrained_energy_section(obj),
+               "constraint geometry": lambda: point_geometry_section(obj),
+               "symmetries": lambda: evident_symmetry_section(obj),
+               "first integrals": lambda: energy_integral_section(obj),
+               "Hamiltonian structure": lambda: almost_poisson_section(obj),
+               "invariant measure": lambda: steady_divergence_section(obj)}
     titles = {"constraint geometry": "Geometry of the constraints"}
-    return [st if st.label in keep else Step(st.label, numeric[st.label]) if st.label in numeric
+    return [st if st.label in keep else Step(st.label, numeric[st.label], st.kind)
+            if st.label in numeric
             else Step(st.label, lambda st=st: _unsolved_section(
                 titles.get(st.label, st.label[:1].upper() + st.label[1:]), heavy), st.kind)
             for st in steps]

@@ -1,0 +1,166 @@
+r"""The sections of a report that are computed without the dependent velocities in closed form
+(a constraint minor over the report's size limit: the Whipple bicycle of Meijaard et al.
+(2007)): the geometry of the constraints from exact ranks at exact points
+(:mod:`geomech.mechanics.analysis.point_flag`), the symmetries checked on the Lagrangian,
+the constraint forms and the configuration constraints
+(:mod:`geomech.mechanics.analysis.evident_symmetries`), the energy integral and the
+Hamiltonian structure from theorems whose hypotheses are checked exactly.  What each section
+does not decide it says.
+"""
+
+from __future__ import annotations
+
+from geomech.reporting.model import Section
+
+__all__ = ["point_geometry_section", "evident_symmetry_section", "energy_integral_section",
+           "almost_poisson_section", "steady_divergence_section"]
+
+
+def _point_line(F) -> str:
+    p = F.points[0]
+    shown = ", ".join(f"{k} = {v}" if not isinstance(v, tuple) else
+                      f"(cos {k}, sin {k}) = ({v[0]}, {v[1]})" for k, v in p.items())
+    solved = ", ".join(F.solved)
+    return (f"exact point used: {shown}" + (f" ({solved} solved exactly from h(q) = 0)"
+                                            if solved else ""))
+
+
+def point_geometry_section(sys_) -> Section:
+    """Geometry of the constraints from :func:`~geomech.mechanics.analysis.point_flag.
+    point_growth_vector` (module docstring)."""
+    from geomech.mechanics.analysis.point_flag import point_growth_vector
+
+    s = Section("Geometry of the constraints")
+    F = point_growth_vector(sys_, points=3)
+    n = sys_.manifold.dim
+    s.add(f"constraint distribution D: rank {F.ranks[0]} on the {n}-dimensional "
+          f"{sys_.manifold.name}; its Lie flag from exact ranks at {len(F.points)} exact "
+          "points (Taylor jets of the constraint matrix, the constraints not solved in closed "
+          "form)")
+    verdicts = ["certain" if r == b else f"at least {r} (probable: {r} at every point; the "
+                f"upper bound {b} is not excluded)" for r, b in zip(F.ranks, F.bounds)]
+    s.add(f"growth vector (Lie flag): ({', '.join(map(str, F.ranks))})"
+          + ("" if F.certain else " -- probable"))
+    for j, (r, v) in enumerate(zip(F.ranks, verdicts), 1):
+        s.add(f"  rank D^{j} = {r}: {v}")
+    if len(F.ranks) > 1 and F.ranks[1] > F.ranks[0]:
+        s.add("D is not involutive (certain: a bracket leaves D at an exact point)")
+    elif len(F.ranks) == 1:
+        s.add("D is involutive" + (" (certain)" if F.certain else
+                                   " at the points (probable)"))
+    m = len(sys_.holonomic)
+    if m:
+        s.add(f"every bracket of fields of D is tangent to the level sets of the "
+              f"configuration constraints (dimension {F.level_dimension}): D is not "
+              f"bracket-generating on {sys_.manifold.name}")
+    if F.ranks[-1] == F.level_dimension:
+        where = "the level sets of h" if m else sys_.manifold.name
+        s.add(f"D is bracket-generating in {where} at generic points (certain: rank "
+              f"{F.level_dimension} at an exact point, hence on an open set): near them "
+              "every configuration is reachable (Chow-Rashevskii)")
+    for w in F.new_words:
+        s.add(f"new direction {w} (at the points)")
+    s.add(_point_line(F))
+    return s
+
+
+def evident_symmetry_section(sys_) -> Section:
+    """Symmetries from :func:`~geomech.mechanics.analysis.evident_symmetries.
+    evident_symmetries`."""
+    from geomech.mechanics.analysis.evident_symmetries import evident_symmetries
+
+    s = Section("Symmetries")
+    r = evident_symmetries(sys_)
+    s.add("candidates: translations of the coordinates absent from L, the constraints and h, "
+          "and rotations of a pair of them about an angle (the default ansatz search of the "
+          "other reports needs the dependent velocities in closed form)")
+    if not r.fields:
+        return s.add("no candidate passes the exact checks")
+    s.add(f"{len(r.fields)} infinitesimal point symmetries (Theorem 3 checked exactly on TN: "
+          "u~(L) = 0, L_u(constraint forms) = 0, u(h) = 0; the prolonged fields are "
+          "symmetries of the flow):")
+    for u in r.fields:
+        s.add("  u =", u)
+    how = "certain" if r.rank_certain else "probable (rank at exact points)"
+    s.add(f"action relative to the constraints: case {r.case}, m0 = {r.m0} (rank of "
+          f"K = alpha(u) is {r.rank}: {how})")
+    return s
+
+
+def energy_integral_section(sys_) -> Section:
+    """First integrals: the energy by the theorem of its conservation."""
+    from geomech.reporting.simulation import has_forces
+
+    s = Section("First integrals")
+    if has_forces(sys_) or sys_.is_affine:
+        s.status = "not computed"
+        return s.add("not computed: the system has forces or affine constraints, and the "
+                     "search for integrals needs the dependent velocities in closed form")
+    s.add("energy E = sum_i qdot_i dL/dqdot_i - L: a first integral (theorem: L and the "
+          "constraints do not depend on time, the constraints are linear homogeneous and "
+          "ideal, no non-potential forces; Neimark & Fufaev (1972), Ch. III §1); the Energy "
+          "section checks dE/dt = 0 numerically")
+    s.add("integrals linear or polynomial in the velocities: not searched (the search needs "
+          "the dependent velocities in closed form)")
+    return s
+
+
+def almost_poisson_section(sys_, flag=None) -> Section:
+    """Hamiltonian structure: the almost-Poisson bracket of the constrained system and the
+    Jacobi identity, decided by the involutivity of D (van der Schaft & Maschke (1994))."""
+    from geomech.mechanics.analysis.point_flag import point_growth_vector
+    from geomech.reporting.simulation import has_forces
+
+    s = Section("Hamiltonian structure")
+    if has_forces(sys_) or sys_.is_affine:
+        s.status = "does not apply"
+        return s.add("does not apply: the system has forces or affine constraints")
+    F = point_growth_vector(sys_, points=3) if flag is None else flag
+    s.add("pseudo-Hamiltonian form x' = J grad H on the constraint manifold, H the energy "
+          "(van der Schaft & Maschke (1994)); H and J are not written out: they need the "
+          "dependent velocities in closed form")
+    if len(F.ranks) > 1 and F.ranks[1] > F.ranks[0]:
+        s.add("J satisfies the Jacobi identity: no (certain): the bracket of a nonholonomic "
+              "system satisfies it iff the constraint distribution is involutive (van der "
+              "Schaft & Maschke (1994)), and D is not involutive (Geometry of the "
+              "constraints)")
+    else:
+        s.status = "not computed"
+        s.add("the Jacobi identity is not decided: no bracket left D at the exact points")
+    return s
+
+
+
+def steady_divergence_section(sys_) -> Section:
+    r"""Invariant measure: the obstruction of :func:`~geomech.mechanics.analysis.
+    steady_divergence.steady_divergence` -- a non-zero divergence at a steady motion excludes
+    every continuous positive density invariant under the symmetries that move it."""
+    from geomech.mechanics.analysis.evident_symmetries import evident_symmetries
+    from geomech.mechanics.analysis.steady_divergence import steady_divergence
+
+    s = Section("Invariant measure")
+    try:
+        d = steady_divergence(sys_)
+    except ValueError as exc:
+        s.status = "not computed"
+        return s.add(f"not computed: {exc}; the density search needs the dependent "
+                     "velocities in closed form")
+    moved = {c for u in evident_symmetries(sys_).fields
+             for c, a in zip(sys_.manifold.coords, u.components) if a != 0}
+    if not d.nonzero or not set(d.cyclic) <= moved:
+        s.status = "not computed"
+        return s.add("not computed: the divergence at the steady motion does not decide "
+                     "(zero, or cyclic coordinates not moved by a verified symmetry); the "
+                     "density search needs the dependent velocities in closed form")
+    cyc = ", ".join(map(str, d.cyclic))
+    s.add(f"divergence of the flow along the steady family '{d.family}' at the default "
+          "parameters (exact: the trace of the linearisation, mass-matrix form):",
+          d.divergence)
+    s.add(f"no invariant measure with a continuous positive density independent of the "
+          f"cyclic coordinates ({cyc}), i.e. invariant under the symmetries (certain, at the "
+          "default parameters): along the steady motion such a density is constant, and "
+          "Liouville's equation div(rho v) = rho div v + v(rho) = 0 would need div v = 0 "
+          "(Kozlov (1988))")
+    s.add("densities depending on the cyclic coordinates are not excluded; the density "
+          "search of the other reports needs the dependent velocities in closed form")
+    return s
