@@ -37,6 +37,7 @@ from geomech.reporting.unsolved import (
     evident_symmetry_section,
     point_geometry_section,
     steady_divergence_section,
+    unsolved_integrability_section,
 )
 
 __all__ = ["ANALYSES", "Step", "report_steps", "run_step", "timed_out", "first_sentence",
@@ -444,7 +445,8 @@ def _system_steps(obj, method: str, analyses: bool) -> list[Step]:
                "symmetries": lambda: evident_symmetry_section(obj),
                "first integrals": lambda: energy_integral_section(obj),
                "Hamiltonian structure": lambda: almost_poisson_section(obj),
-               "invariant measure": lambda: steady_divergence_section(obj)}
+               "invariant measure": lambda: steady_divergence_section(obj),
+               "integrability": lambda: unsolved_integrability_section(obj, heavy)}
     titles = {"constraint geometry": "Geometry of the constraints"}
     return [st if st.label in keep else Step(st.label, numeric[st.label], st.kind)
             if st.label in numeric

@@ -13,7 +13,8 @@ from __future__ import annotations
 from geomech.reporting.model import Section
 
 __all__ = ["point_geometry_section", "evident_symmetry_section", "energy_integral_section",
-           "almost_poisson_section", "steady_divergence_section"]
+           "almost_poisson_section", "steady_divergence_section",
+           "unsolved_integrability_section"]
 
 
 def _point_line(F) -> str:
@@ -163,4 +164,15 @@ def steady_divergence_section(sys_) -> Section:
           "(Kozlov (1988))")
     s.add("densities depending on the cyclic coordinates are not excluded; the density "
           "search of the other reports needs the dependent velocities in closed form")
+    return s
+
+
+def unsolved_integrability_section(sys_, why: str) -> Section:
+    """Integrability: not computed (``why``: the constraints are not solved in closed form),
+    with what the other sections established."""
+    s = Section("Integrability", status="not computed")
+    s.add(f"not computed: {why}; the verdict (Euler-Jacobi, Liouville, Chaplygin's "
+          "multiplier) needs the integrals and the invariant density in closed form")
+    s.add("established here: the energy integral (First integrals); no invariant density "
+          "invariant under the symmetries when the Invariant measure section says so")
     return s
