@@ -52,3 +52,21 @@ def test_solve_mod_is_the_reduced_rational_solution(data):
         return
     exact = rational_solve(A, b)
     assert solve_mod(A, b) == [to_mod(Fraction(int(x.p), int(x.q))) for x in exact]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda r: st.tuples(
+    st.lists(st.lists(small, min_size=5, max_size=5), min_size=r, max_size=r),
+    st.lists(st.lists(small, min_size=r, max_size=r), min_size=2, max_size=2))))
+def test_null_support_agrees_with_the_rational_null_space(data):
+    """Small entries: the nullity and the support modulo the prime are the rational ones."""
+    import sympy as sp
+
+    from geomech.core.algebra.modular import null_support_mod
+
+    base, combos = data
+    rows = base + [[sum(c * b[j] for c, b in zip(co, base)) for j in range(5)]
+                   for co in combos]
+    null = sp.Matrix(rows).nullspace()
+    support = sorted({j for v in null for j in range(5) if v[j] != 0})
+    assert null_support_mod(rows, 5) == (len(null), support)

@@ -23,8 +23,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from math import isqrt
 
+try:                                # python-flint: optional, elimination modulo p in C
+    import flint
+except ImportError:                 # pragma: no cover - exercised without python-flint
+    flint = None
+
 __all__ = ["PRIME", "to_mod", "reduce_mod", "normalised_mod", "independent_rows_mod",
-           "solve_mod", "rational_reconstruction"]
+           "solve_mod", "null_support_mod", "rational_reconstruction"]
 
 #: the prime modulo which exact rational values are taken
 PRIME = (1 << 61) - 1
@@ -96,6 +101,40 @@ def solve_mod(A: Sequence[Sequence[int]], b: Sequence[int]) -> list[int] | None:
                 f = M[r][c]
                 M[r] = [(a - f * b) % P for a, b in zip(M[r], M[c])]
     return [M[r][n] for r in range(n)]
+
+
+def null_support_mod(rows: Sequence[Sequence], ncols: int) -> tuple[int, list[int]]:
+    r"""``(nullity, support)`` of the right null space modulo :data:`PRIME` of the rational
+    ``rows``: its dimension and the columns on which one of its vectors is non-zero (the
+    free columns of the reduced echelon form and the pivot columns whose row has an entry
+    in a free column).  A row whose denominators the prime divides is left out.  The rank
+    modulo the prime is at most the rank over :math:`\mathbb Q`: the nullity bounds the
+    rational one (nullity 0 proves that only the zero vector solves the rows).
+
+    >>> null_support_mod([[1, 0, 0], [0, 1, Fraction(-1, 2)]], 3)
+    (1, [1, 2])
+    """
+    res = []
+    for r in rows:
+        v = [to_mod(x) for x in r]
+        if all(a is not None for a in v) and any(v):
+            res.append(v)
+    if not res:
+        return ncols, list(range(ncols))
+    if flint is not None:
+        R, rank = flint.nmod_mat(len(res), ncols, [a for r in res for a in r], PRIME).rref()
+        red = [[int(R[i, j]) for j in range(ncols)] for i in range(rank)]
+        piv = [next(j for j, a in enumerate(r) if a) for r in red]
+    else:
+        ech: list = []
+        for r in res:
+            got = normalised_mod(reduce_mod(ech, r))
+            if got is not None:
+                ech = [(p, reduce_mod([got], row)) for p, row in ech] + [got]
+        piv, red = [p for p, _ in ech], [row for _, row in ech]
+    free = [j for j in range(ncols) if j not in set(piv)]
+    live = set(free) | {p for r, p in zip(red, piv) if any(r[f] for f in free)}
+    return len(free), sorted(live)
 
 
 def rational_reconstruction(a: int) -> Fraction | None:

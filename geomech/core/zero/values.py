@@ -26,6 +26,7 @@ without expanding it.
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -39,7 +40,8 @@ from geomech.core.zero.policy import ZeroPolicy, default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
 __all__ = ["rational_value", "polynomial_values", "OutsideRing", "finite_samples",
-           "certainly_nonzero", "nowhere_zero", "certainly_full_rank"]
+           "certainly_nonzero", "nowhere_zero", "certainly_full_rank", "QuadraticValues",
+           "quadratic_points"]
 
 
 def rational_value(e: sp.Expr, point: dict, angles: dict):
@@ -330,3 +332,197 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
             if box is not None and 0 not in box:
                 return True
     return not default_policy().is_zero(e)
+
+
+# ---------------------------------------------------------------------------------------
+# values with one square root: the quadratic field Q(sqrt d)
+# ---------------------------------------------------------------------------------------
+def _rational_sqrt(r) -> Fraction | None:
+    """The non-negative rational square root of the rational ``r >= 0``, or ``None``."""
+    r = _fraction(r)
+    p, q = math.isqrt(r.numerator), math.isqrt(r.denominator)
+    return Fraction(p, q) if p * p == r.numerator and q * q == r.denominator else None
+
+
+class QuadraticValues:
+    r"""Exact values of expressions at one point, square roots included: elements
+    :math:`a + b\sqrt d` of :math:`\mathbb Q(\sqrt d)[\eta]` as pairs ``(a, b)``.
+
+    The symbols of ``point`` take rational values, the angles ``s`` of ``angles`` rational
+    cosines and sines (``angles[s] = (cos s, sin s)``, :func:`quadratic_points`), the
+    ``gens`` :math:`\eta` stay free (generators of ``self.R``, a polynomial ring; without
+    them ``self.R`` is :math:`\mathbb Q`), and the ``abbreviations`` ``(symbol,
+    expression)`` are evaluated first, in order.  A rational function of these has a value
+    in :math:`\mathbb Q[\eta]`; a power :math:`P^{k/2}` of a radicand with a positive
+    rational value :math:`P_0` lies in :math:`\mathbb Q(\sqrt d)` when :math:`P_0/d` is a
+    rational square, ``d`` the value of the first irrational radicand met (``self.d``;
+    ``None`` while every root met is rational).  One pass over the expression trees with a
+    memo; divisions only by constants of :math:`\mathbb Q(\sqrt d)`,
+    :math:`(a + b\sqrt d)^{-1} = (a - b\sqrt d)/(a^2 - d b^2)`.
+
+    As :math:`1, \sqrt d` are linearly independent over :math:`\mathbb Q` for ``d`` not a
+    square, an identity :math:`E \equiv 0` gives the two rational equations
+    :math:`a = b = 0` at each point (:meth:`parts`): necessary conditions, exact.  Raises
+    :class:`OutsideRing` for an atom without such a value (a second independent root, a
+    negative radicand, a float, a non-constant denominator) and ``ZeroDivisionError`` at
+    a pole.
+
+    >>> x, s = sp.symbols("x s")
+    >>> qv = QuadraticValues({x: sp.Rational(1, 2)}, {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
+    >>> qv.parts(1 + x/sp.sqrt(1 + x) + sp.cos(s)*sp.sqrt(4 + 4*x)**3), qv.d
+    ((1, 113/15), Fraction(3, 2))
+    """
+
+    def __init__(self, point: dict, angles: dict, gens=(), abbreviations=()):
+        from geomech.core.algebra.rings import polynomial_ring
+
+        self.point = {k: _fraction(v) for k, v in point.items()}
+        self.angles = angles
+        gens = tuple(gens)
+        self.R = polynomial_ring(gens) if gens else sp.QQ
+        self._gens = dict(zip(gens, self.R.gens)) if gens else {}
+        self.d: Fraction | None = None
+        self._dd = None                  # d as an element of R
+        self._zero, self._one = self.const(0), self.const(1)
+        self._memo: dict = {}
+        for sym, e in abbreviations:
+            self._memo[sym] = self._val(as_expr(e))
+
+    # -- arithmetic on pairs -------------------------------------------------------------
+    def const(self, v):
+        """The element of ``self.R`` of the rational ``v`` (int, ``Fraction`` or sympy)."""
+        if isinstance(v, sp.Basic):
+            v = Fraction(int(v.p), int(v.q))
+        elif isinstance(v, int):
+            v = Fraction(v)
+        c = sp.QQ(v.numerator, v.denominator)
+        return c if self.R is sp.QQ else self.R(c)
+
+    def _ground(self, x) -> Fraction | None:
+        if self.R is sp.QQ:
+            return Fraction(int(x.numerator), int(x.denominator))
+        if not x:
+            return Fraction(0)
+        if not x.is_ground:
+            return None
+        c = x.LC
+        return Fraction(int(c.numerator), int(c.denominator))
+
+    def add(self, x: tuple, y: tuple) -> tuple:
+        return x[0] + y[0], x[1] + y[1]
+
+    def mul(self, x: tuple, y: tuple) -> tuple:
+        """The product of ``a + b sqrt d`` and ``c + e sqrt d``."""
+        (a, b), (c, e) = x, y
+        if not b and not e:
+            return a * c, b
+        return a * c + self._dd * (b * e), a * e + b * c
+
+    def inverse(self, x: tuple) -> tuple:
+        a, b = (self._ground(t) for t in x)
+        if a is None or b is None:
+            raise OutsideRing("a division by a non-constant value")
+        den = a * a - (self.d or 0) * b * b
+        if den == 0:
+            raise ZeroDivisionError("a pole at the point")
+        return self.const(a / den), self.const(-b / den)
+
+    def power(self, x: tuple, k: int) -> tuple:
+        if k < 0:
+            x, k = self.inverse(x), -k
+        out = (self._one, self._zero)
+        while k:
+            if k & 1:
+                out = self.mul(out, x)
+            k >>= 1
+            if k:
+                x = self.mul(x, x)
+        return out
+
+    def _root(self, x: tuple, atom) -> tuple:
+        r""":math:`\sqrt{x}` for a positive rational ``x``, in :math:`\mathbb Q(\sqrt d)`."""
+        a, b = (self._ground(t) for t in x)
+        if a is None or b is None or b != 0 or a < 0:
+            raise OutsideRing(atom)
+        s = _rational_sqrt(a)
+        if s is not None:
+            return self.const(s), self._zero
+        if self.d is None:
+            self.d, self._dd = a, self.const(a)
+        t = _rational_sqrt(a / self.d)
+        if t is None:
+            raise OutsideRing(f"a second independent square root: {atom}")
+        return self._zero, self.const(t)
+
+    # -- evaluation ----------------------------------------------------------------------
+    def value(self, e) -> tuple:
+        """``(a, b)``: the value :math:`a + b\\sqrt d` of the expression ``e``."""
+        return self._val(as_expr(e))
+
+    def parts(self, e) -> tuple:
+        """``(a, b)`` of :meth:`value` as sympy numbers (expressions in the ``gens``)."""
+        conv = self.R.to_sympy if self.R is sp.QQ else (lambda p: p.as_expr())
+        return tuple(conv(p) for p in self.value(e))
+
+    def _val(self, a) -> tuple:
+        got = self._memo.get(a)
+        if got is not None:
+            return got
+        zero = self._zero
+        if a.is_Rational:
+            got = (self.const(a), zero)
+        elif a.is_Symbol:
+            if a in self.point:
+                got = (self.const(self.point[a]), zero)
+            elif a in self._gens:
+                got = (self._gens[a], zero)
+            else:
+                raise OutsideRing(a)
+        elif a.is_Add:
+            t0, t1 = zero, zero
+            for t in a.args:
+                v = self._val(t)
+                t0, t1 = t0 + v[0], t1 + v[1]
+            got = (t0, t1)
+        elif a.is_Mul:
+            got = (self._one, zero)
+            for t in a.args:
+                got = self.mul(got, self._val(t))
+        elif a.is_Pow and a.exp.is_Integer:
+            got = self.power(self._val(a.base), int(a.exp))
+        elif a.is_Pow and a.exp.is_Rational and a.exp.q == 2:
+            got = self.power(self._root(self._val(a.base), a), int(a.exp.p))
+        elif isinstance(a, (sp.sin, sp.cos)):
+            got = (self.const(_trig_value(a, self.angles, OutsideRing)), zero)
+        else:
+            raise OutsideRing(a)
+        self._memo[a] = got
+        return got
+
+
+def quadratic_points(symbols, angles, count: int, seed: int, fixed=()):
+    r"""``count`` random exact points for :class:`QuadraticValues`, drawn one at a time:
+    pairs ``(point, angles)``, rational values of the ``symbols`` (with their sign
+    assumptions) and, for each angle :math:`s` of ``angles``,
+    :math:`(\cos s, \sin s) = (1-t^2, 2t)/(1+t^2)` for a random rational :math:`t`; the
+    symbols of ``fixed`` (e.g. the parameters) take one random value, the same at every
+    point.
+
+    >>> (pt, ang), = quadratic_points([sp.Symbol("m", positive=True)], [sp.Symbol("s")], 1, 3)
+    >>> [v > 0 for v in pt.values()], sum(x**2 for x in next(iter(ang.values())))
+    ([True], 1)
+    """
+    sampler = ZeroPolicy(seed=seed, warn=False)
+    rng = random.Random(seed)
+    fixed = set(fixed)
+    held = sampler.random_point([s for s in symbols if s in fixed])
+    symbols, angles = [s for s in symbols if s not in fixed], list(angles)
+    for _ in range(count):
+        point = {**held, **sampler.random_point(symbols)}
+        ang = {}
+        for s in angles:
+            t = Fraction(rng.randint(1, 40), rng.randint(1, 40)) * rng.choice((1, -1))
+            c, si = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)
+            ang[s] = (sp.Rational(c.numerator, c.denominator),
+                      sp.Rational(si.numerator, si.denominator))
+        yield point, ang

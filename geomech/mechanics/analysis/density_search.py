@@ -45,7 +45,7 @@ from geomech.mechanics.analysis.divergence import (
 
 __all__ = ["system_density_search", "system_factors", "irreducible_factors", "log_linear_exponents",
            "heavy_system", "ring_density_search", "ring_log_linear_exponents",
-           "field_density_search", "UNINTERRUPTIBLE_OPS_LIMIT"]
+           "field_density_search", "UNINTERRUPTIBLE_OPS_LIMIT", "RING_FORM_OPS"]
 
 #: above this many operations an expression is not handed to sympy's determinant, together,
 #: cancel or factor: those cannot be interrupted by a time limit (a report's step would keep
@@ -57,6 +57,15 @@ UNINTERRUPTIBLE_OPS_LIMIT = 10000
 #: the density search: it is evaluated at exact points (:func:`field_density_search`;
 #: cancelling it with symbolic parameters took minutes on the 2-link snake, 3150 operations)
 SAMPLED_DIVERGENCE_OPS = 2000
+
+
+#: heavy bodies whose mass-matrix form has more operations get neither their divergence nor
+#: the determinant of their mass matrix in the radical ring (the rattleback's Voronets form,
+#: 112835 operations: minutes and GBs; the rolling ellipsoid's, 32379, seconds): the
+#: divergence is evaluated at exact points
+#: (:func:`~geomech.mechanics.analysis.divergence.sampled_mass_matrix_divergence`) and the
+#: density family is not searched
+RING_FORM_OPS = 50000
 
 
 class _TooLarge(ValueError):
@@ -393,9 +402,16 @@ def ring_density_search(system, functions: Sequence = ()) -> InvariantMeasureRes
     exactly in the radical ring (:func:`ring_log_linear_exponents`) and verified there.
     The determinant of the mass matrix in the natural velocities is
     :math:`\det M\,J^2`: its factors are in the family already.
-    Raises ``UnsupportedExpression`` outside the ring.
+    Raises ``UnsupportedExpression`` outside the ring, ``_TooLarge`` for a form above
+    :data:`RING_FORM_OPS` operations.
     """
     imp = flow_mass_matrix_form(system)
+    ops = imp.count_ops()
+    if ops > RING_FORM_OPS:
+        raise _TooLarge(f"the {imp.method} mass-matrix form has {ops} operations, above the "
+                        f"{RING_FORM_OPS} for which the determinant of its mass matrix (the "
+                        "factors of the family) and the divergence are computed in the "
+                        "radical ring")
     facs = _ring_factors(system, imp, functions)
     family = "rho = " + (" * ".join(f"({sp.sstr(f)})**a{k}" for k, f in enumerate(facs))
                          or "1") + " with constant exponents a_k"

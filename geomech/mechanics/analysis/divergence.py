@@ -49,7 +49,8 @@ from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
 from geomech.core.zero.values import finite_samples
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
-           "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence"]
+           "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence",
+           "sampled_mass_matrix_divergence"]
 
 #: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
 _CANCEL_TERMS = 200000
@@ -380,3 +381,76 @@ class PointDivergence:
         from geomech.core.zero import rational_rewrite
 
         return sp.cancel(rational_rewrite(e).xreplace(point))
+
+
+def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> list[tuple]:
+    r"""Triples ``(point, angles, value)``: the divergence
+    :math:`\operatorname{div}g + \operatorname{tr}(M^{-1}\partial F/\partial u)` of the
+    mass-matrix form ``imp`` (module docstring) at ``count`` random
+    exact points of the configuration and the parameters, as pairs ``(a, b)`` of
+    polynomials in the velocities :math:`u` with value :math:`a + b\sqrt d`
+    (:class:`~geomech.core.zero.values.QuadraticValues`: :math:`M` and :math:`F` evaluated
+    once per point, :math:`M^{-1}` by Gauss--Jordan elimination over
+    :math:`\mathbb Q(\sqrt d)`; nothing is written out), with the point and the angles'
+    cosines and sines (:func:`~geomech.core.zero.values.quadratic_points`).  A non-zero
+    pair proves
+    :math:`\operatorname{div} v \not\equiv 0`.  Raises
+    :class:`~geomech.core.zero.values.OutsideRing` outside those values (a second square
+    root ...) and ``UnsupportedExpression`` for a form that is not :math:`\dot x = g + Pz`.
+
+    >>> import geomech as gm
+    >>> (_, _, (a, b)), = sampled_mass_matrix_divergence(flow_mass_matrix_form(
+    ...     gm.examples.chaplygin_sleigh()), 1)
+    >>> a != 0, b
+    (True, 0)
+    """
+    from geomech.core.zero.values import QuadraticValues, quadratic_points
+
+    us = _selected(imp)
+    if us is None:
+        raise UnsupportedExpression("the form is not x' = g + P z with a selection P")
+    M, F = imp.mass_matrix, imp.forcing
+    drift_div = sp.Add(*[sp.diff(imp.drift[c], c) for c in imp.coords])
+    exprs = [*M, *F, drift_div]
+    angles = sorted({x for e in exprs for t in e.atoms(sp.sin, sp.cos)
+                     for x in t.args[0].free_symbols if x in imp.coords}, key=sp.default_sort_key)
+    syms = sorted(set().union(*(e.free_symbols for e in exprs)) - set(angles) - set(us),
+                  key=sp.default_sort_key)
+    out = []
+    for pt, ang in quadratic_points(syms, angles, 4 * count + 4, seed):
+        check()
+        qv = QuadraticValues(pt, ang, gens=us)
+        try:
+            Minv = _pair_inverse(qv, [[qv.value(M[i, j]) for j in range(M.cols)]
+                                      for i in range(M.rows)])
+            Fv = [qv.value(f) for f in F]
+            total = qv.value(drift_div)
+        except ZeroDivisionError:
+            continue
+        for i, (f0, f1) in enumerate(Fv):
+            for k, g in enumerate(qv.R.gens):
+                total = qv.add(total, qv.mul(Minv[k][i], (f0.diff(g), f1.diff(g))))
+        out.append((pt, ang, total))
+        if len(out) == count:
+            break
+    return out
+
+
+def _pair_inverse(qv, A: list) -> list:
+    """The inverse of the square matrix ``A`` of constant pairs of ``qv`` (Gauss--Jordan;
+    ``ZeroDivisionError`` when singular)."""
+    n = len(A)
+    zero, one = (qv.const(0), qv.const(0)), (qv.const(1), qv.const(0))
+    W = [list(r) + [one if i == j else zero for j in range(n)] for i, r in enumerate(A)]
+    for c in range(n):
+        r = next((r for r in range(c, n) if W[r][c] != zero), None)
+        if r is None:
+            raise ZeroDivisionError("the mass matrix is singular at the point")
+        W[c], W[r] = W[r], W[c]
+        inv = qv.inverse(W[c][c])
+        W[c] = [qv.mul(inv, a) for a in W[c]]
+        for r in range(n):
+            if r != c and W[r][c] != zero:
+                f = W[r][c]
+                W[r] = [qv.add(a, qv.mul((-f[0], -f[1]), b)) for a, b in zip(W[r], W[c])]
+    return [row[n:] for row in W]

@@ -144,12 +144,21 @@ def _context(system) -> tuple:
 
 
 def _energy(system) -> list[FirstIntegral]:
+    r"""The energy, when conserved: by the energy theorem without forces and with homogeneous
+    constraints (:math:`dE/dt = \dot q^TA^T\lambda = 0` on :math:`A\dot q = 0`; Neimark &
+    Fufaev (1972), *Dynamics of Nonholonomic Systems*, the energy integral), otherwise by
+    the zero policy on :math:`dE/dt` along the flow."""
+    from geomech.mechanics.analysis.common import active_forces
     from geomech.mechanics.analysis.integrals import is_energy_conserved
 
-    if not is_energy_conserved(system):
+    if active_forces(system) is None and not getattr(system, "is_affine", True):
+        how = "dE/dt = 0: no forces, homogeneous constraints (energy theorem)"
+    elif is_energy_conserved(system):
+        how = "dE/dt = 0 (zero policy)"
+    else:
         return []
-    return [FirstIntegral(system.energy(), "energy", "exact", "dE/dt = 0 (zero policy)",
-                          *_context(system), source="the energy T + U")]
+    return [FirstIntegral(system.energy(), "energy", "exact", how, *_context(system),
+                          source="the energy T + U")]
 
 
 def _noether_linear(system) -> list[FirstIntegral]:

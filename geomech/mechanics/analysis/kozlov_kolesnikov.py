@@ -30,15 +30,20 @@ phidot
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from geomech.core.algebra.calculus import has_radicals
+from geomech.core.algebra.modular import null_support_mod, to_mod
 from geomech.core.algebra.normal_form import compact
+from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import OutsideRing, QuadraticValues, quadratic_points
 from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.ansatz import solve_linear_identities
 from geomech.mechanics.analysis.common import (
@@ -51,7 +56,7 @@ from geomech.mechanics.analysis.common import (
 from geomech.mechanics.analysis.integrals import has_irrational_power
 
 __all__ = ["NoetherCheck", "check_noether_field", "noether_integral", "theorem4_conditions",
-           "noether_template_fields", "find_noether_fields"]
+           "noether_template_fields", "sampled_noether_support", "find_noether_fields"]
 
 
 @dataclass(frozen=True)
@@ -256,7 +261,8 @@ def _conditions(system, u: Sequence, constraints, forces, solution: dict, expand
 
 
 def noether_template_fields(system, comps: Sequence, unknowns: Sequence[sp.Symbol],
-                            tangent: bool = False) -> list[list[sp.Expr]]:
+                            tangent: bool = False, sample: bool | None = None
+                            ) -> list[list[sp.Expr]]:
     r"""Noether fields (Theorem 4) in a template linear in constant ``unknowns``: a basis.
 
     The conditions :math:`\sum_i a_{\mu i}u_i\equiv0` (skipped when the template is
@@ -267,7 +273,14 @@ def noether_template_fields(system, comps: Sequence, unknowns: Sequence[sp.Symbo
     parameters stay symbolic).  Terms with an irrational factor :math:`P` (e.g.
     :math:`1/\sqrt{G}`) are solved in classes of equal :math:`P`, with
     :math:`\tilde u(L)=P\,X` computed factor by factor; a combination that the class split
-    admits wrongly is dropped.  Every returned field passes :func:`check_noether_field`.
+    admits wrongly is dropped.  With ``sample`` (default: for a system with square roots in
+    its Lagrangian or constraints, heavy bodies, whose conditions swell in the ring) a
+    template free of irrational factors is first solved on the unknowns that the conditions
+    sampled at exact points leave free
+    (:func:`sampled_noether_support`): no field when the sampled null space is zero
+    (certain), the fields found there when they are as many as its dimension (then they
+    span all, the same reduced basis), otherwise the full template.  Every returned field
+    passes :func:`check_noether_field`.
 
     >>> import geomech as gm
     >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
@@ -280,6 +293,12 @@ def noether_template_fields(system, comps: Sequence, unknowns: Sequence[sp.Symbo
     N = system.manifold
     sol = dict(system.dependent_solution)
     classes = _irrational_classes(comps, unknowns)
+    if sample is None:
+        sample = has_radicals([system.lagrangian, *system.constraints])
+    if sample and len(classes) == 1 and sp.S.One in classes:
+        got = _on_sampled_support(system, comps, unknowns, tangent)
+        if got is not None:
+            return got
     sols = []
     for P, unk in classes.items():
         exprs = _noether_conditions(system, comps, unknowns, unk, P, tangent, sol)
@@ -297,6 +316,184 @@ def noether_template_fields(system, comps: Sequence, unknowns: Sequence[sp.Symbo
             raise RuntimeError(f"internal error: {u} solves the Noether equations but fails "
                                "Theorem 4")
     return out
+
+
+def _template_coefficients(comps: Sequence, unknowns: Sequence[sp.Symbol]) -> list | None:
+    """``[{component index: phi}]`` per unknown for components
+    :math:`u_i = \\sum_j c_j\varphi_{ij}` (sums of terms with one unknown factor), or
+    ``None`` for another shape."""
+    idx = {c: j for j, c in enumerate(unknowns)}
+    out: list[dict] = [{} for _ in unknowns]
+    for i, ci in enumerate(comps):
+        for t in sp.Add.make_args(as_expr(ci)):
+            if t == 0:
+                continue
+            rest, c = t.as_independent(*unknowns, as_Add=False)
+            if c not in idx or rest.has(*unknowns):
+                return None
+            out[idx[c]][i] = out[idx[c]].get(i, 0) + rest
+    return out
+
+
+def _point_rows(qv: QuadraticValues, data: dict, coef: list) -> list[list]:
+    """The conditions of Theorem 4 at one point (:func:`sampled_noether_support`): for each
+    condition the rational rows of both parts of its value, one entry per unknown."""
+    val = qv.value
+    vel = [val(v) for v in data["velocities"]]
+    lq, lv = [val(e) for e in data["Lq"]], [val(e) for e in data["Lv"]]
+    A = [[val(a) for a in row] for row in data["A"]]
+    Q = [val(f) for f in data["forces"]]
+    zero = (qv.const(0), qv.const(0))
+    memo: dict = {}
+
+    def lifted(phi):        # (phi, sum_k d_k phi qdot_k) at the point
+        if phi not in memo:
+            d = zero
+            for g, vk in zip(data["grad"](phi), vel):
+                if g != 0:
+                    d = qv.add(d, qv.mul(val(g), vk))
+            memo[phi] = (val(phi), d)
+        return memo[phi]
+
+    conds: list[list] = [[] for _ in range(1 + len(A) + bool(Q))]
+    for terms in coef:
+        check()
+        acc = [zero] * len(conds)
+        for i, phi in terms.items():
+            p, dp = lifted(phi)
+            acc[0] = qv.add(acc[0], qv.add(qv.mul(p, lq[i]), qv.mul(dp, lv[i])))
+            for mu, row in enumerate(A):
+                acc[1 + mu] = qv.add(acc[1 + mu], qv.mul(p, row[i]))
+            if Q:
+                acc[-1] = qv.add(acc[-1], qv.mul(p, Q[i]))
+        for k, v in enumerate(acc):
+            conds[k].append(v)
+    return [[v[part] for v in row] for row in conds for part in (0, 1)]
+
+
+#: points added at a time by :func:`sampled_noether_support` once the rows outnumber the
+#: unknowns
+SAMPLE_EXTRA_POINTS = 6
+
+
+def sampled_noether_support(system, comps: Sequence, unknowns: Sequence[sp.Symbol],
+                            tangent: bool = False, seed: int = 1978) -> tuple | None:
+    r"""``(m, support)`` for a template :math:`u_i = \sum_j c_j\varphi_{ij}(q)`: the
+    conditions of Theorem 4 *sampled* at exact points have a null space of dimension
+    :math:`m` (modulo a prime) that bounds the dimension of the Noether fields of the
+    template for symbolic parameters (``m = 0``: the template holds none, certain), and
+    ``support`` are the unknowns non-zero in some vector of it; ``None`` when the conditions
+    leave the exact values of :class:`~geomech.core.zero.values.QuadraticValues` (one
+    square root at most).
+
+    At random rational points (one random value of the parameters for all; angles with
+    rational sine and cosine) each condition :math:`\sum_i a_{\mu i}u_i`,
+    :math:`\tilde u(L)|_{\mathcal M} = \sum_i u_i\,\partial_{q_i}L
+    + \sum_{i,k}\partial_k u_i\,\dot q_k\,\partial_{\dot q_i}L` and
+    :math:`(Q, u)|_{\mathcal M}` is a linear form in the :math:`c_j` with values
+    :math:`a + b\sqrt d`; both parts vanish for every solution.
+    The sampled rows are combinations of the exact coefficient rows at the parameter point,
+    whose rank is at most the generic one (a minor that vanishes identically vanishes at
+    the point), and the rank modulo a prime is at most the rational rank
+    (:func:`~geomech.core.algebra.modular.null_support_mod`): :math:`m` bounds the generic
+    nullity.  The support is a guess (a coefficient may vanish modulo the prime): the
+    caller confirms it by finding :math:`m` independent fields on it.  Points are added,
+    :data:`SAMPLE_EXTRA_POINTS` at a time once the rows outnumber the unknowns, until the
+    null space stops shrinking.
+
+    >>> import geomech as gm
+    >>> N = gm.Manifold("N", "x y phi"); phi = N.coords[2]; xd, yd, phid = N.velocities
+    >>> S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2 + phid**2)/2,
+    ...                           constraints=[-xd*sp.sin(phi) + yd*sp.cos(phi)])
+    >>> a, b, c = sp.symbols("a b c")
+    >>> sampled_noether_support(S, [a, b, c], [a, b, c])
+    (1, [c])
+    """
+    coef = _template_coefficients(comps, unknowns)
+    if coef is None or not unknowns:
+        return None
+    data = _sample_data(system, coef, tangent)
+    n = len(unknowns)
+    pts = iter(quadratic_points(data["symbols"], data["angles"], 8 * n + 40, seed,
+                                fixed=system.manifold.parameters))
+    rows: list = []
+    batch = -(-(n + 2) // (2 * (1 + len(data["A"]) + bool(data["forces"]))))
+    last = None
+    try:
+        while True:
+            for pt, ang in itertools.islice(pts, batch):
+                try:
+                    qv = QuadraticValues(pt, ang, abbreviations=data["solution"])
+                    rows += _residue_rows(_point_rows(qv, data, coef))
+                except ZeroDivisionError:
+                    continue
+            got = null_support_mod(rows, n)
+            if got[0] == 0 or got == last or not rows:
+                break
+            last, batch = got, SAMPLE_EXTRA_POINTS
+    except OutsideRing:
+        return None
+    if not rows:
+        return None
+    return got[0], [unknowns[j] for j in got[1]]
+
+
+def _residue_rows(rows: list) -> list:
+    """The non-zero rational rows modulo the prime (those it can reduce)."""
+    out = []
+    for r in rows:
+        v = [to_mod(x) for x in r]
+        if any(v) and all(a is not None for a in v):
+            out.append(v)
+    return out
+
+
+def _sample_data(system, coef: list, tangent: bool) -> dict:
+    """What :func:`_point_rows` evaluates: the derivatives of ``L``, the constraint matrix,
+    the forces, the velocities (dependent ones as abbreviations), the symbols to sample and
+    the angles (coordinates inside sines and cosines)."""
+    N = system.manifold
+    L = as_expr(system.lagrangian)
+    sol = [(v, as_expr(e)) for v, e in system.dependent_solution.items()]
+    A = [] if tangent else [list(r) for r in constraint_matrix(system).tolist()]
+    forces = list(active_forces(system) or ())
+    phis = {phi for terms in coef for phi in terms.values()}
+    grads: dict = {}
+
+    def grad(phi):
+        if phi not in grads:
+            grads[phi] = [sp.diff(phi, q) for q in N.coords]
+        return grads[phi]
+
+    exprs = [L, *(a for r in A for a in r), *forces, *phis, *(e for _, e in sol)]
+    angles: set = set()
+    for e in exprs:
+        for t in e.atoms(sp.sin, sp.cos):
+            angles |= t.args[0].free_symbols & set(N.coords)
+    dep = {v for v, _ in sol}
+    syms = set().union(*(e.free_symbols for e in exprs)) - angles - dep
+    return {"Lq": [sp.diff(L, q) for q in N.coords], "Lv": [sp.diff(L, v) for v in N.velocities],
+            "A": A, "forces": forces, "velocities": list(N.velocities), "solution": sol,
+            "grad": grad, "angles": sorted(angles, key=sp.default_sort_key),
+            "symbols": sorted(syms, key=sp.default_sort_key)}
+
+
+def _on_sampled_support(system, comps, unknowns, tangent: bool) -> list | None:
+    """The Noether fields of a template free of irrational factors found on its sampled
+    support (:func:`sampled_noether_support`), or ``None`` when that route does not apply
+    or does not confirm the sampled dimension (the full template is then solved)."""
+    got = sampled_noether_support(system, comps, unknowns, tangent)
+    if got is None:
+        return None
+    m, live = got
+    if m == 0:
+        return []
+    if len(live) == len(unknowns):
+        return None
+    drop = {c: sp.S.Zero for c in unknowns if c not in set(live)}
+    part = [as_expr(c).xreplace(drop) for c in comps]
+    found = noether_template_fields(system, part, live, tangent, sample=False)
+    return found if len(found) == m else None
 
 
 def _irrational_classes(comps: Sequence, unknowns: Sequence[sp.Symbol]) -> dict:

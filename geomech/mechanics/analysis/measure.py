@@ -20,6 +20,7 @@ from geomech.core.algebra import UnsupportedExpression
 from geomech.core.budget import poll
 from geomech.core.opcount import count_ops
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import OutsideRing
 from geomech.mechanics.analysis.density import (
     InvariantMeasureResult,
     divergence,
@@ -27,15 +28,21 @@ from geomech.mechanics.analysis.density import (
     is_invariant_density,
 )
 from geomech.mechanics.analysis.density_search import (
+    RING_FORM_OPS,
     SAMPLED_DIVERGENCE_OPS,
     UNINTERRUPTIBLE_OPS_LIMIT,
     heavy_system,
     system_density_search,
 )
-from geomech.mechanics.analysis.divergence import PointDivergence, mass_matrix_divergence
+from geomech.mechanics.analysis.divergence import (
+    PointDivergence,
+    flow_mass_matrix_form,
+    mass_matrix_divergence,
+    sampled_mass_matrix_divergence,
+)
 
 __all__ = ["system_divergence", "system_is_invariant_density", "system_invariant_measure",
-           "system_divergence_vanishes"]
+           "system_divergence_vanishes", "large_heavy_form"]
 
 
 def system_divergence(system) -> sp.Expr:
@@ -64,7 +71,10 @@ def system_divergence(system) -> sp.Expr:
 def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
     """Whether the divergence of the flow of ``system`` vanishes identically (exact).
 
-    Heavy bodies: the verdict of the radical ring
+    Heavy bodies: a non-zero exact value at a point when the mass-matrix form is above
+    :data:`~geomech.mechanics.analysis.density_search.RING_FORM_OPS` operations
+    (:func:`~geomech.mechanics.analysis.divergence.sampled_mass_matrix_divergence`), else
+    the verdict of the radical ring
     (:func:`geomech.core.zero.radicals.fraction_verdict`: the reduced numerator vanishes, or
     it is non-zero at a rational point); otherwise (and when undecided there) a non-zero
     value at an exact point for a large divergence
@@ -77,10 +87,14 @@ def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
     """
     if heavy_system(system):
         try:
+            imp = large_heavy_form(system)
+            if imp is not None and any(a or b for _, _, (a, b)
+                                       in sampled_mass_matrix_divergence(imp)):
+                return False
             verdict = mass_matrix_divergence(system).verdict()
             if verdict is not None:
                 return verdict.zero
-        except UnsupportedExpression:
+        except (UnsupportedExpression, OutsideRing):
             pass
     div = system_divergence(system) if div is None else div
     if count_ops(div) > SAMPLED_DIVERGENCE_OPS:   # a non-zero value at an exact point
@@ -91,6 +105,24 @@ def system_divergence_vanishes(system, div: sp.Expr | None = None) -> bool:
         except UnsupportedExpression:
             pass
     return default_policy().is_zero(div)
+
+
+def large_heavy_form(system):
+    """The mass-matrix form of a heavy body (:func:`heavy_system`) when it has more than
+    :data:`~geomech.mechanics.analysis.density_search.RING_FORM_OPS` operations (its
+    divergence is then not written out: it is evaluated at exact points), else ``None``.
+
+    >>> import geomech as gm
+    >>> large_heavy_form(gm.examples.chaplygin_sleigh()) is None
+    True
+    """
+    if not heavy_system(system):
+        return None
+    try:
+        imp = flow_mass_matrix_form(system)
+    except UnsupportedExpression:
+        return None
+    return imp if imp.count_ops() > RING_FORM_OPS else None
 
 
 def system_is_invariant_density(system, rho) -> bool:

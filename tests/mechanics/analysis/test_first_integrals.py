@@ -240,3 +240,27 @@ def test_sharp_edge_body_has_the_three_integrals_of_its_tutorial():
     pts = random_states(S, 3, 17, 0.4, 1.3)
     assert rank(lib, pts) == 3 and rank(lib + ref, pts) == 3
     assert rank([as_function(S, Fs[0], pars), *lib], pts) == 4
+
+
+@pytest.mark.parametrize("name", ["chaplygin_sleigh", "suslov", "veselova", "skate",
+                                  "rubber_ball", "particle_zdot_y_xdot"])
+def test_energy_theorem_agrees_with_the_flow(name):
+    """Without forces and with homogeneous constraints the energy is an integral by the
+    energy theorem (Neimark & Fufaev 1972); the zero policy on dE/dt along the
+    Lagrange-d'Alembert flow agrees."""
+    from geomech.mechanics.analysis.integrals import is_energy_conserved
+
+    S = gm.examples.get(name)
+    F, = [F for F in S.first_integrals(degree=0, functions=False) if F.kind == "energy"]
+    assert "energy theorem" in F.how and is_energy_conserved(S)
+
+
+def test_affine_constraint_energy_is_decided_on_the_flow():
+    """An affine constraint: the energy theorem does not apply, the flow decides."""
+    N = gm.Manifold("N", "x y")
+    xd, yd = N.velocities
+    S = gm.NonholonomicSystem(N, lagrangian=(xd**2 + yd**2) / 2 + N.coords[0],
+                              constraints=[xd - 1])
+    assert S.is_affine
+    assert [F.how for F in S.first_integrals(degree=0, functions=False)
+            if F.kind == "energy"] in ([], ["dE/dt = 0 (zero policy)"])

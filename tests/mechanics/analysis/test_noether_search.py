@@ -63,3 +63,48 @@ def test_a_wrong_solution_is_never_returned():
     S0 = gm.examples.chaplygin_sleigh(a=0)
     (F,) = linear_integrals(S0, ansatz=[1])
     assert F.verified and S0.is_first_integral(F.on_phase_space)
+
+
+# -- the sampled support (Theorem 4 conditions at exact points) -------------------------
+SAMPLED = ["chaplygin_ball", "routh_sphere", "rubber_ball", "sharp_edge_body", "skate",
+           "snakeboard", "particle_holonomic_in_disguise", "suslov", "hoop"]
+
+
+@pytest.mark.parametrize("name", SAMPLED)
+def test_sampled_support_gives_the_fields_of_the_ring_route(name):
+    """The default-ansatz search cut down to the support of the sampled conditions returns
+    exactly the fields of the exact ring route on the whole template (same reduced basis),
+    and the sampled dimension bounds their number."""
+    from geomech.mechanics.analysis.ansatz import coerce_ansatz
+    from geomech.mechanics.analysis.kozlov_kolesnikov import (
+        noether_template_fields,
+        sampled_noether_support,
+    )
+
+    S = gm.examples.get(name)
+    comps, unknowns = coerce_ansatz(S, None).template(S.manifold)
+    ring = noether_template_fields(S, comps, unknowns, sample=False)
+    sampled = noether_template_fields(S, comps, unknowns, sample=True)
+    assert sampled == ring
+    m, _ = sampled_noether_support(S, comps, unknowns)
+    assert m >= len(ring)
+
+
+@pytest.mark.parametrize("name", ["ball_on_surface_of_revolution", "rattleback"])
+def test_heavy_bodies_have_no_constant_noether_field_in_the_default_ansatz(name):
+    """Heavy bodies (square roots in L): the sampled conditions have a zero null space
+    (certain: no linear Noether integral in the default ansatz), as the ring route finds for
+    the ball in a surface of revolution; the rattleback's angular momentum about the
+    vertical is not conserved (Walker 1896: the spin reverses)."""
+    from geomech.mechanics.analysis.ansatz import coerce_ansatz
+    from geomech.mechanics.analysis.kozlov_kolesnikov import (
+        noether_template_fields,
+        sampled_noether_support,
+    )
+
+    S = gm.examples.get(name)
+    comps, unknowns = coerce_ansatz(S, None).template(S.manifold)
+    assert sampled_noether_support(S, comps, unknowns)[0] == 0
+    assert linear_integrals(S) == []
+    if name != "rattleback":
+        assert noether_template_fields(S, comps, unknowns, sample=False) == []
