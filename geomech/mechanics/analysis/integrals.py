@@ -352,11 +352,11 @@ def is_energy_conserved(system) -> bool:
 def _ring_energy_verdict(system) -> bool | None:
     """The radical-ring test of :func:`is_energy_conserved` when certain, else ``None``."""
     from geomech.core.algebra import UnsupportedExpression
-    from geomech.mechanics.analysis.density_search import heavy_system
+    from geomech.core.algebra.calculus import has_radicals
     from geomech.mechanics.analysis.divergence import flow_mass_matrix_form
     from geomech.mechanics.analysis.rates import mass_matrix_rate
 
-    if not heavy_system(system):
+    if not has_radicals([system.lagrangian, *system.constraints]):     # not a heavy body
         return None
     try:
         imp = flow_mass_matrix_form(system)
