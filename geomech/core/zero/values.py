@@ -39,7 +39,7 @@ from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.policy import ZeroPolicy, default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
-__all__ = ["rational_value", "polynomial_values", "OutsideRing", "finite_samples",
+__all__ = ["rational_value", "polynomial_values", "OutsideRing", "NeedsRoot", "finite_samples",
            "certainly_nonzero", "nowhere_zero", "certainly_full_rank", "QuadraticValues",
            "quadratic_points"]
 
@@ -157,6 +157,16 @@ class OutsideRing(ValueError):
     its generators, an atom without an exact value)."""
 
 
+class NeedsRoot(OutsideRing):
+    r"""A square root :math:`\sqrt c` of a constant ``c`` that is not a square in the
+    domain of the ring of :func:`polynomial_values`: ``radicand`` is :math:`c` (a sympy
+    number); the caller may extend the domain by :math:`\sqrt c` and evaluate again."""
+
+    def __init__(self, radicand):
+        self.radicand = radicand
+        super().__init__(f"sqrt({radicand}) is not in the domain")
+
+
 def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> list:
     r"""The values of ``exprs`` in the polynomial ring ``R`` (:math:`\mathbb Q[\eta]`, the
     generators of ``R`` are the symbols left free) at a point: every other symbol a rational
@@ -180,7 +190,9 @@ def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> 
 
     def const(v):
         v = _fraction(v)
-        return R(R.domain(v.numerator, v.denominator))
+        if R.domain.is_QQ:
+            return R(R.domain(v.numerator, v.denominator))
+        return R(R.domain.convert(sp.QQ(v.numerator, v.denominator)))
 
     def val(a):
         got = memo.get(a)
@@ -202,6 +214,8 @@ def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> 
                 got *= val(t)
         elif a.is_Pow and a.exp.is_Integer:
             got = _ring_power(val(a.base), int(a.exp), R, a)
+        elif a.is_Pow and a.exp.is_Rational and a.exp.q == 2:
+            got = _ring_power(_ring_sqrt(val(a.base), R, a), int(a.exp.p), R, a)
         elif isinstance(a, (sp.sin, sp.cos)):
             got = const(_trig_value(a, angles, OutsideRing))
         else:
@@ -212,6 +226,23 @@ def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> 
     for sym, e in abbreviations:
         memo[sym] = val(as_expr(e))
     return [val(as_expr(e)) for e in exprs]
+
+
+def _ring_sqrt(b, R, a):
+    r""":math:`\sqrt b` in ``R`` for a constant ``b`` whose square root lies in the domain
+    (the positive root for a positive rational: the principal branch), else
+    :class:`NeedsRoot`; a non-constant ``b`` is :class:`OutsideRing`."""
+    if not b.is_ground:
+        raise OutsideRing(a)
+    dom = R.domain
+    c = dom.to_sympy(b.LC) if b else sp.S.Zero
+    if dom.is_QQ and c.is_negative:
+        raise OutsideRing(a)        # an imaginary root: not in a real field
+    root = sp.sqrt(c)
+    try:
+        return R(dom.from_sympy(root))
+    except sp.CoercionFailed:
+        raise NeedsRoot(c) from None
 
 
 def _ring_power(b, k: int, R, a):

@@ -62,7 +62,7 @@ from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy
 from geomech.core.zero.rewrite import half_angle_sin_cos, rational_rewrite
-from geomech.core.zero.values import OutsideRing, polynomial_values
+from geomech.core.zero.values import NeedsRoot, OutsideRing, polynomial_values
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
@@ -586,13 +586,46 @@ def _ring_point_rows(raw, terms, cols, eta, R, point, angles) -> list[list]:
                 w += bb[k] * ed[a] * mono.diff(g)
         for mon, c in w.items():
             acc.setdefault(mon, {})[j] = c
-    return [[row.get(j, sp.QQ.zero) for j in cols] for row in acc.values()]
+    return [[row.get(j, R.domain.zero) for j in cols] for row in acc.values()]
+
+
+#: square roots of constants adjoined at one sample point at most (:func:`_radical_point_rows`)
+MAX_POINT_ROOTS = 3
+
+
+def _radical_point_rows(raw, terms, cols, eta, point, angles) -> list[list]:
+    r""":func:`_ring_point_rows` over :math:`\mathbb Q(\sqrt{c_1}, \dots)[\eta]`: the square
+    roots of the positive constants met at the point (a support function
+    :math:`\sqrt{(\gamma, B\gamma)}`: the rolling ellipsoid) are adjoined one by one
+    (at most :data:`MAX_POINT_ROOTS`), and every row over that field is split into its
+    rational coordinates in a basis of the field over :math:`\mathbb Q` (the unknowns are
+    rational: :math:`\sum_j c_j k_j = 0` iff every coordinate sum vanishes).  Rows over
+    :math:`\mathbb Q` when no root is needed; :class:`OutsideRing` for a negative radicand.
+    """
+    roots: list = []
+    while True:
+        dom = sp.QQ.algebraic_field(*roots) if roots else sp.QQ
+        R = polynomial_ring(list(eta), dom)
+        try:
+            rows = _ring_point_rows(raw, terms, cols, eta, R, point, angles)
+            break
+        except NeedsRoot as exc:
+            if not exc.radicand.is_positive or len(roots) >= MAX_POINT_ROOTS:
+                raise OutsideRing(f"sqrt({exc.radicand})") from None
+            roots.append(sp.sqrt(exc.radicand))
+    if dom.is_QQ:
+        return rows
+    deg = dom.ext.minpoly.degree()
+    out = []
+    for row in rows:
+        coords = [[sp.QQ(0)] * (deg - len(c.to_list())) + list(c.to_list()) for c in row]
+        out += [[v[i] for v in coords] for i in range(deg) if any(v[i] for v in coords)]
+    return out
 
 
 def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list | None:
     r""":func:`sampled_nullspace` over QQ by exact evaluation in :math:`\mathbb Q[\eta]`
     (:func:`polynomial_values`), or ``None`` when the flow has values outside that ring."""
-    R = polynomial_ring(list(eta), sp.QQ)
     exprs = [*raw[0], *raw[1], *(e for _, e in raw[2]), *raw[3]]
     free = set().union(*(as_expr(e).free_symbols for e in exprs)) - set(eta) - set(params)
     free -= {sym for sym, _ in raw[2]}
@@ -615,7 +648,7 @@ def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list |
         pt = {**sampler.random_point(syms), **params}
         circle = {a: half_angle_sin_cos(pt[a])[::-1] for a in angles}
         try:
-            rows += _ring_point_rows(raw, terms, cols, eta, R, pt, circle)
+            rows += _radical_point_rows(raw, terms, cols, eta, pt, circle)
         except OutsideRing:
             return None
         except ZeroDivisionError:

@@ -261,8 +261,14 @@ def _missing(n, k, s, measure_found, preserved, why: str = "") -> str:
 
 
 def _hamiltonisation(system):
+    """Chaplygin's reducing multiplier, or ``None``; only for two degrees of freedom after
+    the reduction by the coordinates of the dependent velocities (the theorem's case:
+    any other count gives ``None`` without the costly reduced form -- the rolling
+    ellipsoid has three)."""
     from geomech.mechanics.analysis.multiplier import system_is_conformally_hamiltonian
 
+    if system.manifold.dim - len(system.dependent_velocities) != 2:
+        return None
     try:
         res = system_is_conformally_hamiltonian(system)
     except (ValueError, NotImplementedError, TypeError, KeyError):

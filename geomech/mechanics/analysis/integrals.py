@@ -323,7 +323,52 @@ def system_is_first_integral(system, F) -> bool:
     return is_first_integral(v, F)
 
 
+#: heavy systems whose mass-matrix form is over this many operations skip the radical-ring
+#: test of :func:`is_energy_conserved` (the rolling ellipsoid's Voronets form: 33 415)
+RING_ENERGY_FORM_OPS = 50000
+
+
 def is_energy_conserved(system) -> bool:
-    """Whether ``system.energy()`` is a first integral of ``system.vector_field()``."""
+    r"""Whether ``system.energy()`` is a first integral of ``system.vector_field()``.
+
+    A heavy body (square roots in the Lagrangian or the constraints: a support function) is
+    tested in the radical ring from the mass-matrix form,
+    :math:`\dot E = \nabla E\cdot g + u^{\mathsf T}F` with the cofactor :math:`u` (the
+    independent velocities, :func:`~geomech.mechanics.analysis.rates.mass_matrix_rate`),
+    without the explicit field (whose substitution into :math:`\nabla E` swells: the rolling
+    ellipsoid runs out of memory there); when that test is undecided, or leaves the ring, the
+    zero policy decides :math:`v(E)` with the explicit field.
+
+    >>> import geomech as gm
+    >>> is_energy_conserved(gm.examples.chaplygin_sleigh())
+    True
+    """
+    verdict = _ring_energy_verdict(system)
+    if verdict is not None:
+        return verdict
     return is_first_integral(system.vector_field(), system.energy())
+
+
+def _ring_energy_verdict(system) -> bool | None:
+    """The radical-ring test of :func:`is_energy_conserved` when certain, else ``None``."""
+    from geomech.core.algebra import UnsupportedExpression
+    from geomech.core.algebra.calculus import has_radicals
+    from geomech.mechanics.analysis.divergence import flow_mass_matrix_form
+    from geomech.mechanics.analysis.rates import mass_matrix_rate
+
+    if not has_radicals([system.lagrangian, *system.constraints]):     # not a heavy body
+        return None
+    try:
+        imp = flow_mass_matrix_form(system)
+        if imp.count_ops() > RING_ENERGY_FORM_OPS:
+            return None
+        try:
+            rate = mass_matrix_rate(system, system.energy(), imp,
+                                    cofactor=system.independent_velocities)
+        except ValueError:
+            rate = mass_matrix_rate(system, system.energy(), imp)
+        verdict = rate.verdict()
+    except UnsupportedExpression:
+        return None
+    return bool(verdict.zero) if verdict is not None and verdict.certain else None
 

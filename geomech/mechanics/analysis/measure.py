@@ -139,8 +139,13 @@ def system_invariant_measure(system, ansatz: str = "system", variables=None,
     :func:`invariant_measure` are available by name; ``"configuration"`` defaults to the
     configuration coordinates of ``system.manifold``.
     """
+    if ansatz == "system" and not functions:    # the default search: kept on the system
+        cache = system.__dict__.setdefault("_invariant_measure_cache", {})   # (a report's
+        if "system" not in cache:                                           # sections share it)
+            cache["system"] = system_density_search(system, ())
+        return cache["system"]
     if ansatz == "system":
-        return system_density_search(system, functions or ())
+        return system_density_search(system, functions)
     if ansatz == "configuration" and variables is None:
         variables = system.manifold.coords
     return invariant_measure(system.vector_field(), ansatz, variables=variables,

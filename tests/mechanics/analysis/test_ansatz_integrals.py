@@ -16,6 +16,7 @@ from geomech.core.zero.values import polynomial_values
 from geomech.mechanics.analysis import integrals
 from geomech.mechanics.analysis.field_integrals import (
     AnsatzFlow,
+    ansatz_span,
     ansatz_terms,
     sampled_flow,
     sampled_nullspace,
@@ -108,6 +109,42 @@ def test_ring_sampling_equals_cancel_sampling():
     plain = sampled_nullspace(data[:4] + (None,), terms, cols, (x,), qsyms, [], 5)
     assert sp.Matrix(ring_ns).rank() == sp.Matrix(plain).rank() == \
         sp.Matrix(ring_ns + plain).rank()
+
+
+def test_polynomial_values_adjoin_square_roots():
+    """Square roots of constants: in Q they raise NeedsRoot with the radicand; over
+    Q(sqrt 3) the value equals the substituted expression."""
+    from geomech.core.algebra import polynomial_ring
+    from geomech.core.zero.values import NeedsRoot
+
+    x, s, w = sp.symbols("x s w")
+    e = w * sp.sqrt(x) + 1 / sp.sqrt(4 * x) + sp.cos(s)
+    ang = {s: (sp.Rational(3, 5), sp.Rational(4, 5))}
+    with pytest.raises(NeedsRoot) as exc:
+        polynomial_values([e], polynomial_ring([w], sp.QQ), {x: 3}, ang)
+    assert exc.value.radicand == 3
+    K = sp.QQ.algebraic_field(sp.sqrt(3))
+    got = polynomial_values([e], polynomial_ring([w], K), {x: 3}, ang)[0]
+    want = e.subs({x: 3, sp.cos(s): sp.Rational(3, 5)})
+    assert sp.expand(sum(K.to_sympy(c) * w**m[0] for m, c in got.items()) - want) == 0
+
+
+def test_radical_sampling_finds_the_support():
+    """Square roots in the flow: the support pass works over Q(sqrt c) at each point.  A
+    pendulum written with D = sqrt(2 + cos y) (x' = -sin(y) D D/(2 + cos y)) has its energy;
+    x' = -sin(y) sqrt(2 + cos y) has no integral polynomial in x with trigonometric
+    coefficients (its energy has (2 + cos y)**(3/2)): an empty support, no exact step."""
+    x, y, D = sp.symbols("x y D")
+    basis = [sp.S.One, sp.sin(y), sp.cos(y)]
+    terms = ansatz_terms(1, 3, 2)[1:]
+    root = sp.sqrt(2 + sp.cos(y))
+    flow = AnsatzFlow((x,), (-sp.sin(y) * D * D / (2 + sp.cos(y)),), ((y, x),), ((D, root),))
+    cols, vecs, dom = ansatz_span(flow, basis, terms, ())
+    assert [[dom.to_sympy(c) for c in v] for v in vecs] == [[-2, 1]]      # x**2 - 2 cos y
+    assert [terms[j] for j in cols] == [((0,), 2), ((2,), 0)]
+    flow = AnsatzFlow((x,), (-sp.sin(y) * root,), ((y, x),))
+    data, qsyms = sampled_flow(flow, basis, [])
+    assert sampled_nullspace(data, terms, list(range(len(terms))), (x,), qsyms, {}, 5) == []
 
 
 def test_free_rigid_body_matches_the_old_route():

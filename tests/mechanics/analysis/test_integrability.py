@@ -177,3 +177,23 @@ def test_numerics_beside_the_verdicts_regular_and_chaotic():
     lam_ball = gm.max_lyapunov(ball, [0.0, -0.1, 1.3, 0.2, 0.1, 0.4, 0.25], 300.0).maximal
     assert lam_kov < 0.05 and lam_gen > 0.1 and lam_ball > 0.06
     assert lam_gen > 3 * lam_kov
+
+
+@pytest.mark.parametrize("name", ["rolling_disk", "chaplygin_sleigh"])
+def test_reducing_multiplier_only_for_two_reduced_degrees_of_freedom(name):
+    """The verdict looks for Chaplygin's multiplier only when the reduction by the coordinates
+    of the dependent velocities leaves two degrees of freedom (the theorem's case); elsewhere
+    the full search finds none either (the rolling disk: three)."""
+    from geomech.mechanics.analysis.multiplier import system_is_conformally_hamiltonian
+
+    S = gm.examples.get(name)
+    dof = S.manifold.dim - len(S.dependent_velocities)
+    try:
+        full = bool(system_is_conformally_hamiltonian(S))
+    except (ValueError, NotImplementedError, TypeError, KeyError):
+        full = False
+    if dof != 2:
+        assert not full
+        assert S.integrability().hamiltonisation is None
+    else:
+        assert (S.integrability().hamiltonisation is not None) == full
