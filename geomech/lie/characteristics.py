@@ -90,15 +90,18 @@ _ODE_FAILURES = (*SYMPY_FAILURES, TypeError)
 
 def _dsolve_task(eq, y, hints=_SAFE_HINTS):
     """The first of the methods ``hints`` that solves ``eq`` (run in the worker), or
-    ``None``."""
+    ``None``.  The equation is classified once: each method's match is handed to ``dsolve``
+    (its own pass-through of a classification, ``classify=False``), which would otherwise
+    classify the equation again for every method tried."""
     try:
-        found = sp.classify_ode(eq, y)
+        found = sp.classify_ode(eq, y, dict=True, hint="all")
     except _ODE_FAILURES:  # classification failed
         return None
     for h in hints:
         if h in found:
             try:
-                return sp.dsolve(eq, y, hint=h, simplify=False)
+                return sp.dsolve(eq, y, hint=h, simplify=False, classify=False,
+                                 match=found[h], order=found["order"])
             except _ODE_FAILURES:  # next method
                 continue
     return None

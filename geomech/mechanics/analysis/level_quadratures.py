@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import solve_linear
 from geomech.core.budget import check
 from geomech.core.zero import default_policy
@@ -113,9 +114,27 @@ def _solve_level(lin, others, frozen):
 
 
 def _shorter(x: sp.Expr) -> sp.Expr:
-    """``simplify`` of a small elementary expression (special functions are left as they
-    are: simplifying hypergeometric expressions does not terminate in reasonable time)."""
-    return sp.simplify(x) if sp.count_ops(x) < 300 and is_elementary(x) else x
+    r"""A shorter form of a small elementary expression: ``simplify``, except with a square
+    root (or other radical) of the variables, where the ring normal form
+    :func:`~geomech.core.algebra.normal_form.compact` is used (cancelled modulo
+    :math:`\sin^2 + \cos^2 = 1` and :math:`(\sqrt b)^2 = b`): ``simplify`` spends minutes in
+    heuristic gcds on such fractions (the Routh sphere's level of Jellett's and Routh's
+    integrals, whose coefficients involve :math:`\sqrt{Q(\cos\theta)}`).  Special functions
+    are left as they are (simplifying hypergeometric expressions does not terminate in
+    reasonable time)."""
+    if sp.count_ops(x) >= 300 or not is_elementary(x):
+        return x
+    if not _has_radical(x):
+        return sp.simplify(x)
+    c = compact(x)
+    return c if sp.count_ops(c) <= sp.count_ops(x) else x
+
+
+def _has_radical(x: sp.Expr) -> bool:
+    """Whether ``x`` has a power with a non-integer rational exponent of a non-constant base
+    (a square root of the variables ...)."""
+    return any(p.exp.is_Rational and not p.exp.is_Integer and p.base.free_symbols
+               for p in x.atoms(sp.Pow))
 
 
 def shape_quadratures(system, integrals) -> list[QuadratureStep]:

@@ -13,6 +13,7 @@ import geomech as gm
 from geomech.core.zero import default_policy
 from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.density import is_invariant_density
+from geomech.mechanics.analysis.level_quadratures import shape_quadratures
 from geomech.reporting.integrability import integrability_section, literature
 
 from .integral_spans import as_function, drift, random_states, rank
@@ -197,3 +198,37 @@ def test_reducing_multiplier_only_for_two_reduced_degrees_of_freedom(name):
         assert S.integrability().hamiltonisation is None
     else:
         assert (S.integrability().hamiltonisation is not None) == full
+
+
+@pytest.mark.slow
+def test_routh_sphere_quadratures_hold_on_the_level_of_a_state(monkeypatch):
+    r"""Routh (1884): on the level of Jellett's and Routh's integrals (:math:`c_1, c_2`) and of
+    the energy (:math:`e`), :math:`\dot\theta^2 = R(\theta)` and the rates of the other
+    coordinates are the integrands of their quadratures times :math:`\sqrt{R}` -- at a state
+    of the phase space, the constants being the integrals' values there.  The velocities on
+    the level (with :math:`\sqrt{Q(\cos\theta)}` from Routh's integral) are shortened by the
+    ring normal form: ``simplify`` never sees a square root (minutes of heuristic gcds)."""
+    S = gm.examples.routh_sphere()
+    integrals = S.first_integrals()
+    seen = []
+    simplify = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: seen.append(e) or simplify(e, *a, **k))
+    steps = shape_quadratures(S, integrals)
+    monkeypatch.undo()
+    assert not any(p.exp.is_Rational and not p.exp.is_Integer and p.base.free_symbols
+                   for e in seen for p in sp.sympify(e).atoms(sp.Pow))
+    pars = {"m": 1.1, "a": 0.3, "g": 9.8, "R": 0.9, "I1": 0.7, "I3": 0.5}
+    state = {c.name: 0.0 for c in S.phase_space.coords}
+    state.update(theta=1.2, thetadot=0.3, psidot=1.1, phidot=2.3, phi=0.4, psi=-0.2)
+    linear = [F for F in integrals if F.kind != "energy"]
+    energy = next(F for F in integrals if F.kind == "energy")
+    values = {sp.Symbol(f"c_{k + 1}", real=True): F.evaluate(state, pars)
+              for k, F in enumerate(linear)}
+    values[sp.Symbol("e", real=True)] = energy.evaluate(state, pars)
+    values.update({p: pars[p.name] for p in S.manifold.parameters})
+    values.update({c: state[c.name] for c in S.phase_space.coords})
+    by = {st.description: st.equation.rhs.function for st in steps if st.equation is not None}
+    assert abs(complex(sp.N(by["time along theta"].xreplace(values), 30)) - 1 / 0.3) < 1e-12
+    for q in ("phi", "psi"):
+        rate = complex(sp.N(by[f"{q} by a quadrature"].xreplace(values), 30)) * 0.3
+        assert abs(rate - state[f"{q}dot"]) < 1e-12
