@@ -368,12 +368,49 @@ def _hamiltonian_section(sys_) -> Section:
     try:
         form = system_pseudo_hamiltonian(sys_)
     except FormTooLarge as exc:
-        return Section("Hamiltonian structure", status="not computed").add(
-            f"not computed: {exc}")
+        return _implicit_hamiltonian_section(sys_, exc)
     s.add("pseudo-Hamiltonian form x' = J grad H (Prop. 7), H =", form.hamiltonian)
     ok = form.satisfies_jacobi()
     s.add("J satisfies the Jacobi identity: " + ("yes (a Poisson structure)" if ok else
           "no: J is only almost-Poisson, as expected for non-integrable constraints"))
+    return s
+
+
+def _implicit_hamiltonian_section(sys_, exc: Exception) -> Section:
+    r"""The Hamiltonian structure of a system whose expanded inverse Legendre map is too large
+    (``exc``): :math:`H = \tfrac12(p-h)^{\mathsf T}K^{-1}(p-h) - L_0` with :math:`K^{-1}` left
+    unexpanded (:func:`~geomech.mechanics.analysis.pseudo_hamiltonian.implicit_hamiltonian`),
+    and the Jacobi identity decided by the Frobenius test of the constraint distribution: in
+    the chart :math:`(q, M)` of Prop. 7 the Jacobiator of :math:`(q_i, M_s, M_r)` has the
+    component :math:`d^\mu_{sr}` along each transversal field :math:`a_\mu`, so the identity
+    holds iff every :math:`d^\mu_{sr} = 0`, i.e. iff the constraints are holonomic (van der
+    Schaft & Maschke (1994), Rep. Math. Phys. 34, §4)."""
+    from geomech.mechanics.analysis.pseudo_hamiltonian import implicit_hamiltonian
+
+    try:
+        K, h, L0, p = implicit_hamiltonian(sys_)
+    except ValueError as err:
+        return Section("Hamiltonian structure", status="not computed").add(
+            f"not computed: {exc}; the implicit form: {err}")
+    s = Section("Hamiltonian structure")
+    P, H = sp.Matrix(p), sp.Symbol("H")
+    s.add(f"pseudo-Hamiltonian form x' = J grad H (Prop. 7, graph frame) with the inverse "
+          f"Legendre map omega = K^-1 (p - h) left unexpanded ({exc}):")
+    quad = sp.MatMul(sp.Rational(1, 2), (P - h).T,
+                     sp.Inverse(sp.MatrixSymbol("K", *K.shape)), P - h)
+    s.add("", sp.Eq(H, quad, evaluate=False))
+    if L0 != 0:
+        s.add("minus L0 =", L0)
+    s.add("K =", K)
+    if any(e != 0 for e in h):
+        s.add("h =", h)
+    frob = sys_.constraint_distribution().frobenius()
+    if getattr(frob, "involutive", None) is False:
+        s.add("J satisfies the Jacobi identity: no: J is only almost-Poisson -- the constraint "
+              "distribution is not involutive, and the Prop. 7 bracket satisfies the Jacobi "
+              "identity iff the constraints are holonomic (van der Schaft & Maschke 1994)")
+    else:
+        s.add("the Jacobi identity of J was not decided here (the form is not built)")
     return s
 
 

@@ -90,10 +90,10 @@ def evident_symmetry_section(sys_) -> Section:
 
 def energy_integral_section(sys_) -> Section:
     """First integrals: the energy by the theorem of its conservation."""
-    from geomech.reporting.simulation import has_forces
+    from geomech.mechanics.analysis.integrals import energy_theorem_applies
 
     s = Section("First integrals")
-    if has_forces(sys_) or sys_.is_affine:
+    if not energy_theorem_applies(sys_):
         s.status = "not computed"
         return s.add("not computed: the system has forces or affine constraints, and the "
                      "search for integrals needs the dependent velocities in closed form")

@@ -38,7 +38,8 @@ from geomech.mechanics.analysis.common import check_system
 from geomech.mechanics.analysis.linear_odes import is_elementary, numeric_basis
 
 __all__ = ["FirstIntegral", "system_first_integrals", "independent_integrals",
-           "polynomial_first_integrals"]
+           "polynomial_first_integrals", "polynomial_search_skipped", "flow_ops",
+           "FLOW_OPS_LIMIT"]
 
 
 @dataclass(frozen=True)
@@ -143,22 +144,60 @@ def _context(system) -> tuple:
     return P.coords, tuple(system.manifold.parameters)
 
 
-def _energy(system) -> list[FirstIntegral]:
-    r"""The energy, when conserved: by the energy theorem without forces and with homogeneous
-    constraints (:math:`dE/dt = \dot q^TA^T\lambda = 0` on :math:`A\dot q = 0`; Neimark &
-    Fufaev (1972), *Dynamics of Nonholonomic Systems*, the energy integral), otherwise by
-    the zero policy on :math:`dE/dt` along the flow."""
-    from geomech.mechanics.analysis.common import active_forces
-    from geomech.mechanics.analysis.integrals import is_energy_conserved
+#: flows (the sum of the operations of their components) larger than this: the polynomial
+#: search in the trigonometric ansatz is not run (the 3-link Chaplygin snake, 15 876
+#: operations: minutes on the exact rank of its sampled equations); the largest catalogue
+#: flow checked below it: 9300 operations
+FLOW_OPS_LIMIT = 10000
 
-    if active_forces(system) is None and not getattr(system, "is_affine", True):
-        how = "dE/dt = 0: no forces, homogeneous constraints (energy theorem)"
+
+def flow_ops(system) -> int:
+    """The operations of the components of ``system.vector_field()`` (kept on the system)."""
+    from geomech.core.opcount import count_ops
+
+    cache = system.__dict__.setdefault("_first_integrals_cache", {})
+    if "flow_ops" not in cache:
+        cache["flow_ops"] = sum(count_ops(c) for c in system.vector_field().components)
+    return cache["flow_ops"]
+
+
+def _energy(system) -> list[FirstIntegral]:
+    r"""The energy, when conserved: by the energy theorem where it applies
+    (:func:`~geomech.mechanics.analysis.integrals.energy_theorem_applies`), otherwise by the
+    zero policy on :math:`dE/dt` along the flow."""
+    from geomech.mechanics.analysis.integrals import energy_theorem_applies, is_energy_conserved
+
+    if energy_theorem_applies(system):
+        how = ("dE/dt = lambda . A(q) qdot = 0: the energy theorem for ideal homogeneous "
+               "constraints (Neimark & Fufaev (1972), Ch. III, §1), its conditions decided "
+               "exactly (no explicit time, no forces, no affine constraint)")
     elif is_energy_conserved(system):
         how = "dE/dt = 0 (zero policy)"
     else:
         return []
-    return [FirstIntegral(system.energy(), "energy", "exact", how, *_context(system),
-                          source="the energy T + U")]
+    return [FirstIntegral(system.energy(), "energy", "exact", how,
+                          *_context(system), source="the energy T + U")]
+
+
+def polynomial_search_skipped(system) -> str:
+    """Why the polynomial search of ``S.first_integrals()`` is not run on ``system`` (its
+    trigonometric-ansatz branch on a flow over :data:`FLOW_OPS_LIMIT` operations), or
+    ``""``.
+
+    >>> import geomech as gm
+    >>> polynomial_search_skipped(gm.examples.chaplygin_sleigh())
+    ''
+    """
+    from geomech.mechanics.analysis.variety_integrals import algebraic_form
+
+    if getattr(system, "natural_frame", None) or algebraic_form(system) is not None:
+        return ""
+    ops = flow_ops(system)
+    if ops <= FLOW_OPS_LIMIT:
+        return ""
+    return (f"the integrals polynomial in the velocities were not searched (the flow has "
+            f"{ops} operations, over the {FLOW_OPS_LIMIT} of the search in the "
+            f"trigonometric ansatz; S.polynomial_integrals(degree) runs it)")
 
 
 def _noether_linear(system) -> list[FirstIntegral]:
@@ -210,7 +249,11 @@ def system_first_integrals(system, degree: int = 2, functions: bool = True,
     the polynomial search up to ``degree`` (module docstring).
 
     ``seconds`` bounds each ``dsolve``/``integrate`` call of the function-coefficient search.
-    The result is kept on the system (a report's sections share it).
+    On a flow over :data:`FLOW_OPS_LIMIT` operations without a natural frame the polynomial
+    search is not run (:func:`polynomial_search_skipped` says so) and the energy is certified
+    by the energy theorem when it applies (:func:`~geomech.mechanics.analysis.integrals.
+    energy_theorem_applies`).  The result is kept on the system (a report's sections share
+    it).
     """
     check_system(system)
     if not isinstance(degree, int) or isinstance(degree, bool) or degree < 0:
@@ -230,7 +273,7 @@ def _search(system, degree: int, functions: bool, seconds: float) -> list[FirstI
     if functions:
         found += _function_linear(system, seconds)
         check()
-    if degree:
+    if degree and not polynomial_search_skipped(system):
         found += polynomial_first_integrals(system, degree)
     return independent_integrals(found)
 

@@ -47,8 +47,11 @@ from geomech.core.zero import default_policy
 from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.common import check_system
 from geomech.mechanics.analysis.first_integrals import (
+    FLOW_OPS_LIMIT,
     FirstIntegral,
+    flow_ops,
     independent_integrals,
+    polynomial_search_skipped,
     system_first_integrals,
 )
 from geomech.mechanics.analysis.level_quadratures import explicit_quadratures
@@ -260,6 +263,26 @@ def _missing(n, k, s, measure_found, preserved, why: str = "") -> str:
     return "; ".join(parts)
 
 
+def _short_count(system, n: int, k: int) -> str:
+    """On a flow over :data:`~geomech.mechanics.analysis.first_integrals.FLOW_OPS_LIMIT`
+    operations: why the count of the Euler--Jacobi--Lie theorem falls short even with an
+    invariant measure and every point symmetry (their tangency to the levels, exact tests on
+    large expressions, is then not needed), or ``""``."""
+    from geomech.mechanics.analysis.symmetry import find_point_symmetries
+
+    if flow_ops(system) <= FLOW_OPS_LIMIT:
+        return ""
+    s_max = len(find_point_symmetries(system))
+    if k + s_max >= n - 2:
+        return ""
+    skipped = polynomial_search_skipped(system)
+    return (f"{k} independent first integral{'s' * (k != 1)} and at most {s_max} symmetry "
+            f"fields (the point symmetries in the default ansatz; their tangency to the "
+            f"levels was not checked): even with an invariant measure the Euler-Jacobi-Lie "
+            f"theorem needs k + s = n - 2 = {n - 2}, and k + s <= {k + s_max}"
+            + (f"; {skipped}" if skipped else ""))
+
+
 def _hamiltonisation(system):
     """Chaplygin's reducing multiplier, or ``None``; only for two degrees of freedom after
     the reduction by the coordinates of the dependent velocities (the theorem's case:
@@ -289,6 +312,10 @@ def system_integrability(system, max_degree: int = 4, hamiltonisation: bool = Tr
     n = system.phase_space.dim
     density, why = _measure(system)
     integrals = system_first_integrals(system, 2)
+    short = _short_count(system, n, len(integrals))
+    if short:
+        return IntegrabilityVerdict(None, "", density, tuple(integrals), (), (), short, n,
+                                    _hamiltonisation(system) if hamiltonisation else None)
     points = _random_points(system)
     chosen, lifts, preserved = _symmetries(system, integrals, density, points)
     use_measure = density is not None and preserved
@@ -301,9 +328,10 @@ def system_integrability(system, max_degree: int = 4, hamiltonisation: bool = Tr
     ham = _hamiltonisation(system) if hamiltonisation else None
     k = len(integrals)
     if s is None:
+        missing = _missing(n, k, len(chosen), density is not None, preserved, why)
+        skipped = polynomial_search_skipped(system)
         return IntegrabilityVerdict(None, "", density, tuple(integrals), tuple(chosen), (),
-                                    _missing(n, k, len(chosen), density is not None,
-                                             preserved, why), n, ham)
+                                    f"{missing}; {skipped}" if skipped else missing, n, ham)
     theorem = _theorem(k, s, n, use_measure)
     if ham is not None:
         theorem += (f"; Hamiltonisable by Chaplygin's reducing multiplier N = "

@@ -51,8 +51,8 @@ from geomech.mechanics.analysis.field_integrals import (
 )
 
 __all__ = ["is_first_integral", "first_integral_defect", "log_derivative",
-           "polynomial_integrals", "is_energy_conserved", "system_is_first_integral",
-           "check_field", "has_irrational_power", "split_polynomial"]
+           "polynomial_integrals", "is_energy_conserved", "energy_theorem_applies",
+           "system_is_first_integral", "check_field", "has_irrational_power", "split_polynomial"]
 
 
 def first_integral_defect(v: VectorField, F) -> sp.Expr:
@@ -371,4 +371,31 @@ def _ring_energy_verdict(system) -> bool | None:
     except UnsupportedExpression:
         return None
     return bool(verdict.zero) if verdict is not None and verdict.certain else None
+
+
+def energy_theorem_applies(system) -> bool:
+    r"""Whether the energy :math:`E = \dot q\cdot\partial L/\partial\dot q - L` is a first
+    integral by the energy theorem of nonholonomic mechanics (Neimark & Fufaev (1972),
+    Ch. III, §1): the Lagrangian free of the time, no non-potential forces and homogeneous
+    constraints :math:`A(q)\dot q = 0`.  Along the Lagrange--d'Alembert equations
+    :math:`\frac{d}{dt}\partial_{\dot q}L - \partial_q L = A^{\mathsf T}\lambda`,
+
+    .. math:: \dot E = \dot q\cdot\Big(\frac{d}{dt}\frac{\partial L}{\partial\dot q}
+              - \frac{\partial L}{\partial q}\Big) = \lambda\cdot A(q)\dot q = 0 .
+
+    Each condition is decided exactly (symbols of ``L``, the zero policy on the forces, the
+    affine parts); ``False`` means only that the theorem does not apply.
+
+    >>> import geomech as gm
+    >>> energy_theorem_applies(gm.examples.chaplygin_sleigh())
+    True
+    """
+    N = system.manifold
+    allowed = {*N.coords, *N.velocities, *N.parameters}
+    if not as_expr(system.lagrangian).free_symbols <= allowed:
+        return False
+    forces = getattr(system, "forces", None)
+    if forces is not None and not all(default_policy().is_zero(f) for f in forces):
+        return False
+    return not system.is_affine
 

@@ -46,7 +46,8 @@ from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
 __all__ = ["PseudoHamiltonianForm", "FormTooLarge", "LEGENDRE_OPS_LIMIT",
            "pseudo_hamiltonian_form", "frame_structure_functions",
            "chaplygin_gyroscopic_matrix", "reduced_pseudo_hamiltonian",
-           "system_pseudo_hamiltonian", "system_chaplygin_pseudo_hamiltonian"]
+           "system_pseudo_hamiltonian", "system_chaplygin_pseudo_hamiltonian",
+           "implicit_hamiltonian"]
 
 
 def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequence],
@@ -550,6 +551,37 @@ def system_pseudo_hamiltonian(system, frame=None, transversal=None, momenta=None
                                    transversal, momenta, N.parameters, quasi_velocities=qvel,
                                    name=f"{getattr(system, 'name', 'system')}_pseudo_hamiltonian",
                                    manifold=N)
+
+
+def implicit_hamiltonian(system) -> tuple:
+    r"""``(K, h, L0, momenta)`` of the Prop. 7 form in the graph frame with the inverse
+    Legendre map left unexpanded: for :math:`L^* = \tfrac12\omega^{\mathsf T}K\omega +
+    h^{\mathsf T}\omega + L_0` (:math:`K = T^{\mathsf T}GT`, :math:`h = T^{\mathsf T}b`,
+    :func:`_frame_quadratic_form`) the Hamiltonian is
+
+    .. math:: H = \tfrac12\,(p - h)^{\mathsf T}K^{-1}(p - h) - L_0 ,
+              \qquad \omega = K^{-1}(p - h)
+
+    (Borisov & Mamaev (2015), App. C.1, (6)): the form of a system whose expanded
+    :math:`\omega(p)` is over :data:`LEGENDRE_OPS_LIMIT` operations.  ``ValueError`` when the
+    Lagrangian is not quadratic in the velocities (or has square roots).
+
+    >>> import geomech as gm
+    >>> K, h, L0, p = implicit_hamiltonian(gm.examples.chaplygin_sleigh())
+    >>> K.shape, p
+    ((2, 2), (p_x, p_phi))
+    """
+    N = system.manifold
+    tau, trans = _graph_frame(system)
+    qvel = list(system.independent_velocities)
+    quad = _frame_quadratic_form(as_expr(system.lagrangian), list(N.velocities), tau, trans,
+                                 qvel)
+    if quad is None:
+        raise ValueError("the Lagrangian is not quadratic in the velocities")
+    Lstar, _, K, h = quad
+    momenta = _momentum_symbols([f"p_{N.coords[N.velocities.index(w)].name}" for w in qvel],
+                                len(qvel))
+    return K, h, compact(Lstar.xreplace({w: 0 for w in qvel})), tuple(momenta)
 
 
 def system_chaplygin_pseudo_hamiltonian(system, cyclic=None, momenta=None):

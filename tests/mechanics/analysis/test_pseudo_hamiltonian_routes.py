@@ -6,6 +6,7 @@ with its size, before any normal form is attempted."""
 from __future__ import annotations
 
 import pytest
+import sympy as sp
 
 import geomech as gm
 import geomech.mechanics.analysis.pseudo_hamiltonian as ph
@@ -31,3 +32,32 @@ def test_a_form_too_large_is_refused_with_its_size():
         ph.system_pseudo_hamiltonian(gm.examples.chaplygin_snake())
     ops = int(str(exc.value).split("entry of ")[1].split()[0])
     assert ops > ph.LEGENDRE_OPS_LIMIT
+
+
+@pytest.mark.parametrize("name", ["chaplygin_sleigh", "chaplygin_ball", "rolling_disk",
+                                  "snakeboard"])
+def test_implicit_hamiltonian_agrees_with_the_built_form(name):
+    """H = 1/2 p^T K^-1 p - L0 (graph frame, K^-1 unexpanded) is the built form's H."""
+    S = gm.examples.get(name)
+    form = ph.system_pseudo_hamiltonian(S)
+    K, h, L0, p = ph.implicit_hamiltonian(S)
+    P = sp.Matrix(p) - h
+    H = (P.T * K.inv() * P)[0] / 2 - L0
+    assert tuple(p) == tuple(form.momenta)
+    assert default_policy().is_zero(H - form.hamiltonian)
+
+
+@pytest.mark.slow
+def test_snake_hamiltonian_section_is_implicit_and_not_poisson():
+    """The 3-link snake: the expanded form is refused (FormTooLarge), the section gives H with
+    K^-1 unexpanded and decides Jacobi by the Frobenius test (the constraints are not
+    holonomic: growth vector (2, 3, 5))."""
+    from geomech.reporting.sections import _hamiltonian_section
+
+    S = gm.examples.get("chaplygin_snake")
+    with pytest.raises(ph.FormTooLarge):
+        ph.system_pseudo_hamiltonian(S)
+    sec = _hamiltonian_section(S)
+    text = " ".join(str(t) for t, _ in sec.lines)
+    assert sec.status == "ok" and "almost-Poisson" in text
+    assert S.constraint_distribution().growth_vector()[-1] == 5
