@@ -580,7 +580,7 @@ def formally_zero(expr) -> bool:
     """
     e = sp.sympify(expr)
     roots = {a: sp.Dummy() for a in e.atoms(sp.Pow) if not a.exp.is_Integer}
-    return sp.expand(sp.numer(sp.together(e.xreplace(roots)))) == 0
+    return default_policy().is_zero(sp.together(e.xreplace(roots)))
 
 
 def _sparse_product(A: sp.Matrix, B: sp.Matrix) -> sp.Matrix:

@@ -130,7 +130,7 @@ def test_the_top_at_rest_is_an_equilibrium_with_gamma_along_r0(general_top, name
     assert np.abs(euler_poisson((2, 3, 4), 1, 9.81, r0)(X)).max() < 1e-12
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tops_and_kappa())
 def test_staude_jacobian_against_finite_differences(pk):
     """The exact Jacobian (natural variables, restricted to |gamma| = 1) at a random point of
