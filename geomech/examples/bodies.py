@@ -29,7 +29,7 @@ from . import common
 from ._registry import register
 from .common import ParamValue, UserExpr
 
-__all__ = ["suslov", "veselova", "heavy_top"]
+__all__ = ["suslov", "veselova", "heavy_top", "staude_families", "axis_angles"]
 
 
 def _omega(N) -> sp.Matrix:
@@ -222,9 +222,9 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
     **Steady motions** (declared when the centre of mass is on axis 3, :math:`x_0 = y_0 =
     0`): the sleeping top ``steady_motion(n=...)``, linearised in :math:`(\gamma, \omega)`
     (for the Lagrange top stable iff :math:`I_3^2n^2 > 4I_1mgz_0`, Maievskii's condition),
-    and, when :math:`I_1 = I_2`, the regular precessions.  The general top's relative
-    equilibria are Staude's (1894) permanent rotations about the generators of a cone;
-    they are not declared.
+    and, when :math:`I_1 = I_2`, the regular precessions.  Otherwise Staude's (1894)
+    permanent rotations ``steady_motion(kappa=...)`` about the generators of his cone and
+    the top at rest, hanging and inverted (:func:`staude_families`).
 
     Parameters
     ----------
@@ -252,8 +252,11 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
     Imat = sp.diag(p["I1"], p["I2"], p["I3"])
     rates = _euler_poisson(Imat, (Imat * _OMEGA).cross(_OMEGA)
                            + p["m"] * p["g"] * _GAMMA.cross(sp.Matrix(r0)))
+    M = Imat * _OMEGA
     algebraic = {"velocities": dict(zip(_OMEGA, w)), "functions": dict(zip(_GAMMA, gamma)),
-                 "rates": rates, "relations": [_GAMMA.dot(_GAMMA) - 1]}
+                 "rates": rates, "relations": [_GAMMA.dot(_GAMMA) - 1],
+                 "integrals": {"energy": M.dot(_OMEGA) / 2 + p["m"] * p["g"] * _GAMMA.dot(
+                     sp.Matrix(r0)), "area integral (I omega, gamma)": M.dot(_GAMMA)}}
     return common.build_system(
         N, L, [], name="heavy_top",
         description="Heavy rigid body about a fixed point (Euler-Poisson equations)",
@@ -265,7 +268,7 @@ def heavy_top(I1: ParamValue = None, I2: ParamValue = None, I3: ParamValue = Non
 
 def _top_steady(p: dict, r0: list) -> tuple | None:
     r"""Steady motions of the heavy top with its centre of mass on the principal axis 3
-    (:math:`x_0 = y_0 = 0`; else none is declared).
+    (:math:`x_0 = y_0 = 0`; else Staude's families, :func:`staude_families`).
 
     * ``"sleeping top"``: spin :math:`n` about the vertical axis 3, :math:`\gamma = e_3`,
       :math:`\omega = ne_3` (:math:`\theta = 0`, where the Euler angles are singular:
@@ -286,7 +289,7 @@ def _top_steady(p: dict, r0: list) -> tuple | None:
     from geomech.mechanics.analysis.steady_motions import SteadyFamily
 
     if r0[0] != 0 or r0[1] != 0:
-        return None
+        return staude_families(p, r0)
     n, th0, W, w = sp.symbols("n theta0 Omega omega", real=True)
     rest = {"phi": 0, "psi": 0, "thetadot": 0}
     fams = [SteadyFamily("sleeping top", (n,), {**rest, "theta": 0, "phidot": n, "psidot": 0},
@@ -300,6 +303,73 @@ def _top_steady(p: dict, r0: list) -> tuple | None:
                                  "theta = theta0, psi' = Omega, phi' = omega with the "
                                  "classical relation"))
     return tuple(fams)
+
+
+def axis_angles(v) -> dict:
+    r"""The Euler angles :math:`(\theta, \varphi)` whose Poisson vector is the direction of
+    ``v``, :math:`\gamma = v/|v|` (Borisov & Mamaev (2015), (5.5)): :math:`\theta =
+    \operatorname{atan2}(\sqrt{v_1^2 + v_2^2}, v_3)`, :math:`\varphi =
+    \operatorname{atan2}(v_1, v_2)` (unchanged by a positive factor on ``v``).
+
+    >>> a = axis_angles((0, 3, 4))
+    >>> [sp.sin(a["phi"])*sp.sin(a["theta"]), sp.cos(a["phi"])*sp.sin(a["theta"]),
+    ...  sp.cos(a["theta"])]
+    [0, 3/5, 4/5]
+    """
+    return {"theta": sp.atan2(sp.sqrt(v[0]**2 + v[1]**2), v[2]), "phi": sp.atan2(v[0], v[1])}
+
+
+def staude_families(p: dict, r0: list) -> tuple:
+    r"""The relative equilibria of the general heavy top (Staude (1894), J. reine angew.
+    Math. 113, 318--334; Leimanis (1965), The General Problem of the Motion of Coupled
+    Rigid Bodies about a Fixed Point, Ch. I, §4; Borisov & Mamaev (2018), Rigid Body
+    Dynamics, §4.1).
+
+    Uniform rotation about the vertical, :math:`\omega = \Omega\gamma`,
+    :math:`\dot\gamma = 0`: the equations :math:`I\dot\omega = I\omega\times\omega +
+    mg\,\gamma\times\mathbf r_0` of :func:`heavy_top` reduce to
+    :math:`\gamma\times(\Omega^2 I\gamma - mg\mathbf r_0) = 0`, i.e. :math:`\Omega^2(I -
+    \kappa)\gamma = mg\mathbf r_0` for a scalar :math:`\kappa`; the axis lies on Staude's
+    cone :math:`(\gamma, I\gamma\times\mathbf r_0) = 0`, which :math:`\kappa` parametrises
+    rationally,
+
+    .. math:: \gamma = \frac{u}{|u|}, \quad u = (I - \kappa)^{-1}\mathbf r_0 =
+              \Big(\frac{x_0}{I_1 - \kappa}, \frac{y_0}{I_2 - \kappa},
+              \frac{z_0}{I_3 - \kappa}\Big), \qquad \Omega^2 = mg|u| ,
+
+    so each generator is realised in one sense of the axis (the opposite one would need
+    :math:`\Omega^2 < 0`) and by either sense of rotation (the family takes
+    :math:`\Omega > 0`; the reversed rotation is its time reversal).  As
+    :math:`\kappa\to\pm\infty`, :math:`\Omega\to0` and :math:`\gamma\to\mp\mathbf
+    r_0/|\mathbf r_0|`: the equilibria ``"hanging at rest"`` (the centre of mass below the
+    fixed point, the minimum of the potential :math:`mg(\mathbf r_0, \gamma)`) and
+    ``"inverted at rest"``, declared separately (no constant; linearised in the natural
+    variables :math:`(\gamma, \omega)`, where only :math:`|\mathbf r_0|` is a radical).
+    At :math:`\kappa = I_i` the axis is the principal axis :math:`e_i` with
+    :math:`\Omega = \infty`.  The curve :math:`\Omega^4 = m^2g^2|u(\kappa)|^2` has genus
+    1 (sphere and cone meet in a quartic), so no parametrisation is free of radicals:
+    :math:`|u|` and :math:`\Omega = \sqrt{mg|u|}` stay.
+    """
+    from geomech.mechanics.analysis.steady_motions import SteadyFamily
+
+    kappa = sp.Symbol("kappa", real=True)
+    Ii = (p["I1"], p["I2"], p["I3"])
+    u = [r / (i - kappa) for r, i in zip(r0, Ii)]
+    spin = sp.sqrt(p["m"] * p["g"] * sp.sqrt(sum(c**2 for c in u)))
+    still = {"psi": 0, "thetadot": 0, "phidot": 0}
+    return (
+        SteadyFamily("permanent rotation", (kappa,), {**axis_angles(u), **still,
+                                                      "psidot": spin}, (), {},
+                     "Staude's permanent rotations: omega = Omega gamma about the vertical "
+                     "axis gamma = u/|u|, u = (I - kappa)^-1 r0 (a generator of Staude's "
+                     "cone (gamma, I gamma x r0) = 0), Omega**2 = m g |u|", chart="natural"),
+        SteadyFamily("hanging at rest", (), {**axis_angles([-r for r in r0]), **still,
+                                             "psidot": 0}, (), {},
+                     "at rest with the centre of mass straight below the fixed point, "
+                     "gamma = -r0/|r0|", chart="natural"),
+        SteadyFamily("inverted at rest", (), {**axis_angles(r0), **still, "psidot": 0},
+                     (), {}, "at rest with the centre of mass straight above the fixed "
+                     "point, gamma = r0/|r0|", chart="natural"))
 
 
 #: the algebraic variables of a body about a fixed point: body angular velocity, Poisson vector

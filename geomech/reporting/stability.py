@@ -31,12 +31,15 @@ from geomech.reporting.model import Section
 from geomech.reporting.simulation import numeric_defaults
 
 __all__ = ["stability_section", "stability_diagram_figure", "SAMPLE_CONSTANTS",
-           "CONDITIONS_OPS"]
+           "CONDITIONS_OPS", "MATRIX_OPS"]
 
 #: values of a family's constant at which the verdicts are reported
 SAMPLE_CONSTANTS = (-5, -1, 1, 5)
 #: larger characteristic polynomials get verdicts only, not symbolic conditions
 CONDITIONS_OPS = 3000
+#: a larger reduced Jacobian gets no characteristic polynomial in the symbols (Staude's
+#: permanent rotations of the heavy top: nested radicals in the cone parameter)
+MATRIX_OPS = 2000
 _MAX_FAMILIES = 4
 def _family_lines(sys_, fam, params: dict) -> list:
     """Lines for one family: the linearisation, its conditions and sample verdicts."""
@@ -44,13 +47,16 @@ def _family_lines(sys_, fam, params: dict) -> list:
     if fam.relations or len(fam.constants) > 2:
         return [("  not linearised here (a family with a relation); linearise one of its "
                  "states with S.linearize(S.steady_motion(family, ...))", None)]
-    lin = sys_.linearize(fam.at(**{c.name: c for c in fam.constants}))
+    lin = sys_.linearize(fam.at(**{c.name: c for c in fam.constants}), chart=fam.chart)
     out.append((f"  linearised in {lin.chart}; cyclic coordinates: "
                 f"{', '.join(map(str, lin.cyclic)) or 'none'}", None))
     for note in lin.notes:
         out.append((f"  {note}", None))
     if lin.mass_form is not None:       # heavy systems (the bicycle): no polynomial formed
         size, what = None, "linearisation is in mass-matrix form (a large system)"
+    elif (ops := count_ops(lin.reduced_matrix)) > MATRIX_OPS:
+        size, what = None, (f"reduced Jacobian has {ops} operations (over {MATRIX_OPS}; "
+                            "nested radicals in the constants)")
     else:
         size = count_ops(lin.characteristic_polynomial(factored=False))
         what = f"characteristic polynomial has {size} operations"
@@ -63,6 +69,10 @@ def _family_lines(sys_, fam, params: dict) -> list:
         out += [("    ", ineq) for ineq in conds.inequalities]
         out += [("    (non-degenerate where)", ne) for ne in conds.nondegenerate]
     free = [c for c in fam.constants if c.name not in fam.defaults]
+    if not free:
+        values = {k.name: x for k, x in params.items()}
+        verdict = lin.stability({**values, **fam.defaults})
+        out.append((f"  at the default parameters: {verdict}", None))
     if len(free) == 1:
         c = free[0]
         fixed = {k: v for k, v in fam.defaults.items()}

@@ -181,7 +181,8 @@ class Linearization:
 
     def __init__(self, system, state: dict, chart: FieldChart, matrix: sp.Matrix,
                  variables: tuple, reduced: tuple, cyclic: tuple, parameters=None,
-                 notes: tuple = (), mass_form: tuple | None = None):
+                 notes: tuple = (), mass_form: tuple | None = None,
+                 tangent: tuple | None = None):
         lazy = isinstance(matrix, _LazyJacobian)
         if not isinstance(chart, FieldChart) or not (lazy or isinstance(matrix, sp.MatrixBase)):
             raise TypeError("a Linearization is made by S.linearize(state) (chart: a "
@@ -197,6 +198,7 @@ class Linearization:
         self.reduced_variables = tuple(reduced)
         self.parameters = dict(parameters or {})
         self.notes = tuple(notes)
+        self._tangent = tangent       # (chart variables, chart point, DG) of a chart
         idx = [self.variables.index(v) for v in reduced]
         self.mass_form = _reduced_mass_form(mass_form, idx)
 
@@ -251,6 +253,48 @@ class Linearization:
         E, A = self.mass_form
         y = jacobian_of_mass_form(sp.zeros(0, 1), E.T, dE.T).T
         return all(policy.is_zero(policy.normalize(e)) for e in y * A)
+
+    def zero_root_integrals(self, parameters=None) -> tuple:
+        r"""Names of the first integrals that account for zero roots of :math:`J_{RR}`: the
+        integrals :math:`F` of the system's algebraic form in natural variables
+        (``natural_frame["algebraic"]["integrals"]``, ``{name: expression}``) whose
+        differential on the reduced variables -- restricted to the tangent space of the
+        chart's relations, :math:`dF_f + dF_pS` -- is a non-zero left null vector,
+        :math:`dF\,J_{RR} = 0` (exact; at the numeric values of ``parameters`` -- by name,
+        with those given at construction and the system's defaults -- when given).  Empty
+        in other charts (see :attr:`energy_accounts_for_a_zero_root`)."""
+        nat = getattr(self.system, "natural_frame", None) or {}
+        integrals = (nat.get("algebraic") or {}).get("integrals") or {}
+        if self.chart != "natural variables" or not integrals or self._tangent is None:
+            return ()
+        variables, point, DG = self._tangent
+        by_name = {v.name: v for v in variables}
+        policy = default_policy()
+        J, vals = self.reduced_matrix, {}
+        if parameters is not None:      # the numbers first: exact, and small
+            J = self.reduced_matrix_at(parameters)
+            vals = numeric_values(self.system, self.reduced_matrix.free_symbols |
+                                  DG.free_symbols, {**self.parameters, **dict(parameters)})
+            point = {k: policy.normalize(as_expr(v).xreplace(vals)) for k, v in point.items()}
+            DG = DG.xreplace(vals).applyfunc(policy.normalize)
+        out = []
+        for name, F in integrals.items():
+            F = as_expr(F)
+            F = F.xreplace({s: by_name[s.name] for s in F.free_symbols if s.name in by_name})
+            F = F.xreplace({s: v for s, v in vals.items() if s not in variables})
+            dF = jacobian_at([F], variables, point)
+            if DG.rows:
+                free, pivots, S, _ = tangent_frame(len(variables), DG)
+                dF = dF.extract([0], free) + dF.extract([0], pivots) * S
+                names = [variables[j] for j in free]
+            else:
+                names = list(variables)
+            row = sp.Matrix([[dF[0, names.index(v)] for v in self.reduced_variables]])
+            if all(policy.is_zero(e) for e in row):
+                continue
+            if all(policy.is_zero(policy.normalize(e)) for e in row * J):
+                out.append(name)
+        return tuple(out)
 
     # -- characteristic polynomial -------------------------------------------------------
     @cached_property
@@ -431,8 +475,10 @@ def _linearize_at(system, point: dict, chart: str, parameters) -> Linearization:
         rels = ", ".join(_short_relation(g) + " = 0" for g in fc.relations)
         notes += (f"restricted to the tangent space of {rels} "
                   f"({', '.join(map(str, pivots))} eliminated)",)
+    DG = jacobian_at(fc.relations, fc.variables, fc.point) if fc.relations else \
+        sp.zeros(0, len(fc.variables))
     return Linearization(system, point, fc, J, variables, R, C, parameters, notes,
-                         mass_form=form)
+                         mass_form=form, tangent=(fc.variables, dict(fc.point), DG))
 
 
 def _short_relation(g: sp.Expr) -> str:

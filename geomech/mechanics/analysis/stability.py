@@ -152,7 +152,10 @@ def _factors(p: sp.Expr) -> list[sp.Expr]:
     """The non-constant factors of ``p`` in ``lambda`` (factored when small enough)."""
     if sp.count_ops(p) > _FACTOR_OPS:
         return [p]
-    _, fl = sp.factor_list(sp.together(p), LAMBDA)
+    try:
+        _, fl = sp.factor_list(sp.together(p), LAMBDA)
+    except sp.PolynomialError:      # radicals in the coefficients (|r0| of the heavy top)
+        return [p]
     out = []
     for f, k in fl:
         if f.has(LAMBDA):
@@ -349,8 +352,12 @@ def stability_verdict(lin, parameters=None) -> StabilityVerdict:
             f"{z} zero roots of the reduced field with only {kernel} eigenvectors (a Jordan "
             "block: secular drift)"]), ev, z)
     if z:
-        energy = " (the energy integral accounts for one: dE J = 0)" \
-            if lin.energy_accounts_for_a_zero_root else ""
+        integrals = lin.zero_root_integrals(parameters or {})
+        both = "; their differentials are proportional there" if len(integrals) > z else ""
+        energy = (f" (accounted for by the {' and the '.join(integrals)}: dF J = 0, dF != 0 "
+                  f"on the tangent space{both})" if integrals else
+                  " (the energy integral accounts for one: dE J = 0)"
+                  if lin.energy_accounts_for_a_zero_root else "")
         parts.append(f"{z} semisimple zero root(s) of the reduced field: the family of "
                      "steady motions, fixed by the first integrals (stability on their level)"
                      + energy)

@@ -68,6 +68,10 @@ class SteadyFamily:
     ranges : dict
         The range of interest of some constants, ``{name: (low, high)}`` (the bicycle's
         speeds 0 to 10 m/s): stability diagrams and the report's sample verdicts span it.
+    chart : str
+        The chart its states are linearised in by the report (``"auto"``, or ``"natural"``
+        where the Euler angles of the state carry radicals the natural variables do not:
+        the heavy top at rest with its centre of mass off the axes).
     """
 
     name: str
@@ -77,6 +81,7 @@ class SteadyFamily:
     defaults: Mapping = field(default_factory=dict)
     description: str = ""
     ranges: Mapping = field(default_factory=dict)
+    chart: str = "auto"
 
     def at(self, **values) -> dict:
         r"""One state of the family: ``{coordinate name: value}``.  Every constant without a

@@ -127,7 +127,7 @@ def test_regular_precession_is_lagranges_relation():
 
 
 def test_general_top_declares_no_sleeping_top():
-    assert heavy_top().steady_families in ((), None)
+    assert "sleeping top" not in [f.name for f in heavy_top().steady_families]
     assert [f.name for f in heavy_top(x0=0, y0=0).steady_families] == ["sleeping top"]
 
 
