@@ -358,15 +358,15 @@ def staude_families(p: dict, r0: list) -> tuple:
     spin = sp.sqrt(p["m"] * p["g"] * sp.sqrt(sum(c**2 for c in u)))
     still = {"psi": 0, "thetadot": 0, "phidot": 0}
     return (
+        SteadyFamily("hanging at rest", (), {**axis_angles([-r for r in r0]), **still,
+                                             "psidot": 0}, (), {},
+                     "at rest with the centre of mass straight below the fixed point, "
+                     "gamma = -r0/|r0|", chart="natural"),
         SteadyFamily("permanent rotation", (kappa,), {**axis_angles(u), **still,
                                                       "psidot": spin}, (), {},
                      "Staude's permanent rotations: omega = Omega gamma about the vertical "
                      "axis gamma = u/|u|, u = (I - kappa)^-1 r0 (a generator of Staude's "
                      "cone (gamma, I gamma x r0) = 0), Omega**2 = m g |u|", chart="natural"),
-        SteadyFamily("hanging at rest", (), {**axis_angles([-r for r in r0]), **still,
-                                             "psidot": 0}, (), {},
-                     "at rest with the centre of mass straight below the fixed point, "
-                     "gamma = -r0/|r0|", chart="natural"),
         SteadyFamily("inverted at rest", (), {**axis_angles(r0), **still, "psidot": 0},
                      (), {}, "at rest with the centre of mass straight above the fixed "
                      "point, gamma = r0/|r0|", chart="natural"))

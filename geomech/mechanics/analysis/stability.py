@@ -149,11 +149,12 @@ class StabilityVerdict:
 # conditions
 # =============================================================================================
 def _factors(p: sp.Expr) -> list[sp.Expr]:
-    """The non-constant factors of ``p`` in ``lambda`` (factored when small enough)."""
+    """The non-constant factors of ``p`` in ``lambda`` (factored when small enough), each as
+    often as its multiplicity."""
     if sp.count_ops(p) > _FACTOR_OPS:
         return [p]
     try:
-        _, fl = sp.factor_list(sp.together(p), LAMBDA)
+        fl = _factor_list(sp.together(p))
     except sp.PolynomialError:      # radicals in the coefficients (|r0| of the heavy top)
         return [p]
     out = []
@@ -161,6 +162,29 @@ def _factors(p: sp.Expr) -> list[sp.Expr]:
         if f.has(LAMBDA):
             out += [f] * k
     return out or [p]
+
+
+def _factor_list(p: sp.Expr) -> list:
+    r"""``[(factor, multiplicity)]`` of the polynomial ``p`` in :math:`\lambda` over
+    :math:`\mathbb Z[\text{parameters}]`: by flint (:func:`~geomech.core.flintpolys.
+    poly_factor_list`, deterministic; sympy's Wang factorisation draws random evaluation
+    points and took minutes on some runs of the Routh sphere's polynomial), in the generator
+    order of sympy's ``factor_list(p, lambda)`` so the factors are normalised alike;
+    otherwise sympy's."""
+    from sympy.polys.rings import PolyRing
+
+    from geomech.core.flintpolys import poly_factor_list
+
+    P = sp.Poly(p, LAMBDA)
+    dom = P.domain
+    inner = dom.symbols if dom.is_PolynomialRing else ()
+    if not (dom in (sp.ZZ, sp.QQ) or (dom.is_PolynomialRing and dom.domain in (sp.ZZ, sp.QQ))):
+        return sp.factor_list(p, LAMBDA)[1]
+    R = PolyRing((LAMBDA, *inner), sp.QQ)
+    f = R.from_dict({k: sp.QQ.convert(v)
+                     for k, v in sp.Poly(p, LAMBDA, *inner).as_dict().items()})
+    facs = [(sp.Poly(g.as_expr(), LAMBDA).as_expr(), k) for g, k in poly_factor_list(f)[1]]
+    return sorted(facs, key=lambda fk: (sp.degree(fk[0], LAMBDA), sp.default_sort_key(fk[0])))
 
 
 def factor_conditions(f: sp.Expr) -> FactorConditions:

@@ -156,16 +156,17 @@ class StabilityDiagram:
                 f"{len(self.values)} values, crossings {self.crossings()})")
 
 
-def steady_state_with(system, steady, parameter: str) -> dict:
-    """The state to linearise: ``steady`` (a state dict, or the name of a family whose
-    constants stay symbolic), by default the distinguished family."""
+def steady_state_with(system, steady, parameter: str) -> tuple[dict, str]:
+    """The state to linearise and its chart: ``steady`` (a state dict, chart ``"auto"``, or
+    the name of a family whose constants stay symbolic, in the family's chart), by default
+    the distinguished family."""
     if isinstance(steady, Mapping):
-        return dict(steady)
+        return dict(steady), "auto"
     fams = system.steady_motions(search=steady is not None)
     fam = fams[0] if steady is None else next((f for f in fams if f.name == steady), None)
     if fam is None:
         raise ValueError(f"{steady!r} is not a family of steady motions of {system.name}")
-    return fam.at(**{c.name: c for c in fam.constants})
+    return fam.at(**{c.name: c for c in fam.constants}), fam.chart
 
 
 def stability_diagram(system, parameter: str, values: Sequence, steady=None,
@@ -187,7 +188,8 @@ def stability_diagram(system, parameter: str, values: Sequence, steady=None,
     """
     if not isinstance(parameter, str):
         parameter = getattr(parameter, "name", None) or str(parameter)
-    lin = linearize(system, steady_state_with(system, steady, parameter))
+    state, chart = steady_state_with(system, steady, parameter)
+    lin = linearize(system, state, chart=chart)
     return StabilityDiagram.of(lin, parameter, values, parameters)
 
 
