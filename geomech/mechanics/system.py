@@ -683,8 +683,10 @@ class NonholonomicSystem:
 
         if parameters is not None or not isinstance(state, Mapping):
             return linearize(self, state, parameters=parameters, chart=chart)
-        key = ("linearize", chart, tuple(sorted((str(k), sp.srepr(sp.sympify(v)))
-                                                for k, v in state.items())))
+        # the key never sympifies a value (user text only through the safe parser)
+        key = ("linearize", chart, tuple(sorted(
+            (str(k), sp.srepr(v) if isinstance(v, sp.Basic) else f"{type(v).__name__}:{v!r}")
+            for k, v in state.items())))
         if key not in self._eq_cache:
             self._eq_cache[key] = linearize(self, state, parameters=parameters, chart=chart)
         return self._eq_cache[key]

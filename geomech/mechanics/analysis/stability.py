@@ -171,8 +171,7 @@ def _factor_list(p: sp.Expr) -> list:
     points and took minutes on some runs of the Routh sphere's polynomial), in the generator
     order of sympy's ``factor_list(p, lambda)`` so the factors are normalised alike;
     otherwise sympy's."""
-    from sympy.polys.rings import PolyRing
-
+    from geomech.core.algebra import polynomial_ring
     from geomech.core.flintpolys import poly_factor_list
 
     P = sp.Poly(p, LAMBDA)
@@ -180,7 +179,7 @@ def _factor_list(p: sp.Expr) -> list:
     inner = dom.symbols if dom.is_PolynomialRing else ()
     if not (dom in (sp.ZZ, sp.QQ) or (dom.is_PolynomialRing and dom.domain in (sp.ZZ, sp.QQ))):
         return sp.factor_list(p, LAMBDA)[1]
-    R = PolyRing((LAMBDA, *inner), sp.QQ)
+    R = polynomial_ring((LAMBDA, *inner))
     f = R.from_dict({k: sp.QQ.convert(v)
                      for k, v in sp.Poly(p, LAMBDA, *inner).as_dict().items()})
     facs = [(sp.Poly(g.as_expr(), LAMBDA).as_expr(), k) for g, k in poly_factor_list(f)[1]]

@@ -34,8 +34,8 @@ def test_a_form_too_large_is_refused_with_its_size():
     assert ops > ph.LEGENDRE_OPS_LIMIT
 
 
-@pytest.mark.parametrize("name", ["chaplygin_sleigh", "chaplygin_ball", "rolling_disk",
-                                  "snakeboard"])
+@pytest.mark.parametrize("name", ["chaplygin_sleigh", pytest.param("chaplygin_ball",
+                                  marks=pytest.mark.slow), "rolling_disk", "snakeboard"])
 def test_implicit_hamiltonian_agrees_with_the_built_form(name):
     """H = 1/2 p^T K^-1 p - L0 (graph frame, K^-1 unexpanded) is the built form's H."""
     S = gm.examples.get(name)
