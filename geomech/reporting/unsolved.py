@@ -27,8 +27,8 @@ def _point_line(F) -> str:
 
 
 def point_geometry_section(sys_) -> Section:
-    """Geometry of the constraints from :func:`~geomech.mechanics.analysis.point_flag.
-    point_growth_vector` (module docstring)."""
+    """Geometry of the constraints from
+    :func:`~geomech.mechanics.analysis.point_flag.point_growth_vector` (module docstring)."""
     from geomech.mechanics.analysis.point_flag import point_growth_vector
 
     s = Section("Geometry of the constraints")
@@ -66,8 +66,8 @@ def point_geometry_section(sys_) -> Section:
 
 
 def evident_symmetry_section(sys_) -> Section:
-    """Symmetries from :func:`~geomech.mechanics.analysis.evident_symmetries.
-    evident_symmetries`."""
+    """Symmetries from
+    :func:`~geomech.mechanics.analysis.evident_symmetries.evident_symmetries`."""
     from geomech.mechanics.analysis.evident_symmetries import evident_symmetries
 
     s = Section("Symmetries")
@@ -133,8 +133,9 @@ def almost_poisson_section(sys_, flag=None) -> Section:
 
 
 def steady_divergence_section(sys_) -> Section:
-    r"""Invariant measure: the obstruction of :func:`~geomech.mechanics.analysis.
-    steady_divergence.steady_divergence` -- a non-zero divergence at a steady motion excludes
+    r"""Invariant measure: the obstruction of
+    :func:`~geomech.mechanics.analysis.steady_divergence.steady_divergence` -- a non-zero
+    divergence at a steady motion excludes
     every continuous positive density invariant under the symmetries that move it."""
     from geomech.mechanics.analysis.evident_symmetries import evident_symmetries
     from geomech.mechanics.analysis.steady_divergence import steady_divergence
