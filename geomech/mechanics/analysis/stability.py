@@ -149,12 +149,11 @@ class StabilityVerdict:
 # conditions
 # =============================================================================================
 def _factors(p: sp.Expr) -> list[sp.Expr]:
-    """The non-constant factors of ``p`` in ``lambda`` (factored when small enough), each as
-    often as its multiplicity."""
+    """The non-constant factors of ``p`` in ``lambda`` (factored when small enough)."""
     if sp.count_ops(p) > _FACTOR_OPS:
         return [p]
     try:
-        fl = _factor_list(sp.together(p))
+        _, fl = sp.factor_list(sp.together(p), LAMBDA)
     except sp.PolynomialError:      # radicals in the coefficients (|r0| of the heavy top)
         return [p]
     out = []
@@ -162,28 +161,6 @@ def _factors(p: sp.Expr) -> list[sp.Expr]:
         if f.has(LAMBDA):
             out += [f] * k
     return out or [p]
-
-
-def _factor_list(p: sp.Expr) -> list:
-    r"""``[(factor, multiplicity)]`` of the polynomial ``p`` in :math:`\lambda` over
-    :math:`\mathbb Z[\text{parameters}]`: by flint (:func:`~geomech.core.flintpolys.
-    poly_factor_list`, deterministic; sympy's Wang factorisation draws random evaluation
-    points and took minutes on some runs of the Routh sphere's polynomial), in the generator
-    order of sympy's ``factor_list(p, lambda)`` so the factors are normalised alike;
-    otherwise sympy's."""
-    from geomech.core.algebra import polynomial_ring
-    from geomech.core.flintpolys import poly_factor_list
-
-    P = sp.Poly(p, LAMBDA)
-    dom = P.domain
-    inner = dom.symbols if dom.is_PolynomialRing else ()
-    if not (dom in (sp.ZZ, sp.QQ) or (dom.is_PolynomialRing and dom.domain in (sp.ZZ, sp.QQ))):
-        return sp.factor_list(p, LAMBDA)[1]
-    R = polynomial_ring((LAMBDA, *inner))
-    f = R.from_dict({k: sp.QQ.convert(v)
-                     for k, v in sp.Poly(p, LAMBDA, *inner).as_dict().items()})
-    facs = [(sp.Poly(g.as_expr(), LAMBDA).as_expr(), k) for g, k in poly_factor_list(f)[1]]
-    return sorted(facs, key=lambda fk: (sp.degree(fk[0], LAMBDA), sp.default_sort_key(fk[0])))
 
 
 def factor_conditions(f: sp.Expr) -> FactorConditions:
