@@ -31,6 +31,7 @@ from math import isqrt
 import sympy as sp
 
 from geomech.core.budget import check
+from geomech.core.parse import as_expr
 
 __all__ = ["Jet", "taylor_jet", "JetUndefined", "rational_sqrt"]
 
@@ -301,4 +302,4 @@ def taylor_jet(expr: sp.Expr, point: Mapping, angles: Mapping, variables: Sequen
         memo[a] = got
         return got
 
-    return val(sp.sympify(expr))
+    return val(as_expr(expr))

@@ -566,7 +566,7 @@ def nested_radicals(expr) -> bool:
         return e.is_Pow and e.exp.is_Rational and not e.exp.is_Integer
 
     return any(radical(e) and (e.exp.q > 2 or any(radical(a) for a in sp.preorder_traversal(
-        e.base))) for e in sp.preorder_traversal(sp.sympify(expr)))
+        e.base))) for e in sp.preorder_traversal(as_expr(expr)))
 
 
 def formally_zero(expr) -> bool:
@@ -578,7 +578,7 @@ def formally_zero(expr) -> bool:
     >>> formally_zero(sp.sqrt(x)/(1 + sp.sqrt(x)) - 1 + 1/(1 + sp.sqrt(x)))
     True
     """
-    e = sp.sympify(expr)
+    e = as_expr(expr)
     roots = {a: sp.Dummy() for a in e.atoms(sp.Pow) if not a.exp.is_Integer}
     return default_policy().is_zero(sp.together(e.xreplace(roots)))
 
