@@ -22,29 +22,9 @@ from geomech.examples.bodies import heavy_top
 from geomech.mechanics.analysis.stability_criteria import LAMBDA
 from geomech.reporting.stability import stability_section
 
+from .numpy_fields import euler_poisson, fd_jacobian, same_spectrum
+
 zero = default_policy().is_zero
-
-
-def _fd_jacobian(field, x0, keep, h=1e-6):
-    """Central-difference Jacobian of ``field`` at ``x0`` in the coordinates ``keep``."""
-    J = np.empty((len(keep), len(keep)))
-    for col, j in enumerate(keep):
-        e = np.zeros(len(x0))
-        e[j] = h
-        J[:, col] = ((field(x0 + e) - field(x0 - e)) / (2 * h))[keep]
-    return J
-
-
-def _same_spectrum(a, b, tol=1e-5):
-    """Equal multisets of eigenvalues up to ``tol`` (each matched to its nearest)."""
-    a, rest = list(np.asarray(a)), list(np.asarray(b))
-    if len(a) != len(rest):
-        return False
-    for z in a:
-        k = int(np.argmin([abs(z - w) for w in rest]))
-        if abs(z - rest.pop(k)) > tol:
-            return False
-    return True
 
 
 def _positive_multiple(e, ref) -> bool:
@@ -77,18 +57,6 @@ def test_the_sleeping_top_reproduces_maievskii():
     assert all(_positive_multiple(e, maievskii + (2 * A - C)**2 * n**2) for e in others)
 
 
-def euler_poisson(I, m, g, r0):
-    r""":math:`I\dot\omega = I\omega\times\omega + mg\,\gamma\times r_0`,
-    :math:`\dot\gamma = \gamma\times\omega` (numpy, written independently)."""
-    Imat, r0 = np.diag(np.asarray(I, float)), np.asarray(r0, float)
-
-    def field(X):
-        G, w = X[:3], X[3:]
-        wdot = np.linalg.solve(Imat, np.cross(Imat @ w, w) + m * g * np.cross(G, r0))
-        return np.concatenate([np.cross(G, w), wdot])
-    return field
-
-
 @pytest.mark.parametrize("I, z0, n", [((2, 2, 3), 1, 4.0), ((2, 2, 3), 1, 0.7),
                                        ((3, 2, 1.5), -0.5, 2.0), ((1, 1.5, 2), 0.8, 5.0)])
 def test_sleeping_top_eigenvalues_against_finite_differences(I, z0, n):
@@ -97,11 +65,11 @@ def test_sleeping_top_eigenvalues_against_finite_differences(I, z0, n):
     vals = {"I1": I[0], "I2": I[1], "I3": I[2], "m": 1, "g": 9.81, "z0": z0}
     ev = lin.eigenvalues(vals)
     X0 = np.array([0, 0, 1, 0, 0, n], float)
-    fd = np.linalg.eigvals(_fd_jacobian(euler_poisson(I, 1, 9.81, (0, 0, z0)), X0,
+    fd = np.linalg.eigvals(fd_jacobian(euler_poisson(I, 1, 9.81, (0, 0, z0)), X0,
                                         [0, 1, 3, 4, 5]))
     assert [str(v) for v in lin.variables] == ["gamma1", "gamma2", "omega1", "omega2",
                                                "omega3"]
-    assert _same_spectrum(ev, fd)
+    assert same_spectrum(ev, fd)
     # the verdict agrees with Maievskii's condition in the Lagrange case
     if I[0] == I[1]:
         stable = I[2]**2 * n**2 > 4 * I[0] * 9.81 * z0
@@ -186,9 +154,9 @@ def ball_field(m, R, I, c, g):
 def test_ball_eigenvalues_against_finite_differences(ball_spin, c, n):
     vals = {"m": 1, "R": 0.5, "I": 0.1, "g": 9.81, "c": c, "n": n}
     red = np.linalg.eigvals(ball_spin.numeric_matrix(vals, reduced=True))
-    fd = np.linalg.eigvals(_fd_jacobian(ball_field(1, 0.5, 0.1, c, 9.81),
+    fd = np.linalg.eigvals(fd_jacobian(ball_field(1, 0.5, 0.1, c, 9.81),
                                         np.array([0, 0, 0, 0, n], float), range(5), h=1e-5))
-    assert _same_spectrum(red, fd, tol=1e-4)
+    assert same_spectrum(red, fd, tol=1e-4)
     J = 0.1 + 0.25
     stable = c * (c * 0.01 * n**2 + 4 * 9.81 * J) > 0
     assert (ball_spin.stability(vals).verdict.value == "linearly stable") == stable
@@ -241,10 +209,10 @@ def test_three_link_snake_against_an_independent_field(speed):
     ev = np.linalg.eigvals(lin.numeric_matrix(vals, reduced=True))
     X0 = np.zeros(10)
     X0[5] = speed                               # xdot; every other velocity 0
-    fd = np.linalg.eigvals(_fd_jacobian(multiplier_field(S, vals), X0, range(10)))
+    fd = np.linalg.eigvals(fd_jacobian(multiplier_field(S, vals), X0, range(10)))
     # the full field has the extra zero roots of the variations off the constraints
     nz = lambda e: np.sort_complex(e[np.abs(e) > 1e-4])  # noqa: E731
-    assert len(nz(ev)) == 3 and _same_spectrum(nz(ev), nz(fd), tol=1e-4)
+    assert len(nz(ev)) == 3 and same_spectrum(nz(ev), nz(fd), tol=1e-4)
     verdict = lin.stability(vals).verdict.value
     assert verdict == ("asymptotically stable" if speed > 0 else "unstable")
     assert (max(nz(ev).real) < 0) == (speed > 0)

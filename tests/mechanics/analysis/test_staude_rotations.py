@@ -19,19 +19,10 @@ from hypothesis import strategies as st
 
 from geomech.examples.bodies import heavy_top, staude_families
 
+from .numpy_fields import euler_poisson, fd_jacobian, same_spectrum
+
 R = sp.Rational
 NAMES = ("I1", "I2", "I3", "m", "g", "x0", "y0", "z0")
-
-
-def euler_poisson(I, m, g, r0):
-    """The Euler--Poisson field on (gamma, omega), numpy (written independently)."""
-    Imat, r0 = np.diag(np.asarray(I, float)), np.asarray(r0, float)
-
-    def field(X):
-        G, w = X[:3], X[3:]
-        wdot = np.linalg.solve(Imat, np.cross(Imat @ w, w) + m * g * np.cross(G, r0))
-        return np.concatenate([np.cross(G, w), wdot])
-    return field
 
 
 def natural_values(state: dict) -> np.ndarray:
@@ -43,27 +34,6 @@ def natural_values(state: dict) -> np.ndarray:
     w = np.array([c * np.sin(th) * np.sin(ph) + a * np.cos(ph),
                   c * np.sin(th) * np.cos(ph) - a * np.sin(ph), c * np.cos(th) + b])
     return np.concatenate([G, w])
-
-
-def fd_jacobian(field, x0, h=1e-6):
-    n = len(x0)
-    J = np.empty((n, n))
-    for j in range(n):
-        e = np.zeros(n)
-        e[j] = h
-        J[:, j] = (field(x0 + e) - field(x0 - e)) / (2 * h)
-    return J
-
-
-def same_spectrum(a, b, tol=1e-5) -> bool:
-    a, rest = list(np.asarray(a)), list(np.asarray(b))
-    if len(a) != len(rest):
-        return False
-    for z in a:
-        k = int(np.argmin([abs(z - w) for w in rest]))
-        if abs(z - rest.pop(k)) > tol * max(1.0, abs(z)):
-            return False
-    return True
 
 
 # random parameters: distinct moments, a centre of mass off the axes, kappa off the I_i
