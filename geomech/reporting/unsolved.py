@@ -4,8 +4,10 @@ r"""The sections of a report that are computed without the dependent velocities 
 (:mod:`geomech.mechanics.analysis.point_flag`), the symmetries checked on the Lagrangian,
 the constraint forms and the configuration constraints
 (:mod:`geomech.mechanics.analysis.evident_symmetries`), the energy integral and the
-Hamiltonian structure from theorems whose hypotheses are checked exactly.  What each section
-does not decide it says.
+Hamiltonian structure from theorems whose hypotheses are checked exactly, the integrability
+count of the Euler-Jacobi-Lie theorem and the integrals near an attracting steady motion
+(:mod:`geomech.mechanics.analysis.attracting_family`).  What each section does not decide
+it says.
 """
 
 from __future__ import annotations
