@@ -30,7 +30,11 @@ from geomech.core.kernel import polynomial_coefficients
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
 from geomech.core.zero.values import certainly_full_rank
-from geomech.mechanics.equations.elimination import eliminate
+from geomech.mechanics.equations.elimination import (
+    block_eliminate,
+    eliminate,
+    triangular_order,
+)
 
 __all__ = ["constraint_row", "forces_tuple", "finite_expression", "check_independent_rows",
            "split_velocities", "structured_split", "solve_dependent", "preferred_minor",
@@ -186,7 +190,9 @@ def structured_split(A: sp.Matrix, affine, dep_idx, ind_idx) -> tuple[dict, dict
     ``({r: (b_r1, ...)}, {r: b_r})``, solved by
     :func:`~geomech.mechanics.equations.elimination.eliminate`: forward substitution when the
     minor :math:`A_{\rm dep}` is triangular up to permutations (knife edges along a chain),
-    small entries in their compact normal form, large ones as built.
+    else block by block
+    (:func:`~geomech.mechanics.equations.elimination.block_eliminate`: the Whipple
+    bicycle); small entries in their compact normal form, large ones as built.
 
     >>> y = sp.Symbol("y")
     >>> structured_split(sp.Matrix([[-y, 0, 1]]), [1], [2], [0, 1])
@@ -194,8 +200,9 @@ def structured_split(A: sp.Matrix, affine, dep_idx, ind_idx) -> tuple[dict, dict
     """
     k = A.shape[0]
     cols = [[-A[i, j] for i in range(k)] for j in ind_idx] + [[-b for b in affine]]
-    X = eliminate(A[:, list(dep_idx)], sp.Matrix(k, len(cols), lambda i, c: cols[c][i]),
-                  what="constraint minor")
+    Ad = A[:, list(dep_idx)]
+    solve = eliminate if triangular_order(Ad) is not None else block_eliminate
+    X = solve(Ad, sp.Matrix(k, len(cols), lambda i, c: cols[c][i]), what="constraint minor")
     r = len(ind_idx)
     rows = {j: tuple(X[m, a] for a in range(r)) for m, j in enumerate(dep_idx)}
     free = {j: X[m, r] for m, j in enumerate(dep_idx)}

@@ -58,6 +58,7 @@ from .constraints import (
     velocity_of,
 )
 from .equations.elimination import (
+    block_triangular_order,
     keep_small,
     quadratic_form,
     restricted_quadratic,
@@ -270,8 +271,8 @@ class NonholonomicSystem:
         :math:`\dot q_{\rm dep} = -A_{\rm dep}^{-1}(A_{\rm ind}\dot q_{\rm ind} + b)`
         (computed on first access).  Small solutions are in their compact normal form
         (Cramer's rule, cancelled); a minor triangular up to permutations (a chain of knife
-        edges) is solved by forward substitution and large entries are kept as built
-        (:meth:`velocity_split`)."""
+        edges) is solved by forward substitution, one block triangular block by block, and
+        large entries are kept as built (:meth:`velocity_split`)."""
         vel = self.manifold.velocities
         if not self.dependent_indices:
             return {}
@@ -286,9 +287,11 @@ class NonholonomicSystem:
     @cached_property
     def _split_is_structured(self) -> bool:
         """Whether the constraint minor is triangular up to permutations (then the split is
-        solved by forward substitution)."""
+        solved by forward substitution), or block triangular with more than one block (then
+        block by block: the Whipple bicycle's blocks of 1, 2 and 2 rows, the pitch rate from
+        the differentiated configuration constraint by the implicit function theorem)."""
         A = self.constraint_matrix[:, list(self.dependent_indices)]
-        return triangular_order(A) is not None
+        return triangular_order(A) is not None or len(block_triangular_order(A)) > 1
 
     # -- configuration constraints ----------------------------------------------------------
     @property

@@ -4,8 +4,10 @@ r"""The sections of a report that are computed without the dependent velocities 
 (:mod:`geomech.mechanics.analysis.point_flag`), the symmetries checked on the Lagrangian,
 the constraint forms and the configuration constraints
 (:mod:`geomech.mechanics.analysis.evident_symmetries`), the energy integral and the
-Hamiltonian structure from theorems whose hypotheses are checked exactly.  What each section
-does not decide it says.
+Hamiltonian structure from theorems whose hypotheses are checked exactly, the integrability
+count of the Euler-Jacobi-Lie theorem and the integrals near an attracting steady motion
+(:mod:`geomech.mechanics.analysis.attracting_family`).  What each section does not decide
+it says.
 """
 
 from __future__ import annotations
@@ -169,11 +171,46 @@ def steady_divergence_section(sys_) -> Section:
 
 
 def unsolved_integrability_section(sys_, why: str) -> Section:
-    """Integrability: not computed (``why``: the constraints are not solved in closed form),
-    with what the other sections established."""
-    s = Section("Integrability", status="not computed")
-    s.add(f"not computed: {why}; the verdict (Euler-Jacobi, Liouville, Chaplygin's "
-          "multiplier) needs the integrals and the invariant density in closed form")
-    s.add("established here: the energy integral (First integrals); no invariant density "
-          "invariant under the symmetries when the Invariant measure section says so")
+    """Integrability from what is known without the dependent velocities in closed form
+    (``why``: why they are not): the count of the Euler-Jacobi-Lie theorem
+    (:func:`~geomech.mechanics.analysis.attracting_family.quadrature_count`) and the
+    integrals near an attracting steady motion
+    (:func:`~geomech.mechanics.analysis.attracting_family.attracting_steady_motion`)."""
+    from geomech.mechanics.analysis.attracting_family import (
+        attracting_steady_motion,
+        quadrature_count,
+    )
+    from geomech.mechanics.analysis.evident_symmetries import evident_symmetries
+
+    s = Section("Integrability")
+    c = quadrature_count(sys_, evident_symmetries(sys_).fields)
+    s.add("verdict: undecided" + ("" if c.short_with_measure > 0 else
+                                   " (the count is not short; the theorem's conditions are "
+                                   "not checked here)"))
+    m = len(sys_.holonomic)
+    s.add(f"the flow lives on the level h = 0 in the phase space: n = "
+          f"{sys_.phase_space.dim}{f' - {m}' if m else ''} = {c.n}")
+    s.add(f"known: k = {c.k} first integral{'s' * (c.k != 1)} (the energy, First integrals) "
+          f"and s = {c.s} independent point symmetry fields (Symmetries); {why}, so "
+          "integrals polynomial in the velocities and the default symmetry ansatz are not "
+          "searched")
+    if c.short_with_measure > 0:
+        s.add(f"the Euler-Jacobi-Lie theorem (Kozlov 2002) does not apply with what is known: "
+              f"it needs k + s = n - 2 = {c.n - 2} with an invariant measure, k + s = n - 1 = "
+              f"{c.n - 1} without, and k + s = {c.k + c.s} ({c.short_with_measure} short even "
+              "with a measure)")
+    a = attracting_steady_motion(sys_)
+    if a is not None:
+        cyc = ", ".join(map(str, a.cyclic))
+        s.add(f"near the steady motion '{a.family}' at {a.constant} = {a.value} (default "
+              f"parameters): every first integral continuous there and independent of the "
+              f"cyclic coordinates ({cyc}) is a function of the energy (certain: the motion is "
+              "asymptotically stable with one semisimple zero root, the family's, so every "
+              "nearby motion tends to a member of the family (Lyapunov-Malkin theorem; Malkin "
+              "(1952), Ch. IV), and the energy separates the members: "
+              f"dE/d{a.constant} = {a.slope} != 0 there)")
+        s.add("so the integrals missing from the count, if any, depend on the cyclic "
+              "coordinates or are not continuous near that motion; symmetry fields other "
+              "than the point symmetries found may also complete it")
+    s.add("non-integrability is not proved: a count that falls short decides nothing")
     return s

@@ -35,6 +35,7 @@ Matrix([
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -48,7 +49,7 @@ from geomech.core.parse import as_expr
 from geomech.core.zero.values import certainly_nonzero
 
 __all__ = ["SMALL_OPS", "keep_small", "compact_if_pays", "triangular_order", "eliminate",
-           "adjugate_solve",
+           "adjugate_solve", "block_triangular_order", "block_eliminate",
            "expansion_bound", "normal_form_pays", "restricted_quadratic", "quadratic_form"]
 
 #: pieces of at most this many operations are brought to their compact normal form by
@@ -135,6 +136,73 @@ def eliminate(A: sp.Matrix, B: sp.Matrix, what: str = "system",
                                    if A[i, m] != 0 and X[m, c] != 0])
             X[j, c] = norm(e / A[i, j]) if e != 0 else sp.S.Zero
             solved.append(j)
+    return X
+
+
+def block_triangular_order(A: sp.Matrix, largest: int = 3) -> list[tuple[list, list]]:
+    """Diagonal blocks ``[(rows, columns), ...]`` of a square matrix that is block
+    triangular up to permutations of its rows and columns: at its turn each block is a
+    smallest set of rows whose (structurally) non-zero entries in the columns not yet taken
+    fill exactly as many columns.  Blocks of at most ``largest`` rows are searched; the rows
+    left form one last block.  All blocks of size 1: :func:`triangular_order`.
+
+    >>> x = sp.Symbol("x")
+    >>> block_triangular_order(sp.Matrix([[x, 1, 0], [1, x, 0], [1, 0, 2]]))
+    [([0, 1], [0, 1]), ([2], [2])]
+    """
+    k = A.shape[0]
+    pattern = [{j for j in range(k) if A[i, j] != 0} for i in range(k)]
+    blocks: list[tuple[list, list]] = []
+    rows_left, cols_taken = list(range(k)), set()
+    while rows_left:
+        block = None
+        for size in range(1, min(largest, len(rows_left)) + 1):
+            for R in itertools.combinations(rows_left, size):
+                C = set().union(*(pattern[i] - cols_taken for i in R))
+                if len(C) == size:
+                    block = (list(R), sorted(C))
+                    break
+            if block:
+                break
+        if block is None:
+            block = (list(rows_left), sorted(set(range(k)) - cols_taken))
+        blocks.append(block)
+        rows_left = [i for i in rows_left if i not in block[0]]
+        cols_taken |= set(block[1])
+    return blocks
+
+
+def block_eliminate(A: sp.Matrix, B: sp.Matrix, what: str = "system") -> sp.Matrix:
+    r"""``X`` with :math:`AX = B` for a non-singular square ``A``, block by block along
+    :func:`block_triangular_order`: :math:`X_J = A_{IJ}^{-1}(B_I - \sum_{\text{earlier }
+    L} A_{IL}X_L)`, a block of one entry by division, a larger one by
+    :func:`adjugate_solve` (Cramer's rule, nothing expanded); small pieces in their compact
+    normal form (:func:`keep_small`), the substituted earlier blocks kept as built.  The
+    size of the result is that of the blocks' minors, not of the whole matrix' (the Whipple
+    bicycle: blocks of 1, 2 and 2 rows).
+
+    >>> a, x, y, z = sp.symbols("a x y z")
+    >>> block_eliminate(sp.Matrix([[a, 1, 0], [1, a, 0], [1, 0, 2]]), sp.Matrix([x, y, z]))
+    Matrix([
+    [                      (a*x - y)/(a**2 - 1)],
+    [                      (a*y - x)/(a**2 - 1)],
+    [z/2 - (a*x - y)/(2*(a**2 - 1))]])
+    """
+    X = sp.zeros(A.shape[0], B.shape[1])
+    done: list[int] = []
+    for R, C in block_triangular_order(A):
+        M = A.extract(R, C).applyfunc(keep_small)
+        for c in range(B.shape[1]):
+            b = [keep_small(B[i, c] - sp.Add(*[A[i, m] * X[m, c] for m in done
+                                               if A[i, m] != 0 and X[m, c] != 0]))
+                 for i in R]
+            if len(R) == 1:
+                xs = [keep_small(b[0] / M[0, 0]) if b[0] != 0 else sp.S.Zero]
+            else:
+                xs = adjugate_solve(M, b, what)
+            for j, e in zip(C, xs):
+                X[j, c] = e
+        done += C
     return X
 
 
