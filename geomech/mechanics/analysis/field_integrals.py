@@ -75,7 +75,7 @@ __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
            "sampled_flow", "point_rows", "sampled_nullspace", "ansatz_exact_rows",
            "blockwise_span", "ansatz_span", "quadratic_point_rows", "sampled_integral_bound",
-           "BOUND_EXTRA_POINTS"]
+           "BOUND_EXTRA_POINTS", "symbol_sets"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -726,31 +726,41 @@ def _bound_setup(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple |
     kin_b = [sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) for b in basis]
     exprs = [as_expr(e) for e in (*flow.dynamics, *kin_b, *basis,
                                   *(e for _, e in flow.abbreviations))]
-    angles: set = set()
-    for e in exprs:
-        for f in e.atoms(sp.sin, sp.cos):
-            angles |= f.args[0].free_symbols
-    if angles & _bare_symbols(exprs):
+    bare, angles = symbol_sets(exprs)
+    if angles & bare:
         return None
-    free = set().union(*(e.free_symbols for e in exprs)) - set(flow.eta) - angles
-    free -= {sym for sym, _ in flow.abbreviations}
+    free = bare - set(flow.eta) - {sym for sym, _ in flow.abbreviations}
     return (kin_b, sorted(free | set(params), key=sp.default_sort_key),
             sorted(angles, key=sp.default_sort_key))
 
 
-def _bare_symbols(exprs) -> set:
-    """The symbols of ``exprs`` that occur outside sines and cosines (each shared
-    sub-expression visited once)."""
-    seen, out, todo = set(), set(), list(exprs)
+def symbol_sets(exprs) -> tuple[set, set]:
+    """``(bare, angles)``: the symbols of ``exprs`` outside sines and cosines, and those of
+    their arguments (one pass, each shared sub-expression visited once: ``atoms`` and
+    ``free_symbols`` walk the tree, seconds on the rattleback's flow); their union is the
+    set of free symbols.
+
+    >>> x, y, k = sp.symbols("x y k")
+    >>> bare, angles = symbol_sets([k*x*sp.sin(y) + sp.cos(2*y)])
+    >>> sorted(bare, key=str), angles
+    ([k, x], {y})
+    """
+    seen: set = set()
+    bare: set = set()
+    angles: set = set()
+    todo = list(exprs)
     while todo:
         e = todo.pop()
-        if e in seen or isinstance(e, (sp.sin, sp.cos)):
+        if e in seen:
             continue
         seen.add(e)
-        if e.is_Symbol:
-            out.add(e)
-        todo.extend(e.args)
-    return out
+        if isinstance(e, (sp.sin, sp.cos)):
+            angles |= e.args[0].free_symbols
+        elif e.is_Symbol:
+            bare.add(e)
+        else:
+            todo.extend(e.args)
+    return bare, angles
 
 
 def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
