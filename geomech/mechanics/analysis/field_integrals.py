@@ -765,10 +765,11 @@ def symbol_sets(exprs) -> tuple[set, set]:
 
 def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
                            params: Sequence, seed: int = 29) -> tuple | None:
-    r"""``(m, support, points)``: the determining equations of the integrals
+    r"""``(m, support, points, root)``: the determining equations of the integrals
     :math:`\sum_j c_j\,b_{k_j}\eta^{\alpha_j}` (``terms`` ``(alpha, k)``) sampled at exact
     points have a null space of dimension :math:`m` modulo a prime, non-zero on the unknowns
-    ``support``, after ``points`` points; ``None`` when the flow leaves the exact values of
+    ``support``, after ``points`` points (``root``: whether a value met an irrational square
+    root); ``None`` when the flow leaves the exact values of
     :class:`~geomech.core.zero.values.QuadraticValues` (a second independent square root, a
     non-constant denominator) or an angle occurs outside sines and cosines.
 
@@ -788,9 +789,9 @@ def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
     >>> flow = AnsatzFlow((x,), (-sp.sin(y)*r,), ((y, x*r),))
     >>> basis = [sp.S.One, sp.sin(y), sp.cos(y)]
     >>> terms = ansatz_terms(1, 3, 2)[1:]                 # no constant
-    >>> m, support, _ = sampled_integral_bound(flow, basis, terms, ())
-    >>> m, [terms[j] for j in support]                    # x**2 - 2*cos(y)
-    (1, [((0,), 2), ((2,), 0)])
+    >>> m, support, _, root = sampled_integral_bound(flow, basis, terms, ())
+    >>> m, [terms[j] for j in support], root              # x**2 - 2*cos(y)
+    (1, [((0,), 2), ((2,), 0)], True)
     """
     setup = _bound_setup(flow, basis, params)
     if setup is None:
@@ -799,7 +800,7 @@ def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
     n, cols = len(terms), list(range(len(terms)))
     pts = iter(quadratic_points(syms, angles, 4 * n + 40, seed, fixed=params))
     rows: list = []
-    batch, last, used = 2, None, 0
+    batch, last, used, root = 2, None, 0, False
     while True:
         drawn = list(itertools.islice(pts, batch))
         for pt, ang in drawn:
@@ -809,6 +810,7 @@ def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
                 rows += [r for r in quadratic_point_rows(qv, flow, kin_b, basis, terms, cols)
                          if any(r)]
                 used += 1
+                root = root or qv.d is not None
             except ZeroDivisionError:
                 continue
             except OutsideRing:
@@ -818,5 +820,5 @@ def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
             continue
         got = null_support_mod(rows, n)
         if got[0] == 0 or got == last or not drawn:
-            return got[0], got[1], used
+            return got[0], got[1], used, root
         last, batch = got, BOUND_EXTRA_POINTS

@@ -248,13 +248,14 @@ def sampled_polynomial_search(system, degree: int = 2) -> str | None:
 
 
 def _sampled_sentence(got: tuple, eta, basis, degree: int, ops: int) -> str:
-    m, _, points = got
+    m, _, points, root = got
     family = (f"polynomials of degree <= {degree} in ({', '.join(map(str, eta))}) with "
               f"coefficients in the span of the {len(basis)} monomials of degree <= {degree} "
               f"in the sines and cosines of the angles")
     how = (f"the flow has {ops} operations, over the {FLOW_OPS_LIMIT} of the exact search; "
-           f"its determining equations were sampled at {points} exact points over "
-           f"Q(sqrt d), the parameters at one random rational value")
+           f"its determining equations were sampled at {points} exact points"
+           + (" (values in Q(sqrt d))" if root else "")
+           + ", the parameters at one random rational value")
     if m == 0:
         return (f"no first integral in the {family} other than the constants, for "
                 f"symbolic parameters (certain: "

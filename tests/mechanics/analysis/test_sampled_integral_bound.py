@@ -78,8 +78,8 @@ def test_energy_found_as_a_degree_two_integral():
     x, y = v.manifold.coords
     k = v.manifold.parameters[0]
     flow, basis, terms = _search_data(v)
-    m, support, _ = sampled_integral_bound(flow, basis, terms, v.manifold.parameters)
-    assert m == 1
+    m, support, _, root = sampled_integral_bound(flow, basis, terms, v.manifold.parameters)
+    assert m == 1 and root
     assert sorted(terms[j] for j in support) == sorted([((2,), 0),
                                                         ((0,), basis.index(sp.cos(y)))])
     assert is_first_integral(v, x**2 / 2 - k * sp.cos(y))
@@ -91,7 +91,7 @@ def test_proof_of_absence_confirmed_by_the_exact_search():
     v = _pendulum(damping=1)
     x, y = v.manifold.coords
     flow, basis, terms = _search_data(v)
-    m, support, _ = sampled_integral_bound(flow, basis, terms, v.manifold.parameters)
+    m, support, _, root = sampled_integral_bound(flow, basis, terms, v.manifold.parameters)
     assert (m, support) == (0, [])
     assert polynomial_integrals(v, 2, variables=(x,), ansatz=basis) == []
 
@@ -108,7 +108,7 @@ def test_sampled_dimension_equals_the_exact_search(name):
     comp = dict(zip(v.manifold.coords, v.components))
     flow = AnsatzFlow(eta, tuple(comp[x] for x in eta),
                       tuple((y, comp[y]) for y in v.manifold.coords if y not in eta))
-    m, _, _ = sampled_integral_bound(flow, basis, terms, S.manifold.parameters)
+    m, _, _, _ = sampled_integral_bound(flow, basis, terms, S.manifold.parameters)
     assert m == len(polynomial_integrals(v, 2, variables=eta, ansatz=basis))
 
 
