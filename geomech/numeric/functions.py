@@ -88,8 +88,7 @@ def no_undefined_functions(exprs: Sequence[sp.Expr], what: str) -> None:
 
     >>> no_undefined_functions([sp.Symbol("x")], "the field")
     """
-    undefined = set().union(*(e.atoms(sp.core.function.AppliedUndef) for e in exprs)) \
-        if exprs else set()
+    undefined = _walk(exprs)[1]
     if undefined:
         raise ValueError(f"{what} contains undefined functions "
                          f"{', '.join(sorted(map(str, undefined)))}; substitute them (e.g. "
@@ -265,10 +264,44 @@ def _numba_kernel(coords: tuple, exprs: tuple):
 
 
 def free_symbols(exprs) -> set:
-    out: set = set()
-    for e in exprs:
-        out |= as_expr(e, exact=False).free_symbols
-    return out
+    """The free symbols of ``exprs`` (each shared sub-expression visited once).
+
+    >>> x, y, t = sp.symbols("x y t")
+    >>> sorted(free_symbols([x*sp.sin(y), sp.Integral(t, (t, 0, x))]), key=str)
+    [x, y]
+    """
+    return _walk([as_expr(e, exact=False) for e in exprs])[0]
+
+
+#: nodes asked for their own free symbols by :func:`_walk` (bound or indexed symbols)
+_OWN_SYMBOLS = (sp.Integral, sp.Lambda, sp.Subs, sp.Derivative, sp.Indexed, sp.MatrixSymbol)
+
+
+def _walk(exprs) -> tuple[set, set]:
+    """``(free symbols, undefined function applications)`` of ``exprs`` by one pass over
+    their distinct sub-expressions (``Basic.free_symbols`` and ``atoms`` walk the tree, a
+    shared sub-expression once per occurrence: seconds on a heavy body's mass-matrix form);
+    a node that binds or indexes symbols (an integral, a ``Lambda``, ``Indexed``) is asked
+    for its own."""
+    seen: set = set()
+    syms: set = set()
+    undef: set = set()
+    todo = list(exprs)
+    while todo:
+        e = todo.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if e.is_Symbol:
+            syms.add(e)
+        elif getattr(e, "bound_symbols", None) or isinstance(e, _OWN_SYMBOLS):
+            syms |= e.free_symbols
+            undef |= e.atoms(sp.core.function.AppliedUndef)
+        else:
+            if isinstance(e, sp.core.function.AppliedUndef):
+                undef.add(e)
+            todo.extend(e.args)
+    return syms, undef
 
 
 class CompiledJacobian(CompiledFunction):

@@ -74,6 +74,14 @@ LITERATURE: dict[str, str] = {
         "spinning) on a plane has an invariant measure and is integrable; in a generic "
         "potential it has no further integral and shows chaos (Borisov & Mamaev 2015, "
         "§4.6)."),
+    "rattleback": (
+        "Walker (1896), Kane & Levinson (1982): the rattleback -- a body whose principal axes "
+        "of inertia are turned against the axes of curvature at its rest point -- rolling "
+        "without slipping reverses its spin.  Borisov & Mamaev (2003), \"Strange attractors "
+        "in rattleback dynamics\" (Physics-Uspekhi 46): besides the energy it has no known "
+        "integral (Jellett's and Routh's integrals belong to bodies of revolution), it has "
+        "no invariant measure, and its reduced flow has strange attractors: it is not "
+        "integrable."),
     "chaplygin_sleigh": (
         "Chaplygin (1911), Caratheodory (1933): the sleigh has the energy and a linear "
         "integral and is integrable; with the centre of mass off the blade (a != 0) it has "
@@ -101,6 +109,18 @@ def _expr_line(s: Section, label: str, e) -> None:
         s.add(f"{label}:", e)
 
 
+def _no_measure(sys_) -> str:
+    """Why the verdict has no invariant measure: none in the family searched, or the family
+    not searched (its reason in the Invariant measure section)."""
+    try:
+        reason = getattr(sys_.invariant_measure(), "reason", "")
+    except (ValueError, NotImplementedError, TypeError):
+        reason = ""
+    if reason.startswith("not searched"):
+        return "the default density family was not searched (see the Invariant measure section)"
+    return "none found in the family searched"
+
+
 def integrability_section(sys_) -> Section:
     """The Integrability section (module docstring)."""
     s = Section("Integrability")
@@ -110,7 +130,7 @@ def integrability_section(sys_) -> Section:
     if v.theorem:
         s.add(f"theorem: {v.theorem}")
     if v.measure is None:
-        s.add("invariant measure: none found in the family searched")
+        s.add(f"invariant measure: {_no_measure(sys_)}")
     else:
         s.add("invariant density:", v.measure)
     s.add(f"{len(v.integrals)} functionally independent first integrals "

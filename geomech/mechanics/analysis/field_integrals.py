@@ -57,17 +57,25 @@ from geomech.core.algebra import (
 )
 from geomech.core.algebra.linear import ring_linear_domain_rows
 from geomech.core.algebra.matrices import rational_rank
+from geomech.core.algebra.modular import null_support_mod
 from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy
 from geomech.core.zero.rewrite import half_angle_sin_cos, rational_rewrite
-from geomech.core.zero.values import NeedsRoot, OutsideRing, polynomial_values
+from geomech.core.zero.values import (
+    NeedsRoot,
+    OutsideRing,
+    QuadraticValues,
+    polynomial_values,
+    quadratic_points,
+)
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
            "sampled_flow", "point_rows", "sampled_nullspace", "ansatz_exact_rows",
-           "blockwise_span", "ansatz_span"]
+           "blockwise_span", "ansatz_span", "quadratic_point_rows", "sampled_integral_bound",
+           "BOUND_EXTRA_POINTS", "symbol_sets"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -656,3 +664,161 @@ def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list |
     if fails >= 20:
         return None
     return domain_nullspace(rows, len(cols), sp.QQ, to_sympy=True)
+
+
+# ---------------------------------------------------------------------------------------
+# the sampled equations of a large flow over Q(sqrt d)
+# ---------------------------------------------------------------------------------------
+#: points added at a time by :func:`sampled_integral_bound` once the rows outnumber the
+#: unknowns
+BOUND_EXTRA_POINTS = 4
+
+
+def quadratic_point_rows(qv: QuadraticValues, flow: AnsatzFlow, kin_b: Sequence,
+                         basis: Sequence, terms: Sequence, cols: Sequence[int]) -> list[list]:
+    r"""The determining equations of the ansatz at one point, over :math:`\mathbb Q`: the
+    values (:class:`~geomech.core.zero.values.QuadraticValues` ``qv``, generators
+    :math:`\eta`) of :math:`w(b_k\eta^\alpha) = \dot b_k\,\eta^\alpha + b_k\sum_i\alpha_i
+    \dot\eta_i\,\eta^{\alpha-e_i}` are :math:`P + Q\sqrt d` with :math:`P, Q\in\mathbb
+    Q[\eta]`; for rational unknowns :math:`\sum_j c_j w_j = 0` iff every coefficient of
+    :math:`\sum_j c_jP_j` and of :math:`\sum_j c_jQ_j` vanishes: one row per such
+    coefficient, one entry per unknown of ``cols`` (``kin_b[k]`` is :math:`\dot b_k` along
+    the kinematics).
+
+    >>> x, y = sp.symbols("x y")
+    >>> flow = AnsatzFlow((x,), (-sp.sin(y)*sp.sqrt(2 + sp.cos(y)),),
+    ...                   ((y, x*sp.sqrt(2 + sp.cos(y))),))    # a pendulum, time changed
+    >>> basis = [sp.S.One, sp.cos(y)]
+    >>> kin_b = [sp.S.Zero, -sp.sin(y)*x*sp.sqrt(2 + sp.cos(y))]
+    >>> qv = QuadraticValues({}, {y: (sp.Rational(3, 5), sp.Rational(4, 5))}, gens=[x])
+    >>> rows = quadratic_point_rows(qv, flow, kin_b, basis, [((2,), 0), ((0,), 1)], [0, 1])
+    >>> [r for r in rows if any(r)]        # x**2 - 2*cos(y) solves them
+    [[-8/5, -4/5]]
+    """
+    R = qv.R
+    ed = [qv.value(e) for e in flow.dynamics]
+    ks = sorted({terms[j][1] for j in cols})
+    kb = {k: qv.value(kin_b[k]) for k in ks}
+    bb = {k: qv.value(basis[k]) for k in ks}
+    acc: dict = {}
+    for j in cols:
+        alpha, k = terms[j]
+        mono = R.one
+        for g, a in zip(R.gens, alpha):
+            mono *= g**a
+        w0, w1 = kb[k][0] * mono, kb[k][1] * mono
+        for a, g in enumerate(R.gens):
+            if alpha[a]:
+                p0, p1 = qv.mul(bb[k], ed[a])
+                dm = mono.diff(g)
+                w0, w1 = w0 + p0 * dm, w1 + p1 * dm
+        for part, w in ((0, w0), (1, w1)):
+            for mon, c in w.items():
+                acc.setdefault((part, mon), {})[j] = c
+    return [[row.get(j, R.domain.zero) for j in cols] for row in acc.values()]
+
+
+def _bound_setup(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple | None:
+    """``(kin_b, symbols, angles)`` for :func:`sampled_integral_bound`, or ``None`` when an
+    angle also occurs outside sines and cosines (its sampled sine and cosine would not be
+    those of its sampled value)."""
+    kin = dict(flow.kinematics)
+    kin_b = [sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) for b in basis]
+    exprs = [as_expr(e) for e in (*flow.dynamics, *kin_b, *basis,
+                                  *(e for _, e in flow.abbreviations))]
+    bare, angles = symbol_sets(exprs)
+    if angles & bare:
+        return None
+    free = bare - set(flow.eta) - {sym for sym, _ in flow.abbreviations}
+    return (kin_b, sorted(free | set(params), key=sp.default_sort_key),
+            sorted(angles, key=sp.default_sort_key))
+
+
+def symbol_sets(exprs) -> tuple[set, set]:
+    """``(bare, angles)``: the symbols of ``exprs`` outside sines and cosines, and those of
+    their arguments (one pass, each shared sub-expression visited once: ``atoms`` and
+    ``free_symbols`` walk the tree, seconds on the rattleback's flow); their union is the
+    set of free symbols.
+
+    >>> x, y, k = sp.symbols("x y k")
+    >>> bare, angles = symbol_sets([k*x*sp.sin(y) + sp.cos(2*y)])
+    >>> sorted(bare, key=str), angles
+    ([k, x], {y})
+    """
+    seen: set = set()
+    bare: set = set()
+    angles: set = set()
+    todo = list(exprs)
+    while todo:
+        e = todo.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if isinstance(e, (sp.sin, sp.cos)):
+            angles |= e.args[0].free_symbols
+        elif e.is_Symbol:
+            bare.add(e)
+        else:
+            todo.extend(e.args)
+    return bare, angles
+
+
+def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
+                           params: Sequence, seed: int = 29) -> tuple | None:
+    r"""``(m, support, points, root)``: the determining equations of the integrals
+    :math:`\sum_j c_j\,b_{k_j}\eta^{\alpha_j}` (``terms`` ``(alpha, k)``) sampled at exact
+    points have a null space of dimension :math:`m` modulo a prime, non-zero on the unknowns
+    ``support``, after ``points`` points (``root``: whether a value met an irrational square
+    root); ``None`` when the flow leaves the exact values of
+    :class:`~geomech.core.zero.values.QuadraticValues` (a second independent square root, a
+    non-constant denominator) or an angle occurs outside sines and cosines.
+
+    At random rational points (one random value of the parameters for all; angles with
+    rational sine and cosine) the rows are those of :func:`quadratic_point_rows`, no
+    expression is expanded or cancelled.  They are combinations of the exact coefficient
+    equations at the parameter point, whose rank is at most the generic one (a minor that
+    vanishes identically vanishes at the point), and the rank modulo the prime is at most
+    the rational rank (:func:`~geomech.core.algebra.modular.null_support_mod`): :math:`m`
+    bounds the dimension of the integrals in the family for symbolic parameters, and
+    :math:`m = 0` proves that the family holds none.  Points are added,
+    :data:`BOUND_EXTRA_POINTS` at a time once the rows outnumber the unknowns, until the
+    null space stops shrinking.
+
+    >>> x, y = sp.symbols("x y")
+    >>> r = sp.sqrt(2 + sp.cos(y))                        # the pendulum, time changed
+    >>> flow = AnsatzFlow((x,), (-sp.sin(y)*r,), ((y, x*r),))
+    >>> basis = [sp.S.One, sp.sin(y), sp.cos(y)]
+    >>> terms = ansatz_terms(1, 3, 2)[1:]                 # no constant
+    >>> m, support, _, root = sampled_integral_bound(flow, basis, terms, ())
+    >>> m, [terms[j] for j in support], root              # x**2 - 2*cos(y)
+    (1, [((0,), 2), ((2,), 0)], True)
+    """
+    setup = _bound_setup(flow, basis, params)
+    if setup is None:
+        return None
+    kin_b, syms, angles = setup
+    n, cols = len(terms), list(range(len(terms)))
+    pts = iter(quadratic_points(syms, angles, 4 * n + 40, seed, fixed=params))
+    rows: list = []
+    batch, last, used, root = 2, None, 0, False
+    while True:
+        drawn = list(itertools.islice(pts, batch))
+        for pt, ang in drawn:
+            check()
+            try:
+                qv = QuadraticValues(pt, ang, gens=flow.eta, abbreviations=flow.abbreviations)
+                rows += [r for r in quadratic_point_rows(qv, flow, kin_b, basis, terms, cols)
+                         if any(r)]
+                used += 1
+                root = root or qv.d is not None
+            except ZeroDivisionError:
+                continue
+            except OutsideRing:
+                return None
+        if drawn and len(rows) < n + 2:          # rows per point from those so far
+            batch = max(1, -(-(n + 2 - len(rows)) * max(used, 1) // max(len(rows), 1)))
+            continue
+        got = null_support_mod(rows, n)
+        if got[0] == 0 or got == last or not drawn:
+            return got[0], got[1], used, root
+        last, batch = got, BOUND_EXTRA_POINTS

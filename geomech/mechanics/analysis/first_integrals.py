@@ -39,7 +39,7 @@ from geomech.mechanics.analysis.linear_odes import is_elementary, numeric_basis
 
 __all__ = ["FirstIntegral", "system_first_integrals", "independent_integrals",
            "polynomial_first_integrals", "polynomial_search_skipped", "flow_ops",
-           "FLOW_OPS_LIMIT"]
+           "FLOW_OPS_LIMIT", "sampled_polynomial_search", "SAMPLED_SEARCH_TERMS"]
 
 
 @dataclass(frozen=True)
@@ -180,9 +180,9 @@ def _energy(system) -> list[FirstIntegral]:
 
 
 def polynomial_search_skipped(system) -> str:
-    """Why the polynomial search of ``S.first_integrals()`` is not run on ``system`` (its
-    trigonometric-ansatz branch on a flow over :data:`FLOW_OPS_LIMIT` operations), or
-    ``""``.
+    """Why the exact polynomial search of ``S.first_integrals()`` is not run on ``system``
+    (its trigonometric-ansatz branch on a flow over :data:`FLOW_OPS_LIMIT` operations) and
+    what the sampled search of :func:`sampled_polynomial_search` found instead, or ``""``.
 
     >>> import geomech as gm
     >>> polynomial_search_skipped(gm.examples.chaplygin_sleigh())
@@ -195,9 +195,73 @@ def polynomial_search_skipped(system) -> str:
     ops = flow_ops(system)
     if ops <= FLOW_OPS_LIMIT:
         return ""
+    got = sampled_polynomial_search(system)
+    if got is not None:
+        return got
     return (f"the integrals polynomial in the velocities were not searched (the flow has "
             f"{ops} operations, over the {FLOW_OPS_LIMIT} of the search in the "
             f"trigonometric ansatz; S.polynomial_integrals(degree) runs it)")
+
+
+#: the sampled search of :func:`sampled_polynomial_search` is run on at most this many
+#: unknowns (the rattleback: 249 in degree 2, 4 s CPU)
+SAMPLED_SEARCH_TERMS = 260
+
+
+def sampled_polynomial_search(system, degree: int = 2) -> str | None:
+    r"""The integrals polynomial of degree <= ``degree`` in the independent velocities with
+    coefficients in the trigonometric ansatz
+    (:func:`~geomech.mechanics.analysis.polynomial_integrals.trigonometric_ansatz`) of a
+    flow too large for the exact search, by their determining equations sampled at exact
+    points over :math:`\mathbb Q(\sqrt d)`
+    (:func:`~geomech.mechanics.analysis.field_integrals.sampled_integral_bound`): a
+    sentence -- none but the constants (certain), or at most :math:`m` (an upper bound, not
+    confirmed) -- or ``None`` when the route does not apply (values outside
+    :math:`\mathbb Q(\sqrt d)[\eta]`, more than :data:`SAMPLED_SEARCH_TERMS` unknowns).
+    Kept on the system.
+    """
+    from geomech.mechanics.analysis.field_integrals import (
+        AnsatzFlow,
+        ansatz_terms,
+        sampled_integral_bound,
+    )
+    from geomech.mechanics.analysis.polynomial_integrals import trigonometric_ansatz
+
+    cache = system.__dict__.setdefault("_first_integrals_cache", {})
+    key = ("sampled", degree)
+    if key in cache:
+        return cache[key]
+    v = system.vector_field()
+    eta = tuple(system.independent_velocities)
+    basis = trigonometric_ansatz(v, eta, degree)
+    terms = [t for t in ansatz_terms(len(eta), len(basis), degree)
+             if sum(t[0]) or basis[t[1]] != 1]
+    got = None
+    if len(terms) <= SAMPLED_SEARCH_TERMS:
+        comp = dict(zip(v.manifold.coords, v.components))
+        flow = AnsatzFlow(eta, tuple(comp[x] for x in eta),
+                          tuple((y, comp[y]) for y in v.manifold.coords if y not in eta))
+        got = sampled_integral_bound(flow, basis, terms, system.manifold.parameters)
+    cache[key] = None if got is None else _sampled_sentence(got, eta, basis, degree,
+                                                            flow_ops(system))
+    return cache[key]
+
+
+def _sampled_sentence(got: tuple, eta, basis, degree: int, ops: int) -> str:
+    m, _, points, root = got
+    family = (f"polynomials of degree <= {degree} in ({', '.join(map(str, eta))}) with "
+              f"coefficients in the span of the {len(basis)} monomials of degree <= {degree} "
+              f"in the sines and cosines of the angles")
+    how = (f"the flow has {ops} operations, over the {FLOW_OPS_LIMIT} of the exact search; "
+           f"its determining equations were sampled at {points} exact points"
+           + (" (values in Q(sqrt d))" if root else "")
+           + ", the parameters at one random rational value")
+    if m == 0:
+        return (f"no first integral in the {family} other than the constants, for "
+                f"symbolic parameters (certain: "
+                f"{how}, and had full rank)")
+    return (f"at most {m} first integral{'s' * (m > 1)} in the {family} (an upper bound, "
+            f"not confirmed: {how})")
 
 
 def _noether_linear(system) -> list[FirstIntegral]:

@@ -158,8 +158,10 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
     X = system.vector_field()
     coords = X.manifold.coords
     names = {s.name: s for s in (*coords, *system.manifold.parameters)}
-    found: set = set()
+    found = _exact_dependence(system, X)
     for i, c in enumerate(coords):
+        if len(found) >= enough:
+            break
         if c not in system.independent_velocities:
             continue
         try:
@@ -178,9 +180,51 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
                         found.add(q)
             except ValueError:                  # a symbol without assumptions known here
                 return []
-        if len(found) >= enough:
-            break
     return [q for q in system.manifold.coords if q in found]
+
+
+def _exact_dependence(system, X: VectorField) -> set:
+    r"""The coordinates on which the accelerations of the independent velocities certainly
+    depend by exact values (:class:`~geomech.core.zero.values.QuadraticValues`, one square
+    root at most): at a random exact point and at the point with one coordinate changed
+    (an angle: another rational sine and cosine), values that differ prove the dependence
+    (milliseconds on the rattleback's flow, where symengine's substitution takes seconds).
+    Empty when the values leave :math:`\mathbb Q(\sqrt d)`; the caller then substitutes."""
+    from geomech.core.zero.values import OutsideRing, QuadraticValues, quadratic_points
+    from geomech.mechanics.analysis.field_integrals import symbol_sets
+
+    comps = [e for c, e in zip(X.manifold.coords, X.components)
+             if c in system.independent_velocities]
+    bare, angles = symbol_sets(comps)
+    if bare & angles:
+        return set()
+    syms, angs = (sorted(a, key=sp.default_sort_key) for a in (bare, angles))
+    (p0, a0), (p1, a1) = quadratic_points(syms, angs, 2, 1897)
+    found: set = set()
+    try:
+        ref = _quadratic_values(QuadraticValues(p0, a0), comps)
+        for q in system.manifold.coords:
+            poll()
+            if q not in bare and q not in angles:
+                continue
+            at = (QuadraticValues(p0, {**a0, q: a1[q]}) if q in angles
+                  else QuadraticValues({**p0, q: p1[q]}, a0))
+            if _quadratic_values(at, comps) != ref:
+                found.add(q)
+    except (OutsideRing, ZeroDivisionError):
+        return set()
+    return found
+
+
+def _quadratic_values(qv, exprs) -> list:
+    r"""The values :math:`a + b\sqrt d` of ``exprs`` as comparable keys: ``(a, b**2 d,
+    sign b)`` (equal keys iff equal real numbers, whatever ``d`` each point met)."""
+    out = []
+    for e in exprs:
+        a, b = qv.value(e)
+        b2d = b * b * qv.const(qv.d) if b else b
+        out.append((a, b2d, (b > 0) - (b < 0)))
+    return out
 
 
 def noether_ode_integrals(system, seconds: float = 30.0) -> NoetherODEIntegrals | None:

@@ -56,6 +56,7 @@ from geomech.mechanics.analysis.field_integrals import (
     ansatz_terms,
     sampled_flow,
     sampled_nullspace,
+    symbol_sets,
 )
 from geomech.mechanics.analysis.integrals import polynomial_integrals
 from geomech.mechanics.analysis.variety_integrals import (
@@ -190,9 +191,10 @@ def trigonometric_ansatz(v: VectorField, variables, degree: int) -> list:
     M = v.manifold
     comp = dict(zip(M.coords, v.components))
     conf = [x for x in M.coords if x not in variables]
-    dep = {x for x in conf if any(comp[u].has(x) for u in variables)}
+    syms = {x: set().union(*symbol_sets([comp[x]])) for x in M.coords}  # (one pass each)
+    dep = {x for x in conf if any(x in syms[u] for u in variables)}
     while True:
-        new = dep | {x for y in dep for x in conf if comp[y].has(x)}
+        new = dep | {x for y in dep for x in conf if x in syms[y]}
         if new == dep:
             break
         dep = new

@@ -288,6 +288,16 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     3
     """
     check_system(system)
+    if ansatz is not None or not verify:
+        return _point_symmetries(system, ansatz, verify)
+    cache = system.__dict__.setdefault("_point_symmetries_cache", {})   # (a report's
+    if "default" not in cache:                  # Symmetries and Integrability share it)
+        cache["default"] = _point_symmetries(system, None, True)
+    return list(cache["default"])
+
+
+def _point_symmetries(system, ansatz, verify: bool) -> list[VectorField]:
+    """:func:`find_point_symmetries` computed (no cache)."""
     N = system.manifold
     comps, unknowns = coerce_ansatz(system, ansatz).template(N)
     u = N.vector_field(comps)

@@ -565,3 +565,16 @@ def test_prolong_to_phase_space_and_bad_input(sleigh):
         noether_field_from_integral(sleigh, N.velocities[0] ** 2)
     with pytest.raises(ValueError, match="degrees"):
         Ansatz.polynomial(N, degree=-1)
+
+
+def test_point_symmetries_kept_on_the_system_are_those_computed():
+    """The default search is kept on the system (the report's Symmetries and Integrability
+    share it): a second call gives the same fields, equal to a search without the cache, and
+    a caller cannot change the kept list."""
+    S = gm.examples.chaplygin_sleigh()
+    first = find_point_symmetries(S)
+    first.append(None)
+    again = find_point_symmetries(S)
+    assert None not in again and len(again) == 3
+    fresh = find_point_symmetries(gm.examples.chaplygin_sleigh(), verify=False)
+    assert [u.components for u in again] == [u.components for u in fresh]
