@@ -565,3 +565,32 @@ def test_prolong_to_phase_space_and_bad_input(sleigh):
         noether_field_from_integral(sleigh, N.velocities[0] ** 2)
     with pytest.raises(ValueError, match="degrees"):
         Ansatz.polynomial(N, degree=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# the default searches are kept on the system (a report's sections share them)
+# ---------------------------------------------------------------------------------------------
+def test_kept_point_symmetries_equal_a_fresh_search_in_the_explicit_default_ansatz():
+    from geomech.mechanics.analysis.ansatz import default_ansatz
+
+    S = gm.examples.chaplygin_sleigh()
+    kept = find_point_symmetries(S)
+    assert find_point_symmetries(S, verify=False) == kept and find_point_symmetries(S) == kept
+    other = gm.examples.chaplygin_sleigh()          # another system: an uncached derivation
+    fresh = find_point_symmetries(other, ansatz=default_ansatz(other))
+    assert rank(kept) == rank(fresh) == rank(kept + fresh) == 3       # the same span: se(2)
+    assert all(check_symmetry(S, u, definitive=True).is_symmetry for u in kept)
+
+
+def test_kept_linear_integrals_equal_a_fresh_search_and_are_conserved():
+    from geomech.mechanics.analysis.ansatz import default_ansatz
+
+    S = gm.examples.chaplygin_sleigh(a=0)
+    kept = linear_integrals(S)
+    assert [F.on_phase_space for F in linear_integrals(S)] == [F.on_phase_space for F in kept]
+    other = gm.examples.chaplygin_sleigh(a=0)
+    fresh = linear_integrals(other, ansatz=default_ansatz(other))
+    assert len(kept) == len(fresh) >= 1
+    for F, G in zip(kept, fresh):
+        assert _is_zero(F.on_phase_space - G.on_phase_space)
+        assert system_is_first_integral(S, F.on_phase_space)
