@@ -235,7 +235,15 @@ def _flint_value(calc, f, pairs: list):
 def flint_forms(calc, polys: Sequence) -> tuple:
     """The ring elements ``polys`` of ``calc`` as python-flint ``fmpq_mpoly`` (for repeated
     :func:`ring_value` / :func:`split_value` at rational points), or unchanged without
-    flint or over another domain."""
+    flint or over another domain.
+
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> x = sp.Symbol("x")
+    >>> rc = RadicalCalculus([x])
+    >>> p = rc.frac(x**3 - x/2)[0]
+    >>> [ring_value(rc, f, {x: sp.Rational(2)}) for f in flint_forms(rc, [p, 2*p])]
+    [7, 14]
+    """
     ctx = qq_context(calc.R.ngens) if calc.R.domain == sp.QQ else None
     if ctx is None:
         return tuple(polys)
