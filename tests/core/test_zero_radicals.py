@@ -15,10 +15,13 @@ from hypothesis import strategies as st
 
 from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.zero.radicals import (
+    flint_forms,
     fraction_verdict,
     norm_nonzero,
     ring_points,
+    ring_value,
     root_is_irrational,
+    root_parts,
     split_value,
 )
 
@@ -80,3 +83,23 @@ def test_a_square_radicand_leaves_the_verdict_open():
     rho = rc.R.gens[0]
     assert fraction_verdict(rc, rho - rc.frac(1 + y)[0], rc.R.one) is None
     assert root_is_irrational(RC)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(coef, st.integers(0, 3), st.integers(0, 2), st.integers(0, 1)),
+                min_size=1, max_size=6), st.integers(0, 50))
+def test_flint_forms_take_the_values_of_sympys_substitution(terms, seed):
+    r"""The values of a ring element at rational points from its flint form equal sympy's
+    substitution into its expression (every generator, and with ``x`` kept symbolic)."""
+    e = sp.Add(*[c * x**i * sp.cos(t)**j * sp.sin(t)**k for c, i, j, k in terms]) \
+        + sp.sqrt(RADICAND) * x
+    num, den = RC.frac(e)
+    parts = root_parts(RC, num)
+    pt = ring_points(RC, 1, seed)[0]
+    for p, f in zip(parts, flint_forms(RC, parts)):
+        direct = RC.alg.expr(p).xreplace(pt)
+        assert ring_value(RC, f, pt) == ring_value(RC, p, pt) == direct
+        kept = RC.alg.expr(p).xreplace({k: v for k, v in pt.items() if k != x})
+        assert sp.expand(ring_value(RC, f, pt, keep=[x]) - kept) == 0
+    fl = flint_forms(RC, (den, *parts))
+    assert split_value(RC, num, fl[0], pt, parts=fl[1:]) == split_value(RC, num, den, pt)

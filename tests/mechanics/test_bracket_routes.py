@@ -127,3 +127,27 @@ def test_jacobiator_from_graph_brackets_equals_the_triple_sum(data):
         assert pol.is_zero(jac.get((x[i], x[j], x[k]), 0) - direct)
     assert P.satisfies_jacobi() == (not jac)
     assert _work(M) > before                  # the columns are polynomial: graph brackets
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(-2, 2), min_size=9, max_size=9))
+def test_jacobi_verdict_with_roots_and_parameters_agrees_with_the_direct_sum(c):
+    r"""A skew J on (x, y, z) with a square root and a parameter ``a`` (the route that
+    specialises ``a`` and sums in the ring of the root): ``satisfies_jacobi`` agrees with the
+    direct sum :math:`J^{il}\partial_l J^{jk} + \text{cyclic}` decided by the zero policy."""
+    from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
+
+    M = gm.Manifold("Jr", ["x", "y", "z"], parameters=["a"])
+    x, y, z = M.coords
+    a = M.parameters[0]
+    r = sp.sqrt(1 + x**2)
+    J = sp.zeros(3, 3)
+    J[0, 1] = c[0] + c[1] * a * r + c[2] * z
+    J[0, 2] = c[3] * y + c[4] * a * x * r + c[5]
+    J[1, 2] = c[6] * a + c[7] * x * y / r + c[8] * z * r
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        J[j, i] = -J[i, j]
+    X = M.coords
+    direct = sp.Add(*[J[0, m] * sp.diff(J[1, 2], X[m]) + J[1, m] * sp.diff(J[2, 0], X[m])
+                      + J[2, m] * sp.diff(J[0, 1], X[m]) for m in range(3)])
+    assert AlmostPoissonStructure(M, J).satisfies_jacobi() == default_policy().is_zero(direct)

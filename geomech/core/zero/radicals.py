@@ -41,14 +41,16 @@ import random
 from collections.abc import Sequence
 
 import sympy as sp
+from sympy.polys.rings import PolyElement
 
 from geomech.core.algebra.rings import UnsupportedExpression
+from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
 from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.rewrite import half_angle_sin_cos
 from geomech.core.zero.verdicts import ZeroVerdict
 
 __all__ = ["ring_nonzero", "point_nonzero", "norm_nonzero", "fraction_verdict", "ring_points",
-           "ring_value", "split_value", "root_parts", "root_is_irrational"]
+           "ring_value", "split_value", "root_parts", "root_is_irrational", "flint_forms"]
 
 
 def ring_nonzero(calc, p) -> bool:
@@ -193,15 +195,59 @@ def fraction_verdict(calc, num, den, points: int = 3, seed: int = 7) -> ZeroVerd
 
 def ring_value(calc, p, point: dict, keep: Sequence = ()):
     """The ring element ``p`` (free of roots) at ``point`` (see :func:`ring_points`):
-    rational, or an expression in the generators ``keep``."""
+    rational, or an expression in the generators ``keep``.  ``p`` may be its flint form
+    (:func:`flint_forms`: one substitution in C instead of one pass per generator).
+
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> x, y = sp.symbols("x y")
+    >>> rc = RadicalCalculus([x, y])
+    >>> p = rc.frac(x**2*y/3 - y)[0]
+    >>> pt = {x: sp.Rational(1, 2), y: sp.Rational(3)}
+    >>> ring_value(rc, p, pt), ring_value(rc, flint_forms(rc, [p])[0], pt, keep=[y])
+    (-11/4, -11*y/12)
+    """
+    pairs = [(i, point[s]) for s, i in calc.idx.items() if s in point and s not in keep]
+    if not isinstance(p, PolyElement):               # a flint form
+        if all(isinstance(v, sp.Rational) for _, v in pairs):
+            return _flint_value(calc, p, pairs)
+        p = from_fmpq_mpoly(calc.R, p)
     gens = calc.R.gens
-    pairs = [(gens[i], point[s]) for s, i in calc.idx.items() if s in point and s not in keep]
     if not p:
         return sp.S.Zero
-    out = p.evaluate(pairs) if pairs else p
+    out = p.evaluate([(gens[i], v) for i, v in pairs]) if pairs else p
     if hasattr(out, "as_expr"):
         return out.as_expr()
     return calc.R.domain.to_sympy(out)
+
+
+def _flint_value(calc, f, pairs: list):
+    """:func:`ring_value` of the ``fmpq_mpoly`` ``f`` at rational values ``(index, v)``."""
+    if f.is_zero():
+        return sp.S.Zero
+    names = f.context().names()
+    dom = calc.R.domain
+    g = f.subs({names[i]: dom.from_sympy(v) for i, v in pairs}) if pairs else f
+    if g.is_constant():
+        return dom.to_sympy(g.leading_coefficient()) if not g.is_zero() else sp.S.Zero
+    return from_fmpq_mpoly(calc.R, g).as_expr()
+
+
+def flint_forms(calc, polys: Sequence) -> tuple:
+    """The ring elements ``polys`` of ``calc`` as python-flint ``fmpq_mpoly`` (for repeated
+    :func:`ring_value` / :func:`split_value` at rational points), or unchanged without
+    flint or over another domain.
+
+    >>> from geomech.core.algebra.calculus import RadicalCalculus
+    >>> x = sp.Symbol("x")
+    >>> rc = RadicalCalculus([x])
+    >>> p = rc.frac(x**3 - x/2)[0]
+    >>> [ring_value(rc, f, {x: sp.Rational(2)}) for f in flint_forms(rc, [p, 2*p])]
+    [7, 14]
+    """
+    ctx = qq_context(calc.R.ngens) if calc.R.domain == sp.QQ else None
+    if ctx is None:
+        return tuple(polys)
+    return tuple(to_fmpq_mpoly(p, ctx) for p in polys)
 
 
 def root_parts(calc, num) -> tuple:

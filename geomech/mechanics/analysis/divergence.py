@@ -45,7 +45,7 @@ from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_mul
 from geomech.core.zero import ZeroVerdict
-from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
+from geomech.core.zero.radicals import flint_forms, fraction_verdict, root_parts, split_value
 from geomech.core.zero.values import finite_samples
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
@@ -123,8 +123,9 @@ class RingFraction:
         (:func:`~geomech.core.zero.radicals.split_value`; points from
         :func:`~geomech.core.zero.radicals.ring_points`)."""
         if self._parts is None:      # the same fraction is sampled at many points
-            self._parts = root_parts(self.calc, self.num)
-        return split_value(self.calc, self.num, self.den, point, keep, self._parts)
+            self._parts = flint_forms(self.calc, (self.den, *root_parts(self.calc, self.num)))
+        den, *parts = self._parts
+        return split_value(self.calc, self.num, den, point, keep, parts)
 
     def verdict(self, points: int = 3, seed: int = 7) -> ZeroVerdict | None:
         r"""The exact verdict on :math:`E \equiv 0`, decided by

@@ -169,8 +169,21 @@ def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
     >>> [F.on_phase_space for F in linear_integrals(gm.examples.chaplygin_sleigh(a=0),
     ...                                             ansatz=[1])]
     [I*phidot]
+
+    The default search (no ``ansatz``, no ``fields``) is kept on the system: a report's first
+    integrals and integrability sections read the same integrals.
     """
     check_system(system)
+    if ansatz is None and fields is None:
+        cache = system.__dict__.setdefault("_linear_integrals_cache", {})
+        if "default" not in cache:
+            cache["default"] = _linear_integrals(system, None, None)
+        return list(cache["default"])
+    return _linear_integrals(system, ansatz, fields)
+
+
+def _linear_integrals(system, ansatz, fields) -> list[LinearIntegral]:
+    """:func:`linear_integrals`, uncached."""
     if fields is None:
         fields = noether_fields(system, ansatz=ansatz)
         if isinstance(fields, NoetherFieldSystem):

@@ -185,8 +185,13 @@ class AlmostPoissonStructure:
         if not params:
             return None
         pt = default_policy().random_point(params)
+        n, J = len(X), self.matrix
+        upper = sp.zeros(n, n)        # the ring reads the upper triangle only: J is skew
+        for i in range(n):
+            for j in range(i + 1, n):
+                upper[i, j] = J[i, j].xreplace(pt)
         try:
-            ring = _RingJacobiator(self.matrix.xreplace(pt), X)
+            ring = _RingJacobiator(upper, X)
             for i, j, k in itertools.combinations(range(len(X)), 3):
                 nd = ring.component(i, j, k)
                 if nd[0] and ring_nonzero(ring.fc, nd[0]):

@@ -286,18 +286,23 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     ...                           constraints=[f])
     >>> len(find_point_symmetries(S))            # se(2)
     3
+
+    The default search (``ansatz=None``) is kept on the system: a report's symmetry and
+    integrability sections read the same fields.
     """
     check_system(system)
-    if ansatz is not None or not verify:
+    if ansatz is not None:
         return _point_symmetries(system, ansatz, verify)
-    cache = system.__dict__.setdefault("_point_symmetries_cache", {})   # (a report's
-    if "default" not in cache:                  # Symmetries and Integrability share it)
-        cache["default"] = _point_symmetries(system, None, True)
-    return list(cache["default"])
+    cache = system.__dict__.setdefault("_point_symmetry_cache", {})
+    if True in cache:                     # verified fields serve both calls
+        return list(cache[True])
+    if verify not in cache:
+        cache[verify] = _point_symmetries(system, None, verify)
+    return list(cache[verify])
 
 
 def _point_symmetries(system, ansatz, verify: bool) -> list[VectorField]:
-    """:func:`find_point_symmetries` computed (no cache)."""
+    """:func:`find_point_symmetries`, uncached."""
     N = system.manifold
     comps, unknowns = coerce_ansatz(system, ansatz).template(N)
     u = N.vector_field(comps)

@@ -578,3 +578,32 @@ def test_point_symmetries_kept_on_the_system_are_those_computed():
     assert None not in again and len(again) == 3
     fresh = find_point_symmetries(gm.examples.chaplygin_sleigh(), verify=False)
     assert [u.components for u in again] == [u.components for u in fresh]
+
+
+# ---------------------------------------------------------------------------------------------
+# the default searches are kept on the system (a report's sections share them)
+# ---------------------------------------------------------------------------------------------
+def test_kept_point_symmetries_equal_a_fresh_search_in_the_explicit_default_ansatz():
+    from geomech.mechanics.analysis.ansatz import default_ansatz
+
+    S = gm.examples.chaplygin_sleigh()
+    kept = find_point_symmetries(S)
+    assert find_point_symmetries(S, verify=False) == kept and find_point_symmetries(S) == kept
+    other = gm.examples.chaplygin_sleigh()          # another system: an uncached derivation
+    fresh = find_point_symmetries(other, ansatz=default_ansatz(other))
+    assert rank(kept) == rank(fresh) == rank(kept + fresh) == 3       # the same span: se(2)
+    assert all(check_symmetry(S, u, definitive=True).is_symmetry for u in kept)
+
+
+def test_kept_linear_integrals_equal_a_fresh_search_and_are_conserved():
+    from geomech.mechanics.analysis.ansatz import default_ansatz
+
+    S = gm.examples.chaplygin_sleigh(a=0)
+    kept = linear_integrals(S)
+    assert [F.on_phase_space for F in linear_integrals(S)] == [F.on_phase_space for F in kept]
+    other = gm.examples.chaplygin_sleigh(a=0)
+    fresh = linear_integrals(other, ansatz=default_ansatz(other))
+    assert len(kept) == len(fresh) >= 1
+    for F, G in zip(kept, fresh):
+        assert _is_zero(F.on_phase_space - G.on_phase_space)
+        assert system_is_first_integral(S, F.on_phase_space)
