@@ -180,8 +180,15 @@ def denominator_factors(exprs, variables) -> list[sp.Expr]:
     """
     vs = set(variables)
     out: list[sp.Expr] = []
+    seen: set = set()         # a repeated sub-tree adds nothing: its factors are in already
     for comp in exprs:
-        for p in sp.preorder_traversal(comp):
+        todo = [as_expr(comp)]
+        while todo:                       # the preorder of sympy's preorder_traversal
+            p = todo.pop()
+            if p in seen:
+                continue
+            seen.add(p)
+            todo.extend(reversed(p.args))
             if isinstance(p, sp.Pow) and p.exp.is_negative:
                 d = p.base
             elif isinstance(p, (sp.tan, sp.sec)):

@@ -25,6 +25,7 @@ r"""Noether fields and linear first integrals of nonholonomic systems (Borisov &
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import sympy as sp
@@ -158,7 +159,9 @@ def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
 
     The Noether fields are searched with :func:`noether_fields` in ``ansatz`` (or taken from
     ``fields``); each integral is verified exactly as a first integral of
-    ``system.vector_field()``; a failed verification raises ``RuntimeError``.
+    ``system.vector_field()``; a failed verification raises ``RuntimeError``.  In the
+    default ansatz the result is computed once per system (the report's sections of first
+    integrals and of integrability read the same list).
 
     Examples
     --------
@@ -171,6 +174,27 @@ def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
     [I*phidot]
     """
     check_system(system)
+    if ansatz is None and fields is None:
+        try:
+            got = _INTEGRALS.get(system)
+        except TypeError:
+            got = None
+        if got is None:
+            got = _linear_integrals(system, None, None)
+            try:
+                _INTEGRALS[system] = got
+            except TypeError:
+                pass
+        return list(got)
+    return _linear_integrals(system, ansatz, fields)
+
+
+#: the default-ansatz linear integrals of each system (:func:`linear_integrals`)
+_INTEGRALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _linear_integrals(system, ansatz, fields) -> list[LinearIntegral]:
+    """:func:`linear_integrals`, computed."""
     if fields is None:
         fields = noether_fields(system, ansatz=ansatz)
         if isinstance(fields, NoetherFieldSystem):

@@ -46,6 +46,7 @@ True
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -274,7 +275,9 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     Returns
     -------
     list of VectorField
-        A basis (over the constants) of the symmetries within the family.
+        A basis (over the constants) of the symmetries within the family; in the default
+        ansatz (verified) computed once per system (the report's symmetry and
+        integrability sections read the same basis).
 
     Examples
     --------
@@ -288,6 +291,27 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     3
     """
     check_system(system)
+    if ansatz is None and verify:
+        try:
+            got = _SYMMETRIES.get(system)
+        except TypeError:
+            got = None
+        if got is None:
+            got = _find_point_symmetries(system, None, True)
+            try:
+                _SYMMETRIES[system] = got
+            except TypeError:
+                pass
+        return list(got)
+    return _find_point_symmetries(system, ansatz, verify)
+
+
+#: the default-ansatz point symmetries of each system (:func:`find_point_symmetries`)
+_SYMMETRIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _find_point_symmetries(system, ansatz, verify: bool) -> list[VectorField]:
+    """:func:`find_point_symmetries`, computed."""
     N = system.manifold
     comps, unknowns = coerce_ansatz(system, ansatz).template(N)
     u = N.vector_field(comps)
