@@ -32,6 +32,7 @@ from geomech.core.algebra import differential_ring, nullspace, rank
 from geomech.core.algebra.membership import certified_membership
 from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.fields import VectorField
+from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import rational_rewrite
 from geomech.core.zero.values import OutsideRing, PointValues
 
@@ -129,7 +130,7 @@ class Evaluator:
         per point for all components), by substitution where a sub-denominator vanishes."""
         budget.check()
         rew = [self._rewrite(c) for c in comps]
-        syms = set().union(*(r.free_symbols for r in rew)) if rew else set()
+        syms = set().union(*(free_symbols_of(r) for r in rew)) if rew else set()
         points = self._points_for(syms)
         out = []
         for pt in points:

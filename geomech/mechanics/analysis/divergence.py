@@ -44,6 +44,7 @@ from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_mul
+from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import fraction_verdict, root_parts, split_value
 from geomech.core.zero.values import OutsideRing, PointValues, finite_samples
@@ -361,7 +362,7 @@ class PointDivergence:
         """``count`` random exact points (every free symbol of the rewritten components and
         ``extra``, parameters included) where they are all finite."""
         exprs = [*self.rewritten, *self.extra]
-        syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=sp.default_sort_key)
+        syms = sorted(set().union(*(free_symbols_of(e) for e in exprs)), key=sp.default_sort_key)
         return [pt for pt, _ in finite_samples(exprs, syms, count, 4 * count + 4, seed)]
 
     def _point_values(self, point: dict) -> PointValues:
