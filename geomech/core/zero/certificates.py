@@ -128,12 +128,11 @@ def _shortening_in_ring(e: sp.Expr, angles: set) -> sp.Expr | None:
     is not an expanded polynomial in its atoms."""
     from geomech.core.algebra.rings import polynomial_ring
     from geomech.core.exprbuild import ring_to_expr
-    from geomech.core.manifold import free_symbols_of
 
     pairs = [(f(s), g(s)) for s in angles for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin))]
     gens = {a for a in e.atoms(sp.sin, sp.cos)} | {a for ab in pairs for a in ab}
     try:
-        R = polynomial_ring(sorted(free_symbols_of(e), key=sp.default_sort_key)
+        R = polynomial_ring(sorted(e.free_symbols, key=sp.default_sort_key)
                             + sorted(gens, key=sp.default_sort_key))
         P = R.from_expr(e)
     except (sp.polys.polyerrors.PolynomialError, ValueError, TypeError):
