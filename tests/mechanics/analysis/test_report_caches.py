@@ -87,3 +87,14 @@ def test_rational_rewrite_kept_is_the_joint_map():
     e = sp.sin(t) * x / (2 + sp.cos(2 * t))
     assert rational_rewrite(e) == rewrite_jointly([e], full=False).exprs[0]
     assert rational_rewrite(e) is rational_rewrite(e)
+
+
+def test_declared_family_by_name_without_the_search():
+    """A declared family named for the diagram is the one the full list (declared, then
+    found) names first: the state and chart are the same without the search."""
+    from geomech.mechanics.analysis.stability_diagram import steady_state_with
+
+    S = gm.examples.chaplygin_sleigh()
+    state, chart = steady_state_with(S, "straight run", "speed")
+    fam = next(f for f in S.steady_motions(search=True) if f.name == "straight run")
+    assert (state, chart) == (fam.at(**{c.name: c for c in fam.constants}), fam.chart)
