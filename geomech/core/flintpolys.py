@@ -82,7 +82,8 @@ def from_fmpq_mpoly(ring, f):
 
 
 def _to_flint(p):
-    """A PolyElement over ZZ as an ``fmpz_mpoly``."""
+    """A PolyElement over ZZ (or over QQ with integral coefficients) as an
+    ``fmpz_mpoly``."""
     return _zz_ctx(p.ring.ngens).from_dict({m: int(c) for m, c in p.items()})
 
 
@@ -128,10 +129,9 @@ def poly_cancel(f, g) -> tuple:
     if not (f and _flint_ok(f, g)):
         return f.cancel(g)
     R = f.ring
-    zz = R.clone(domain=sp.ZZ)
     cq, F = f.clear_denoms()
     cp, G = g.clear_denoms()
-    Ff, Gf = _to_flint(F.set_ring(zz)), _to_flint(G.set_ring(zz))
+    Ff, Gf = _to_flint(F), _to_flint(G)      # integral coefficients: no ring change needed
     h = Ff.gcd(Gf)
     p, q = _from_flint(R, Ff / h), _from_flint(R, Gf / h)
     _, cp, cq = sp.ZZ.cofactors(sp.ZZ.convert(cp), sp.ZZ.convert(cq))

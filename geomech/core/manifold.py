@@ -27,7 +27,7 @@ import sympy as sp
 
 from .parse import as_expr, parse_expr
 
-__all__ = ["Manifold", "as_symbols", "register_kind", "kind"]
+__all__ = ["Manifold", "as_symbols", "register_kind", "kind", "free_symbols_of"]
 
 # The classes built on a chart (vector fields, forms) register here when their module is
 # imported (``geomech.core`` imports them all), so that this module needs no import of
@@ -290,7 +290,7 @@ class Manifold:
         """
         if not isinstance(expr, sp.Basic):
             return expr
-        free = _free_symbols(expr)
+        free = free_symbols_of(expr)
         if not free:
             return expr
         own = self.__dict__.get("_own")
@@ -483,7 +483,7 @@ def _restore_manifold(token, name, coords, parameters, assumptions, velocities) 
 _PLAIN = (sp.Add, sp.Mul, sp.Pow)
 
 
-def _free_symbols(expr: sp.Basic) -> set:
+def free_symbols_of(expr: sp.Basic) -> set:
     """``expr.free_symbols``, each distinct sub-expression visited once (sums, products,
     powers and function applications; other nodes, which may bind variables, answer
     themselves): large expressions that share sub-expressions (the unexpanded solves of
@@ -491,7 +491,7 @@ def _free_symbols(expr: sp.Basic) -> set:
 
     >>> import sympy as sp
     >>> x, y = sp.symbols("x y")
-    >>> sorted(_free_symbols(sp.sin(x)*(x + y)**2), key=str)
+    >>> sorted(free_symbols_of(sp.sin(x)*(x + y)**2), key=str)
     [x, y]
     """
     out: set = set()

@@ -32,7 +32,9 @@ from geomech.core.algebra import differential_ring, nullspace, rank
 from geomech.core.algebra.membership import certified_membership
 from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_mod
 from geomech.core.fields import VectorField
+from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import rational_rewrite
+from geomech.core.zero.values import OutsideRing, PointValues
 
 __all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "columns", "kernel"]
 
@@ -124,27 +126,38 @@ class Evaluator:
 
     def vectors(self, comps: Sequence[sp.Expr]) -> list[list[int] | None]:
         """The vector at each point modulo the prime (``None`` where undefined or not
-        rational)."""
+        rational): exact values by :class:`~geomech.core.zero.values.PointValues` (one memo
+        per point for all components), by substitution where a sub-denominator vanishes."""
         budget.check()
         rew = [self._rewrite(c) for c in comps]
-        syms = set().union(*(r.free_symbols for r in rew)) if rew else set()
+        syms = set().union(*(free_symbols_of(r) for r in rew)) if rew else set()
         points = self._points_for(syms)
         out = []
         for pt in points:
+            pv = PointValues(pt)
             vec = []
             for r in rew:
-                try:
-                    v = r.xreplace(pt) if r.free_symbols else r
-                except (ZeroDivisionError, TypeError):
-                    vec = None
-                    break
-                v = to_mod(v) if v.is_Rational else None
+                v = _exact_value(pv, r, pt)
+                v = to_mod(v) if v is not None and v.is_Rational else None
                 if v is None:
                     vec = None
                     break
                 vec.append(v)
             out.append(vec)
         return out
+
+
+def _exact_value(pv: PointValues, r: sp.Expr, pt: dict) -> sp.Expr | None:
+    """The value of ``r`` at ``pt`` (``pv`` its values), by substitution where a
+    sub-denominator vanishes or another atom occurs; ``None`` where undefined."""
+    try:
+        return pv.value(r)
+    except (ZeroDivisionError, OutsideRing):
+        pass
+    try:
+        return r.xreplace(pt) if r.free_symbols else r
+    except (ZeroDivisionError, TypeError):
+        return None
 
 
 def _evaluate_mod(p, vals: list) -> int | None:

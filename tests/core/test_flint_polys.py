@@ -81,3 +81,22 @@ def test_product_is_sympys(f, g, h):
     assert prod == F * H
     assert flintpolys.poly_mul(f, g) == f * g
     assert all(type(e) is int for m in prod.keys() for e in m)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(polys, min_size=12, max_size=12))
+def test_laplace_minors_with_flint_products_are_the_same(entries):
+    """Cramer's rule of LaplaceMinors with flint's products (poly_mul) is the one with
+    sympy's products, and det M x = adj(M) b holds."""
+    from geomech.core.algebra.solve import LaplaceMinors
+    from geomech.core.flintpolys import poly_mul
+
+    rows = [entries[4 * i:4 * i + 4] for i in range(3)]
+    saved, flintpolys.MUL_TERMS = flintpolys.MUL_TERMS, 0     # every product by flint
+    try:
+        nums, det = LaplaceMinors(rows, R.zero, mul=poly_mul).cramer()
+    finally:
+        flintpolys.MUL_TERMS = saved
+    assert (nums, det) == LaplaceMinors(rows, R.zero).cramer()
+    for i in range(3):
+        assert sum((rows[i][j] * nums[j] for j in range(3)), R.zero) == det * rows[i][3]

@@ -132,3 +132,15 @@ def test_shortening_in_the_ring_is_the_substitution_rule(monkeypatch):
             m.setattr(certificates, "_shortening_in_ring", lambda *args: None)
             old = certificates.pythagorean_shortening(e)
         assert str(new) == str(old) and (new is e) == (old is e)
+
+
+@SETTINGS
+@given(fields(), fields())
+def test_flint_bracket_is_the_ring_bracket(X, Y):
+    """The components computed in flint (``FreeTrigField.bracket``) are the polynomials of
+    the term-by-term sympy computation (``bracket_component``), exactly."""
+    from geomech.core.algebra.free_calculus import FreeTrigField
+
+    F = FreeTrigField([*X, *Y], COORDS)
+    FX, FY = [F.frac(c) for c in X], [F.frac(c) for c in Y]
+    assert F.bracket(FX, FY) == [F.bracket_component(FX, FY, i) for i in range(len(COORDS))]

@@ -99,7 +99,9 @@ def content_expr(alg, p) -> sp.Expr:
     low = tuple(min(e) for e in zip(*mons))
     if any(low):
         mono = alg.ring.from_dict({low: 1})
-        prim = prim.exquo(mono)
+        # the exact quotient by a monomial: the exponents shifted (no general division)
+        prim = alg.ring.from_dict({tuple(a - b for a, b in zip(m, low)): c
+                                   for m, c in prim.items()})
         return alg.domain_expr(c) * alg.expr(mono) * alg.expr(prim)
     return alg.domain_expr(c) * alg.expr(prim)
 

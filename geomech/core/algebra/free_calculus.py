@@ -36,7 +36,8 @@ import sympy as sp
 
 from geomech.core.algebra.rings import polynomial_ring, quotient_rule
 from geomech.core.budget import check
-from geomech.core.flintpolys import poly_cancel
+from geomech.core.exprbuild import ring_to_expr
+from geomech.core.flintpolys import from_fmpq_mpoly, poly_cancel, qq_context, to_fmpq_mpoly
 from geomech.core.parse import as_expr
 
 __all__ = ["FreeTrigField", "free_bracket", "cancel_form", "cancel_quotient"]
@@ -136,9 +137,58 @@ class FreeTrigField:
                     n, d = n * td + tn * d, d * td
         return poly_cancel(n, d) if n else (n, self.R.one)
 
+    def bracket(self, X: Sequence, Y: Sequence) -> list[tuple]:
+        r"""Every component of :math:`[X, Y]` (:meth:`bracket_component`); with python-flint
+        the same sums and products in flint's ``fmpq_mpoly`` (C), the operands converted
+        once: the same polynomials, cancelled as :meth:`bracket_component` does."""
+        ctx = qq_context(self.R.ngens)
+        if ctx is None:
+            return [self.bracket_component(X, Y, i) for i in range(len(self.coords))]
+        conv = [[(to_fmpq_mpoly(n, ctx), to_fmpq_mpoly(d, ctx)) for n, d in V] for V in (X, Y)]
+        dgen = {x: [(i, to_fmpq_mpoly(dg, ctx)) for i, dg in der.items() if dg]
+                for x, der in self.dgen.items()}
+        out = []
+        for i in range(len(self.coords)):
+            check()                   # one unit of work per component
+            n, d = _flint_component(*conv, i, self.coords, dgen, ctx)
+            n, d = from_fmpq_mpoly(self.R, n), from_fmpq_mpoly(self.R, d)
+            out.append(poly_cancel(n, d) if n else (n, self.R.one))
+        return out
+
     def expr(self, nd: tuple) -> sp.Expr:
         """The quotient as a sympy expression (not normalised)."""
         return nd[0].as_expr() / nd[1].as_expr()
+
+
+def _flint_component(X: list, Y: list, i: int, coords: Sequence, dgen: dict, ctx) -> tuple:
+    """``(n, d)`` of component ``i`` of :math:`[X, Y]` before cancelling, in flint (the sums
+    and products of :meth:`FreeTrigField.bracket_component`, in the same order)."""
+    def dpoly(p, x):
+        out = ctx.from_dict({})
+        for k, dg in dgen[x]:
+            out += p.derivative(k) * dg
+        return out
+
+    n, d = ctx.from_dict({}), ctx.from_dict({(0,) * ctx.nvars(): 1})
+    for j, x in enumerate(coords):
+        for A, B, sign in ((X, Y, 1), (Y, X, -1)):
+            if not A[j][0]:
+                continue
+            dn, dd = quotient_rule(B[i], lambda p, x=x: dpoly(p, x), _is_constant)
+            if not dn:
+                continue
+            tn, td = A[j][0] * dn, A[j][1] * dd
+            if sign < 0:
+                tn = -tn
+            if td == d:
+                n = n + tn
+            else:
+                n, d = n * td + tn * d, d * td
+    return n, d
+
+
+def _is_constant(p) -> bool:
+    return p.is_constant()
 
 
 def cancel_form(p, q) -> sp.Expr:
@@ -152,16 +202,16 @@ def cancel_form(p, q) -> sp.Expr:
     True
     """
     if q.is_ground:
-        return (p.quo_ground(q.LC)).as_expr()
+        return ring_to_expr(p.quo_ground(q.LC))      # == as_expr(), built faster
     cp, P = p.clear_denoms()
     cq, Q = q.clear_denoms()
     P, Q = P.mul_ground(cq), Q.mul_ground(cp)
     g = sp.igcd(*[int(c) for c in P.coeffs()], *[int(c) for c in Q.coeffs()])
     if g != 1:
         P, Q = P.quo_ground(g), Q.quo_ground(g)
-    Pe, Qe = P.as_expr(), Q.as_expr()
+    Pe, Qe = ring_to_expr(P), ring_to_expr(Q)
     if sp.Poly(Qe).LC() < 0:
-        Pe, Qe = (-P).as_expr(), (-Q).as_expr()
+        Pe, Qe = ring_to_expr(-P), ring_to_expr(-Q)
     return Pe / Qe
 
 
@@ -206,8 +256,5 @@ def free_bracket(X: Sequence[sp.Expr], Y: Sequence[sp.Expr],
     except (ValueError, sp.PolynomialError, sp.polys.polyerrors.CoercionFailed):
         return None
     FX, FY = [F.frac(c) for c in X], [F.frac(c) for c in Y]
-    out = []
-    for i in range(len(coords)):
-        p, q = F.bracket_component(FX, FY, i)
-        out.append(sp.S.Zero if not p else None if q.is_ground else cancel_form(p, q))
-    return out
+    return [sp.S.Zero if not p else None if q.is_ground else cancel_form(p, q)
+            for p, q in F.bracket(FX, FY)]

@@ -116,14 +116,16 @@ def forget_rings() -> None:
     _cached_field.cache_clear()
 
 
-def quotient_rule(nd: tuple, derivation: Callable) -> tuple:
+def quotient_rule(nd: tuple, derivation: Callable,
+                  constant: Callable | None = None) -> tuple:
     r"""The derivative of the fraction ``nd = (n, d)`` of ring elements under a derivation
     ``D`` of the ring (a callable on polynomials), by the quotient rule
 
     .. math:: D\Big(\frac nd\Big) = \frac{D(n)\,d - n\,D(d)}{d^2},
 
-    left uncancelled (``(D(n), d)`` when ``d`` is constant).  The one quotient rule of the
-    fraction calculi (:mod:`~geomech.core.algebra.calculus`,
+    left uncancelled (``(D(n), d)`` when ``d`` is constant: ``d.is_ground``, or
+    ``constant(d)`` for polynomials of another kind, e.g. flint's).  The one quotient rule
+    of the fraction calculi (:mod:`~geomech.core.algebra.calculus`,
     :mod:`~geomech.core.algebra.free_calculus`).
 
     >>> R = polynomial_ring(sp.symbols("x y"))
@@ -133,7 +135,7 @@ def quotient_rule(nd: tuple, derivation: Callable) -> tuple:
     """
     n, d = nd
     dn = derivation(n)
-    if d.is_ground:
+    if (d.is_ground if constant is None else constant(d)):
         return dn, d
     dd = derivation(d)
     return (dn, d) if not dd else (dn * d - n * dd, d * d)

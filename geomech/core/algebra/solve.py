@@ -24,6 +24,8 @@ Matrix([
 
 from __future__ import annotations
 
+import operator
+
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
@@ -31,6 +33,7 @@ from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 from geomech.core.algebra.matrices import unsimplified_products
 from geomech.core.algebra.normal_form import compact, trig_reduce
 from geomech.core.algebra.rings import RationalAlgebra, UnsupportedExpression
+from geomech.core.flintpolys import poly_mul
 from geomech.core.opcount import count_ops  # == sympy.count_ops, faster
 from geomech.core.parse import as_matrix
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
@@ -260,7 +263,7 @@ def _ring_solve(M: sp.Matrix, rhs: sp.Matrix, what: str) -> sp.Matrix:
     rows, D = _cleared_rows(alg, M, rhs)
     rows = [[alg.reduce(e) for e in r] for r in rows]
     if n <= 5:
-        num, den = LaplaceMinors(rows, alg.ring.zero, alg.reduce).cramer()
+        num, den = LaplaceMinors(rows, alg.ring.zero, alg.reduce, poly_mul).cramer()
     else:
         K = R.to_domain()
         A = DomainMatrix([r[:n] for r in rows], (n, n), K)
@@ -403,7 +406,9 @@ class LaplaceMinors:
     :math:`\sin^2+\cos^2-1`, so the identities of Cramer's rule survive it).  The entries are
     elements of any commutative ring with ``+``, ``-``, ``*`` whose zero is falsy (sympy
     expressions, sparse or python-flint polynomials); ``zero`` is the ring's zero.  Minors
-    are shared between :math:`\det M` and the numerators of :meth:`cramer`.
+    are shared between :math:`\det M` and the numerators of :meth:`cramer`.  ``mul``
+    multiplies two entries (default ``*``; e.g.
+    :func:`~geomech.core.flintpolys.poly_mul`, large sparse products by flint).
 
     >>> a, b1, b2 = sp.symbols("a b1 b2")
     >>> m = LaplaceMinors([[a, 1, b1], [1, 2, b2]], sp.S.Zero)
@@ -411,9 +416,9 @@ class LaplaceMinors:
     (2*a - 1, ([2*b1 - b2, a*b2 - b1], 2*a - 1))
     """
 
-    def __init__(self, rows: list, zero, reduce=None):
+    def __init__(self, rows: list, zero, reduce=None, mul=operator.mul):
         self.rows, self.zero, self.n, self.memo = rows, zero, len(rows), {}
-        self.reduce = reduce
+        self.reduce, self.mul = reduce, mul
 
     def __call__(self, cols: tuple, skip: int = -1):
         key = (cols, skip)
@@ -431,7 +436,8 @@ class LaplaceMinors:
                 if a:
                     sub = self(cols[:pos] + cols[pos + 1:], skip)
                     if sub:
-                        out = out + a * sub if pos % 2 == 0 else out - a * sub
+                        out = out + self.mul(a, sub) if pos % 2 == 0 \
+                            else out - self.mul(a, sub)
             if self.reduce is not None:
                 out = self.reduce(out)
         self.memo[key] = out

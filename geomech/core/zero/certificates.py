@@ -127,6 +127,7 @@ def _shortening_in_ring(e: sp.Expr, angles: set) -> sp.Expr | None:
     in the atoms of ``e``: the same result without sympy's ``expand``.  ``None`` when ``e``
     is not an expanded polynomial in its atoms."""
     from geomech.core.algebra.rings import polynomial_ring
+    from geomech.core.exprbuild import ring_to_expr
 
     pairs = [(f(s), g(s)) for s in angles for f, g in ((sp.sin, sp.cos), (sp.cos, sp.sin))]
     gens = {a for a in e.atoms(sp.sin, sp.cos)} | {a for ab in pairs for a in ab}
@@ -155,7 +156,7 @@ def _shortening_in_ring(e: sp.Expr, angles: set) -> sp.Expr | None:
         cand_p = R.from_dict({m: c for m, c in cand.items() if c})
         if max(len(cand_p), 1) < n_best:
             best, n_best = cand_p, max(len(cand_p), 1)
-    return e if best is P else best.as_expr()
+    return e if best is P else ring_to_expr(best)      # == best.as_expr()
 
 
 def _reduce_square(e: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:

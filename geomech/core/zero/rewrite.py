@@ -16,6 +16,7 @@ faithful (independent angles: Ax 1971, *Ann. Math.* 93, "On Schanuel's conjectur
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -387,7 +388,18 @@ def rational_rewrite(expr) -> sp.Expr:
     >>> t = half_angle_symbol(phi)
     >>> sp.simplify(rational_rewrite(sp.sin(phi)) - 2*t/(1 + t**2))
     0
+
+    The map is fixed (its auxiliary symbols are global), so the images of sympy expressions
+    are kept (least recently used first out): the sections of a report rewrite the same
+    vector field several times.
     """
+    if isinstance(expr, sp.Basic):
+        return _rational_rewrite(expr)
+    return rewrite_jointly([expr], full=False).exprs[0]
+
+
+@functools.lru_cache(maxsize=512)
+def _rational_rewrite(expr: sp.Basic) -> sp.Expr:
     return rewrite_jointly([expr], full=False).exprs[0]
 
 

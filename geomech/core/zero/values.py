@@ -40,6 +40,7 @@ from geomech.core.zero.policy import ZeroPolicy, default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
 __all__ = ["rational_value", "polynomial_values", "OutsideRing", "NeedsRoot", "finite_samples",
+           "PointValues", "exact_values",
            "certainly_nonzero", "nowhere_zero", "certainly_full_rank", "QuadraticValues",
            "quadratic_points"]
 
@@ -125,6 +126,114 @@ def _trig_value(f, angles: dict, missing: type) -> Fraction:
     return re if isinstance(f, sp.cos) else im
 
 
+class PointValues:
+    r"""Exact values, and first derivatives along one symbol, of rational expressions (sums,
+    products and integer powers of rational numbers and symbols, e.g. after
+    :func:`~geomech.core.zero.rational_rewrite`) at one rational point, in one pass over
+    each expression tree with a memo shared by every expression evaluated at the point
+    (sympy's rational domain ``QQ``: no expression is rebuilt, as ``xreplace`` would).
+
+    :meth:`value` is :math:`e(p)`; :meth:`jet` is :math:`(e(p), \partial e/\partial x\,(p))`
+    by forward differentiation with dual numbers, :math:`(u, u')(v, v') = (uv, u'v + uv')`,
+    :math:`(u, u')^n = (u^n, n u^{n-1} u')` (Griewank & Walther (2008), *Evaluating
+    Derivatives*, §3.1).  Both are exact.  ``ZeroDivisionError`` where the denominator of a
+    sub-expression vanishes (``e`` may be finite there after cancelling: the caller decides,
+    e.g. by cancelling), :class:`OutsideRing` for another atom or a symbol without a value.
+
+    >>> x, y = sp.symbols("x y")
+    >>> pv = PointValues({x: sp.Rational(1, 2), y: 3})
+    >>> pv.value(x**2*y/(1 + x)), pv.jet(x**2*y/(1 + x), x)
+    (1/2, (1/2, 5/3))
+    """
+
+    def __init__(self, point: dict):
+        self.point = point
+        self._memo: dict = {}
+        self._jets: dict = {}
+
+    def value(self, e: sp.Expr) -> sp.Rational:
+        """The exact value of ``e`` at the point."""
+        return sp.QQ.to_sympy(self._value(as_expr(e)))
+
+    def jet(self, e: sp.Expr, x: sp.Symbol) -> tuple[sp.Rational, sp.Rational]:
+        """``(e, de/dx)`` at the point, exact."""
+        memo = self._jets.setdefault(x, {})
+        v, d = self._jet(as_expr(e), x, memo)
+        return sp.QQ.to_sympy(v), sp.QQ.to_sympy(d)
+
+    def _leaf(self, a):
+        """The domain value of a number or a symbol (:class:`OutsideRing` otherwise)."""
+        if a.is_Rational:
+            return sp.QQ(int(a.p), int(a.q))
+        v = self.point.get(a) if a.is_Symbol else None
+        if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+            return sp.QQ(int(v.numerator), int(v.denominator))
+        if not getattr(v, "is_Rational", False):
+            raise OutsideRing(f"{a} has no rational value at the point")
+        return sp.QQ(int(v.p), int(v.q))
+
+    def _value(self, a):
+        got = self._memo.get(a)
+        if got is not None:
+            return got
+        if a.is_Add:
+            args = [self._value(t) for t in a.args]
+            got = args[0]
+            for t in args[1:]:
+                got = got + t
+        elif a.is_Mul:
+            got = sp.QQ.one
+            for t in a.args:
+                got = got * self._value(t)
+        elif a.is_Pow and a.exp.is_Integer:
+            got = self._value(a.base) ** int(a.exp)
+        else:
+            got = self._leaf(a)
+        self._memo[a] = got
+        return got
+
+    def _jet(self, a, x, memo: dict) -> tuple:
+        got = memo.get(a)
+        if got is not None:
+            return got
+        zero = sp.QQ.zero
+        if a.is_Add:
+            v, d = zero, zero
+            for t in a.args:
+                tv, td = self._jet(t, x, memo)
+                v, d = v + tv, d + td
+        elif a.is_Mul:
+            v, d = sp.QQ.one, zero
+            for t in a.args:
+                tv, td = self._jet(t, x, memo)
+                v, d = v * tv, d * tv + v * td
+        elif a.is_Pow and a.exp.is_Integer:
+            n = int(a.exp)
+            u, du = self._jet(a.base, x, memo)
+            p = u ** (n - 1)
+            v, d = p * u, n * p * du
+        else:
+            v, d = self._value(a), (sp.QQ.one if a == x else zero)
+        memo[a] = (v, d)
+        return v, d
+
+
+def exact_values(exprs, point: dict) -> list | None:
+    """The values of ``exprs`` at ``point`` by :class:`PointValues` (one memo), or ``None``
+    where that evaluation does not apply (a vanishing sub-denominator, another atom, a
+    symbol without a value): the caller then substitutes and cancels.
+
+    >>> x = sp.Symbol("x")
+    >>> exact_values([x**2, 1/x], {x: sp.Rational(2, 3)}), exact_values([x/x**2], {x: 0})
+    ([4/9, 3/2], None)
+    """
+    pv = PointValues(point)
+    try:
+        return [pv.value(e) for e in exprs]
+    except (ZeroDivisionError, OutsideRing):
+        return None
+
+
 def finite_samples(exprs, syms, count: int, tries: int, seed: int) -> list[tuple[dict, list]]:
     """Up to ``count`` pairs ``(point, values)``: random exact points of ``syms`` (a policy
     of its own, ``seed``; at most ``tries`` points drawn) where every expression of
@@ -140,12 +249,14 @@ def finite_samples(exprs, syms, count: int, tries: int, seed: int) -> list[tuple
     for _ in range(tries):
         check()
         pt = sampler.random_point(syms)
-        try:
-            vals = [sp.cancel(e.xreplace(pt)) for e in exprs]
-        except ZeroDivisionError:
-            continue
-        if any(val.has(sp.zoo, sp.nan, sp.oo) for val in vals):
-            continue
+        vals = exact_values(exprs, pt)        # the same values, without rebuilding `exprs`
+        if vals is None:
+            try:
+                vals = [sp.cancel(e.xreplace(pt)) for e in exprs]
+            except ZeroDivisionError:
+                continue
+            if any(val.has(sp.zoo, sp.nan, sp.oo) for val in vals):
+                continue
         out.append((pt, vals))
         if len(out) == count:
             break

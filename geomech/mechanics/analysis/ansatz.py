@@ -30,7 +30,7 @@ import sympy as sp
 
 from geomech.core.algebra import CoefficientRows, ring_linear_rows, solve_homogeneous
 from geomech.core.fields import VectorField
-from geomech.core.manifold import Manifold
+from geomech.core.manifold import Manifold, free_symbols_of
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroPolicy, default_policy, rational_rewrite
 from geomech.mechanics.analysis.common import active_forces
@@ -222,7 +222,7 @@ def solve_linear_identities(exprs, unknowns, keep=(), seed: int = 2015) -> list[
     """
     exprs = [as_expr(e) for e in exprs]
     unknowns = list(unknowns)
-    kept = sorted({s for e in exprs for s in e.free_symbols} & set(keep),
+    kept = sorted(set().union(*map(free_symbols_of, exprs)) & set(keep),
                   key=sp.default_sort_key)
     if kept and len(unknowns) > 8:
         got = _two_stage(exprs, unknowns, kept, seed)

@@ -44,9 +44,10 @@ from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_mul
+from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import flint_forms, fraction_verdict, root_parts, split_value
-from geomech.core.zero.values import finite_samples
+from geomech.core.zero.values import OutsideRing, PointValues, finite_samples
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence",
@@ -347,6 +348,8 @@ class PointDivergence:
         self.coords = tuple(v.manifold.coords)
         self.rewritten = [rational_rewrite(c) for c in v.components]
         self.extra = [rational_rewrite(e) for e in extra]
+        self._rewrites = dict(zip(extra, self.extra))
+        self._values: tuple | None = None     # (point, its PointValues): rows share a point
         self._half = {x: half_angle_symbol(x) for x in self.coords}
         for x in self.coords:
             if any(e.has(x) and e.has(self._half[x]) for e in self.rewritten):
@@ -360,11 +363,22 @@ class PointDivergence:
         """``count`` random exact points (every free symbol of the rewritten components and
         ``extra``, parameters included) where they are all finite."""
         exprs = [*self.rewritten, *self.extra]
-        syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=sp.default_sort_key)
+        syms = sorted(set().union(*(free_symbols_of(e) for e in exprs)), key=sp.default_sort_key)
         return [pt for pt, _ in finite_samples(exprs, syms, count, 4 * count + 4, seed)]
 
+    def _point_values(self, point: dict) -> PointValues:
+        """The :class:`~geomech.core.zero.values.PointValues` of ``point`` (one memo for the
+        divergence and the values of a row)."""
+        if self._values is None or self._values[0] is not point:
+            self._values = (point, PointValues(point))
+        return self._values[1]
+
     def at(self, point: dict) -> sp.Expr:
-        r"""The exact value of :math:`\operatorname{div} v` at ``point``."""
+        r"""The exact value of :math:`\operatorname{div} v` at ``point``: each
+        :math:`\partial v^i/\partial x_i` by forward differentiation
+        (:meth:`~geomech.core.zero.values.PointValues.jet`), or, where a sub-expression's
+        denominator vanishes, from the component cancelled in the one variable."""
+        pv = self._point_values(point)
         total = sp.S.Zero
         for x, r in zip(self.coords, self.rewritten):
             t = self._half[x]
@@ -372,8 +386,11 @@ class PointDivergence:
             if not r.has(var):
                 continue
             check()
-            others = {k: val for k, val in point.items() if k != var}
-            d = sp.diff(sp.cancel(r.xreplace(others)), var).xreplace({var: point[var]})
+            try:
+                d = pv.jet(r, var)[1]
+            except (ZeroDivisionError, OutsideRing):
+                others = {k: val for k, val in point.items() if k != var}
+                d = sp.diff(sp.cancel(r.xreplace(others)), var).xreplace({var: point[var]})
             total += jac * d
         return sp.cancel(total)
 
@@ -381,7 +398,13 @@ class PointDivergence:
         """The exact value of the expression ``e`` (in the coordinates) at ``point``."""
         from geomech.core.zero import rational_rewrite
 
-        return sp.cancel(rational_rewrite(e).xreplace(point))
+        r = self._rewrites.get(e)
+        if r is None:
+            r = self._rewrites[e] = rational_rewrite(e)
+        try:
+            return self._point_values(point).value(r)
+        except (ZeroDivisionError, OutsideRing):
+            return sp.cancel(r.xreplace(point))
 
 
 def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> list[tuple]:

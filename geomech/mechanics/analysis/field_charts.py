@@ -28,6 +28,7 @@ Used by :mod:`~geomech.mechanics.analysis.linearization`,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -177,11 +178,27 @@ def denominator_factors(exprs, variables) -> list[sp.Expr]:
     >>> x, y = sp.symbols("x y")
     >>> denominator_factors([x/(y*(x - 1)), sp.tan(y)], [x, y])
     [y, x - 1, cos(y)]
+
+    Kept for the last fields met (least recently used first out): the report's steady
+    motions, linearisation and density search read the factors of one field.
     """
+    return list(_denominator_factors(tuple(as_expr(e) for e in exprs), tuple(variables)))
+
+
+@functools.lru_cache(maxsize=64)
+def _denominator_factors(exprs: tuple, variables: tuple) -> tuple:
+    """:func:`denominator_factors` (a tuple)."""
     vs = set(variables)
     out: list[sp.Expr] = []
+    seen: set = set()         # a repeated sub-tree adds nothing: its factors are in already
     for comp in exprs:
-        for p in sp.preorder_traversal(comp):
+        todo = [comp]
+        while todo:                       # the preorder of sympy's preorder_traversal
+            p = todo.pop()
+            if p in seen:
+                continue
+            seen.add(p)
+            todo.extend(reversed(p.args))
             if isinstance(p, sp.Pow) and p.exp.is_negative:
                 d = p.base
             elif isinstance(p, (sp.tan, sp.sec)):
@@ -193,7 +210,7 @@ def denominator_factors(exprs, variables) -> list[sp.Expr]:
             for f in sp.Mul.make_args(sp.factor_terms(d)):
                 if f.free_symbols & vs and f not in out:
                     out.append(f)
-    return out
+    return tuple(out)
 
 
 def singular_factors(chart: FieldChart) -> list[sp.Expr]:

@@ -158,7 +158,9 @@ def linear_integrals(system, ansatz=None, fields=None) -> list[LinearIntegral]:
 
     The Noether fields are searched with :func:`noether_fields` in ``ansatz`` (or taken from
     ``fields``); each integral is verified exactly as a first integral of
-    ``system.vector_field()``; a failed verification raises ``RuntimeError``.
+    ``system.vector_field()``; a failed verification raises ``RuntimeError``.  In the
+    default ansatz the result is computed once per system (the report's sections of first
+    integrals and of integrability read the same list).
 
     Examples
     --------

@@ -24,6 +24,7 @@ p**2/2 + q**2/2
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -312,7 +313,24 @@ def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
     ...                                     [[-sp.sin(phi), sp.cos(phi), 0]], [w])
     >>> Ls, p, K
     (omega**2/2, [0], Matrix([[1]]))
+
+    Kept for the last frames met (the report's pseudo-Hamiltonian form and its implicit
+    form read the same graph frame).
     """
+    got = _frame_quadratic_parts(as_expr(L), tuple(velocities),
+                                 tuple(tuple(as_expr(c) for c in t) for t in tau),
+                                 tuple(tuple(as_expr(c) for c in a) for a in trans),
+                                 tuple(omegas))
+    if got is None:
+        return None
+    Lstar, p_mu, K, h = got
+    return Lstar, list(p_mu), K.copy(), h.copy()
+
+
+@functools.lru_cache(maxsize=16)
+def _frame_quadratic_parts(L: sp.Expr, velocities: tuple, tau: tuple, trans: tuple,
+                           omegas: tuple) -> tuple | None:
+    """:func:`_frame_quadratic_form` (``p_mu`` a tuple)."""
     if has_radicals([L]):
         return None
     zero = {v: 0 for v in velocities}
@@ -333,7 +351,7 @@ def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
         row = sp.Matrix(a).T
         C = (row * GT).applyfunc(compact)
         p_mu.append(sum(C[s] * om[s] for s in range(len(om))) + compact((row * b)[0]))
-    return Lstar, p_mu, K, h
+    return Lstar, tuple(p_mu), K, h
 
 
 def _guard_size(omega_of: dict) -> None:

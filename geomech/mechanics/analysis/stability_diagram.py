@@ -162,7 +162,9 @@ def steady_state_with(system, steady, parameter: str) -> tuple[dict, str]:
     the distinguished family."""
     if isinstance(steady, Mapping):
         return dict(steady), "auto"
-    fams = system.steady_motions(search=steady is not None)
+    fams = system.steady_motions(search=False)     # the declared ones come first: a declared
+    if steady is not None and not any(f.name == steady for f in fams):     # name needs no
+        fams = system.steady_motions(search=True)                           # search
     fam = fams[0] if steady is None else next((f for f in fams if f.name == steady), None)
     if fam is None:
         raise ValueError(f"{steady!r} is not a family of steady motions of {system.name}")

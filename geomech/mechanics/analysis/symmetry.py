@@ -274,7 +274,9 @@ def find_point_symmetries(system, ansatz=None, verify: bool = True) -> list[Vect
     Returns
     -------
     list of VectorField
-        A basis (over the constants) of the symmetries within the family.
+        A basis (over the constants) of the symmetries within the family; in the default
+        ansatz (verified) computed once per system (the report's symmetry and
+        integrability sections read the same basis).
 
     Examples
     --------
