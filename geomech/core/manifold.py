@@ -483,20 +483,28 @@ def _restore_manifold(token, name, coords, parameters, assumptions, velocities) 
 _PLAIN = (sp.Add, sp.Mul, sp.Pow)
 
 
-def free_symbols_of(expr: sp.Basic) -> set:
-    """``expr.free_symbols``, each distinct sub-expression visited once (sums, products,
-    powers and function applications; other nodes, which may bind variables, answer
-    themselves): large expressions that share sub-expressions (the unexpanded solves of
-    the equations of motion) are read in time proportional to their distinct nodes.
+def free_symbols_of(exprs) -> set:
+    """The free symbols of an expression or of an iterable of them (numbers and other
+    values read by :func:`~geomech.core.parse.as_expr`), each distinct sub-expression
+    visited once (sums, products, powers and function applications; a node that binds or
+    indexes symbols -- an integral, a ``Lambda``, ``Indexed`` -- answers itself): large
+    expressions that share sub-expressions (the unexpanded solves of the equations of
+    motion, a heavy body's mass-matrix form) are read in time proportional to their
+    distinct nodes, where ``Basic.free_symbols`` walks every occurrence.
 
     >>> import sympy as sp
-    >>> x, y = sp.symbols("x y")
+    >>> x, y, t = sp.symbols("x y t")
     >>> sorted(free_symbols_of(sp.sin(x)*(x + y)**2), key=str)
     [x, y]
+    >>> sorted(free_symbols_of([x*sp.sin(y), sp.Integral(t, (t, 0, x)), 2.5]), key=str)
+    [x, y]
     """
+    if isinstance(exprs, sp.Basic):
+        stack = [exprs]
+    else:
+        stack = [e if isinstance(e, sp.Basic) else as_expr(e, exact=False) for e in exprs]
     out: set = set()
     seen: set = set()
-    stack = [expr]
     while stack:
         a = stack.pop()
         if a in seen:

@@ -44,9 +44,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from geomech.core.kernel import symengine_for
+from geomech.core.manifold import free_symbols_of
 from geomech.core.parse import as_expr
 
-from .functions import free_symbols, resolve_parameters
+from .functions import resolve_parameters
 from .variational import lambdify_flat
 
 __all__ = ["ConstrainedField", "SYMBOLIC_SOLVE_OPS", "constraint_minor_ops",
@@ -124,8 +125,8 @@ class ConstrainedField:
                 *system.constraint_affine, *map(as_expr, Q), *getattr(system, "holonomic", ())]
         self.parameters = resolve_parameters(
             parameters, known=N.parameters,
-            needed=free_symbols(data) - set(self.q) - set(self.v))
-        missing = sorted(str(s) for s in free_symbols(data) - set(self.q) - set(self.v)
+            needed=free_symbols_of(data) - set(self.q) - set(self.v))
+        missing = sorted(str(s) for s in free_symbols_of(data) - set(self.q) - set(self.v)
                          - set(self.parameters))
         if missing:
             raise ValueError(f"the Lagrangian, constraints or forces of {system.name} depend "

@@ -21,10 +21,11 @@ import numpy as np
 import sympy as sp
 
 from geomech.core.budget import poll
+from geomech.core.manifold import free_symbols_of
 from geomech.core.parse import as_expr
 
 __all__ = ["CompiledFunction", "CompiledJacobian", "compile_functions", "resolve_parameters",
-           "prepare_expressions", "free_symbols", "check_backend", "no_undefined_functions"]
+           "prepare_expressions", "check_backend", "no_undefined_functions"]
 
 
 def resolve_parameters(parameters: Mapping | None, known: Iterable[sp.Symbol] = (),
@@ -88,7 +89,7 @@ def no_undefined_functions(exprs: Sequence[sp.Expr], what: str) -> None:
 
     >>> no_undefined_functions([sp.Symbol("x")], "the field")
     """
-    undefined = _walk(exprs)[1]
+    undefined = _undefined_functions(exprs)
     if undefined:
         raise ValueError(f"{what} contains undefined functions "
                          f"{', '.join(sorted(map(str, undefined)))}; substitute them (e.g. "
@@ -116,7 +117,7 @@ class CompiledFunction:
                  known: Iterable[sp.Symbol] = (), backend: str = "numpy"):
         self.coords = tuple(coords)
         params = resolve_parameters(parameters, known=known,
-                                    needed=free_symbols(exprs) - set(self.coords))
+                                    needed=free_symbols_of(exprs) - set(self.coords))
         self.parameters = params
         self.exprs = tuple(prepare_expressions(exprs, self.coords, params, what))
         self.backend = check_backend(backend)
@@ -263,28 +264,11 @@ def _numba_kernel(coords: tuple, exprs: tuple):
     return kernel
 
 
-def free_symbols(exprs) -> set:
-    """The free symbols of ``exprs`` (each shared sub-expression visited once).
-
-    >>> x, y, t = sp.symbols("x y t")
-    >>> sorted(free_symbols([x*sp.sin(y), sp.Integral(t, (t, 0, x))]), key=str)
-    [x, y]
-    """
-    return _walk([as_expr(e, exact=False) for e in exprs])[0]
-
-
-#: nodes asked for their own free symbols by :func:`_walk` (bound or indexed symbols)
-_OWN_SYMBOLS = (sp.Integral, sp.Lambda, sp.Subs, sp.Derivative, sp.Indexed, sp.MatrixSymbol)
-
-
-def _walk(exprs) -> tuple[set, set]:
-    """``(free symbols, undefined function applications)`` of ``exprs`` by one pass over
-    their distinct sub-expressions (``Basic.free_symbols`` and ``atoms`` walk the tree, a
-    shared sub-expression once per occurrence: seconds on a heavy body's mass-matrix form);
-    a node that binds or indexes symbols (an integral, a ``Lambda``, ``Indexed``) is asked
-    for its own."""
+def _undefined_functions(exprs) -> set:
+    """The undefined function applications of ``exprs``, by one pass over their distinct
+    sub-expressions (``atoms`` walks a shared sub-expression once per occurrence: seconds
+    on a heavy body's mass-matrix form)."""
     seen: set = set()
-    syms: set = set()
     undef: set = set()
     todo = list(exprs)
     while todo:
@@ -292,16 +276,13 @@ def _walk(exprs) -> tuple[set, set]:
         if e in seen:
             continue
         seen.add(e)
-        if e.is_Symbol:
-            syms.add(e)
-        elif getattr(e, "bound_symbols", None) or isinstance(e, _OWN_SYMBOLS):
-            syms |= e.free_symbols
+        if isinstance(e, sp.core.function.AppliedUndef):
+            undef.add(e)
+        elif getattr(e, "bound_symbols", None):
             undef |= e.atoms(sp.core.function.AppliedUndef)
-        else:
-            if isinstance(e, sp.core.function.AppliedUndef):
-                undef.add(e)
-            todo.extend(e.args)
-    return syms, undef
+            continue
+        todo.extend(e.args)
+    return undef
 
 
 class CompiledJacobian(CompiledFunction):

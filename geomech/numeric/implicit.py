@@ -19,11 +19,11 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
+from geomech.core.manifold import free_symbols_of
 from geomech.core.parse import as_expr
 
 from .functions import (
     CompiledFunction,
-    free_symbols,
     no_undefined_functions,
     prepare_expressions,
     resolve_parameters,
@@ -72,7 +72,7 @@ class CompiledImplicitField:
         if system is not None:
             known += list(system.manifold.parameters)
         what = f"the mass-matrix form on {self.manifold.name}"
-        needed = free_symbols(exprs) - set(self.coords)
+        needed = free_symbols_of(exprs) - set(self.coords)
         params = resolve_parameters(parameters, known=known, needed=needed)
         self.parameters = params
         self.backend = backend if backend != "auto" else (

@@ -68,10 +68,11 @@ import numpy as np
 import sympy as sp
 
 from geomech.core import budget
+from geomech.core.manifold import free_symbols_of
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
-from .functions import free_symbols, resolve_parameters
+from .functions import resolve_parameters
 
 __all__ = ["DiscreteLagrangeDAlembert", "DiscreteTrajectory"]
 
@@ -202,12 +203,12 @@ class DiscreteLagrangeDAlembert:
         cons = [as_expr(f, exact=False) for f in cons]
         forces = [as_expr(f, exact=False) for f in (getattr(system, "forces", None) or ())]
         self.forced = bool(forces) and any(f != 0 for f in forces)
-        needed = free_symbols([L, *cons, *forces]) - set(q) - set(v)
+        needed = free_symbols_of([L, *cons, *forces]) - set(q) - set(v)
         self.parameters = resolve_parameters(parameters, known=N.parameters, needed=needed)
         L = L.xreplace(self.parameters)
         cons = [f.xreplace(self.parameters) for f in cons]
         forces = [f.xreplace(self.parameters) for f in forces] if self.forced else []
-        free = free_symbols([L, *cons, *forces]) - set(q) - set(v)
+        free = free_symbols_of([L, *cons, *forces]) - set(q) - set(v)
         if free:
             names = ", ".join(sorted(map(str, free)))
             raise ValueError(f"the Lagrangian, the constraints or the forces depend on {names}; "
