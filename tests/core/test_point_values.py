@@ -66,3 +66,14 @@ def test_finite_samples_values_are_the_cancelled_values():
     syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=sp.default_sort_key)
     for pt, vals in finite_samples(exprs, syms, 4, 16, seed=11):
         assert vals == [sp.cancel(e.xreplace(pt)) for e in exprs]
+
+
+def test_a_sine_of_the_jet_symbol_is_refused_not_differentiated_as_a_constant():
+    """d sin(t)/dt is cos(t), not 0: the dual-number jet refuses a sine of its own symbol
+    (the caller then differentiates symbolically) and keeps sines of other angles."""
+    t, s = sp.symbols("t s")
+    half = (sp.Rational(3, 5), sp.Rational(4, 5))
+    pv = PointValues({t: sp.Rational(1, 2)}, {t: half, s: half})
+    with pytest.raises(OutsideRing):
+        pv.jet(t * sp.sin(t), t)
+    assert pv.jet(t * sp.sin(s), t) == (sp.Rational(2, 5), sp.Rational(4, 5))

@@ -3,10 +3,10 @@ values at points.
 
 A zero test must prove what it claims; a *non-zero* claim is proved by one exact value:
 
-* :func:`rational_value` -- the exact rational value of a rational function of symbols and
-  of sines and cosines of integer combinations of angles, at a point where every angle has
-  rational sine and cosine (:math:`s = 2\arctan t`: :math:`((1-t^2), 2t)/(1+t^2)`), with
-  Gaussian rationals;
+* :class:`PointValues` (:func:`exact_values`) -- the exact rational value of a rational
+  function of symbols and of sines and cosines of integer combinations of angles, at a
+  point where every angle has rational sine and cosine (:math:`s = 2\arctan t`:
+  :math:`((1-t^2), 2t)/(1+t^2)`), with Gaussian rationals, and its first derivatives;
 * :func:`~geomech.core.zero.evaluation.interval_value` -- an interval enclosure of the
   value for other atoms (roots, exponentials, logarithms): an enclosure that excludes 0
   proves the value non-zero (Moore, Kearfott & Cloud (2009), *Introduction to Interval
@@ -39,67 +39,15 @@ from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.policy import ZeroPolicy, default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
-__all__ = ["rational_value", "polynomial_values", "OutsideRing", "NeedsRoot", "finite_samples",
+__all__ = ["polynomial_values", "OutsideRing", "NeedsRoot", "finite_samples",
            "PointValues", "exact_values",
            "certainly_nonzero", "nowhere_zero", "certainly_full_rank", "QuadraticValues",
            "quadratic_points"]
 
 
-def rational_value(e: sp.Expr, point: dict, angles: dict):
-    r"""The exact value of ``e`` (a rational function of symbols and of sines and cosines
-    of integer combinations of angles) at a point where every angle :math:`s` has
-    :math:`e^{is} = c + i\,s'` with rational ``(c, s')`` (``angles[s]``) and every other
-    symbol a rational value (``point``); computed once per distinct sub-expression with
-    Gaussian rationals (:math:`e^{i\sum k_js_j} = \prod (c_j + i s'_j)^{k_j}`).
-    ``None`` when ``e`` has other atoms or a denominator vanishes there.
-
-    >>> t, x = sp.symbols("t x")
-    >>> rational_value(x*sp.cos(2*t)/(1 + sp.sin(t)), {x: 2}, {t: (sp.Rational(3, 5),
-    ...                                                        sp.Rational(4, 5))})
-    -14/45
-    """
-    memo: dict = {}
-
-    def val(a):
-        got = memo.get(a)
-        if got is not None:
-            return got
-        if a.is_Rational:
-            got = Fraction(int(a.p), int(a.q))
-        elif a.is_Symbol:
-            v = point.get(a)
-            if v is None:
-                raise _NoValue
-            got = _fraction(v)
-        elif a.is_Add:
-            got = sum((val(t) for t in a.args), Fraction(0))
-        elif a.is_Mul:
-            got = Fraction(1)
-            for t in a.args:
-                got *= val(t)
-        elif a.is_Pow and a.exp.is_Integer:
-            got = val(a.base) ** int(a.exp)
-        elif isinstance(a, (sp.sin, sp.cos)):
-            got = _trig_value(a, angles, _NoValue)
-        else:
-            raise _NoValue
-        memo[a] = got
-        return got
-
-    try:
-        out = val(as_expr(e))
-    except (_NoValue, ZeroDivisionError):
-        return None
-    return sp.Rational(out.numerator, out.denominator)
-
-
 def _fraction(v):
     v = sp.Rational(v)
     return Fraction(int(v.p), int(v.q))
-
-
-class _NoValue(Exception):
-    """An atom :func:`rational_value` cannot evaluate exactly."""
 
 
 def _circle_power(pair, k: int) -> tuple[Fraction, Fraction]:
@@ -128,10 +76,12 @@ def _trig_value(f, angles: dict, missing: type) -> Fraction:
 
 class PointValues:
     r"""Exact values, and first derivatives along one symbol, of rational expressions (sums,
-    products and integer powers of rational numbers and symbols, e.g. after
-    :func:`~geomech.core.zero.rational_rewrite`) at one rational point, in one pass over
-    each expression tree with a memo shared by every expression evaluated at the point
-    (sympy's rational domain ``QQ``: no expression is rebuilt, as ``xreplace`` would).
+    products and integer powers of rational numbers, symbols and, with ``angles``, sines and
+    cosines of integer combinations of angles) at one rational point, in one pass over each
+    expression tree with a memo shared by every expression evaluated at the point (sympy's
+    rational domain ``QQ``: no expression is rebuilt, as ``xreplace`` would).  An angle
+    :math:`s` has :math:`e^{is} = c + i\,s'` with rational ``angles[s] = (c, s')``, so
+    :math:`e^{i\sum k_js_j} = \prod (c_j + i s'_j)^{k_j}` (Gaussian rationals).
 
     :meth:`value` is :math:`e(p)`; :meth:`jet` is :math:`(e(p), \partial e/\partial x\,(p))`
     by forward differentiation with dual numbers, :math:`(u, u')(v, v') = (uv, u'v + uv')`,
@@ -144,10 +94,15 @@ class PointValues:
     >>> pv = PointValues({x: sp.Rational(1, 2), y: 3})
     >>> pv.value(x**2*y/(1 + x)), pv.jet(x**2*y/(1 + x), x)
     (1/2, (1/2, 5/3))
+    >>> t = sp.Symbol("t")
+    >>> PointValues({x: 2}, {t: (sp.Rational(3, 5), sp.Rational(4, 5))}).value(
+    ...     x*sp.cos(2*t)/(1 + sp.sin(t)))
+    -14/45
     """
 
-    def __init__(self, point: dict):
+    def __init__(self, point: dict, angles: dict | None = None):
         self.point = point
+        self.angles = angles or {}
         self._memo: dict = {}
         self._jets: dict = {}
 
@@ -165,6 +120,9 @@ class PointValues:
         """The domain value of a number or a symbol (:class:`OutsideRing` otherwise)."""
         if a.is_Rational:
             return sp.QQ(int(a.p), int(a.q))
+        if isinstance(a, (sp.sin, sp.cos)) and self.angles:
+            v = _trig_value(a, self.angles, OutsideRing)
+            return sp.QQ(v.numerator, v.denominator)
         v = self.point.get(a) if a.is_Symbol else None
         if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
             return sp.QQ(int(v.numerator), int(v.denominator))
@@ -212,22 +170,24 @@ class PointValues:
             u, du = self._jet(a.base, x, memo)
             p = u ** (n - 1)
             v, d = p * u, n * p * du
+        elif isinstance(a, (sp.sin, sp.cos)) and x in a.args[0].free_symbols:
+            raise OutsideRing(f"{a}: no derivative along {x} in this evaluator")
         else:
             v, d = self._value(a), (sp.QQ.one if a == x else zero)
         memo[a] = (v, d)
         return v, d
 
 
-def exact_values(exprs, point: dict) -> list | None:
-    """The values of ``exprs`` at ``point`` by :class:`PointValues` (one memo), or ``None``
-    where that evaluation does not apply (a vanishing sub-denominator, another atom, a
-    symbol without a value): the caller then substitutes and cancels.
+def exact_values(exprs, point: dict, angles: dict | None = None) -> list | None:
+    """The values of ``exprs`` at ``point`` (and ``angles``) by :class:`PointValues` (one
+    memo), or ``None`` where that evaluation does not apply (a vanishing sub-denominator,
+    another atom, a symbol without a value): the caller then substitutes and cancels.
 
     >>> x = sp.Symbol("x")
     >>> exact_values([x**2, 1/x], {x: sp.Rational(2, 3)}), exact_values([x/x**2], {x: 0})
     ([4/9, 3/2], None)
     """
-    pv = PointValues(point)
+    pv = PointValues(point, angles)
     try:
         return [pv.value(e) for e in exprs]
     except (ZeroDivisionError, OutsideRing):
@@ -283,7 +243,7 @@ def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> 
     generators of ``R`` are the symbols left free) at a point: every other symbol a rational
     (``point``), :math:`\sin` and :math:`\cos` of integer combinations of the angles ``s``
     from :math:`e^{is} = c + i s'` (``angles[s] = (c, s')``, rational), as in
-    :func:`rational_value`.  One pass over the expression trees with a memo shared by all
+    :class:`PointValues`.  One pass over the expression trees with a memo shared by all
     ``exprs`` (no ``cancel``): sub-expressions evaluate to polynomials, divisions only by
     non-zero constants; the ``abbreviations`` ``(symbol, expression)`` are evaluated first,
     in order.  Raises ``ZeroDivisionError`` at a pole, :class:`OutsideRing` when a value
@@ -398,7 +358,7 @@ def nowhere_zero(e: sp.Expr) -> bool:
 
 def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
-    full rank at a random point (:func:`rational_value`) or, with other atoms (roots), by
+    full rank at a random point (:class:`PointValues`) or, with other atoms (roots), by
     interval elimination with pivots excluding zero
     (:func:`~geomech.core.zero.evaluation.interval_value`); ``False`` means "not proved
     here" (the caller then asks the zero policy).
@@ -412,8 +372,8 @@ def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     syms = sorted(set().union(*[e.free_symbols for e in M]), key=sp.default_sort_key)
     full = min(M.shape)
     for point, angles in _trig_rational_points(syms, tries):
-        vals = [rational_value(e, point, angles) for e in M]
-        if any(v is None for v in vals):
+        vals = exact_values(list(M), point, angles)
+        if vals is None:
             boxes = [interval_value(e, point) for e in M]
             if all(b is not None for b in boxes) and _interval_pivots(
                     [boxes[i * M.cols:(i + 1) * M.cols] for i in range(M.rows)]) == full:
@@ -453,7 +413,7 @@ def _interval_pivots(rows: list) -> int:
 
 def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
-    (:func:`rational_value`, angles with rational sine and cosine
+    (:class:`PointValues`, angles with rational sine and cosine
     :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
     enclosure of the value excluding zero
     (:func:`~geomech.core.zero.evaluation.interval_value`) proves it; otherwise the zero
@@ -466,7 +426,8 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     e = as_expr(e)
     syms = sorted(e.free_symbols, key=sp.default_sort_key)
     for point, angles in _trig_rational_points(syms, tries):
-        v = rational_value(e, point, angles)
+        v = exact_values([e], point, angles)
+        v = None if v is None else v[0]
         if v is not None and v != 0:
             return True
         if v is None:            # other atoms (roots ...): an enclosure without 0 decides
