@@ -565,3 +565,19 @@ def test_prolong_to_phase_space_and_bad_input(sleigh):
         noether_field_from_integral(sleigh, N.velocities[0] ** 2)
     with pytest.raises(ValueError, match="degrees"):
         Ansatz.polynomial(N, degree=-1)
+
+
+def test_default_symmetries_are_computed_once_and_returned_as_copies():
+    """se(2) of the Chaplygin sleigh (Borisov & Mamaev (2015), §3.3): the cached basis is
+    the computed one, a second call does no work (work limit), and a caller's list is its
+    own."""
+    from geomech.core.budget import work_limit
+    from geomech.mechanics.analysis.symmetry import check_symmetry, find_point_symmetries
+
+    S = gm.examples.chaplygin_sleigh()
+    first = find_point_symmetries(S)
+    assert len(first) == 3 and all(c.is_symmetry for c in check_symmetry(S, first))
+    first.clear()
+    with work_limit(0):
+        again = find_point_symmetries(S)
+    assert len(again) == 3
