@@ -349,6 +349,28 @@ def _guard_size(omega_of: dict) -> None:
                            f"operations (over {LEGENDRE_OPS_LIMIT}): the form is not built")
 
 
+def _radical_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
+                            omegas: list) -> tuple | None:
+    """:func:`_frame_quadratic_form` with square roots allowed, computed once for the
+    report's three uses (the size guard, the implicit form and its Jacobiator)."""
+    key = (L, tuple(velocities), tuple(map(tuple, tau)), tuple(map(tuple, trans)),
+           tuple(omegas))
+    got = _RADICAL_QUADRATIC.get(key)
+    if got is None:
+        got = _frame_quadratic_form(L, velocities, tau, trans, omegas, radicals=True)
+        if got is not None:
+            Lstar, p_mu, K, h = got
+            got = (Lstar, tuple(p_mu), sp.ImmutableMatrix(K), sp.ImmutableMatrix(h))
+        if len(_RADICAL_QUADRATIC) > 8:
+            _RADICAL_QUADRATIC.clear()
+        _RADICAL_QUADRATIC[key] = got
+    return None if got is None else (got[0], list(got[1]), sp.Matrix(got[2]),
+                                     sp.Matrix(got[3]))
+
+
+_RADICAL_QUADRATIC: dict = {}
+
+
 def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
                      omegas: list) -> None:
     r""":class:`FormTooLarge` when the Lagrangian, with square roots, is quadratic in the
@@ -360,7 +382,7 @@ def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
     ring route did not finish in 900 s."""
     if not has_radicals([L]) or len(omegas) > 4:
         return
-    quad = _frame_quadratic_form(L, velocities, tau, trans, omegas, radicals=True)
+    quad = _radical_quadratic_form(L, velocities, tau, trans, omegas)
     if quad is None:
         return
     K = quad[2]
@@ -589,8 +611,8 @@ def _graph_quadratic(system) -> tuple:
     N = system.manifold
     tau, trans = _graph_frame(system)
     qvel = list(system.independent_velocities)
-    quad = _frame_quadratic_form(as_expr(system.lagrangian), list(N.velocities), tau, trans,
-                                 qvel, radicals=True)
+    quad = _radical_quadratic_form(as_expr(system.lagrangian), list(N.velocities), tau, trans,
+                                   qvel)
     if quad is None:
         raise ValueError("the Lagrangian is not quadratic in the velocities")
     momenta = _momentum_symbols([f"p_{N.coords[N.velocities.index(w)].name}" for w in qvel],
