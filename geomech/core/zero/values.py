@@ -557,6 +557,31 @@ class QuadraticValues:
             raise OutsideRing(f"a second independent square root: {atom}")
         return self._zero, self.const(t)
 
+    def inverse_matrix(self, A: list) -> list:
+        """The inverse of the square matrix ``A`` of constant pairs (Gauss--Jordan;
+        ``ZeroDivisionError`` when singular at the point).
+
+        >>> qv = QuadraticValues({}, {})
+        >>> two = (qv.const(2), qv.const(0))
+        >>> qv.inverse_matrix([[two]])[0][0][0]
+        1/2
+        """
+        n = len(A)
+        zero, one = (self.const(0), self.const(0)), (self.const(1), self.const(0))
+        W = [list(r) + [one if i == j else zero for j in range(n)] for i, r in enumerate(A)]
+        for c in range(n):
+            r = next((r for r in range(c, n) if W[r][c] != zero), None)
+            if r is None:
+                raise ZeroDivisionError("the matrix is singular at the point")
+            W[c], W[r] = W[r], W[c]
+            inv = self.inverse(W[c][c])
+            W[c] = [self.mul(inv, a) for a in W[c]]
+            for r in range(n):
+                if r != c and W[r][c] != zero:
+                    f = W[r][c]
+                    W[r] = [self.add(a, self.mul((-f[0], -f[1]), b)) for a, b in zip(W[r], W[c])]
+        return [row[n:] for row in W]
+
     # -- evaluation ----------------------------------------------------------------------
     def value(self, e) -> tuple:
         """``(a, b)``: the value :math:`a + b\\sqrt d` of the expression ``e``."""

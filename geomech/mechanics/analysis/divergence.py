@@ -445,7 +445,7 @@ def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> li
         check()
         qv = QuadraticValues(pt, ang, gens=us)
         try:
-            Minv = _pair_inverse(qv, [[qv.value(M[i, j]) for j in range(M.cols)]
+            Minv = qv.inverse_matrix([[qv.value(M[i, j]) for j in range(M.cols)]
                                       for i in range(M.rows)])
             Fv = [qv.value(f) for f in F]
             total = qv.value(drift_div)
@@ -459,22 +459,3 @@ def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> li
             break
     return out
 
-
-def _pair_inverse(qv, A: list) -> list:
-    """The inverse of the square matrix ``A`` of constant pairs of ``qv`` (Gauss--Jordan;
-    ``ZeroDivisionError`` when singular)."""
-    n = len(A)
-    zero, one = (qv.const(0), qv.const(0)), (qv.const(1), qv.const(0))
-    W = [list(r) + [one if i == j else zero for j in range(n)] for i, r in enumerate(A)]
-    for c in range(n):
-        r = next((r for r in range(c, n) if W[r][c] != zero), None)
-        if r is None:
-            raise ZeroDivisionError("the mass matrix is singular at the point")
-        W[c], W[r] = W[r], W[c]
-        inv = qv.inverse(W[c][c])
-        W[c] = [qv.mul(inv, a) for a in W[c]]
-        for r in range(n):
-            if r != c and W[r][c] != zero:
-                f = W[r][c]
-                W[r] = [qv.add(a, qv.mul((-f[0], -f[1]), b)) for a, b in zip(W[r], W[c])]
-    return [row[n:] for row in W]

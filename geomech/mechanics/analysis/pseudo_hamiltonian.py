@@ -25,6 +25,7 @@ p**2/2 + q**2/2
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -48,7 +49,7 @@ __all__ = ["PseudoHamiltonianForm", "FormTooLarge", "LEGENDRE_OPS_LIMIT",
            "pseudo_hamiltonian_form", "frame_structure_functions",
            "chaplygin_gyroscopic_matrix", "reduced_pseudo_hamiltonian",
            "system_pseudo_hamiltonian", "system_chaplygin_pseudo_hamiltonian",
-           "implicit_hamiltonian"]
+           "implicit_hamiltonian", "implicit_jacobiator"]
 
 
 def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequence],
@@ -273,6 +274,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
                 for s, Mv in enumerate(momenta)}
     else:
+        _guard_cofactors(L, velocities, tau, trans, omegas)
         ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
         qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
                 + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
@@ -291,7 +293,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
 
 
 def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
-                          omegas: list) -> tuple | None:
+                          omegas: list, radicals: bool = False) -> tuple | None:
     r"""``(L*, p_mu, K, h)`` of a Lagrangian quadratic in the velocities, from its parts.
 
     With :math:`L = \tfrac12\dot q^T G\dot q + b^T\dot q + L_0` and
@@ -305,7 +307,10 @@ def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
     substituted :math:`\omega(M)` then appears once per term).  The substituted Lagrangian
     :math:`\tilde L` is never expanded (on the 3-link Chaplygin snake that expansion and its
     derivatives were most of the time).  ``None`` when ``L`` is not quadratic in the
-    velocities or has square roots (their ring route is :func:`_restricted_lagrangian`).
+    velocities, or has square roots and ``radicals`` is false (the form of
+    :func:`pseudo_hamiltonian_form` then takes the ring route of
+    :func:`_restricted_lagrangian`; the square roots are only in the coefficients, functions
+    of :math:`q`, so the parts above hold with them).
 
     >>> x, y, phi, xd, yd, phid, w = sp.symbols("x y phi xdot ydot phidot omega")
     >>> L = (xd**2 + yd**2 + phid**2)/2
@@ -320,7 +325,7 @@ def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
     got = _frame_quadratic_parts(as_expr(L), tuple(velocities),
                                  tuple(tuple(as_expr(c) for c in t) for t in tau),
                                  tuple(tuple(as_expr(c) for c in a) for a in trans),
-                                 tuple(omegas))
+                                 tuple(omegas), radicals)
     if got is None:
         return None
     Lstar, p_mu, K, h = got
@@ -329,9 +334,9 @@ def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
 
 @functools.lru_cache(maxsize=16)
 def _frame_quadratic_parts(L: sp.Expr, velocities: tuple, tau: tuple, trans: tuple,
-                           omegas: tuple) -> tuple | None:
+                           omegas: tuple, radicals: bool) -> tuple | None:
     """:func:`_frame_quadratic_form` (``p_mu`` a tuple)."""
-    if has_radicals([L]):
+    if not radicals and has_radicals([L]):
         return None
     zero = {v: 0 for v in velocities}
     grads = [sp.diff(L, v) for v in velocities]
@@ -360,6 +365,30 @@ def _guard_size(omega_of: dict) -> None:
     if ops > LEGENDRE_OPS_LIMIT:
         raise FormTooLarge(f"the inverse Legendre map omega(M) has an entry of {ops} "
                            f"operations (over {LEGENDRE_OPS_LIMIT}): the form is not built")
+
+
+def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
+                     omegas: list) -> None:
+    r""":class:`FormTooLarge` when the Lagrangian, with square roots, is quadratic in the
+    velocities and the cofactor formula :math:`\omega(M) = \operatorname{adj}(K)(M - h)/\det K`
+    of its inverse Legendre map, unexpanded, is over :data:`LEGENDRE_OPS_LIMIT` operations
+    (counted from the operations of the entries of :math:`K`: each term of the expansion of
+    :math:`\det K` is a product of entries, one from each row and column).  On the
+    rattleback (Kane & Levinson 1982) :math:`K_{33}` alone has ~45 000 operations and the
+    ring route did not finish in 900 s."""
+    if not has_radicals([L]) or len(omegas) > 4:
+        return
+    quad = _frame_quadratic_form(L, velocities, tau, trans, omegas, radicals=True)
+    if quad is None:
+        return
+    K = quad[2]
+    ops = [[count_ops(e) for e in K.row(i)] for i in range(K.rows)]
+    det = sum(sum(ops[i][p[i]] for i in range(K.rows))
+              for p in itertools.permutations(range(K.rows)))
+    if det > LEGENDRE_OPS_LIMIT:
+        raise FormTooLarge(f"the determinant of the kinetic matrix K, in the cofactor formula "
+                           f"of the inverse Legendre map omega(M), has {det} operations "
+                           f"unexpanded (over {LEGENDRE_OPS_LIMIT}): the form is not built")
 
 
 def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list) -> dict:
@@ -571,6 +600,22 @@ def system_pseudo_hamiltonian(system, frame=None, transversal=None, momenta=None
                                    manifold=N)
 
 
+def _graph_quadratic(system) -> tuple:
+    """``(tau, transversal, momenta, (L*, p_mu, K, h))`` of the graph frame, square roots
+    allowed in the coefficients; ``ValueError`` when ``L`` is not quadratic in the
+    velocities."""
+    N = system.manifold
+    tau, trans = _graph_frame(system)
+    qvel = list(system.independent_velocities)
+    quad = _frame_quadratic_form(as_expr(system.lagrangian), list(N.velocities), tau, trans,
+                                 qvel, radicals=True)
+    if quad is None:
+        raise ValueError("the Lagrangian is not quadratic in the velocities")
+    momenta = _momentum_symbols([f"p_{N.coords[N.velocities.index(w)].name}" for w in qvel],
+                                len(qvel))
+    return tau, trans, tuple(momenta), quad
+
+
 def implicit_hamiltonian(system) -> tuple:
     r"""``(K, h, L0, momenta)`` of the Prop. 7 form in the graph frame with the inverse
     Legendre map left unexpanded: for :math:`L^* = \tfrac12\omega^{\mathsf T}K\omega +
@@ -581,25 +626,111 @@ def implicit_hamiltonian(system) -> tuple:
               \qquad \omega = K^{-1}(p - h)
 
     (Borisov & Mamaev (2015), App. C.1, (6)): the form of a system whose expanded
-    :math:`\omega(p)` is over :data:`LEGENDRE_OPS_LIMIT` operations.  ``ValueError`` when the
-    Lagrangian is not quadratic in the velocities (or has square roots).
+    :math:`\omega(p)` is over :data:`LEGENDRE_OPS_LIMIT` operations.  Square roots in the
+    coefficients (a rolling ellipsoid) are allowed.  ``ValueError`` when the Lagrangian is
+    not quadratic in the velocities.
 
     >>> import geomech as gm
     >>> K, h, L0, p = implicit_hamiltonian(gm.examples.chaplygin_sleigh())
     >>> K.shape, p
     ((2, 2), (p_x, p_phi))
     """
-    N = system.manifold
-    tau, trans = _graph_frame(system)
+    tau, _, momenta, (Lstar, _, K, h) = _graph_quadratic(system)
     qvel = list(system.independent_velocities)
-    quad = _frame_quadratic_form(as_expr(system.lagrangian), list(N.velocities), tau, trans,
-                                 qvel)
-    if quad is None:
-        raise ValueError("the Lagrangian is not quadratic in the velocities")
-    Lstar, _, K, h = quad
-    momenta = _momentum_symbols([f"p_{N.coords[N.velocities.index(w)].name}" for w in qvel],
-                                len(qvel))
-    return K, h, compact(Lstar.xreplace({w: 0 for w in qvel})), tuple(momenta)
+    return K, h, compact(Lstar.xreplace({w: 0 for w in qvel})), momenta
+
+
+def implicit_jacobiator(system, seed: int = 1, tries: int = 8) -> tuple:
+    r"""The Jacobiator components :math:`\mathrm{Jac}(q_i, p_s, p_r)` of the Prop. 7 bracket
+    in the graph frame, exact, at one random point with rational parameters and rational
+    cosines and sines (:func:`~geomech.core.zero.values.quadratic_points`), without the
+    inverse Legendre map expanded.
+
+    With :math:`J^{q_i p_t} = T_{ti}`, :math:`J^{p_sp_r} = -\Pi_{sr}`,
+    :math:`\Pi_{sr} = c^t_{sr}p_t + d^\mu_{sr}p_\mu` and
+    :math:`p_\mu = C_\mu K^{-1}(p - h) + e_\mu` (:func:`_frame_quadratic_form`), the sum
+    :math:`\sum_l(J^{il}\partial_lJ^{jk} + J^{jl}\partial_lJ^{ki} + J^{kl}\partial_lJ^{ij})`
+    (Borisov & Mamaev (2015), App. C.1) is
+
+    .. math:: \mathrm{Jac}(q_i, p_s, p_r) = [\tau_s, \tau_r]_i - \sum_t T_{ti}\big(c^t_{sr}
+              + \textstyle\sum_\mu d^\mu_{sr}\,(C_\mu K^{-1})_t\big),
+
+    with :math:`[\tau_s,\tau_r] = c^t_{sr}\tau_t + d^\mu_{sr}a_\mu` solved at the point.
+    Every quantity is a value in :math:`\mathbb Q(\sqrt\delta)`
+    (:class:`~geomech.core.zero.values.QuadraticValues`); a non-zero value proves that
+    :math:`J` does not satisfy the Jacobi identity.  Returns ``(point, angles, values)``,
+    ``values`` ``{(q_i, p_s, p_r): a + b*sqrt(delta)}`` for the non-zero components (empty:
+    all vanish at that point, which proves nothing).  ``ValueError`` when no point of
+    ``tries`` gives values (a pole, a second square root).
+
+    >>> import geomech as gm
+    >>> _, _, vals = implicit_jacobiator(gm.examples.chaplygin_sleigh())
+    >>> len(vals) > 0
+    True
+    """
+    from geomech.core.zero.values import OutsideRing, QuadraticValues, quadratic_points
+
+    tau, trans, momenta, (_, p_mu, K, _) = _graph_quadratic(system)
+    N, qvel = system.manifold, list(system.independent_velocities)
+    C = [[sp.diff(p, w) for w in qvel] for p in p_mu]
+    tau = [[sp.S(c) for c in t] for t in tau]
+    dT = [[[sp.diff(c, x) for x in N.coords] for c in t] for t in tau]
+    exprs = [*K, *(e for row in C for e in row), *(c for t in tau for c in t),
+             *(e for t in dT for row in t for e in row)]
+    angles = sorted({x for e in exprs for a in e.atoms(sp.sin, sp.cos)
+                     for x in a.args[0].free_symbols if x in N.coords}, key=sp.default_sort_key)
+    syms = sorted(set().union(*(e.free_symbols for e in exprs)) - set(angles),
+                  key=sp.default_sort_key)
+    for pt, ang in quadratic_points(syms, angles, tries, seed, fixed=N.parameters):
+        poll()
+        qv = QuadraticValues(pt, ang)
+        try:
+            vals = _jacobiator_values(qv, tau, trans, K, C, dT)
+        except (OutsideRing, ZeroDivisionError):
+            continue
+        root = sp.sqrt(sp.Rational(qv.d.numerator, qv.d.denominator)) if qv.d else 0
+        out = {(N.coords[i], momenta[s], momenta[r]): sp.Rational(*_qq(a)) + sp.Rational(*_qq(b))
+               * root for (i, s, r), (a, b) in vals.items() if a or b}
+        return pt, ang, out
+    raise ValueError(f"no exact values of the frame at {tries} random points")
+
+
+def _qq(x) -> tuple:
+    return int(x.numerator), int(x.denominator)
+
+
+def _jacobiator_values(qv, tau, trans, K, C, dT) -> dict:
+    """``{(i, s, r): (a, b)}`` of :func:`implicit_jacobiator` at the point of ``qv``."""
+    m, n = len(tau), len(tau[0])
+    T = [[qv.value(c) for c in t] for t in tau]
+    E = [[qv.value(sp.S(f[i])) for f in [*tau, *trans]] for i in range(n)]
+    Einv = qv.inverse_matrix(E)
+    Kinv = qv.inverse_matrix([[qv.value(K[a, b]) for b in range(m)] for a in range(m)])
+    CK = [[_dot(qv, [qv.value(e) for e in row], [Kinv[u][t] for u in range(m)])
+           for t in range(m)] for row in C]                     # (C_mu K^-1)_t
+    out = {}
+    for s, r in itertools.combinations(range(m), 2):
+        br = [qv.add(_dot(qv, T[s], [qv.value(e) for e in dT[r][i]]),
+                     _minus(_dot(qv, T[r], [qv.value(e) for e in dT[s][i]])))
+              for i in range(n)]                            # [tau_s, tau_r] at the point
+        co = [_dot(qv, Einv[a], br) for a in range(n)]      # E co = [tau_s, tau_r]
+        dPi = [qv.add(co[t], _dot(qv, co[m:], [CK[mu][t] for mu in range(len(CK))]))
+               for t in range(m)]                            # d Pi_sr / d p_t
+        for i in range(n):
+            jac = qv.add(br[i], _minus(_dot(qv, [T[t][i] for t in range(m)], dPi)))
+            out[(i, s, r)] = jac
+    return out
+
+
+def _dot(qv, xs: list, ys: list) -> tuple:
+    acc = (qv.const(0), qv.const(0))
+    for x, y in zip(xs, ys):
+        acc = qv.add(acc, qv.mul(x, y))
+    return acc
+
+
+def _minus(x: tuple) -> tuple:
+    return -x[0], -x[1]
 
 
 def system_chaplygin_pseudo_hamiltonian(system, cyclic=None, momenta=None):
