@@ -46,7 +46,6 @@ True
 from __future__ import annotations
 
 import itertools
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
