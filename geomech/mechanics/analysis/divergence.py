@@ -50,10 +50,10 @@ from geomech.core.zero.values import finite_samples
 
 __all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence",
-           "sampled_mass_matrix_divergence"]
+           "sampled_mass_matrix_divergence", "CANCEL_TERMS"]
 
 #: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
-_CANCEL_TERMS = 200000
+CANCEL_TERMS = 200000
 
 #: the forms whose mass-matrix form is tried, in order (smallest forcing first)
 MASS_MATRIX_FORMS = ("voronets", "lagrange_dalembert")
@@ -112,7 +112,7 @@ class RingFraction:
         fractions are written out as they are: cancelling them costs more than it saves)."""
         if self._expr is None:
             alg = self.calc.alg
-            if len(self.num) * len(self.den) <= _CANCEL_TERMS:
+            if len(self.num) * len(self.den) <= CANCEL_TERMS:
                 self._expr = alg.quotient(self.num, self.den)
             else:
                 self._expr = alg.expr(self.num) / alg.expr(self.den)
