@@ -43,7 +43,7 @@ from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
-from geomech.core.flintpolys import poly_mul
+from geomech.core.flintpolys import poly_dot, poly_mul
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import flint_forms, fraction_verdict, root_parts, split_value
 from geomech.core.zero.values import finite_samples
@@ -308,11 +308,8 @@ def _divergence_of(mr: MassMatrixRing) -> RingFraction:
         num_i, den_i = mr.forcing(i)      # reduced factors: one reduction step per product
         if any(den_i.degree(g) > 0 for g in gens):
             raise UnsupportedExpression("velocities in a denominator of the forcing")
-        acc = rc.R.zero
-        for k, g in enumerate(gens):
-            dF = num_i.diff(g)
-            if dF:
-                acc += poly_mul(mr.cofactor(i, k), dF)
+        acc = poly_dot(rc.R, [(mr.cofactor(i, k), dF) for k, g in enumerate(gens)
+                              if (dF := num_i.diff(g))])
         total = total + RingFraction(rc, poly_mul(rc.alg.reduce(acc), mr.scale[i]), den_i)
     total = RingFraction(rc, total.num, total.den * mr.det)
     if drift_div != 0:
