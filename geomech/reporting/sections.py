@@ -228,7 +228,9 @@ def _equations_section(sys_, method: str) -> Section:
 
 
 def _compact_section(sys_) -> Section:
-    """The explicit equations in the natural quasi-velocities (``system.natural_frame``)."""
+    """The explicit equations in the natural quasi-velocities (``system.natural_frame``); the
+    count after ``sympy.cse`` only for right-hand sides of at most :data:`PRINT_OPS_LIMIT`
+    operations (the rolling ellipsoid's 36898: 1.2 s for a number)."""
 
     ce = sys_.compact_equations(frame="natural")
     s = Section("Equations in natural quasi-velocities")
@@ -241,8 +243,10 @@ def _compact_section(sys_) -> Section:
             s.add("", sp.Eq(sym, val, evaluate=False))
     for eta, rate in ce.dynamics.items():
         s.add("", sp.Eq(sp.Symbol(f"{eta}'"), rate, evaluate=False))
+    raw = ce.count_ops("raw")
+    cse = f", {ce.count_ops('cse')} after CSE" if raw <= PRINT_OPS_LIMIT else ""
     s.add(f"operation count: {ce.count_ops('abbreviated')} with the abbreviations, "
-          f"{ce.count_ops('raw')} written out, {ce.count_ops('cse')} after CSE")
+          f"{raw} written out{cse}")
     return s
 
 
@@ -320,6 +324,7 @@ def _integrals_section(sys_) -> Section:
 def _measure_section(sys_) -> Section:
     from geomech.mechanics.analysis.measure import (
         large_heavy_form,
+        large_ring_divergence,
         system_divergence,
         system_divergence_vanishes,
         system_invariant_measure,
@@ -327,13 +332,21 @@ def _measure_section(sys_) -> Section:
 
     s = Section("Invariant measure")
     big = large_heavy_form(sys_)
-    div = None if big is not None else system_divergence(sys_)
+    ring = None if big is not None else large_ring_divergence(sys_, PRINT_OPS_LIMIT)
+    div = None if big is not None or ring is not None else system_divergence(sys_)
     n_ops = 0 if div is None else count_ops(div)
     if big is not None:
         s.add(f"divergence of the flow: not written out (the {big.method} mass-matrix form has "
               f"{big.count_ops()} operations; it is evaluated at exact points; "
               "geomech.mechanics.analysis.measure.system_divergence(S) writes it out)")
-    elif n_ops > PRINT_OPS_LIMIT:   # heavy bodies: ~300k operations, decided in the radical ring
+    elif ring is not None:          # over PRINT_OPS_LIMIT operations written out
+        deg = [max(map(sum, p.itermonoms())) for p in (ring.num, ring.den)]
+        s.add(f"divergence of the flow: not printed (over {PRINT_OPS_LIMIT} operations; in the "
+              f"radical ring a fraction whose numerator has {len(ring.num)} terms of total "
+              f"degree {deg[0]} and denominator {len(ring.den)} terms of total degree {deg[1]} "
+              "in the symbols, sines, cosines and the square root; "
+              "geomech.mechanics.analysis.measure.system_divergence(S) writes it out)")
+    elif n_ops > PRINT_OPS_LIMIT:
         s.add(f"divergence of the flow: {n_ops} operations (not printed; "
               "geomech.mechanics.analysis.measure.system_divergence(S) returns it)")
     else:

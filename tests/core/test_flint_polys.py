@@ -100,3 +100,27 @@ def test_laplace_minors_with_flint_products_are_the_same(entries):
     assert (nums, det) == LaplaceMinors(rows, R.zero).cramer()
     for i in range(3):
         assert sum((rows[i][j] * nums[j] for j in range(3)), R.zero) == det * rows[i][3]
+
+
+def test_poly_dot_is_the_sum_of_products():
+    """Flint's products summed then converted once equal sympy's sum of products (exact)."""
+    import random
+
+    from sympy.polys.rings import ring
+
+    from geomech.core.flintpolys import poly_dot
+
+    R, x, y, z = ring("x y z", sp.QQ)
+    rnd = random.Random(5)
+
+    def rand_poly(n):
+        return sum((sp.Rational(rnd.randint(-9, 9), rnd.randint(1, 5)) * x**rnd.randint(0, 9)
+                    * y**rnd.randint(0, 9) * z**rnd.randint(0, 9) for _ in range(n)), R.zero)
+
+    pairs = [(rand_poly(80), rand_poly(90)), (rand_poly(3), rand_poly(2)),
+             (R.zero, rand_poly(5)), (rand_poly(100), rand_poly(70))]
+    expected = R.zero
+    for f, g in pairs:
+        expected += f * g
+    assert poly_dot(R, pairs) == expected
+    assert poly_dot(R, []) == R.zero

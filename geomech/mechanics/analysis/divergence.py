@@ -43,18 +43,19 @@ from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
-from geomech.core.flintpolys import poly_mul
+from geomech.core.flintpolys import poly_dot, poly_mul
 from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import flint_forms, fraction_verdict, root_parts, split_value
 from geomech.core.zero.values import OutsideRing, PointValues, finite_samples
 
-__all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_divergence", "flow_mass_matrix_form",
+__all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_ring", "mass_matrix_divergence",
+           "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence",
-           "sampled_mass_matrix_divergence"]
+           "sampled_mass_matrix_divergence", "CANCEL_TERMS"]
 
 #: fractions with more terms (numerator times denominator) are not cancelled by :meth:`expr`
-_CANCEL_TERMS = 200000
+CANCEL_TERMS = 200000
 
 #: the forms whose mass-matrix form is tried, in order (smallest forcing first)
 MASS_MATRIX_FORMS = ("voronets", "lagrange_dalembert")
@@ -113,7 +114,7 @@ class RingFraction:
         fractions are written out as they are: cancelling them costs more than it saves)."""
         if self._expr is None:
             alg = self.calc.alg
-            if len(self.num) * len(self.den) <= _CANCEL_TERMS:
+            if len(self.num) * len(self.den) <= CANCEL_TERMS:
                 self._expr = alg.quotient(self.num, self.den)
             else:
                 self._expr = alg.expr(self.num) / alg.expr(self.den)
@@ -162,8 +163,9 @@ def mass_matrix_divergence(system, extra: Sequence = ()) -> RingFraction:
         got = None
     if got is not None:
         return got
-    imp = flow_mass_matrix_form(system)
-    out = _divergence_of(imp, extra)
+    mr = mass_matrix_ring(system) if not key else \
+        MassMatrixRing(flow_mass_matrix_form(system), key)
+    out = _divergence_of(mr)
     try:
         _CACHE.setdefault(system, {})[key] = out
     except TypeError:
@@ -241,7 +243,10 @@ class MassMatrixRing:
             raise UnsupportedExpression("the form is not x' = g + P z with a selection P")
         M, F = imp.mass_matrix, imp.forcing
         self.imp, self.velocities = imp, us
-        self.calc = rc = RadicalCalculus([*M, *F, *imp.drift.values(), *extra])
+        self.drift_divergence = sp.Add(*[sp.diff(imp.drift[c], c) for c in imp.coords])
+        self.calc = rc = RadicalCalculus([*M, *F, *imp.drift.values(), self.drift_divergence,
+                                          *extra])
+        self._forcing: dict = {}
         self.rows, self.scale = _cleared_rows(rc, M)
         n = len(us)
         self.minors = LaplaceMinors(self.rows, rc.R.zero, rc.alg.reduce)
@@ -259,15 +264,44 @@ class MassMatrixRing:
         return -minor if (i + k) % 2 else minor
 
     def forcing(self, i: int) -> tuple:
-        """``(n_i, d_i)``: :math:`F_i = n_i/d_i` in the ring, ``n_i`` reduced."""
-        num, den = self.calc.frac(self.imp.forcing[i])
-        return self.calc.alg.reduce(num), den
+        """``(n_i, d_i)``: :math:`F_i = n_i/d_i` in the ring, ``n_i`` reduced (converted
+        once: the divergence and the rates of functions share it)."""
+        got = self._forcing.get(i)
+        if got is None:
+            num, den = self.calc.frac(self.imp.forcing[i])
+            got = self._forcing[i] = (self.calc.alg.reduce(num), den)
+        return got
 
 
-def _divergence_of(imp, extra) -> RingFraction:
+def mass_matrix_ring(system) -> MassMatrixRing:
+    r"""The :class:`MassMatrixRing` of :func:`flow_mass_matrix_form` (the ring of
+    :math:`M, F`, the drift and its divergence), built once per system: the divergence
+    (:func:`mass_matrix_divergence`) and the rates of functions
+    (:func:`geomech.mechanics.analysis.rates.mass_matrix_rate`: the energy check) share its
+    conversion of the forcing :math:`F`.
+
+    >>> import geomech as gm
+    >>> S = gm.examples.chaplygin_sleigh()
+    >>> mass_matrix_ring(S) is mass_matrix_ring(S)
+    True
+    """
+    try:
+        got = _CACHE.get(system, {}).get("ring")
+    except TypeError:
+        got = None
+    if got is not None:
+        return got
+    mr = MassMatrixRing(flow_mass_matrix_form(system))
+    try:
+        _CACHE.setdefault(system, {})["ring"] = mr
+    except TypeError:
+        pass
+    return mr
+
+
+def _divergence_of(mr: MassMatrixRing) -> RingFraction:
     """``div g + tr(M^-1 dF/du)`` in the ring (module docstring)."""
-    drift_div = sp.Add(*[sp.diff(imp.drift[c], c) for c in imp.coords])
-    mr = MassMatrixRing(imp, [drift_div, *extra])
+    drift_div = mr.drift_divergence
     rc, gens = mr.calc, mr.gens
     total = RingFraction(rc, rc.R.zero, rc.R.one)
     for i in range(len(gens)):
@@ -275,11 +309,8 @@ def _divergence_of(imp, extra) -> RingFraction:
         num_i, den_i = mr.forcing(i)      # reduced factors: one reduction step per product
         if any(den_i.degree(g) > 0 for g in gens):
             raise UnsupportedExpression("velocities in a denominator of the forcing")
-        acc = rc.R.zero
-        for k, g in enumerate(gens):
-            dF = num_i.diff(g)
-            if dF:
-                acc += poly_mul(mr.cofactor(i, k), dF)
+        acc = poly_dot(rc.R, [(mr.cofactor(i, k), dF) for k, g in enumerate(gens)
+                              if (dF := num_i.diff(g))])
         total = total + RingFraction(rc, poly_mul(rc.alg.reduce(acc), mr.scale[i]), den_i)
     total = RingFraction(rc, total.num, total.den * mr.det)
     if drift_div != 0:

@@ -35,6 +35,7 @@ from geomech.mechanics.analysis.density_search import (
     system_density_search,
 )
 from geomech.mechanics.analysis.divergence import (
+    CANCEL_TERMS,
     PointDivergence,
     flow_mass_matrix_form,
     mass_matrix_divergence,
@@ -42,7 +43,7 @@ from geomech.mechanics.analysis.divergence import (
 )
 
 __all__ = ["system_divergence", "system_is_invariant_density", "system_invariant_measure",
-           "system_divergence_vanishes", "large_heavy_form"]
+           "system_divergence_vanishes", "large_heavy_form", "large_ring_divergence"]
 
 
 def system_divergence(system) -> sp.Expr:
@@ -123,6 +124,33 @@ def large_heavy_form(system):
     except UnsupportedExpression:
         return None
     return imp if imp.count_ops() > RING_FORM_OPS else None
+
+
+def large_ring_divergence(system, limit: int):
+    r"""The divergence of a heavy body (:func:`heavy_system`) as a
+    :class:`~geomech.mechanics.analysis.divergence.RingFraction` when written out it has more
+    than ``limit`` operations, else ``None``.
+
+    Decided without writing it out: a fraction with :math:`t_n t_d` over the cancellation
+    bound of :meth:`~geomech.mechanics.analysis.divergence.RingFraction.expr` is written as
+    the sums of its :math:`t_n` and :math:`t_d` monomials, which have at least
+    :math:`t_n - 1 + t_d - 1` additions; ``None`` when that bound does not exceed ``limit``
+    (the caller writes it out and counts).
+
+    >>> import geomech as gm
+    >>> large_ring_divergence(gm.examples.chaplygin_sleigh(), 20000) is None
+    True
+    """
+    if not heavy_system(system) or large_heavy_form(system) is not None:
+        return None
+    try:
+        rf = mass_matrix_divergence(system)
+    except UnsupportedExpression:
+        return None
+    tn, td = len(rf.num), len(rf.den)
+    if tn * td > CANCEL_TERMS and tn + td - 2 > limit:
+        return rf
+    return None
 
 
 def system_is_invariant_density(system, rho) -> bool:

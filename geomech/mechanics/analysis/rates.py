@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.budget import check
 from geomech.core.flintpolys import poly_mul
@@ -40,6 +41,7 @@ from geomech.mechanics.analysis.divergence import (
     MassMatrixRing,
     RingFraction,
     flow_mass_matrix_form,
+    mass_matrix_ring,
 )
 
 __all__ = ["mass_matrix_rate", "first_integral_vanishes"]
@@ -92,7 +94,18 @@ def mass_matrix_rate(system, f, imp=None, source=0, cofactor=None) -> RingFracti
     grad = {c: d for c in imp.coords if (d := sp.diff(f, c)) != 0}
     drift = [(grad[c], imp.drift[c]) for c in grad if imp.drift[c] != 0]
     if cofactor is not None:
-        return _cofactor_rate(imp, grad, drift, [as_expr(x) for x in cofactor], source)
+        w = [as_expr(x) for x in cofactor]
+        if imp is flow_mass_matrix_form(system):      # the system's ring, when f fits in it
+            try:
+                home = mass_matrix_ring(system)
+            except (ValueError, UnsupportedExpression):        # singular M, outside the ring
+                home = None
+            try:
+                if home is not None:
+                    return _cofactor_rate(imp, grad, drift, w, source, home)
+            except UnsupportedExpression:
+                pass
+        return _cofactor_rate(imp, grad, drift, w, source)
     mr = MassMatrixRing(imp, [*grad.values(), source])
     drift_n, drift_d = _over_lcm(mr.calc, [(g * d, 1) for g, d in drift] + [(-source, 1)])
     force_n, force_d = _forcing_part(mr, [grad.get(u, 0) for u in mr.velocities])
@@ -102,32 +115,44 @@ def mass_matrix_rate(system, f, imp=None, source=0, cofactor=None) -> RingFracti
     return RingFraction(rc, num, den * mr.det)      # reduced once, there
 
 
-def _cofactor_rate(imp, grad: dict, drift: list, w: list, source) -> RingFraction:
+def _cofactor_rate(imp, grad: dict, drift: list, w: list, source,
+                   home: MassMatrixRing | None = None) -> RingFraction:
     r""":math:`\nabla f\cdot g + w^{\mathsf T}F - s` after the exact check of
-    :math:`M^{\mathsf T}w = P^{\mathsf T}\nabla f` (:func:`mass_matrix_rate`)."""
+    :math:`M^{\mathsf T}w = P^{\mathsf T}\nabla f` (:func:`mass_matrix_rate`); in the ring
+    of ``home`` (its forcing converted once; ``UnsupportedExpression`` when an expression is
+    outside it), else in a ring of these expressions."""
     M, F, P = imp.mass_matrix, imp.forcing, imp.selection
     if len(w) != M.cols:
         raise ValueError(f"the cofactor needs {M.cols} entries, got {len(w)}")
     g = [grad.get(c, sp.S.Zero) for c in imp.coords]
-    rc = RadicalCalculus([*M, *F, *(d for _, d in drift), *grad.values(), *w, source])
+    if home is not None:
+        rc = home.calc
+        forcing = [RingFraction(rc, *home.forcing(i)) if F[i] != 0 else 0
+                   for i in range(len(F))]
+    else:
+        rc = RadicalCalculus([*M, *F, *(d for _, d in drift), *grad.values(), *w, source])
+        forcing = list(F)
     for j in range(M.cols):
         check()
         target = [(-P[i, j], g[i]) for i in range(P.rows) if P[i, j] != 0]
         num, _ = _over_lcm(rc, [(M[i, j], w[i]) for i in range(M.rows)] + target)
         if num:
             raise ValueError("the cofactor does not satisfy M^T w = P^T grad f")
-    num, den = _over_lcm(rc, [(a, b) for a, b in drift] + list(zip(w, F)) + [(-source, 1)])
+    num, den = _over_lcm(rc, [(a, b) for a, b in drift] + list(zip(w, forcing))
+                         + [(-source, 1)])
     return RingFraction(rc, num, den)
 
 
 def _over_lcm(rc: RadicalCalculus, terms: list) -> tuple:
     r"""``(N, L)`` with :math:`\sum_j a_j b_j = N/L`, ``terms`` the pairs
-    :math:`(a_j, b_j)` of expressions, :math:`L` the lcm of the denominators (small)."""
+    :math:`(a_j, b_j)` of expressions (``b_j`` also a :class:`RingFraction` of ``rc``),
+    :math:`L` the lcm of the denominators (small)."""
     fr = []
-    for a, b in terms:
-        if a == 0 or b == 0:
+    for a, b in terms:          # b: an expression or a RingFraction of rc
+        if a == 0 or (not isinstance(b, RingFraction) and b == 0):
             continue
-        fa, fb = RingFraction.of(rc, a), RingFraction.of(rc, b)
+        fa = RingFraction.of(rc, a)
+        fb = b if isinstance(b, RingFraction) else RingFraction.of(rc, b)
         fr.append((poly_mul(fa.num, fb.num), poly_mul(fa.den, fb.den)))
     den = rc.R.one
     for _, d in fr:

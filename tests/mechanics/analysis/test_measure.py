@@ -331,3 +331,25 @@ def test_routh_sphere_symbolic_density():
     assert any(e == sp.Rational(1, 2) and default_policy().is_constant(f / Q, [th])
                for f, e in res.exponents)
     assert S.is_invariant_density(res.density)
+
+
+def test_large_ring_divergence_only_for_heavy_bodies():
+    import geomech as gm
+    from geomech.mechanics.analysis.measure import large_ring_divergence
+
+    assert large_ring_divergence(gm.examples.chaplygin_sleigh(), 0) is None   # no roots
+
+
+@pytest.mark.slow
+def test_large_ring_divergence_bound_agrees_with_the_count():
+    """The ring's term bound (at least t_n - 1 + t_d - 1 additions written out) and the
+    operation count of the written-out divergence agree: both over the limit."""
+    import geomech as gm
+    from geomech.core.opcount import count_ops
+    from geomech.mechanics.analysis.measure import large_ring_divergence, system_divergence
+
+    S = gm.examples.get("ellipsoid")
+    rf = large_ring_divergence(S, 20000)
+    assert rf is not None
+    n_ops = count_ops(system_divergence(S))
+    assert n_ops >= len(rf.num) + len(rf.den) - 2 > 20000

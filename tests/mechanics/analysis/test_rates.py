@@ -117,3 +117,26 @@ def test_a_wrong_cofactor_is_refused():
         mass_matrix_rate(S, S.energy(), imp, cofactor=[2 * x for x in u])
     with pytest.raises(ValueError, match="entries"):
         mass_matrix_rate(S, S.energy(), imp, cofactor=u[:1])
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_the_system_ring_is_shared_by_the_energy_rate_and_the_divergence(name):
+    """One conversion of the forcing (the system's ring) serves the energy rate and the
+    divergence; the divergence equals the one computed in a ring of its own."""
+    from geomech.mechanics.analysis.divergence import (
+        MassMatrixRing,
+        mass_matrix_divergence,
+        mass_matrix_ring,
+    )
+
+    S = gm.examples.get(name)
+    mr = mass_matrix_ring(S)
+    assert mass_matrix_rate(S, S.energy(), cofactor=S.independent_velocities).is_zero()
+    converted = dict(mr._forcing)
+    assert converted                       # the energy rate used the system's ring
+    shared = mass_matrix_divergence(S)
+    assert all(mr._forcing[i] is converted[i] for i in converted)     # not converted again
+    own = MassMatrixRing(flow_mass_matrix_form(S))
+    n, d = own.forcing(0)
+    assert (n, d) == mr.forcing(0) and own.calc is not mr.calc
+    assert Z(shared.expr() - mass_matrix_divergence(S, (sp.S.One,)).expr())
