@@ -216,6 +216,12 @@ def _ring_rows(exprs, unknowns, keep, at):
     rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
     for k, e in enumerate(exprs):
         try:
+            got = linear_forms.tagged_linear_fraction(alg, e, unknowns, conv)
+            if got is not None:
+                where = {g: v for v, g in enumerate(got[2])}
+                _add_tagged_rows(rows, k, got[0], [where[i] for i in kidx],
+                                 [where[i] for i in oidx])
+                continue
             vec, _ = linear_forms.linear_fraction(alg, e, unknowns, conv)
         except linear_forms.NotLinear as exc:
             raise ValueError("the determining equations are not linear homogeneous in the "
@@ -233,6 +239,21 @@ def _ring_rows(exprs, unknowns, keep, at):
                 kmon = tuple(mon[i] for i in kidx)
                 entry[kmon] = entry.get(kmon, 0) + coeff
     return list(rows.values()), alg.ring.domain, [syms[i] for i in kidx]
+
+
+def _add_tagged_rows(rows: dict, k: int, F, kidx: list, oidx: list) -> None:
+    r"""The terms :math:`c\,m\,\tau^j` of the tagged numerator ``F`` of expression ``k``
+    (:func:`~geomech.core.algebra.linear_forms.tagged_linear_fraction`) added to ``rows``
+    (``{key: {unknown index: {parameter monomial: coefficient}}}``, as in :func:`_ring_rows`);
+    ``kidx``/``oidx``: the positions of the kept / other generators in ``F``'s context."""
+    if not kidx:
+        for m, c in zip(F.monoms(), F.coeffs()):
+            rows.setdefault((k, m[:-1]), {})[m[-1]] = {(): c}
+        return
+    for m, c in zip(F.monoms(), F.coeffs()):
+        entry = rows.setdefault((k, *(m[i] for i in oidx)), {}).setdefault(m[-1], {})
+        kmon = tuple(m[i] for i in kidx)
+        entry[kmon] = entry.get(kmon, 0) + c
 
 
 def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
