@@ -560,14 +560,21 @@ def primitive_vector(v) -> list:
     >>> primitive_vector([x/2, x**2/3])
     [3, 2*x]
     """
-    v = [sp.cancel(x) for x in v]
+    v = [_cancel(x) for x in v]
     first = next((x for x in v if x != 0), None)
     if first is None:
         return v
-    v = [sp.cancel(x / first) for x in v]
+    v = [_cancel(x / first) for x in v]
     den = sp.lcm([sp.denom(x) for x in v])
-    v = [sp.cancel(x * den) for x in v]
+    v = [_cancel(x * den) for x in v]
     g = sp.gcd_list([x for x in v if x != 0])
     if g != 0:
-        v = [sp.cancel(x / g) for x in v]
+        v = [_cancel(x / g) for x in v]
     return v
+
+
+def _cancel(x):
+    """``sp.cancel(x)``, rational numbers (already cancelled) returned as they are."""
+    if isinstance(x, int):
+        return sp.Integer(x)
+    return x if getattr(x, "is_Rational", False) else sp.cancel(x)

@@ -56,6 +56,7 @@ class _Converter:
         self.const: dict = {}       # reduced fractions of the unknown-free parts
         self.memo: dict = {}        # alg.fraction's memo (one mode: gcd=False)
         self.lin: dict = {}
+        self.rooted = False
 
     def depends(self, e) -> bool:
         """Whether ``e`` contains an unknown (memoised over the tree)."""
@@ -69,7 +70,7 @@ class _Converter:
         """``(n, d)`` of an unknown-free ``e``, ``n`` reduced."""
         got = self.const.get(e)
         if got is None:
-            n, d = self.alg.fraction(e, self.memo, gcd=False)
+            n, d = self.alg.fraction(e, self.memo, gcd=False, rooted=self.rooted)
             got = self.const[e] = (self.alg.reduce(n), d)
         return got
 
@@ -133,6 +134,7 @@ class _TaggedConverter(_Converter):
     def __init__(self, alg: RationalAlgebra, unknowns: Sequence[sp.Symbol], ctx):
         super().__init__(alg, unknowns)
         self.ctx = ctx
+        self.rooted = True          # tagged_linear_fraction replaces the roots once
         self.order = alg.reducer.division_order()
         self.n = alg.ring.ngens
         self.flint: dict = {}
@@ -205,7 +207,7 @@ def linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symb
     for atoms outside the ring.
     """
     conv = converter if converter is not None else _Converter(alg, unknowns)
-    e = as_expr(e)
+    e = alg.with_roots(as_expr(e)) if conv.rooted else as_expr(e)
     if not conv.depends(e):         # e.g. all its unknowns specialised to zero
         if e == 0 or not conv.fraction(e)[0]:
             return {}, alg.ring.one
@@ -243,7 +245,7 @@ def tagged_linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[
         return None
     conv = converter if isinstance(converter, _TaggedConverter) else \
         _TaggedConverter(alg, unknowns, ctx)
-    e = as_expr(e)
+    e = alg.with_roots(as_expr(e))
     if not conv.depends(e):
         if e == 0 or not conv.fraction(e)[0]:
             return ctx.from_dict({}), R.one, conv.order

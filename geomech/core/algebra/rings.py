@@ -301,14 +301,18 @@ class RationalAlgebra:
         return e.xreplace(self._rep) if self._rep else e
 
     # -- conversion --------------------------------------------------------------------
-    def fraction(self, e, memo: dict | None = None, gcd: bool = True):
+    def fraction(self, e, memo: dict | None = None, gcd: bool = True, rooted: bool = False):
         r"""``(n, d)`` ring elements with :math:`e = n/d`, *not* cancelled.
 
         With ``gcd=True`` the gcd of two denominators is taken where a sum combines them;
         with ``gcd=False`` none is taken (a common denominator serves zero tests and
-        coefficient splitting).  ``memo`` caches sub-expressions for one mode.
+        coefficient splitting).  ``memo`` caches sub-expressions for one mode.  ``rooted``:
+        ``e`` is a part of an expression passed through :meth:`with_roots` already (no
+        second walk of the tree).
         """
-        return self._frac(self.with_roots(as_expr(e)), {} if memo is None else memo, gcd)
+        e = as_expr(e)
+        return self._frac(e if rooted else self.with_roots(e), {} if memo is None else memo,
+                          gcd)
 
     def frac(self, e):
         """``(numerator, denominator)`` ring elements of ``e`` (cancelled)."""
