@@ -286,11 +286,17 @@ def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
 
     for j in sorted(zero):
         out.append([sp.S.One if i == j else sp.S.Zero for i in range(n)])
+    keys = []
     for r in work:
         key = frozenset((j, p) for j, p in r.items() if j not in zero)
         if len(key) < 2 or key in seen:
             continue                # all-zero after the elimination (one entry: a unit row)
         seen.add(key)
+        keys.append(key)
+    # sparsest rows first (the order in which the solvers pick independent rows)
+    keys.sort(key=lambda key: (len(key), sum(len(p) for _, p in key) if kgens else 0,
+                               sorted(j for j, _ in key)))
+    for key in keys:
         vec = [sp.S.Zero] * n
         for j, p in key:
             vec[j] = entry_expr(p)
