@@ -271,8 +271,8 @@ def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
         work = [{j: k for j, p in row.items() if (k := frozenset((km, c) for km, c in p.items()
                                                                  if c))}
                 for row in rows]
-    else:
-        work = [{j: c for j, c in row.items() if c} for row in rows]
+    else:                   # a coefficient of a reduced numerator: non-zero
+        work = rows
     work = [r for r in work if r]
     zero = _forced_zero(work)
     out, seen, memo = [], set(), {}
