@@ -176,8 +176,8 @@ def ring_linear_domain_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
     for row in rows:
         vec = [dom.zero] * n
         for j, p in row.items():
-            if not params:
-                vec[j] = sum((dom.convert_from(c, rdom) for c in p.values()), dom.zero)
+            if not kgens:           # the entry is a coefficient
+                vec[j] = dom.convert_from(p, rdom)
                 continue
             terms: dict = {}
             for km, c in p.items():
@@ -195,7 +195,8 @@ def ring_linear_domain_rows(exprs: Sequence, unknowns: Sequence[sp.Symbol],
 
 def _ring_rows(exprs, unknowns, keep, at):
     """The rows ``{unknown index: {parameter monomial: coefficient}}`` of
-    :func:`ring_linear_rows` with the ring's domain and the kept generators, or ``None``."""
+    :func:`ring_linear_rows` with the ring's domain and the kept generators, or ``None``;
+    without kept generators the entries are the coefficients themselves."""
     unknowns = list(unknowns)
     if at and any(c in at for c in unknowns):
         raise ValueError("the unknowns cannot be specialised (set them to zero in `at` and "
@@ -216,6 +217,12 @@ def _ring_rows(exprs, unknowns, keep, at):
     rows: dict = {}     # key -> {unknown index -> {parameter monomial -> coefficient}}
     for k, e in enumerate(exprs):
         try:
+            got = linear_forms.tagged_linear_fraction(alg, e, unknowns, conv)
+            if got is not None:
+                where = {g: v for v, g in enumerate(got[2])}
+                _add_tagged_rows(rows, k, got[0], [where[i] for i in kidx],
+                                 [where[i] for i in oidx])
+                continue
             vec, _ = linear_forms.linear_fraction(alg, e, unknowns, conv)
         except linear_forms.NotLinear as exc:
             raise ValueError("the determining equations are not linear homogeneous in the "
@@ -225,7 +232,7 @@ def _ring_rows(exprs, unknowns, keep, at):
         for j, n in vec.items():
             if not kidx:            # no parameters kept: the monomial is the key
                 for mon, coeff in n.items():
-                    rows.setdefault((k, mon), {})[j] = {(): coeff}
+                    rows.setdefault((k, mon), {})[j] = coeff
                 continue
             for mon, coeff in n.items():
                 key = (k, *(mon[i] for i in oidx))    # one identity per expression
@@ -235,49 +242,86 @@ def _ring_rows(exprs, unknowns, keep, at):
     return list(rows.values()), alg.ring.domain, [syms[i] for i in kidx]
 
 
+def _add_tagged_rows(rows: dict, k: int, F, kidx: list, oidx: list) -> None:
+    r"""The terms :math:`c\,m\,\tau^j` of the tagged numerator ``F`` of expression ``k``
+    (:func:`~geomech.core.algebra.linear_forms.tagged_linear_fraction`) added to ``rows``
+    (``{key: {unknown index: {parameter monomial: coefficient}}}``, as in :func:`_ring_rows`);
+    ``kidx``/``oidx``: the positions of the kept / other generators in ``F``'s context."""
+    if not kidx:            # the terms of one row are consecutive (lex, the tag last)
+        prev = row = None
+        for m, c in zip(F.monoms(), F.coeffs()):
+            key = m[:-1]
+            if key != prev:
+                prev, row = key, rows.setdefault((k, key), {})
+            row[m[-1]] = c
+        return
+    for m, c in zip(F.monoms(), F.coeffs()):
+        entry = rows.setdefault((k, *(m[i] for i in oidx)), {}).setdefault(m[-1], {})
+        kmon = tuple(m[i] for i in kidx)
+        entry[kmon] = entry.get(kmon, 0) + c
+
+
 def _rows_to_sympy(rows, n: int, dom, kgens: list) -> list[list[sp.Expr]]:
-    """The rows ``{unknown index: {parameter monomial: coefficient}}`` as lists of sympy
-    expressions, made small in the ring first: an unknown alone in a row is zero
-    (generically in the parameters, as in :func:`solve_homogeneous`), so it is removed from
-    the other rows and its row becomes the unit row; duplicate rows are dropped and each
-    distinct entry is converted once."""
-    work = []
-    for row in rows:
-        live = {j: p for j, p in row.items() if any(p.values())}
-        if live:
-            work.append(live)
-    zero: set = set()
-    changed = True
-    while changed:
-        changed = False
-        for r in work:
-            live = [j for j in r if j not in zero]
-            if len(live) == 1:
-                zero.add(live[0])
-                changed = True
+    """The rows ``{unknown index: {parameter monomial: coefficient}}`` (without ``kgens``:
+    ``{unknown index: coefficient}``) as lists of sympy expressions, made small in the ring
+    first: an unknown alone in a row is zero (generically in the parameters, as in
+    :func:`solve_homogeneous`), so it is removed from the other rows and its row becomes the
+    unit row; duplicate rows are dropped and each distinct entry is converted once."""
+    if kgens:
+        work = [{j: k for j, p in row.items() if (k := frozenset((km, c) for km, c in p.items()
+                                                                 if c))}
+                for row in rows]
+    else:                   # a coefficient of a reduced numerator: non-zero
+        work = rows
+    work = [r for r in work if r]
+    zero = _forced_zero(work)
     out, seen, memo = [], set(), {}
 
-    def poly_expr(key: frozenset) -> sp.Expr:
+    def entry_expr(key) -> sp.Expr:
         if key not in memo:
             memo[key] = sp.Add(*[dom.to_sympy(c) * sp.Mul(*[g**e for g, e in zip(kgens, km)
-                                                             if e]) for km, c in key])
+                                                             if e]) for km, c in key]) \
+                if kgens else dom.to_sympy(key)
         return memo[key]
 
     for j in sorted(zero):
         out.append([sp.S.One if i == j else sp.S.Zero for i in range(n)])
+    keys = []
     for r in work:
-        if sum(1 for j in r if j not in zero) < 2:
+        key = frozenset((j, p) for j, p in r.items() if j not in zero)
+        if len(key) < 2 or key in seen:
             continue                # all-zero after the elimination (one entry: a unit row)
-        key = frozenset((j, frozenset((km, c) for km, c in p.items() if c))
-                        for j, p in r.items() if j not in zero)
-        if key in seen:
-            continue
         seen.add(key)
+        keys.append(key)
+    # sparsest rows first (the order in which the solvers pick independent rows)
+    keys.sort(key=lambda key: (len(key), sum(len(p) for _, p in key) if kgens else 0,
+                               sorted(j for j, _ in key)))
+    for key in keys:
         vec = [sp.S.Zero] * n
         for j, p in key:
-            vec[j] = poly_expr(p)
+            vec[j] = entry_expr(p)
         out.append(vec)
     return out
+
+
+def _forced_zero(work: list) -> set:
+    """The unknowns forced to vanish by rows in which, the others forced already, they are
+    alone: the least set closed under this rule (unique; the rows are scanned again only
+    while it grows, and a row with at most one live unknown is not scanned again)."""
+    zero: set = set()
+    live_rows = work
+    while True:
+        found, rest = set(), []
+        for r in live_rows:
+            live = [j for j in r if j not in zero]
+            if len(live) == 1:
+                found.add(live[0])
+            elif live:
+                rest.append(r)
+        if not found:
+            return zero
+        zero |= found
+        live_rows = rest
 
 
 def solve_constant_linear(exprs: Sequence, unknowns: Sequence[sp.Symbol],
@@ -522,14 +566,21 @@ def primitive_vector(v) -> list:
     >>> primitive_vector([x/2, x**2/3])
     [3, 2*x]
     """
-    v = [sp.cancel(x) for x in v]
+    v = [_cancel(x) for x in v]
     first = next((x for x in v if x != 0), None)
     if first is None:
         return v
-    v = [sp.cancel(x / first) for x in v]
+    v = [_cancel(x / first) for x in v]
     den = sp.lcm([sp.denom(x) for x in v])
-    v = [sp.cancel(x * den) for x in v]
+    v = [_cancel(x * den) for x in v]
     g = sp.gcd_list([x for x in v if x != 0])
     if g != 0:
-        v = [sp.cancel(x / g) for x in v]
+        v = [_cancel(x / g) for x in v]
     return v
+
+
+def _cancel(x):
+    """``sp.cancel(x)``, rational numbers (already cancelled) returned as they are."""
+    if isinstance(x, int):
+        return sp.Integer(x)
+    return x if getattr(x, "is_Rational", False) else sp.cancel(x)

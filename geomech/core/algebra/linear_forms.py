@@ -35,9 +35,10 @@ import sympy as sp
 from geomech.core.algebra.divisibility import common_denominator
 from geomech.core.algebra.rings import RationalAlgebra
 from geomech.core.budget import check
+from geomech.core.flintpolys import qq_context
 from geomech.core.parse import as_expr
 
-__all__ = ["linear_fraction", "NotLinear"]
+__all__ = ["linear_fraction", "tagged_linear_fraction", "NotLinear"]
 
 
 class NotLinear(ValueError):
@@ -55,6 +56,7 @@ class _Converter:
         self.const: dict = {}       # reduced fractions of the unknown-free parts
         self.memo: dict = {}        # alg.fraction's memo (one mode: gcd=False)
         self.lin: dict = {}
+        self.rooted = False
 
     def depends(self, e) -> bool:
         """Whether ``e`` contains an unknown (memoised over the tree)."""
@@ -68,7 +70,7 @@ class _Converter:
         """``(n, d)`` of an unknown-free ``e``, ``n`` reduced."""
         got = self.const.get(e)
         if got is None:
-            n, d = self.alg.fraction(e, self.memo, gcd=False)
+            n, d = self.alg.fraction(e, self.memo, gcd=False, rooted=self.rooted)
             got = self.const[e] = (self.alg.reduce(n), d)
         return got
 
@@ -124,6 +126,76 @@ class _Converter:
         return {j: v for j, v in out.items() if v}, den
 
 
+class _TaggedConverter(_Converter):
+    r""":class:`_Converter` with the vectors as one ``fmpq_mpoly``
+    :math:`\sum_j \tau^j n_j` (variables: the ring's in ``order``, then the tag):
+    one product per factor and one sum per term instead of one per unknown."""
+
+    def __init__(self, alg: RationalAlgebra, unknowns: Sequence[sp.Symbol], ctx):
+        super().__init__(alg, unknowns)
+        self.ctx = ctx
+        self.rooted = True          # tagged_linear_fraction replaces the roots once
+        self.order = alg.reducer.division_order()
+        self.n = alg.ring.ngens
+        self.flint: dict = {}
+        self.tag: dict = {}
+
+    def to_flint(self, p):
+        """The ring element ``p`` (free of the tag) in the tagged context, memoised."""
+        got = self.flint.get(p)
+        if got is None:
+            order = self.order
+            got = self.flint[p] = self.ctx.from_dict(
+                {(*(m[i] for i in order), 0): c for m, c in p.items()})
+        return got
+
+    def tagged(self, e) -> tuple:
+        r"""``(V, d)``: :math:`V=\sum_j \tau^j n_j` and :math:`d` of an ``e`` linear
+        homogeneous in the unknowns (the same :math:`n_j, d` as :meth:`linear`)."""
+        got = self.tag.get(e)
+        if got is None:
+            got = self.tag[e] = self._tagged(e)
+        return got
+
+    def _tagged(self, e) -> tuple:
+        R = self.R
+        if e.is_Symbol:
+            return self.ctx.from_dict({(0,) * self.n + (self.uidx[e],): 1}), R.one
+        if e.is_Add:
+            check()
+            free = [a for a in e.args if not self.depends(a)]
+            if any(self.fraction(a)[0] for a in free):
+                raise NotLinear("a term free of the unknowns: the equation is not homogeneous")
+            return self._tagged_sum([self.tagged(a) for a in e.args if self.depends(a)])
+        if e.is_Mul:
+            lin = [a for a in e.args if self.depends(a)]
+            if len(lin) != 1:
+                raise NotLinear("a product of unknowns")
+            n, d = R.one, R.one
+            for a in e.args:
+                if a is not lin[0]:
+                    n2, d2 = self.fraction(a)
+                    n, d = n * n2, d * d2
+            vec, dv = self.tagged(lin[0])
+            return (vec if n == 1 else self.to_flint(n) * vec), d * dv
+        raise NotLinear(f"an unknown inside {type(e).__name__}")
+
+    def _tagged_sum(self, parts: list) -> tuple:
+        """:meth:`_Converter._sum` of tagged parts."""
+        acc: dict = {}
+        for vec, d in parts:
+            acc[d] = acc[d] + vec if d in acc else vec
+        dens = sorted(acc, key=lambda d: -len(d))
+        den = dens[0]
+        for d2 in dens[1:]:
+            den = common_denominator(den, d2)[0]
+        out = self.ctx.from_dict({})
+        for d, vec in acc.items():
+            f = den.exquo(d) if d != den else None
+            out += vec if f is None or f == 1 else self.to_flint(f) * vec
+        return out, den
+
+
 def linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symbol],
                     converter: _Converter | None = None) -> tuple[dict, object]:
     r"""``({j: n_j}, d)`` with :math:`e = \sum_j c_j n_j / d` (module docstring).
@@ -135,7 +207,7 @@ def linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symb
     for atoms outside the ring.
     """
     conv = converter if converter is not None else _Converter(alg, unknowns)
-    e = as_expr(e)
+    e = alg.with_roots(as_expr(e)) if conv.rooted else as_expr(e)
     if not conv.depends(e):         # e.g. all its unknowns specialised to zero
         if e == 0 or not conv.fraction(e)[0]:
             return {}, alg.ring.one
@@ -146,6 +218,45 @@ def linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symb
     return {j: v for j, v in vec.items() if v}, d
 
 
+def tagged_linear_fraction(alg: RationalAlgebra, e: sp.Expr, unknowns: Sequence[sp.Symbol],
+                           converter: _Converter | None = None) -> tuple | None:
+    r""":func:`linear_fraction` as one polynomial: ``(F, d, order)`` with
+
+    .. math:: F = \sum_j \tau^j\, n_j \in \mathbb Q[x, \sin s, \cos s, \rho][\tau],
+
+    an ``fmpq_mpoly`` whose last generator is the tag :math:`\tau` (its exponent numbers
+    the unknown) and whose variable ``v`` is the ring's generator ``order[v]``
+    (:meth:`~geomech.core.algebra.reduction.RelationReducer.division_order`), reduced
+    modulo the relations in one division per relation
+    (:meth:`~geomech.core.algebra.reduction.RelationReducer.reduce_division`; the
+    reduction is linear over :math:`\mathbb Q[\tau]`, so :math:`F` holds exactly the
+    reduced :math:`n_j` of :func:`linear_fraction`).  ``None`` without python-flint's
+    rationals.
+
+    >>> x, a, b = sp.symbols("x a b")
+    >>> e = a*sp.sin(x)**2 + a*sp.cos(x)**2 - b
+    >>> F, d, order = tagged_linear_fraction(RationalAlgebra([e], exclude=[a, b]), e, [a, b])
+    >>> sorted(zip(F.monoms(), F.coeffs())), order
+    ([((0, 0, 0), 1), ((0, 0, 1), -1)], (1, 0))
+    """
+    R = alg.ring
+    ctx = qq_context(R.ngens + 1) if R.domain == sp.QQ else None
+    if ctx is None:
+        return None
+    conv = converter if isinstance(converter, _TaggedConverter) else \
+        _TaggedConverter(alg, unknowns, ctx)
+    e = alg.with_roots(as_expr(e))
+    if not conv.depends(e):
+        if e == 0 or not conv.fraction(e)[0]:
+            return ctx.from_dict({}), R.one, conv.order
+        raise NotLinear("the expression is free of the unknowns and not zero")
+    vec, d = conv.tagged(e)
+    return alg.reducer.reduce_division(vec, conv.order), d, conv.order
+
+
 def linear_fraction_memo(alg: RationalAlgebra, unknowns: Sequence[sp.Symbol]) -> _Converter:
-    """A memo shared by several calls of :func:`linear_fraction` on one ring."""
-    return _Converter(alg, unknowns)
+    """A memo shared by several calls of :func:`linear_fraction` (and
+    :func:`tagged_linear_fraction`, with python-flint's rationals) on one ring."""
+    R = alg.ring
+    ctx = qq_context(R.ngens + 1) if R.domain == sp.QQ else None
+    return _Converter(alg, unknowns) if ctx is None else _TaggedConverter(alg, unknowns, ctx)

@@ -195,6 +195,62 @@ class RelationReducer:
             acc += ctx.from_dict(part) * ctx.from_dict(dict(nf))
         return from_fmpq_mpoly(self.ring, acc)
 
+    def division_order(self, prefer: str = "sin") -> tuple:
+        """The ring's generator indices in the order of a lex context where each relation's
+        leading monomial is the square of its reduced generator: each ``cos`` (``prefer="sin"``,
+        else each ``sin``) moved before its partner; the root generators come first already
+        and their radicands are free of them (:meth:`reduce_division`)."""
+        order = list(range(self.ring.ngens))
+        for i_s, i_c in self.trig:
+            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
+            a, b = order.index(big), order.index(small)
+            if a > b:
+                order[a], order[b] = order[b], order[a]
+        return tuple(order)
+
+    def reduce_division(self, f, order: tuple, prefer: str = "sin"):
+        r""":meth:`reduce` of an ``fmpq_mpoly`` ``f`` by python-flint's division.
+
+        The context's variable ``v < ring.ngens`` is the ring's generator ``order[v]``
+        (:meth:`division_order`); further variables (e.g. a tag :math:`\tau` whose exponent
+        numbers the unknowns of a linear form) are free of the relations.  Each relation
+        :math:`g^2 - \text{rep}` is monic of degree 2 in :math:`g` and :math:`g` is the
+        greatest of its variables in this lex order, so the remainder of the division is the
+        unique :math:`r \equiv f` with :math:`\deg_g r < 2`: exactly :func:`sub_square`,
+        applied in the order of :meth:`reduce_passes` (roots first), hence :meth:`reduce`.
+        The reduction is linear over :math:`\mathbb Q[\tau]`:
+        :math:`NF(\sum_j \tau^j n_j) = \sum_j \tau^j NF(n_j)`.
+
+        >>> import sympy as sp
+        >>> from geomech.core.algebra.rings import polynomial_ring
+        >>> from geomech.core.flintpolys import qq_context
+        >>> s = sp.Symbol("s")
+        >>> R = polynomial_ring([sp.sin(s), sp.cos(s)])
+        >>> red = RelationReducer(R, roots=(), trig=((0, 1),))
+        >>> order = red.division_order()           # cos first
+        >>> C, S, t = qq_context(3).gens()
+        >>> red.reduce_division(C**3*t + S**2*t**2, order) == C*(1 - S**2)*t + S**2*t**2
+        True
+        """
+        if f.is_zero():
+            return f
+        ctx = f.context()
+        n, nv = self.ring.ngens, ctx.nvars()
+        where = {g: v for v, g in enumerate(order)}
+        pad = (0,) * (nv - n)
+
+        def conv(p):
+            return ctx.from_dict({(*(m[order[v]] for v in range(n)), *pad): c
+                                  for m, c in p.items()})
+        gens = ctx.gens()
+        poll()
+        for idx, b in self.roots:
+            f = divmod(f, gens[where[idx]] ** 2 - conv(b))[1]
+        for i_s, i_c in self.trig:
+            big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
+            f = divmod(f, gens[where[big]] ** 2 + gens[where[small]] ** 2 - 1)[1]
+        return f
+
     def _monomial_nf(self, pos: tuple, key: tuple, prefer: str) -> list:
         """Terms of the normal form of the monomial with exponents ``key`` at ``pos``."""
         mono = [0] * self.ring.ngens

@@ -149,6 +149,25 @@ _TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
 
 
 
+def _xreplace_shared(e, rule: dict, memo: dict):
+    """``e.xreplace(rule)`` with a memo over equal sub-expressions (the same rebuild:
+    a node in ``rule`` is replaced, otherwise rebuilt from its replaced arguments when one
+    changed)."""
+    got = memo.get(e)
+    if got is not None:
+        return got
+    if e in rule:
+        out = rule[e]
+    elif not e.args:
+        out = e
+    else:
+        args = tuple(_xreplace_shared(a, rule, memo) if isinstance(a, sp.Basic) else a
+                     for a in e.args)
+        out = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+    memo[e] = out
+    return out
+
+
 def _collect_atoms(e: sp.Expr, syms: set, angles: set, sqrt_pows: dict, opaque: set) -> None:
     stack = [e]
     while stack:
@@ -297,18 +316,23 @@ class RationalAlgebra:
         return bool(self._sqrt)
 
     def with_roots(self, e: sp.Expr) -> sp.Expr:
-        """``e`` with its square roots replaced by the ring's root generators."""
-        return e.xreplace(self._rep) if self._rep else e
+        """``e`` with its square roots replaced by the ring's root generators
+        (``e.xreplace``, each shared sub-expression walked once)."""
+        return _xreplace_shared(e, self._rep, {}) if self._rep else e
 
     # -- conversion --------------------------------------------------------------------
-    def fraction(self, e, memo: dict | None = None, gcd: bool = True):
+    def fraction(self, e, memo: dict | None = None, gcd: bool = True, rooted: bool = False):
         r"""``(n, d)`` ring elements with :math:`e = n/d`, *not* cancelled.
 
         With ``gcd=True`` the gcd of two denominators is taken where a sum combines them;
         with ``gcd=False`` none is taken (a common denominator serves zero tests and
-        coefficient splitting).  ``memo`` caches sub-expressions for one mode.
+        coefficient splitting).  ``memo`` caches sub-expressions for one mode.  ``rooted``:
+        ``e`` is a part of an expression passed through :meth:`with_roots` already (no
+        second walk of the tree).
         """
-        return self._frac(self.with_roots(as_expr(e)), {} if memo is None else memo, gcd)
+        e = as_expr(e)
+        return self._frac(e if rooted else self.with_roots(e), {} if memo is None else memo,
+                          gcd)
 
     def frac(self, e):
         """``(numerator, denominator)`` ring elements of ``e`` (cancelled)."""
