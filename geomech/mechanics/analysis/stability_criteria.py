@@ -40,7 +40,8 @@ from geomech.core.zero import default_policy
 
 __all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
            "reversible_conditions", "is_even_polynomial", "even_part_variable",
-           "positive_part", "factored_positive_part", "even_factors", "split_zero_roots"]
+           "positive_part", "factored_positive_part", "even_factors",
+           "lowest_terms", "split_zero_roots"]
 
 #: The eigenvalue variable of characteristic polynomials.
 LAMBDA = sp.Symbol("lambda")
@@ -258,5 +259,20 @@ def _factored(expr: sp.Expr) -> tuple:
     """``(factor_list(numerator), factor_list(denominator))`` of ``expr`` in lowest terms,
     remembered: :func:`positive_part` and :func:`even_factors` of one condition factor it
     once (the rolling ellipsoid's discriminant: half a second each)."""
-    num, den = sp.fraction(sp.cancel(sp.together(expr)))
+    num, den = lowest_terms(expr)
     return sp.factor_list(num), sp.factor_list(den)
+
+
+def lowest_terms(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    r"""``sp.fraction(sp.cancel(sp.together(expr)))``; a polynomial with integer
+    coefficients in symbols (the Routh-Hurwitz and spectral conditions, products of such)
+    is its own numerator: its expansion, which is what ``cancel`` returns for it (the
+    expanded numerator over the denominator 1, no gcd), without sympy's ring conversion.
+
+    >>> x, y = sp.symbols("x y")
+    >>> lowest_terms(2*(x + y)*(x - 1)), lowest_terms(x/2 + 1/y)
+    ((2*x**2 + 2*x*y - 2*x - 2*y, 1), (x*y + 2, 2*y))
+    """
+    if all(a.is_Symbol or a.is_Integer for a in expr.atoms()) and expr.is_polynomial():
+        return sp.expand(expr), sp.S.One
+    return sp.fraction(sp.cancel(sp.together(expr)))

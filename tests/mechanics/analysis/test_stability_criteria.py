@@ -13,6 +13,7 @@ from geomech.mechanics.analysis.stability_criteria import (
     factored_positive_part,
     hurwitz_determinants,
     is_even_polynomial,
+    lowest_terms,
     newton_sums,
     positive_part,
     reversible_conditions,
@@ -124,3 +125,14 @@ def test_factored_positive_part_radicals_take_factor():
     b = sp.Symbol("b", positive=True)
     e = (sp.sqrt(b) * _fx + 1) * (sp.sqrt(b) * _fx - 1) * _fy
     assert factored_positive_part(e) == sp.factor(positive_part(e))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_small, st.integers(1, 3)), min_size=1, max_size=3),
+       st.integers(-4, 4), st.sampled_from([1, 2, _fy, _fx - 1]))
+def test_lowest_terms_is_cancel(parts, c, d):
+    """lowest_terms agrees with sympy's cancel: same numerator and denominator, so the
+    same factorisation; on integer polynomials it is their expansion over 1."""
+    fs = [(a * _fx**2 + b * _fx * _fy + e * _fy + 1) ** k for (a, b, e), k in parts]
+    expr = c * sp.Mul(*fs) / d
+    assert lowest_terms(expr) == sp.fraction(sp.cancel(sp.together(expr)))
