@@ -48,8 +48,8 @@ from geomech.mechanics.analysis.stability_criteria import (
     MU,
     even_factors,
     even_part_variable,
+    factored_positive_part,
     is_even_polynomial,
-    positive_part,
     reversible_conditions,
     routh_hurwitz_conditions,
     split_zero_roots,
@@ -174,7 +174,7 @@ def factor_conditions(f: sp.Expr) -> FactorConditions:
     nondeg = []
     for c in conds:
         nondeg += [e for e in even_factors(c) if e not in nondeg]
-    conds = tuple(sp.factor(positive_part(c)) for c in conds)
+    conds = tuple(factored_positive_part(c) for c in conds)
     conds = tuple(c for c in conds if not (c.is_number and c.is_positive))
     return FactorConditions(f, kind, q, conds, tuple(nondeg))
 

@@ -40,7 +40,8 @@ from geomech.core.zero import default_policy
 
 __all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
            "reversible_conditions", "is_even_polynomial", "even_part_variable",
-           "positive_part", "even_factors", "split_zero_roots"]
+           "positive_part", "factored_positive_part", "even_factors",
+           "lowest_terms", "split_zero_roots"]
 
 #: The eigenvalue variable of characteristic polynomials.
 LAMBDA = sp.Symbol("lambda")
@@ -194,9 +195,17 @@ def positive_part(expr) -> sp.Expr:
     """
     if default_policy().is_zero(expr):
         return sp.S.Zero
+    sign, keep = _sign_and_kept(as_expr(expr))
+    out = sp.Mul(*keep) if keep else sp.S.One
+    return sp.expand(out) if sign > 0 else sp.expand(-out)
+
+
+def _sign_and_kept(expr: sp.Expr) -> tuple[int, list]:
+    """``(sign, factors)`` of :func:`positive_part`: the factors of odd multiplicity and
+    unknown sign, and the sign of the rest."""
     sign = 1
     keep = []
-    for coeff, factors in _factored(as_expr(expr)):
+    for coeff, factors in _factored(expr):
         if coeff.is_negative:
             sign = -sign
         for f, k in factors:
@@ -207,8 +216,30 @@ def positive_part(expr) -> sp.Expr:
                 continue
             if k % 2:
                 keep.append(f)        # f**k and f**-k have the sign of f
-    out = sp.Mul(*keep) if keep else sp.S.One
-    return sp.expand(out) if sign > 0 else sp.expand(-out)
+    return sign, keep
+
+
+def factored_positive_part(expr) -> sp.Expr:
+    r""":func:`positive_part` in factored form: ``sp.factor(positive_part(expr))``.
+
+    The kept factors are irreducible (they come from the factorisation of ``expr`` itself),
+    so their product :math:`\pm\prod_i f_i` is already the factorisation over
+    :math:`\mathbb Q` of the polynomial :func:`positive_part` expands (each :math:`f_i` is
+    primitive with sympy's sign normalisation, and by Gauss's lemma their product is
+    primitive): it is returned without factoring again.  Factors that are not polynomials
+    with rational coefficients in symbols (radicals, floats, ``I``) take ``sp.factor``.
+
+    >>> m, g = sp.symbols("m g", positive=True); w, k = sp.symbols("w k", real=True)
+    >>> factored_positive_part(-3*m*(g - w**2)*(k + w)**2*(k - 1))
+    (-g + w**2)*(k - 1)
+    """
+    if default_policy().is_zero(expr):
+        return sp.S.Zero
+    sign, keep = _sign_and_kept(as_expr(expr))
+    if not all(f.is_polynomial() and not f.has(sp.Float, sp.I) for f in keep):
+        return sp.factor(positive_part(expr))
+    out = sp.Mul(*keep)
+    return out if sign > 0 else -out
 
 
 def even_factors(expr) -> list[sp.Expr]:
@@ -228,5 +259,20 @@ def _factored(expr: sp.Expr) -> tuple:
     """``(factor_list(numerator), factor_list(denominator))`` of ``expr`` in lowest terms,
     remembered: :func:`positive_part` and :func:`even_factors` of one condition factor it
     once (the rolling ellipsoid's discriminant: half a second each)."""
-    num, den = sp.fraction(sp.cancel(sp.together(expr)))
+    num, den = lowest_terms(expr)
     return sp.factor_list(num), sp.factor_list(den)
+
+
+def lowest_terms(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    r"""``sp.fraction(sp.cancel(sp.together(expr)))``; a polynomial with integer
+    coefficients in symbols (the Routh-Hurwitz and spectral conditions, products of such)
+    is its own numerator: its expansion, which is what ``cancel`` returns for it (the
+    expanded numerator over the denominator 1, no gcd), without sympy's ring conversion.
+
+    >>> x, y = sp.symbols("x y")
+    >>> lowest_terms(2*(x + y)*(x - 1)), lowest_terms(x/2 + 1/y)
+    ((2*x**2 + 2*x*y - 2*x - 2*y, 1), (x*y + 2, 2*y))
+    """
+    if all(a.is_Symbol or a.is_Integer for a in expr.atoms()) and expr.is_polynomial():
+        return sp.expand(expr), sp.S.One
+    return sp.fraction(sp.cancel(sp.together(expr)))

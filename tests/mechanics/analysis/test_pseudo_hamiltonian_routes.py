@@ -61,3 +61,16 @@ def test_snake_hamiltonian_section_is_implicit_and_not_poisson():
     text = " ".join(str(t) for t, _ in sec.lines)
     assert sec.status == "ok" and "almost-Poisson" in text
     assert S.constraint_distribution().growth_vector()[-1] == 5
+
+
+@pytest.mark.parametrize("name", ["chaplygin_sleigh", "rolling_disk"])
+def test_momentum_of_inverts_the_legendre_map(name):
+    """The Legendre map M(q, omega) composed with its inverse
+    omega(q, M) is the identity."""
+    pol = default_policy()
+    form = ph.system_pseudo_hamiltonian(gm.examples.get(name))
+    assert set(form.momentum_of) == set(form.momenta) and len(form.momentum_of) == len(form.momenta)
+    for M in form.momenta:
+        assert pol.is_zero(form.momentum_of[M].xreplace(form.quasi_velocities) - M)
+    for w, e in form.quasi_velocities.items():
+        assert pol.is_zero(e.xreplace(form.momentum_of) - w)

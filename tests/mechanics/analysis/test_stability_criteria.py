@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from geomech.mechanics.analysis.stability_criteria import (
     even_factors,
     even_part_variable,
+    factored_positive_part,
     hurwitz_determinants,
     is_even_polynomial,
+    lowest_terms,
     newton_sums,
     positive_part,
     reversible_conditions,
@@ -96,3 +98,41 @@ def test_conditions_of_the_damped_oscillator():
     assert routh_hurwitz_conditions(lam**2 + c * lam + k, lam) == [c, c * k]
     with pytest.raises(sp.PolynomialError):
         routh_hurwitz_conditions(sp.sin(lam), lam)
+
+
+_fx, _fy = sp.symbols("x y", real=True)
+_fm = sp.Symbol("m", positive=True)
+_small = st.lists(st.integers(-3, 3), min_size=3, max_size=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_small, st.integers(1, 3)), min_size=1, max_size=3),
+       st.integers(-4, 4).filter(bool), st.booleans())
+def test_factored_positive_part_is_the_factorisation_of_positive_part(parts, c, den):
+    """The factors kept by positive_part, multiplied unexpanded, are exactly sympy's
+    factorisation of the expanded positive part (unique factorisation over Q)."""
+    fs = [(a * _fx**2 + b * _fx * _fy + d * _fy + _fm) ** k for (a, b, d), k in parts]
+    e = c * _fm * sp.Mul(*fs)
+    if den:
+        e = e / (_fx**2 + _fy - 1)
+    got = factored_positive_part(e)
+    assert got == sp.factor(positive_part(e))
+    assert sp.expand(got - positive_part(e)) == 0
+
+
+def test_factored_positive_part_radicals_take_factor():
+    """Factors in a radical multiply to a polynomial in the radicand: sympy's factor."""
+    b = sp.Symbol("b", positive=True)
+    e = (sp.sqrt(b) * _fx + 1) * (sp.sqrt(b) * _fx - 1) * _fy
+    assert factored_positive_part(e) == sp.factor(positive_part(e))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_small, st.integers(1, 3)), min_size=1, max_size=3),
+       st.integers(-4, 4), st.sampled_from([1, 2, _fy, _fx - 1]))
+def test_lowest_terms_is_cancel(parts, c, d):
+    """lowest_terms agrees with sympy's cancel: same numerator and denominator, so the
+    same factorisation; on integer polynomials it is their expansion over 1."""
+    fs = [(a * _fx**2 + b * _fx * _fy + e * _fy + 1) ** k for (a, b, e), k in parts]
+    expr = c * sp.Mul(*fs) / d
+    assert lowest_terms(expr) == sp.fraction(sp.cancel(sp.together(expr)))
