@@ -60,8 +60,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 html_extra_path = ["generated/report_site"]
 # Sphinx checks html_extra_path when the configuration is read, before builder-inited builds the
 # pages: on a clean clone the folder must exist by then (else -W fails on the warning).
-os.makedirs(os.path.join(os.path.dirname(os.path.abspath(__file__)), *html_extra_path[0].split("/")),
-            exist_ok=True)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+os.makedirs(os.path.join(_HERE, *html_extra_path[0].split("/")), exist_ok=True)
 
 
 def _report_pages(app):
