@@ -76,32 +76,42 @@ class _Converter:
 
     def linear(self, e) -> tuple:
         """``({j: n_j}, d)`` of an ``e`` linear homogeneous in the unknowns."""
-        got = self.lin.get(e)
+        return self._form(e, self.lin, self._plain_ops())
+
+    def _plain_ops(self) -> tuple:
+        """``(unit, scale, total)`` of the vectors as dicts ``{j: n_j}``."""
+        one = self.R.one
+        return (lambda j: {j: one}, lambda vec, n: {j: n * v for j, v in vec.items()},
+                self._sum)
+
+    def _form(self, e, memo: dict, ops: tuple) -> tuple:
+        """``(vector, d)`` of ``e`` with the vector operations ``ops`` (memoised)."""
+        got = memo.get(e)
         if got is None:
-            got = self.lin[e] = self._linear(e)
+            got = memo[e] = self._build(e, memo, ops)
         return got
 
-    def _linear(self, e) -> tuple:
-        R = self.R
+    def _build(self, e, memo: dict, ops: tuple) -> tuple:
+        unit, scale, total = ops
         if e.is_Symbol:
-            return {self.uidx[e]: R.one}, R.one
+            return unit(self.uidx[e]), self.R.one
         if e.is_Add:
             check()
             free = [a for a in e.args if not self.depends(a)]
             if any(self.fraction(a)[0] for a in free):
                 raise NotLinear("a term free of the unknowns: the equation is not homogeneous")
-            return self._sum([self.linear(a) for a in e.args if self.depends(a)])
+            return total([self._form(a, memo, ops) for a in e.args if self.depends(a)])
         if e.is_Mul:
             lin = [a for a in e.args if self.depends(a)]
             if len(lin) != 1:
                 raise NotLinear("a product of unknowns")
-            n, d = R.one, R.one
+            n, d = self.R.one, self.R.one
             for a in e.args:
                 if a is not lin[0]:
                     n2, d2 = self.fraction(a)
                     n, d = n * n2, d * d2
-            vec, dv = self.linear(lin[0])
-            return {j: n * v for j, v in vec.items()}, d * dv
+            vec, dv = self._form(lin[0], memo, ops)
+            return scale(vec, n), d * dv
         raise NotLinear(f"an unknown inside {type(e).__name__}")
 
     def _sum(self, parts: list) -> tuple:
@@ -152,33 +162,10 @@ class _TaggedConverter(_Converter):
     def tagged(self, e) -> tuple:
         r"""``(V, d)``: :math:`V=\sum_j \tau^j n_j` and :math:`d` of an ``e`` linear
         homogeneous in the unknowns (the same :math:`n_j, d` as :meth:`linear`)."""
-        got = self.tag.get(e)
-        if got is None:
-            got = self.tag[e] = self._tagged(e)
-        return got
-
-    def _tagged(self, e) -> tuple:
-        R = self.R
-        if e.is_Symbol:
-            return self.ctx.from_dict({(0,) * self.n + (self.uidx[e],): 1}), R.one
-        if e.is_Add:
-            check()
-            free = [a for a in e.args if not self.depends(a)]
-            if any(self.fraction(a)[0] for a in free):
-                raise NotLinear("a term free of the unknowns: the equation is not homogeneous")
-            return self._tagged_sum([self.tagged(a) for a in e.args if self.depends(a)])
-        if e.is_Mul:
-            lin = [a for a in e.args if self.depends(a)]
-            if len(lin) != 1:
-                raise NotLinear("a product of unknowns")
-            n, d = R.one, R.one
-            for a in e.args:
-                if a is not lin[0]:
-                    n2, d2 = self.fraction(a)
-                    n, d = n * n2, d * d2
-            vec, dv = self.tagged(lin[0])
-            return (vec if n == 1 else self.to_flint(n) * vec), d * dv
-        raise NotLinear(f"an unknown inside {type(e).__name__}")
+        n = self.n
+        ops = (lambda j: self.ctx.from_dict({(0,) * n + (j,): 1}),
+               lambda vec, c: vec if c == 1 else self.to_flint(c) * vec, self._tagged_sum)
+        return self._form(e, self.tag, ops)
 
     def _tagged_sum(self, parts: list) -> tuple:
         """:meth:`_Converter._sum` of tagged parts."""
