@@ -30,7 +30,7 @@ cos(t)**2*cos(t - x)**2
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import sympy as sp
 
@@ -120,21 +120,7 @@ class FreeTrigField:
         r"""Component ``i`` of :math:`[X, Y]` (``X``, ``Y`` lists of fractions), cancelled:
         ``(p, q)`` as ``sympy``'s ``PolyElement.cancel`` normalises them."""
         check()                       # one unit of work per component
-        n, d = self.R.zero, self.R.one
-        for j, x in enumerate(self.coords):
-            for A, B, sign in ((X, Y, 1), (Y, X, -1)):
-                if not A[j][0]:
-                    continue
-                dn, dd = self.diff(B[i], x)
-                if not dn:
-                    continue
-                tn, td = A[j][0] * dn, A[j][1] * dd
-                if sign < 0:
-                    tn = -tn
-                if td == d:
-                    n = n + tn
-                else:
-                    n, d = n * td + tn * d, d * td
+        n, d = _component_sum(X, Y, i, self.coords, self.diff, self.R.zero, self.R.one)
         return poly_cancel(n, d) if n else (n, self.R.one)
 
     def bracket(self, X: Sequence, Y: Sequence) -> list[tuple]:
@@ -160,21 +146,18 @@ class FreeTrigField:
         return nd[0].as_expr() / nd[1].as_expr()
 
 
-def _flint_component(X: list, Y: list, i: int, coords: Sequence, dgen: dict, ctx) -> tuple:
-    """``(n, d)`` of component ``i`` of :math:`[X, Y]` before cancelling, in flint (the sums
-    and products of :meth:`FreeTrigField.bracket_component`, in the same order)."""
-    def dpoly(p, x):
-        out = ctx.from_dict({})
-        for k, dg in dgen[x]:
-            out += p.derivative(k) * dg
-        return out
-
-    n, d = ctx.from_dict({}), ctx.from_dict({(0,) * ctx.nvars(): 1})
+def _component_sum(X: Sequence, Y: Sequence, i: int, coords: Sequence, diff: Callable,
+                   zero, one) -> tuple:
+    r"""``(n, d)`` of component ``i`` of :math:`[X, Y]` before cancelling:
+    :math:`\sum_j X^j\,\partial_j Y^i - Y^j\,\partial_j X^i` over one running denominator,
+    ``diff(f, x)`` the ``(n, d)`` of the derivative of a fraction ``f``; the same sums and
+    products in any ring (sympy's or flint's)."""
+    n, d = zero, one
     for j, x in enumerate(coords):
         for A, B, sign in ((X, Y, 1), (Y, X, -1)):
             if not A[j][0]:
                 continue
-            dn, dd = quotient_rule(B[i], lambda p, x=x: dpoly(p, x), _is_constant)
+            dn, dd = diff(B[i], x)
             if not dn:
                 continue
             tn, td = A[j][0] * dn, A[j][1] * dd
@@ -185,6 +168,22 @@ def _flint_component(X: list, Y: list, i: int, coords: Sequence, dgen: dict, ctx
             else:
                 n, d = n * td + tn * d, d * td
     return n, d
+
+
+def _flint_component(X: list, Y: list, i: int, coords: Sequence, dgen: dict, ctx) -> tuple:
+    """``(n, d)`` of component ``i`` of :math:`[X, Y]` before cancelling, in flint
+    (:func:`_component_sum` with flint's derivatives)."""
+    def dpoly(p, x):
+        out = ctx.from_dict({})
+        for k, dg in dgen[x]:
+            out += p.derivative(k) * dg
+        return out
+
+    def diff(f, x):
+        return quotient_rule(f, lambda p: dpoly(p, x), _is_constant)
+
+    return _component_sum(X, Y, i, coords, diff, ctx.from_dict({}),
+                          ctx.from_dict({(0,) * ctx.nvars(): 1}))
 
 
 def _is_constant(p) -> bool:
