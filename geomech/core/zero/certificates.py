@@ -95,8 +95,11 @@ def pythagorean_shortening(e: sp.Expr) -> sp.Expr:
     """
     if not e.is_Add:
         return e
-    angles = {p.base.args[0] for p in e.atoms(sp.Pow) if p.exp.is_Integer and p.exp >= 2
-              and isinstance(p.base, (sp.sin, sp.cos))}
+    # sorted: the greedy reduction below depends on the order of the angles, which must
+    # not follow the hash seed (the same input gives the same output in every process)
+    angles = sorted({p.base.args[0] for p in e.atoms(sp.Pow) if p.exp.is_Integer
+                     and p.exp >= 2 and isinstance(p.base, (sp.sin, sp.cos))},
+                    key=sp.default_sort_key)
     if not angles:
         return e
     from geomech.core.algebra.differential_ring import DiffRing
@@ -120,7 +123,7 @@ def pythagorean_shortening(e: sp.Expr) -> sp.Expr:
     return best
 
 
-def _shortening_in_ring(e: sp.Expr, angles: set) -> sp.Expr | None:
+def _shortening_in_ring(e: sp.Expr, angles: list) -> sp.Expr | None:
     """The substitution rule of :func:`pythagorean_shortening` (each ``a**k``, ``k >= 2``,
     replaced by ``a**(k-2) * (1 - b**2)`` and expanded, for ``(a, b) = (sin s, cos s)`` and
     ``(cos s, sin s)`` in turn, the fewest terms kept) on the terms of a sparse polynomial
