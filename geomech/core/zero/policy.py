@@ -43,6 +43,7 @@ from geomech.core.zero.evaluation import (
     non_finite,
     strict_value,
 )
+from geomech.core.zero.quotients import certainly_nonzero, free_cancel, outside_trig_ring
 from geomech.core.zero.rewrite import (
     cancel_or_together,
     closed_forms,
@@ -121,8 +122,12 @@ class ZeroPolicy:
             return e
         poll()
         if has_negative_power(e):
-            if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
+            if e.is_Add and len(e.args) >= 4 and not outside_trig_ring(e) and \
+                    not certainly_nonzero(e) and vanishes_over_common_denominator(e):
                 return sp.S.Zero
+            fast = free_cancel(e)
+            if fast is not None:
+                return self.normalize_cancelled(fast)
             if e.is_Add:
                 return self.normalize_cancelled(sp.cancel(e))
             from geomech.core.algebra.free_calculus import cancel_quotient
@@ -148,7 +153,10 @@ class ZeroPolicy:
 
         n, d = sp.fraction(e)
         n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
-        return e if (n2 is n and d2 is d) else cancel_quotient(n2, d2)
+        if n2 is n and d2 is d:
+            return e
+        fast = free_cancel(n2 / d2)
+        return cancel_quotient(n2, d2) if fast is None else fast
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
