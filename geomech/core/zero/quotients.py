@@ -2,29 +2,33 @@ r"""``sympy.cancel`` of a sum of fractions without sympy's expression machinery.
 
 ``sympy.cancel(e)`` reads ``e`` as a quotient of polynomials in its *generators* -- symbols,
 function atoms such as :math:`\sin x` or :math:`f(x, y)`, and :math:`b^{1/q}` for a power
-:math:`b^{p/q}` -- and divides numerator and denominator by their gcd.  Its result depends
-only on the element of the free field :math:`\mathbb Q(g_1,\dots,g_n)` and on the
-generators, except where sympy's automatic evaluation uses a relation between them
-(:math:`(b^{1/2})^2 = b`, :math:`x\,x^{1/2} = x^{3/2}`) or its pre-processing
-(``signsimp``, ``factor_terms``, ``expand``) rewrites an atom.  :func:`free_cancel` builds the
-quotient in flint's ``fmpq_mpoly`` directly from the expression tree (one pass, common
-denominators found by equality or gcd), cancels it by flint's gcd and writes it in the form
-``sympy.cancel`` returns (:func:`~geomech.core.algebra.free_calculus.cancel_form`); it
-declines (``None``) whenever one of those exceptions could apply:
+:math:`b^{p/q}` -- and divides numerator and denominator by their gcd.  Without radicals
+its result depends only on the element of the free field :math:`\mathbb Q(g_1,\dots,g_n)`
+and on the generators (the reduced quotient is unique up to a unit, fixed by sympy's
+normalisation), provided its pre-processing (``signsimp``, ``factor_terms``, ``expand``)
+leaves every atom alone.  :func:`free_cancel` builds the quotient in flint's
+``fmpq_mpoly`` directly from the expression tree (one pass; equal denominators add their
+numerators, others are combined through their gcd), cancels it by flint's gcd and writes it
+in the form ``sympy.cancel`` returns (:func:`~geomech.core.algebra.free_calculus.
+cancel_form`).  It declines (``None``) on an atom that is not a symbol, a rational number,
+``sin``/``cos``/``tan``/``cot`` or an undefined function (of anything that sympy's
+pre-processing leaves unchanged), or a rational power of such a base.
 
-* an atom that is not a symbol, a rational number, ``sin``/``cos``/``tan``/``cot`` or an
-  undefined function of symbols, or a rational power of such a base;
-* an atom that sympy's pre-processing would rewrite;
-* a power :math:`g^k` of a radical generator :math:`g = b^{1/q}` with :math:`k \ge q`, or
-  :math:`g` next to its base, in the numerator or denominator;
-* a sum of fractions whose different denominators hold a radical generator (sympy's
-  product of denominators could combine radicals).
+With radicals sympy's automatic evaluation uses :math:`(b^{1/2})^2 = b` at places that depend
+on how the expression is written, so its form is not a function of the field element; here
+each :math:`g = b^{1/q}` (``b`` expanded, not itself holding a radical) is a generator and
+numerator and denominator are reduced modulo :math:`g^q = b` before the gcd: a reduced
+quotient equal to ``e`` as a function, with every radical of degree below its index, which
+is its own normal form (normalising it again changes nothing).
 
 >>> import sympy as sp
 >>> x, y = sp.symbols("x y")
->>> e = x/(x + y) + y/(x + y) + sp.sin(x)/sp.sqrt(x + 1)
+>>> e = x/(x + y) + y/(x + y) + sp.sin(x)/(x - 1)
 >>> free_cancel(e) == sp.cancel(e)
 True
+>>> r = sp.sqrt(x**2 + 1)
+>>> free_cancel(r/(x + 1) + r**3/(x + 1))
+(x**2*sqrt(x**2 + 1) + 2*sqrt(x**2 + 1))/(x + 1)
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from sympy.core.function import AppliedUndef
 
 from geomech.core.flintpolys import from_fmpq_mpoly, poly_cancel, qq_context
 
-__all__ = ["free_cancel", "outside_trig_ring", "certainly_nonzero"]
+__all__ = ["free_cancel", "outside_trig_ring", "numerator_certified_nonzero"]
 
 #: function atoms that sympy's polynomial code keeps as generators with stable powers
 _FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.cot)
@@ -241,8 +245,8 @@ def _reduced(e: sp.Expr) -> tuple | None:
 
 
 def free_cancel(e: sp.Expr) -> sp.Expr | None:
-    r"""``sympy.cancel(e)`` computed in flint's polynomials (module docstring), or ``None``
-    where that result is not certain to be sympy's.
+    r"""``sympy.cancel(e)`` computed in flint's polynomials (module docstring; with radicals
+    the reduced quotient modulo :math:`g^q = b`), or ``None`` outside that class.
 
     Numerator and denominator of ``e`` are built from its tree over :math:`\mathbb Q`
     (sums over a common denominator: equal denominators add their numerators, others are
@@ -299,7 +303,7 @@ def outside_trig_ring(e: sp.Expr) -> bool:
     return False
 
 
-def certainly_nonzero(e: sp.Expr) -> bool:
+def numerator_certified_nonzero(e: sp.Expr) -> bool:
     r"""Whether ``e`` is proved not identically zero by its numerator :math:`N` in lowest
     terms (radicals reduced, :func:`free_cancel`): an interval enclosure (Moore, Kearfott &
     Cloud 2009) of :math:`N` at one rational point, the generators at their values there
@@ -309,7 +313,7 @@ def certainly_nonzero(e: sp.Expr) -> bool:
     ``False`` means "not shown".
 
     >>> x = sp.Symbol("x")
-    >>> certainly_nonzero(1/x + sp.sqrt(x + 1)), certainly_nonzero(1/x - 1/x)
+    >>> numerator_certified_nonzero(1/x + sp.sqrt(x + 1)), numerator_certified_nonzero(1/x - 1/x)
     (True, False)
     """
     from geomech.core.zero.evaluation import interval_value
