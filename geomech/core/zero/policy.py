@@ -43,6 +43,7 @@ from geomech.core.zero.evaluation import (
     non_finite,
     strict_value,
 )
+from geomech.core.zero.quotients import free_cancel, numerator_certified_nonzero, outside_trig_ring
 from geomech.core.zero.rewrite import (
     cancel_or_together,
     closed_forms,
@@ -111,18 +112,27 @@ class ZeroPolicy:
 
     # -- normalisation -----------------------------------------------------------------
     def normalize(self, expr) -> sp.Expr:
-        """Cheap canonical form for storage: expanded polynomial or a cancelled fraction.
+        r"""Cheap canonical form for storage: expanded polynomial or a cancelled fraction.
 
         Polynomial expressions (in any generators, including ``sin(phi)``) are expanded;
-        others are put over a common denominator and cancelled.  No ``simplify``.
+        others are put over a common denominator and cancelled: in flint from the expression
+        tree (:func:`~geomech.core.zero.quotients.free_cancel`, ``sympy.cancel``'s result;
+        radicals reduced modulo :math:`g^q = b`), else by ``sympy.cancel``.  No ``simplify``.
+        A sum that vanishes modulo :math:`\sin^2+\cos^2 = 1` over a common denominator is
+        ``0`` (the ``together`` this costs is skipped when the numerator provably holds
+        another atom or is certified non-zero at a point).
         """
         e = as_expr(expr)
         if e.is_Atom or is_expanded_polynomial(e):
             return e
         poll()
         if has_negative_power(e):
-            if e.is_Add and len(e.args) >= 4 and vanishes_over_common_denominator(e):
+            if e.is_Add and len(e.args) >= 4 and not outside_trig_ring(e) and \
+                    not numerator_certified_nonzero(e) and vanishes_over_common_denominator(e):
                 return sp.S.Zero
+            fast = free_cancel(e)
+            if fast is not None:
+                return self.normalize_cancelled(fast)
             if e.is_Add:
                 return self.normalize_cancelled(sp.cancel(e))
             from geomech.core.algebra.free_calculus import cancel_quotient
@@ -148,7 +158,10 @@ class ZeroPolicy:
 
         n, d = sp.fraction(e)
         n2, d2 = pythagorean_shortening(n), pythagorean_shortening(d)
-        return e if (n2 is n and d2 is d) else cancel_quotient(n2, d2)
+        if n2 is n and d2 is d:
+            return e
+        fast = free_cancel(n2 / d2)
+        return cancel_quotient(n2, d2) if fast is None else fast
 
     # -- zero test ----------------------------------------------------------------------
     def zero_test(self, expr) -> ZeroVerdict:
