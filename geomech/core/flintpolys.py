@@ -20,7 +20,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "poly_div", "poly_mul", "poly_dot",
+__all__ = ["poly_gcd", "poly_lcm", "poly_cancel", "poly_factor_list", "poly_div", "poly_mul",
            "expr_factors",
            "qq_context",
            "to_fmpq_mpoly", "from_fmpq_mpoly"]
@@ -116,6 +116,23 @@ def poly_gcd(f, g):
     return h.monic()
 
 
+def poly_lcm(f, g):
+    r"""``f.lcm(g)`` for elements of a sympy ``PolyRing`` over QQ: the monic
+    :math:`fg/\gcd(f, g)`, the gcd, product and exact quotient by flint.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f, g = (x - y)*(x + 2)/3, 2*(x - y)*(y - 3)
+    >>> poly_lcm(f, g) == f.lcm(g)
+    True
+    """
+    ctx = qq_context(f.ring.ngens) if _flint_ok(f, g) else None
+    if ctx is None:
+        return f.lcm(g)
+    F, G = to_fmpq_mpoly(f, ctx), to_fmpq_mpoly(g, ctx)
+    return from_fmpq_mpoly(f.ring, (F * G) / F.gcd(G)).monic()
+
+
 def poly_cancel(f, g) -> tuple:
     """``f.cancel(g)`` over QQ: ``(p, q)`` with ``p/q = f/g`` in lowest terms, normalised as
     sympy does (denominators cleared, cofactors of the integer gcd times the cofactors of
@@ -162,30 +179,6 @@ def poly_mul(f, g):
     if ctx is None:
         return f * g
     return from_fmpq_mpoly(f.ring, to_fmpq_mpoly(f, ctx) * to_fmpq_mpoly(g, ctx))
-
-
-def poly_dot(ring, pairs):
-    r""":math:`\sum_j f_j g_j` for pairs of elements of the sympy ``ring`` over QQ: the large
-    products (as in :func:`poly_mul`) taken and summed by flint's ``fmpq_mpoly`` and
-    converted back once (the conversion, not the product, dominated sums of products).
-
-    >>> from sympy.polys.rings import ring
-    >>> R, x, y = ring("x y", sp.QQ)
-    >>> f, g = (x + y/2)**70, (x - 3*y)**70
-    >>> poly_dot(R, [(f, g), (g, g), (x, y)]) == f*g + g*g + x*y
-    True
-    """
-    acc, big = ring.zero, None
-    ctx = qq_context(ring.ngens) if _MPOLY else None
-    for f, g in pairs:
-        if not (f and g):
-            continue
-        if ctx is None or len(f) * len(g) < MUL_TERMS or not _flint_ok(f, g):
-            acc += f * g
-            continue
-        prod = to_fmpq_mpoly(f, ctx) * to_fmpq_mpoly(g, ctx)
-        big = prod if big is None else big + prod
-    return acc if big is None else acc + from_fmpq_mpoly(ring, big)
 
 
 def poly_div(f, g) -> tuple:
