@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import itemgetter
 
 import sympy as sp
 from sympy.polys.rings import PolyRing
@@ -60,25 +61,45 @@ def _qq_ctx(n: int):
     return _flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(n)), "lex")
 
 
-def to_fmpq_mpoly(p, ctx=None):
+def to_fmpq_mpoly(p, ctx=None, order: tuple | None = None):
     """A PolyElement over QQ (flint ground types) as an ``fmpq_mpoly`` of ``ctx`` (default
-    :func:`qq_context` of its ring), the generators in the same order.
+    :func:`qq_context` of its ring), the generators in the same order, or with ``order``
+    the context's variable ``v`` being the ring's generator ``order[v]`` (the exponents
+    permuted in C by ``operator.itemgetter``).
 
     >>> from sympy.polys.rings import ring
     >>> R, x, y = ring("x y", sp.QQ)
     >>> f = to_fmpq_mpoly(x**2*y/3 - 1)
     >>> from_fmpq_mpoly(R, f) == x**2*y/3 - 1
     True
+    >>> g = to_fmpq_mpoly(x**2*y/3 - 1, order=(1, 0))       # y first
+    >>> g == f.compose(*reversed(qq_context(2).gens()))
+    True
+    >>> from_fmpq_mpoly(R, g, (1, 0)) == x**2*y/3 - 1
+    True
     """
     ctx = qq_context(p.ring.ngens) if ctx is None else ctx
-    return ctx.from_dict(dict(p.items()))
+    if order is None or len(order) < 2:
+        return ctx.from_dict(dict(p.items()))
+    return ctx.from_dict(dict(zip(map(itemgetter(*order), p.keys()), p.values())))
 
 
-def from_fmpq_mpoly(ring, f):
-    """An ``fmpq_mpoly`` as an element of the sympy ``ring`` over QQ (same generator order);
-    the coefficients are flint's rationals, which are sympy's with flint ground types."""
+def from_fmpq_mpoly(ring, f, order: tuple | None = None):
+    """An ``fmpq_mpoly`` as an element of the sympy ``ring`` over QQ (same generator order,
+    or with ``order`` as in :func:`to_fmpq_mpoly`, which it inverts); the coefficients are
+    flint's rationals, which are sympy's with flint ground types.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> from_fmpq_mpoly(R, to_fmpq_mpoly(x**2*y - x, order=(1, 0)), (1, 0)) == x**2*y - x
+    True
+    """
     el = ring.zero
-    dict.update(el, zip([tuple(map(int, m)) for m in f.monoms()], f.coeffs()))
+    if order is None or len(order) < 2:
+        dict.update(el, zip([tuple(map(int, m)) for m in f.monoms()], f.coeffs()))
+        return el
+    back = itemgetter(*sorted(range(len(order)), key=order.__getitem__))
+    dict.update(el, zip([tuple(map(int, back(m))) for m in f.monoms()], f.coeffs()))
     return el
 
 

@@ -117,3 +117,21 @@ def test_lcm_is_sympys(f, g, h):
         return
     assert poly_lcm(f * h, g * h) == (f * h).lcm(g * h)
     assert poly_lcm(f, g) == f.lcm(g)
+
+
+@settings(max_examples=40, deadline=None)
+@given(polys, st.permutations(range(4)))
+def test_conversion_in_another_variable_order(f, order):
+    """``to_fmpq_mpoly`` with an ``order`` is the plain conversion with its variables
+    permuted by flint's ``compose``; ``from_fmpq_mpoly`` with the same ``order`` inverts it
+    (exponents as Python ints)."""
+    from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
+
+    order = tuple(order)
+    G = qq_context(4).gens()
+    where = {g: v for v, g in enumerate(order)}
+    g = to_fmpq_mpoly(f, order=order)
+    assert g == to_fmpq_mpoly(f).compose(*[G[where[i]] for i in range(4)])
+    back = from_fmpq_mpoly(R, g, order)
+    assert back == f
+    assert all(type(e) is int for m in back.keys() for e in m)

@@ -170,21 +170,18 @@ class RingNumerators:
         if self.ctx is not None:
             self.order = calc.alg.reducer.division_order()
             self._where = {g: v for v, g in enumerate(self.order)}
-            G = self.ctx.gens()
-            self._in = [G[self._where[i]] for i in range(R.ngens)]
-            self._out = [G[g] for g in self.order]
 
     def to(self, p):
         """The form of the ring element ``p``."""
         if self.ctx is None:
             return p
-        return to_fmpq_mpoly(p, self.ctx).compose(*self._in)
+        return to_fmpq_mpoly(p, self.ctx, self.order)
 
     def back(self, f):
         """The ring element of the form ``f``."""
         if self.ctx is None:
             return f
-        return from_fmpq_mpoly(self.calc.R, f.compose(*self._out))
+        return from_fmpq_mpoly(self.calc.R, f, self.order)
 
     def reduce(self, f):
         """The normal form of ``f`` modulo the relations (a form)."""
