@@ -339,7 +339,9 @@ def restricted_quadratic(system) -> dict | None:
         return None
     at0 = {v: 0 for v in vel}
     L = system.lagrangian
-    a = sp.Matrix([sp.diff(L, v).xreplace(at0) for v in vel])
+    # a_i = dL/dv_i at v = 0, the other velocities set to 0 first (a smaller derivative)
+    a = sp.Matrix([sp.diff(L.xreplace({w: 0 for w in vel if w != v}), v).xreplace({v: 0})
+                   for v in vel])
     B, b = _split_matrices(system)
     GB, Gb = G * B, G * b
     k_ = len(system.independent_velocities)
