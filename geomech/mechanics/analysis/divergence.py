@@ -225,8 +225,26 @@ class RingNumerators:
         return self.fraction(n * self.to(f) + n2 * self.to(f2), poly_mul(d, f))
 
     def ring_fraction(self, x: tuple) -> RingFraction:
-        """The :class:`RingFraction` of a fraction of :meth:`fraction`."""
-        return RingFraction(self.calc, self.back(x[0]), x[1])
+        """The :class:`RingFraction` of a fraction of :meth:`fraction`, with the flint forms
+        of :meth:`RingFraction.split_at` taken from the form (:meth:`split_forms`)."""
+        out = RingFraction(self.calc, self.back(x[0]), x[1])
+        if self.ctx is not None and len(self.calc.roots) <= 1:
+            out._parts = (to_fmpq_mpoly(out.den, self.ctx), *self.split_forms(x[0]))
+        return out
+
+    def split_forms(self, f) -> tuple:
+        r"""``(n_0, n_1)``: :func:`~geomech.core.zero.radicals.root_parts` of the reduced
+        form ``f`` (:math:`n = n_0 + n_1\rho`) as ``fmpq_mpoly`` in the ring's generator
+        order (:func:`~geomech.core.zero.radicals.flint_forms`):
+        :math:`n_1 = \partial n/\partial\rho`, :math:`n_0 = n - \rho\,n_1` (degree < 2 in
+        :math:`\rho`), by flint."""
+        G = self.ctx.gens()
+        g = f.compose(*[G[i] for i in self.order])
+        if not self.calc.roots:
+            return g, self.ctx.from_dict({})
+        i = self.calc.R.gens.index(self.calc.roots[0][0])
+        n1 = g.derivative(i)
+        return g - G[i] * n1, n1
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

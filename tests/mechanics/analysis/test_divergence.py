@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.core.zero.radicals import ring_points
+from geomech.core.zero.radicals import flint_forms, ring_points, root_parts
 from geomech.mechanics.analysis.density import divergence
 from geomech.mechanics.analysis.density_search import heavy_system, ring_density_search
 from geomech.mechanics.analysis.divergence import (
@@ -264,3 +264,5 @@ def test_flint_numerators_are_the_sympy_elements(t1, t2, t3, t4):
     assert (nb.back(n), d) == (want.num, want.den)
     r = nb.ring_fraction((n, d))
     assert (r.num, r.den) == (want.num, want.den)
+    # the flint forms split_at samples, taken from the form: those of the ring element
+    assert r._parts == flint_forms(rc, (r.den, *root_parts(rc, r.num)))
