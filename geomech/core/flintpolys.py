@@ -16,11 +16,12 @@ True
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import itemgetter
 
 import sympy as sp
 from sympy.polys.rings import PolyRing
 
-__all__ = ["poly_gcd", "poly_cancel", "poly_factor_list", "poly_div", "poly_mul", "poly_dot",
+__all__ = ["poly_gcd", "poly_lcm", "poly_cancel", "poly_factor_list", "poly_div", "poly_mul",
            "expr_factors",
            "qq_context",
            "to_fmpq_mpoly", "from_fmpq_mpoly"]
@@ -60,25 +61,45 @@ def _qq_ctx(n: int):
     return _flint.fmpq_mpoly_ctx.get(tuple(f"g{i}" for i in range(n)), "lex")
 
 
-def to_fmpq_mpoly(p, ctx=None):
+def to_fmpq_mpoly(p, ctx=None, order: tuple | None = None):
     """A PolyElement over QQ (flint ground types) as an ``fmpq_mpoly`` of ``ctx`` (default
-    :func:`qq_context` of its ring), the generators in the same order.
+    :func:`qq_context` of its ring), the generators in the same order, or with ``order``
+    the context's variable ``v`` being the ring's generator ``order[v]`` (the exponents
+    permuted in C by ``operator.itemgetter``).
 
     >>> from sympy.polys.rings import ring
     >>> R, x, y = ring("x y", sp.QQ)
     >>> f = to_fmpq_mpoly(x**2*y/3 - 1)
     >>> from_fmpq_mpoly(R, f) == x**2*y/3 - 1
     True
+    >>> g = to_fmpq_mpoly(x**2*y/3 - 1, order=(1, 0))       # y first
+    >>> g == f.compose(*reversed(qq_context(2).gens()))
+    True
+    >>> from_fmpq_mpoly(R, g, (1, 0)) == x**2*y/3 - 1
+    True
     """
     ctx = qq_context(p.ring.ngens) if ctx is None else ctx
-    return ctx.from_dict(dict(p.items()))
+    if order is None or len(order) < 2:
+        return ctx.from_dict(dict(p.items()))
+    return ctx.from_dict(dict(zip(map(itemgetter(*order), p.keys()), p.values())))
 
 
-def from_fmpq_mpoly(ring, f):
-    """An ``fmpq_mpoly`` as an element of the sympy ``ring`` over QQ (same generator order);
-    the coefficients are flint's rationals, which are sympy's with flint ground types."""
+def from_fmpq_mpoly(ring, f, order: tuple | None = None):
+    """An ``fmpq_mpoly`` as an element of the sympy ``ring`` over QQ (same generator order,
+    or with ``order`` as in :func:`to_fmpq_mpoly`, which it inverts); the coefficients are
+    flint's rationals, which are sympy's with flint ground types.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> from_fmpq_mpoly(R, to_fmpq_mpoly(x**2*y - x, order=(1, 0)), (1, 0)) == x**2*y - x
+    True
+    """
     el = ring.zero
-    dict.update(el, zip([tuple(map(int, m)) for m in f.monoms()], f.coeffs()))
+    if order is None or len(order) < 2:
+        dict.update(el, zip([tuple(map(int, m)) for m in f.monoms()], f.coeffs()))
+        return el
+    back = itemgetter(*sorted(range(len(order)), key=order.__getitem__))
+    dict.update(el, zip([tuple(map(int, back(m))) for m in f.monoms()], f.coeffs()))
     return el
 
 
@@ -114,6 +135,23 @@ def poly_gcd(f, g):
     h = _from_flint(R, _to_flint(f.clear_denoms()[1].set_ring(zz)).gcd(
         _to_flint(g.clear_denoms()[1].set_ring(zz))))
     return h.monic()
+
+
+def poly_lcm(f, g):
+    r"""``f.lcm(g)`` for elements of a sympy ``PolyRing`` over QQ: the monic
+    :math:`fg/\gcd(f, g)`, the gcd, product and exact quotient by flint.
+
+    >>> from sympy.polys.rings import ring
+    >>> R, x, y = ring("x y", sp.QQ)
+    >>> f, g = (x - y)*(x + 2)/3, 2*(x - y)*(y - 3)
+    >>> poly_lcm(f, g) == f.lcm(g)
+    True
+    """
+    ctx = qq_context(f.ring.ngens) if _flint_ok(f, g) else None
+    if ctx is None:
+        return f.lcm(g)
+    F, G = to_fmpq_mpoly(f, ctx), to_fmpq_mpoly(g, ctx)
+    return from_fmpq_mpoly(f.ring, (F * G) / F.gcd(G)).monic()
 
 
 def poly_cancel(f, g) -> tuple:
@@ -162,30 +200,6 @@ def poly_mul(f, g):
     if ctx is None:
         return f * g
     return from_fmpq_mpoly(f.ring, to_fmpq_mpoly(f, ctx) * to_fmpq_mpoly(g, ctx))
-
-
-def poly_dot(ring, pairs):
-    r""":math:`\sum_j f_j g_j` for pairs of elements of the sympy ``ring`` over QQ: the large
-    products (as in :func:`poly_mul`) taken and summed by flint's ``fmpq_mpoly`` and
-    converted back once (the conversion, not the product, dominated sums of products).
-
-    >>> from sympy.polys.rings import ring
-    >>> R, x, y = ring("x y", sp.QQ)
-    >>> f, g = (x + y/2)**70, (x - 3*y)**70
-    >>> poly_dot(R, [(f, g), (g, g), (x, y)]) == f*g + g*g + x*y
-    True
-    """
-    acc, big = ring.zero, None
-    ctx = qq_context(ring.ngens) if _MPOLY else None
-    for f, g in pairs:
-        if not (f and g):
-            continue
-        if ctx is None or len(f) * len(g) < MUL_TERMS or not _flint_ok(f, g):
-            acc += f * g
-            continue
-        prod = to_fmpq_mpoly(f, ctx) * to_fmpq_mpoly(g, ctx)
-        big = prod if big is None else big + prod
-    return acc if big is None else acc + from_fmpq_mpoly(ring, big)
 
 
 def poly_div(f, g) -> tuple:

@@ -1,6 +1,6 @@
 """gcd, cancellation and factorisation through python-flint equal sympy's own results.
 
-``poly_gcd``, ``poly_cancel``, ``poly_div`` and ``poly_factor_list``
+``poly_gcd``, ``poly_lcm``, ``poly_cancel``, ``poly_div`` and ``poly_factor_list``
 (:mod:`geomech.core.flintpolys`) must return exactly what ``PolyElement.gcd``, ``.cancel``,
 ``.div`` and ``.factor_list`` return (the latter up to the order of the factors), on random
 polynomials over QQ with common factors, rational coefficients, monomial and constant factors.
@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from sympy.polys.rings import ring
 
 from geomech.core import flintpolys
-from geomech.core.flintpolys import poly_cancel, poly_div, poly_factor_list, poly_gcd
+from geomech.core.flintpolys import (
+    poly_cancel,
+    poly_div,
+    poly_factor_list,
+    poly_gcd,
+    poly_lcm,
+)
 
 R, *G = ring("a b s c", sp.QQ)
 
@@ -102,25 +108,30 @@ def test_laplace_minors_with_flint_products_are_the_same(entries):
         assert sum((rows[i][j] * nums[j] for j in range(3)), R.zero) == det * rows[i][3]
 
 
-def test_poly_dot_is_the_sum_of_products():
-    """Flint's products summed then converted once equal sympy's sum of products (exact)."""
-    import random
+@settings(max_examples=50, deadline=None)
+@given(polys, polys, polys)
+def test_lcm_is_sympys(f, g, h):
+    """``poly_lcm`` (flint's gcd, product and exact quotient) is ``PolyElement.lcm``, with a
+    common factor and without."""
+    if not (f and g and h):
+        return
+    assert poly_lcm(f * h, g * h) == (f * h).lcm(g * h)
+    assert poly_lcm(f, g) == f.lcm(g)
 
-    from sympy.polys.rings import ring
 
-    from geomech.core.flintpolys import poly_dot
+@settings(max_examples=40, deadline=None)
+@given(polys, st.permutations(range(4)))
+def test_conversion_in_another_variable_order(f, order):
+    """``to_fmpq_mpoly`` with an ``order`` is the plain conversion with its variables
+    permuted by flint's ``compose``; ``from_fmpq_mpoly`` with the same ``order`` inverts it
+    (exponents as Python ints)."""
+    from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
 
-    R, x, y, z = ring("x y z", sp.QQ)
-    rnd = random.Random(5)
-
-    def rand_poly(n):
-        return sum((sp.Rational(rnd.randint(-9, 9), rnd.randint(1, 5)) * x**rnd.randint(0, 9)
-                    * y**rnd.randint(0, 9) * z**rnd.randint(0, 9) for _ in range(n)), R.zero)
-
-    pairs = [(rand_poly(80), rand_poly(90)), (rand_poly(3), rand_poly(2)),
-             (R.zero, rand_poly(5)), (rand_poly(100), rand_poly(70))]
-    expected = R.zero
-    for f, g in pairs:
-        expected += f * g
-    assert poly_dot(R, pairs) == expected
-    assert poly_dot(R, []) == R.zero
+    order = tuple(order)
+    G = qq_context(4).gens()
+    where = {g: v for v, g in enumerate(order)}
+    g = to_fmpq_mpoly(f, order=order)
+    assert g == to_fmpq_mpoly(f).compose(*[G[where[i]] for i in range(4)])
+    back = from_fmpq_mpoly(R, g, order)
+    assert back == f
+    assert all(type(e) is int for m in back.keys() for e in m)

@@ -23,6 +23,7 @@ from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import has_radicals
 from geomech.core.budget import check
 from geomech.core.flintpolys import expr_factors
+from geomech.core.kernel import jacobian
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import (
@@ -417,8 +418,7 @@ def ring_density_search(system, functions: Sequence = ()) -> InvariantMeasureRes
                          or "1") + " with constant exponents a_k"
     family += "".join(f"; f{k}: {lab}" for k, lab in enumerate(facs.values()))
     kin = {x: imp.drift[x] for x in system.manifold.coords}
-    logs = [sp.Add(*[c * sp.diff(f, x) for x, c in kin.items() if f.has(x)]) / f
-            for f in facs]
+    logs = [_log_rate(f, kin) for f in facs]
     div = mass_matrix_divergence(system)
     try:
         L = [RingFraction.of(div.calc, e) for e in logs]
@@ -433,6 +433,23 @@ def ring_density_search(system, functions: Sequence = ()) -> InvariantMeasureRes
         rho = sp.Mul(*[f**ak for f, ak in zip(facs, a) if ak != 0])
         return InvariantMeasureResult(rho, family, exponents=tuple(zip(facs, a)))
     return InvariantMeasureResult(None, family, _RING_REASONS[status])
+
+
+def _log_rate(f: sp.Expr, kin: dict) -> sp.Expr:
+    r""":math:`\dot q(f)/f = \sum_x \dot x\,\partial_xf/f` (``kin``: :math:`x \mapsto \dot x`),
+    the derivatives by :func:`~geomech.core.kernel.jacobian` (symengine when available: the
+    determinant factor of the rolling ellipsoid, 1531 operations, 0.29 s in sympy), not
+    normalised (the ring converts it).
+
+    >>> x, y = sp.symbols("x y")
+    >>> _log_rate(x**2*y, {x: y, y: 1})
+    (x**2 + 2*x*y**2)/(x**2*y)
+    """
+    xs = [x for x in kin if f.has(x)]
+    if not xs:
+        return sp.S.Zero
+    J = jacobian([f], xs, normalized=False)
+    return sp.Add(*[kin[x] * J[0, j] for j, x in enumerate(xs)]) / f
 
 
 _RING_REASONS = {

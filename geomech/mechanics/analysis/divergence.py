@@ -43,13 +43,14 @@ from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.algebra.divisibility import sum_with_gcd
 from geomech.core.algebra.solve import LaplaceMinors
 from geomech.core.budget import check
-from geomech.core.flintpolys import poly_dot, poly_mul
+from geomech.core.flintpolys import from_fmpq_mpoly, poly_gcd, poly_mul, qq_context, to_fmpq_mpoly
 from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import flint_forms, fraction_verdict, root_parts, split_value
 from geomech.core.zero.values import OutsideRing, PointValues, finite_samples
 
-__all__ = ["RingFraction", "MassMatrixRing", "mass_matrix_ring", "mass_matrix_divergence",
+__all__ = ["RingFraction", "RingNumerators", "MassMatrixRing", "mass_matrix_ring",
+           "mass_matrix_divergence",
            "flow_mass_matrix_form",
            "mass_matrix_determinant", "MASS_MATRIX_FORMS", "PointDivergence",
            "sampled_mass_matrix_divergence", "CANCEL_TERMS"]
@@ -141,6 +142,109 @@ class RingFraction:
         True
         """
         return fraction_verdict(self.calc, self.num, self.den, points, seed)
+
+class RingNumerators:
+    r"""Numerators of fractions of ``calc`` kept in python-flint across a computation:
+    ``fmpq_mpoly`` elements whose variable :math:`v` is the ring generator ``order[v]``
+    (:meth:`~geomech.core.algebra.reduction.RelationReducer.division_order`), so that the
+    normal form modulo the relations is the remainder of flint's division
+    (:meth:`~geomech.core.algebra.reduction.RelationReducer.reduce_division`; Cox, Little &
+    O'Shea (2015), §2.6, Proposition 1: unique), products, sums and derivatives are taken
+    in C, and a result is converted back once (:meth:`back`) instead of once per product.
+    Without python-flint the forms are the sympy elements themselves (the same
+    polynomials, reduced by :meth:`~geomech.core.algebra.rings.RationalAlgebra.reduce`).
+
+    >>> x, y = sp.symbols("x y")
+    >>> rc = RadicalCalculus([sp.sqrt(1 + x**2), sp.sin(y)])
+    >>> nb = RingNumerators(rc)
+    >>> p = rc.frac(sp.sqrt(1 + x**2) * sp.cos(y)**3 + x)[0]**2
+    >>> q = nb.back(nb.reduce(nb.to(p)))
+    >>> q == rc.alg.reduce(p), q == p
+    (True, False)
+    """
+
+    def __init__(self, calc: RadicalCalculus):
+        self.calc = calc
+        R = calc.R
+        self.ctx = qq_context(R.ngens) if R.ngens and R.domain == sp.QQ else None
+        if self.ctx is not None:
+            self.order = calc.alg.reducer.division_order()
+            self._where = {g: v for v, g in enumerate(self.order)}
+
+    def to(self, p):
+        """The form of the ring element ``p``."""
+        if self.ctx is None:
+            return p
+        return to_fmpq_mpoly(p, self.ctx, self.order)
+
+    def back(self, f):
+        """The ring element of the form ``f``."""
+        if self.ctx is None:
+            return f
+        return from_fmpq_mpoly(self.calc.R, f, self.order)
+
+    def reduce(self, f):
+        """The normal form of ``f`` modulo the relations (a form)."""
+        if self.ctx is None:
+            return self.calc.alg.reduce(f)
+        return self.calc.alg.reducer.reduce_division(f, self.order)
+
+    def diff(self, f, gen: int):
+        """:math:`\\partial f/\\partial g` for the ring generator number ``gen`` (a plain
+        symbol: the relations do not involve it)."""
+        if self.ctx is None:
+            return f.diff(self.calc.R.gens[gen])
+        return f.derivative(self._where[gen])
+
+    def fraction(self, num, den) -> tuple:
+        """``(n, d)``: :class:`RingFraction` ``(num, den)`` with ``num`` a form (``n``, a
+        reduced form) and ``den`` a ring element (``d``, reduced, free of roots): the
+        construction of :class:`RingFraction`, the numerator in flint."""
+        alg = self.calc.alg
+        num, den = self.reduce(num), alg.reduce(den)
+        for rho, _ in self.calc.roots:   # n/(d0 + d1 rho) = n (d0 - d1 rho)/(d0^2 - b d1^2)
+            if den.degree(rho) > 0:
+                conj = den.coeff_wrt(rho, 0) - den.coeff_wrt(rho, 1) * rho
+                num, den = self.reduce(num * self.to(conj)), alg.reduce(poly_mul(den, conj))
+        return num, den
+
+    def add(self, x: tuple, y: tuple) -> tuple:
+        """The sum of two fractions of :meth:`fraction` as :meth:`RingFraction.__add__`
+        forms it (over the lcm of the denominators)."""
+        (n, d), (n2, d2) = x, y
+        if not n2:
+            return x
+        if not n:
+            return y
+        if d == d2:
+            return self.fraction(n + n2, d)
+        if d.is_ground and d2.is_ground:
+            return self.fraction(n * self.to(d2) + n2 * self.to(d), d * d2)
+        g = poly_gcd(d, d2)
+        f, f2 = d2.exquo(g), d.exquo(g)
+        return self.fraction(n * self.to(f) + n2 * self.to(f2), poly_mul(d, f))
+
+    def ring_fraction(self, x: tuple) -> RingFraction:
+        """The :class:`RingFraction` of a fraction of :meth:`fraction`, with the flint forms
+        of :meth:`RingFraction.split_at` taken from the form (:meth:`split_forms`)."""
+        out = RingFraction(self.calc, self.back(x[0]), x[1])
+        if self.ctx is not None and len(self.calc.roots) <= 1:
+            out._parts = (to_fmpq_mpoly(out.den, self.ctx), *self.split_forms(x[0]))
+        return out
+
+    def split_forms(self, f) -> tuple:
+        r"""``(n_0, n_1)``: :func:`~geomech.core.zero.radicals.root_parts` of the reduced
+        form ``f`` (:math:`n = n_0 + n_1\rho`) as ``fmpq_mpoly`` in the ring's generator
+        order (:func:`~geomech.core.zero.radicals.flint_forms`):
+        :math:`n_1 = \partial n/\partial\rho`, :math:`n_0 = n - \rho\,n_1` (degree < 2 in
+        :math:`\rho`), by flint."""
+        G = self.ctx.gens()
+        g = f.compose(*[G[i] for i in self.order])
+        if not self.calc.roots:
+            return g, self.ctx.from_dict({})
+        i = self.calc.R.gens.index(self.calc.roots[0][0])
+        n1 = g.derivative(i)
+        return g - G[i] * n1, n1
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -247,6 +351,7 @@ class MassMatrixRing:
         self.calc = rc = RadicalCalculus([*M, *F, *imp.drift.values(), self.drift_divergence,
                                           *extra])
         self._forcing: dict = {}
+        self.numbers = RingNumerators(rc)
         self.rows, self.scale = _cleared_rows(rc, M)
         n = len(us)
         self.minors = LaplaceMinors(self.rows, rc.R.zero, rc.alg.reduce)
@@ -264,12 +369,19 @@ class MassMatrixRing:
         return -minor if (i + k) % 2 else minor
 
     def forcing(self, i: int) -> tuple:
-        """``(n_i, d_i)``: :math:`F_i = n_i/d_i` in the ring, ``n_i`` reduced (converted
-        once: the divergence and the rates of functions share it)."""
+        """``(n_i, d_i)``: :math:`F_i = n_i/d_i` in the ring, ``n_i`` reduced."""
+        num, den = self.forcing_form(i)
+        return self.numbers.back(num), den
+
+    def forcing_form(self, i: int) -> tuple:
+        """:meth:`forcing` with ``n_i`` as a form of :attr:`numbers`
+        (:class:`RingNumerators`), converted once: the divergence and the rates of functions
+        share it."""
         got = self._forcing.get(i)
         if got is None:
             num, den = self.calc.frac(self.imp.forcing[i])
-            got = self._forcing[i] = (self.calc.alg.reduce(num), den)
+            nb = self.numbers
+            got = self._forcing[i] = (nb.reduce(nb.to(num)), den)
         return got
 
 
@@ -300,22 +412,28 @@ def mass_matrix_ring(system) -> MassMatrixRing:
 
 
 def _divergence_of(mr: MassMatrixRing) -> RingFraction:
-    """``div g + tr(M^-1 dF/du)`` in the ring (module docstring)."""
+    """``div g + tr(M^-1 dF/du)`` in the ring (module docstring), the numerators in flint
+    (:class:`RingNumerators`: one conversion back)."""
     drift_div = mr.drift_divergence
-    rc, gens = mr.calc, mr.gens
-    total = RingFraction(rc, rc.R.zero, rc.R.one)
-    for i in range(len(gens)):
+    rc, nb = mr.calc, mr.numbers
+    idx = [rc.idx[u] for u in mr.velocities]
+    total = (nb.to(rc.R.zero), rc.R.one)
+    for i in range(len(idx)):
         check()
-        num_i, den_i = mr.forcing(i)      # reduced factors: one reduction step per product
-        if any(den_i.degree(g) > 0 for g in gens):
+        num_i, den_i = mr.forcing_form(i)
+        if any(den_i.degree(rc.R.gens[j]) > 0 for j in idx):
             raise UnsupportedExpression("velocities in a denominator of the forcing")
-        acc = poly_dot(rc.R, [(mr.cofactor(i, k), dF) for k, g in enumerate(gens)
-                              if (dF := num_i.diff(g))])
-        total = total + RingFraction(rc, poly_mul(rc.alg.reduce(acc), mr.scale[i]), den_i)
-    total = RingFraction(rc, total.num, total.den * mr.det)
+        acc = nb.to(rc.R.zero)
+        for k, j in enumerate(idx):
+            dF = nb.diff(num_i, j)
+            if dF:
+                acc += nb.to(mr.cofactor(i, k)) * dF
+        total = nb.add(total, nb.fraction(nb.reduce(acc) * nb.to(mr.scale[i]), den_i))
+    total = nb.fraction(total[0], total[1] * mr.det)
     if drift_div != 0:
-        total = total + RingFraction.of(rc, drift_div)
-    return total
+        n, d = rc.frac(drift_div)
+        total = nb.add(total, nb.fraction(nb.to(n), d))
+    return nb.ring_fraction(total)
 
 
 def _cleared_rows(rc: RadicalCalculus, M: sp.Matrix) -> tuple[list, list]:

@@ -34,12 +34,13 @@ import sympy as sp
 from geomech.core.algebra import UnsupportedExpression
 from geomech.core.algebra.calculus import RadicalCalculus
 from geomech.core.budget import check
-from geomech.core.flintpolys import poly_mul
+from geomech.core.flintpolys import poly_lcm, poly_mul
 from geomech.core.parse import as_expr
 from geomech.core.zero import ZeroVerdict
 from geomech.mechanics.analysis.divergence import (
     MassMatrixRing,
     RingFraction,
+    RingNumerators,
     flow_mass_matrix_form,
     mass_matrix_ring,
 )
@@ -107,10 +108,10 @@ def mass_matrix_rate(system, f, imp=None, source=0, cofactor=None) -> RingFracti
                 pass
         return _cofactor_rate(imp, grad, drift, w, source)
     mr = MassMatrixRing(imp, [*grad.values(), source])
-    drift_n, drift_d = _over_lcm(mr.calc, [(g * d, 1) for g, d in drift] + [(-source, 1)])
+    drift_n, drift_d = _over_lcm(mr.numbers, [(g * d, 1) for g, d in drift] + [(-source, 1)])
     force_n, force_d = _forcing_part(mr, [grad.get(u, 0) for u in mr.velocities])
     rc = mr.calc
-    den = force_d.lcm(drift_d)
+    den = poly_lcm(force_d, drift_d)
     num = force_n * den.exquo(force_d) + drift_n * mr.det * den.exquo(drift_d)
     return RingFraction(rc, num, den * mr.det)      # reduced once, there
 
@@ -126,42 +127,50 @@ def _cofactor_rate(imp, grad: dict, drift: list, w: list, source,
         raise ValueError(f"the cofactor needs {M.cols} entries, got {len(w)}")
     g = [grad.get(c, sp.S.Zero) for c in imp.coords]
     if home is not None:
-        rc = home.calc
-        forcing = [RingFraction(rc, *home.forcing(i)) if F[i] != 0 else 0
+        rc, nb = home.calc, home.numbers
+        forcing = [nb.fraction(*home.forcing_form(i)) if F[i] != 0 else 0
                    for i in range(len(F))]
     else:
         rc = RadicalCalculus([*M, *F, *(d for _, d in drift), *grad.values(), *w, source])
-        forcing = list(F)
+        nb, forcing = RingNumerators(rc), list(F)
     for j in range(M.cols):
         check()
         target = [(-P[i, j], g[i]) for i in range(P.rows) if P[i, j] != 0]
-        num, _ = _over_lcm(rc, [(M[i, j], w[i]) for i in range(M.rows)] + target)
+        num, _ = _over_lcm(nb, [(M[i, j], w[i]) for i in range(M.rows)] + target)
         if num:
             raise ValueError("the cofactor does not satisfy M^T w = P^T grad f")
-    num, den = _over_lcm(rc, [(a, b) for a, b in drift] + list(zip(w, forcing))
+    num, den = _over_lcm(nb, [(a, b) for a, b in drift] + list(zip(w, forcing))
                          + [(-source, 1)])
     return RingFraction(rc, num, den)
 
 
-def _over_lcm(rc: RadicalCalculus, terms: list) -> tuple:
+def _over_lcm(nb: RingNumerators, terms: list) -> tuple:
     r"""``(N, L)`` with :math:`\sum_j a_j b_j = N/L`, ``terms`` the pairs
-    :math:`(a_j, b_j)` of expressions (``b_j`` also a :class:`RingFraction` of ``rc``),
-    :math:`L` the lcm of the denominators (small)."""
+    :math:`(a_j, b_j)` of expressions (``b_j`` also a pair ``(n, d)``: a fraction with its
+    numerator a form of ``nb``, :meth:`MassMatrixRing.forcing_form`), :math:`L` the lcm of
+    the denominators (small); the numerators summed and reduced in flint
+    (:class:`~geomech.mechanics.analysis.divergence.RingNumerators`)."""
+    rc = nb.calc
     fr = []
-    for a, b in terms:          # b: an expression or a RingFraction of rc
-        if a == 0 or (not isinstance(b, RingFraction) and b == 0):
+    for a, b in terms:          # b: an expression or a fraction (form, denominator)
+        if a == 0 or (not isinstance(b, tuple) and b == 0):
             continue
         fa = RingFraction.of(rc, a)
-        fb = b if isinstance(b, RingFraction) else RingFraction.of(rc, b)
-        fr.append((poly_mul(fa.num, fb.num), poly_mul(fa.den, fb.den)))
+        bn, bd = b if isinstance(b, tuple) else _form(nb, RingFraction.of(rc, b))
+        fr.append((nb.to(fa.num) * bn, poly_mul(fa.den, bd)))
     den = rc.R.one
     for _, d in fr:
-        den = den if d == den else den.lcm(d)
-    num = rc.R.zero
+        den = den if d == den else poly_lcm(den, d)
+    num = nb.to(rc.R.zero)
     for n, d in fr:
         check()
-        num += poly_mul(n, den.exquo(d))
-    return rc.alg.reduce(num), den
+        num += n * nb.to(den.exquo(d))
+    return nb.back(nb.reduce(num)), den
+
+
+def _form(nb: RingNumerators, fr: RingFraction) -> tuple:
+    """``(numerator as a form of nb, denominator)`` of a :class:`RingFraction`."""
+    return nb.to(fr.num), fr.den
 
 
 def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
@@ -171,7 +180,7 @@ def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
     wd = rc.R.one
     fr = [_pair(RingFraction.of(rc, x)) if x != 0 else (rc.R.zero, rc.R.one) for x in w]
     for _, d in fr:
-        wd = wd if d == wd else wd.lcm(d)
+        wd = wd if d == wd else poly_lcm(wd, d)
     wn = [n * wd.exquo(d) for n, d in fr]
     parts, den = [], rc.R.one
     for i in range(len(w)):
@@ -184,7 +193,7 @@ def _forcing_part(mr: MassMatrixRing, w: list) -> tuple:
             continue
         fn, fd = _pair(RingFraction(rc, *mr.forcing(i)))     # denominators free of roots
         parts.append((poly_mul(poly_mul(rc.alg.reduce(acc), fn), mr.scale[i]), fd))
-        den = den if fd == den else den.lcm(fd)
+        den = den if fd == den else poly_lcm(den, fd)
     num = rc.R.zero
     for n, d in parts:
         num += poly_mul(n, den.exquo(d))

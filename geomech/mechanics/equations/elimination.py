@@ -315,7 +315,8 @@ def restricted_quadratic(system) -> dict | None:
     .. math:: M = B^{\mathsf T}GB,\quad w = B^{\mathsf T}Gb,\quad k = \tfrac12 b^{\mathsf T}Gb,
               \quad c = B^{\mathsf T}a,\quad k_1 = a^{\mathsf T}b,\quad L_0,
 
-    each entry normalised on its own, so :math:`L^* = \tfrac12u^{\mathsf T}Mu +
+    each entry normalised on its own (:math:`M` symmetric as :math:`G` is: its upper triangle),
+    so :math:`L^* = \tfrac12u^{\mathsf T}Mu +
     (w + c)^{\mathsf T}u + k + k_1 + L_0` and the energy :math:`E = \tfrac12u^{\mathsf T}Mu
     + w^{\mathsf T}u + k - L_0`; also ``"GB"`` and ``"Gb+a"`` as built (not normalised), the
     momenta on :math:`\mathcal M` being :math:`p = (GB)u + Gb + a`.  ``None`` when :math:`G`
@@ -338,11 +339,14 @@ def restricted_quadratic(system) -> dict | None:
         return None
     at0 = {v: 0 for v in vel}
     L = system.lagrangian
-    a = sp.Matrix([sp.diff(L, v).xreplace(at0) for v in vel])
+    # a_i = dL/dv_i at v = 0, the other velocities set to 0 first (a smaller derivative)
+    a = sp.Matrix([sp.diff(L.xreplace({w: 0 for w in vel if w != v}), v).xreplace({v: 0})
+                   for v in vel])
     B, b = _split_matrices(system)
     GB, Gb = G * B, G * b
     k_ = len(system.independent_velocities)
-    out = {"M": sp.Matrix(k_, k_, lambda i, j: compact((B[:, i].T * GB[:, j])[0])),
+    upper = {(i, j): compact((B[:, i].T * GB[:, j])[0]) for i in range(k_) for j in range(i, k_)}
+    out = {"M": sp.Matrix(k_, k_, lambda i, j: upper[min(i, j), max(i, j)]),   # G symmetric
            "w": sp.Matrix([compact((B[:, i].T * Gb)[0]) for i in range(k_)]),
            "k": compact((b.T * Gb)[0] / 2),
            "c": sp.Matrix([compact((B[:, i].T * a)[0]) for i in range(k_)]),

@@ -12,10 +12,12 @@ import math
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import geomech as gm
 from geomech.core.zero import default_policy
-from geomech.core.zero.radicals import ring_points
+from geomech.core.zero.radicals import flint_forms, ring_points, root_parts
 from geomech.mechanics.analysis.density import divergence
 from geomech.mechanics.analysis.density_search import heavy_system, ring_density_search
 from geomech.mechanics.analysis.divergence import (
@@ -205,3 +207,62 @@ def test_rattleback_divergence_does_not_vanish_at_a_point():
     assert system_divergence_vanishes(S) is False
     res = system_invariant_measure(S)
     assert not res and res.reason.startswith("not searched: the voronets mass-matrix form has")
+
+
+_x, _y, _t = sp.symbols("x y t")
+_RC = None
+
+
+def _radical_calc():
+    """A ring with a square root, one angle (its sine and cosine) and symbols."""
+    global _RC
+    if _RC is None:
+        from geomech.core.algebra.calculus import RadicalCalculus
+
+        _RC = RadicalCalculus([sp.sqrt(1 + _x**2 * sp.sin(_t)**2), sp.cos(_t), _y])
+    return _RC
+
+
+_terms = st.lists(st.tuples(st.integers(-5, 5).filter(bool), st.integers(1, 3),
+                           st.lists(st.integers(0, 3), min_size=5, max_size=5)),
+                  min_size=1, max_size=5)
+
+
+def _element(rc, terms):
+    """The ring element of ``terms`` (coefficient, denominator, exponents of the five
+    generators: the root, the symbols, the sine and the cosine; not reduced)."""
+    R = rc.R
+    return sum((R.domain.convert(n) / R.domain.convert(d)
+                * R.from_dict({tuple(e): R.domain.one})
+                for n, d, e in terms), R.zero)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_terms, _terms, _terms, _terms)
+def test_flint_numerators_are_the_sympy_elements(t1, t2, t3, t4):
+    """:class:`RingNumerators`: the normal form by flint's division, products, sums and
+    derivatives of the forms are those of the ring's sympy elements
+    (:meth:`RationalAlgebra.reduce`), and fractions (denominators with the root too) are
+    formed and summed as :class:`RingFraction` forms and sums them."""
+    from geomech.mechanics.analysis.divergence import RingFraction, RingNumerators
+
+    rc = _radical_calc()
+    assert rc.R.ngens == 5
+    nb, alg = RingNumerators(rc), rc.alg
+    p, q, d1, d2 = (_element(rc, t) for t in (t1, t2, t3, t4))
+    assert nb.back(nb.reduce(nb.to(p * q))) == alg.reduce(p * q)
+    assert nb.back(nb.to(p) + nb.to(q)) == p + q
+    ix = rc.idx[_x]
+    assert nb.back(nb.diff(nb.to(p), ix)) == p.diff(rc.R.gens[ix])
+    if not (alg.reduce(d1) and alg.reduce(d2)):
+        return
+    a, b = RingFraction(rc, p, d1), RingFraction(rc, q, d2)
+    fa, fb = nb.fraction(nb.to(p), d1), nb.fraction(nb.to(q), d2)
+    assert (nb.back(fa[0]), fa[1]) == (a.num, a.den)
+    n, d = nb.add(fa, fb)
+    want = a + b
+    assert (nb.back(n), d) == (want.num, want.den)
+    r = nb.ring_fraction((n, d))
+    assert (r.num, r.den) == (want.num, want.den)
+    # the flint forms split_at samples, taken from the form: those of the ring element
+    assert r._parts == flint_forms(rc, (r.den, *root_parts(rc, r.num)))
