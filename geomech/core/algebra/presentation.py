@@ -84,12 +84,14 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
     if sum(len(c) for c in coeffs.values()) > TIDY_GCD_LIMIT:
         g = R.one           # large coefficients: no common polynomial factor sought
     for c in coeffs.values():
+        if g is not None and g.is_one:
+            break                   # the gcd with 1 is 1
         g = c if g is None else poly_gcd(g, c)
     if g.LC < 0:
         g = -g
     vsyms = [R.symbols[i] for i in idx]
-    terms = [factor_expr(alg, c.exquo(g)) * sp.Mul(*[v**k for v, k in zip(vsyms, key)])
-             for key, c in coeffs.items()]
+    terms = [factor_expr(alg, c if g.is_one else c.exquo(g))
+             * sp.Mul(*[v**k for v, k in zip(vsyms, key)]) for key, c in coeffs.items()]
     out = factor_expr(alg, g) * sp.Add(*terms)
     if not d.is_one:
         out = out / factor_expr(alg, d)
