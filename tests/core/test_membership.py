@@ -176,13 +176,13 @@ def radical_exprs(draw):
 
 @settings(max_examples=30, deadline=None)
 @given(radical_exprs())
-def test_certainly_nonzero_never_contradicts_the_zero_test(pair):
+def test_nonzero_by_enclosure_never_contradicts_the_zero_test(pair):
     """An interval enclosure excluding 0 is a proof: never claimed for an identically zero
     expression, and whenever claimed the exact zero test agrees."""
     e, zero = pair
-    assert not membership.certainly_nonzero(zero)
-    assert not membership.certainly_nonzero(sp.S.Zero)
-    if membership.certainly_nonzero(e):
+    assert not membership.nonzero_by_enclosure(zero)
+    assert not membership.nonzero_by_enclosure(sp.S.Zero)
+    if membership.nonzero_by_enclosure(e):
         assert not sp.simplify(e) == 0
 
 

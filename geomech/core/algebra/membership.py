@@ -54,7 +54,7 @@ try:                                # python-flint: optional, polynomial arithme
 except ImportError:                 # pragma: no cover - depends on the installation
     flint = None
 
-__all__ = ["certified_membership", "certainly_nonzero", "coefficients_at"]
+__all__ = ["certified_membership", "nonzero_by_enclosure", "coefficients_at"]
 
 _EXACT = ZeroPolicy(warn=False, confirm_with_simplify=False)
 
@@ -110,15 +110,17 @@ def _exact_zero(e: sp.Expr) -> bool | None:
     return bool(v.zero) if v.certain else None
 
 
-def certainly_nonzero(e: sp.Expr, seed: int = 4099) -> bool:
+def nonzero_by_enclosure(e: sp.Expr, seed: int = 4099) -> bool:
     r"""Whether ``e`` is proved not identically zero by an interval enclosure of its value
     at one random exact rational point that excludes 0 (Moore, Kearfott & Cloud (2009),
     *Introduction to Interval Analysis*: the enclosure contains the exact value, so
     :math:`0 \notin [a, b]` proves :math:`e(p) \neq 0`); ``False`` proves nothing (no
-    enclosure, or one containing 0).  The point respects the symbols' sign assumptions.
+    enclosure, or one containing 0): unlike
+    :func:`~geomech.core.zero.values.certainly_nonzero` no zero test follows (nothing is
+    recorded in the default policy).  The point respects the symbols' sign assumptions.
 
     >>> x, y = sp.symbols("x y", positive=True)
-    >>> certainly_nonzero(sp.sqrt(x**2 + y**2) + x), certainly_nonzero(sp.sqrt(x**2) - x)
+    >>> nonzero_by_enclosure(sp.sqrt(x**2 + y**2) + x), nonzero_by_enclosure(sp.sqrt(x**2) - x)
     (True, False)
     """
     e = as_expr(e)
@@ -262,7 +264,7 @@ def certified_membership(basis: Sequence[Sequence], v: Sequence, samples: Sequen
     n = len(v)
     # a component proved non-zero by an interval enclosure spares the exact zero tests
     # (which normalise expressions with roots: 0.1-0.3 s each for the rolling ellipsoid)
-    if not (ring is None and any(certainly_nonzero(e) for e in v)) \
+    if not (ring is None and any(nonzero_by_enclosure(e) for e in v)) \
             and all(ar.is_zero(e) is True for e in v):
         return True
     got = [coefficients_at(bp, vp, modular=modular) for bp, vp in samples]
