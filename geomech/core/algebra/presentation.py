@@ -84,8 +84,6 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
     if sum(len(c) for c in coeffs.values()) > TIDY_GCD_LIMIT:
         g = R.one           # large coefficients: no common polynomial factor sought
     for c in coeffs.values():
-        if g is not None and g.is_one:
-            break                   # the gcd with 1 is 1
         g = c if g is None else poly_gcd(g, c)
     if g.LC < 0:
         g = -g
