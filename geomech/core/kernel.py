@@ -40,7 +40,7 @@ from .zero import default_policy
 __all__ = ["available_backends", "get_backend", "set_backend", "using_backend", "jacobian",
            "symengine_for",
            "bracket_components", "directional_derivative", "hessian", "lagrangian_derivatives",
-           "polynomial_coefficients"]
+           "polynomial_coefficients", "memo_diff"]
 
 try:  # pragma: no cover - depends on the environment
     import symengine as _se
@@ -359,6 +359,57 @@ def _poly_mul(a: dict, b: dict, max_degree: int) -> dict:
     return out
 
 
+def memo_diff(e: sp.Expr, x: sp.Symbol, memo: dict) -> sp.Expr:
+    r""":func:`sympy.diff` of ``e`` along the symbol ``x``, the same expression node for
+    node, with the derivative of every sub-expression computed once (``memo``, one per
+    ``x``, shared by all the expressions differentiated): the sum rule
+    :math:`(\sum a_i)' = \sum a_i'`, the Leibniz rule :math:`(\prod a_i)' = \sum_i
+    a_i'\prod_{j\ne i}a_j`, :math:`(b^e)' = b^e(e'\log b + b'e/b)` and the chain rule for
+    functions, each built as sympy builds it; other nodes are left to :func:`sympy.diff`.
+    The coefficients of a Lagrangian share their sub-expressions (the support function of
+    a rolling body), which sympy differentiates anew in each, and each of its steps
+    traverses its result again.
+
+    >>> x, a = sp.symbols("x a")
+    >>> e = sp.sqrt(1 + a*sp.sin(x)**2)*sp.cos(x)
+    >>> memo_diff(e, x, {}) == sp.diff(e, x)
+    True
+    """
+    got = memo.get(e)
+    if got is not None:
+        return got
+    if x not in e.free_symbols:
+        got = sp.S.Zero
+    elif e == x:
+        got = sp.S.One
+    elif e.is_Add:
+        got = sp.Add(*[memo_diff(a, x, memo) for a in e.args])
+    elif e.is_Mul:
+        args = list(e.args)
+        terms = []
+        for i, a in enumerate(args):
+            d = memo_diff(a, x, memo)
+            terms.append(sp.Mul(*args[:i], d, *args[i + 1:]))
+        got = sp.Add(*terms)
+    elif e.is_Pow:
+        dbase, dexp = memo_diff(e.base, x, memo), memo_diff(e.exp, x, memo)
+        got = e * (dexp * sp.log(e.base) + dbase * e.exp / e.base) if dexp != 0 else \
+            e * (dbase * e.exp / e.base)
+    elif isinstance(e, sp.Function) and \
+            type(e)._eval_derivative is sp.Function._eval_derivative:
+        parts = []
+        for i, a in enumerate(e.args, 1):
+            da = memo_diff(a, x, memo)
+            if da.is_zero:
+                continue
+            parts.append(e.fdiff(i) * da)
+        got = sp.Add(*parts)
+    else:
+        got = sp.diff(e, x)
+    memo[e] = got
+    return got
+
+
 def _quadratic_lagrangian_derivatives(L: sp.Expr, coords, velocities) -> tuple | None:
     """``(p, beta)`` from the coefficients of ``L`` in the velocities (degree <= 2)."""
     coeffs = polynomial_coefficients(L, velocities, 2)
@@ -372,9 +423,11 @@ def _quadratic_lagrangian_derivatives(L: sp.Expr, coords, velocities) -> tuple |
     p = [sp.Add(*[c * m[i] * mono(m[:i] + (m[i] - 1,) + m[i + 1:])
                   for m, c in coeffs.items() if m[i]]) for i in range(n)]
     dc = {}
+    memos: dict = {q: {} for q in coords}
     for m, c in coeffs.items():
         poll()
-        dc.update({(m, j): sp.diff(c, q) for j, q in enumerate(coords) if c.has(q)})
+        dc.update({(m, j): memo_diff(c, q, memos[q]) for j, q in enumerate(coords)
+                   if c.has(q)})
     beta = []
     for i in range(n):
         poll()

@@ -158,3 +158,37 @@ def test_laplace_minors_are_cramers_rule(rows):
     assert det == M.det()
     if det != 0:
         assert [sp.Rational(k, det) for k in nums] == list(M.LUsolve(b))
+
+
+a_, b_ = sp.symbols("a b", positive=True)
+
+
+@st.composite
+def radical_exprs(draw):
+    """A random expression with a square root of a positive radicand, and an identically
+    zero rearrangement of a random multiple of it."""
+    c = [draw(st.integers(-3, 3)) for _ in range(4)]
+    rad = 1 + a_**2 * sp.sin(x)**2 + b_**2 * sp.cos(y)**2
+    e = c[0] * sp.sqrt(rad) + c[1] * x * sp.cos(y) + c[2] * a_ / sp.sqrt(rad) + c[3]
+    zero = sp.sqrt(rad)**2 * e - sp.expand(rad * e)
+    return e, zero
+
+
+@settings(max_examples=30, deadline=None)
+@given(radical_exprs())
+def test_nonzero_by_enclosure_never_contradicts_the_zero_test(pair):
+    """An interval enclosure excluding 0 is a proof: never claimed for an identically zero
+    expression, and whenever claimed the exact zero test agrees."""
+    e, zero = pair
+    assert not membership.nonzero_by_enclosure(zero)
+    assert not membership.nonzero_by_enclosure(sp.S.Zero)
+    if membership.nonzero_by_enclosure(e):
+        assert not sp.simplify(e) == 0
+
+
+def test_membership_of_a_nonzero_vector_without_samples_is_undecided():
+    """Without samples a vector proved non-zero is neither in nor out (the caller decides by
+    a rank); a zero vector with roots is in every span."""
+    r = sp.sqrt(1 + x**2)
+    assert certified_membership([(r, 1)], (r * x, sp.S.One / r), []) is None
+    assert certified_membership([(r, 1)], (r**2 - 1 - x**2, sp.S.Zero), []) is True

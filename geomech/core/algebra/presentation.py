@@ -88,8 +88,8 @@ def _ring_tidy(e: sp.Expr, vel) -> sp.Expr:
     if g.LC < 0:
         g = -g
     vsyms = [R.symbols[i] for i in idx]
-    terms = [factor_expr(alg, c.exquo(g)) * sp.Mul(*[v**k for v, k in zip(vsyms, key)])
-             for key, c in coeffs.items()]
+    terms = [factor_expr(alg, c if g.is_one else c.exquo(g))
+             * sp.Mul(*[v**k for v, k in zip(vsyms, key)]) for key, c in coeffs.items()]
     out = factor_expr(alg, g) * sp.Add(*terms)
     if not d.is_one:
         out = out / factor_expr(alg, d)

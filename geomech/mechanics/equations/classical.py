@@ -41,7 +41,8 @@ from collections.abc import Callable
 import sympy as sp
 
 from geomech.core.algebra.normal_form import compact
-from geomech.core.kernel import lagrangian_derivatives
+from geomech.core.kernel import lagrangian_derivatives, memo_diff
+from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.equations.common import acceleration_symbols, mass_matrix_solution
 from geomech.mechanics.equations.elimination import (
@@ -160,26 +161,31 @@ def _voronets_forces(system, brows, bfree, Theta, pr, chaplygin: bool) -> tuple[
     u = system.independent_velocities
     r = len(u)
 
+    memos: dict = {x: {} for x in q}   # derivatives of shared sub-expressions, once
+
+    def d(f, x):
+        return memo_diff(as_expr(f), x, memos[x])
+
     def tau(a, f):
-        e = sp.diff(f, q[ind[a]])
+        e = d(f, q[ind[a]])
         for j in dep:
             if brows[j][a] != 0:
-                e += brows[j][a] * sp.diff(f, q[j])
+                e += brows[j][a] * d(f, q[j])
         return e
 
     Qs = _forces_star(system)
     rhs, Smat = [], sp.zeros(r, r)
     for a in range(r):
-        e = sp.diff(Theta, q[ind[a]]) if chaplygin else tau(a, Theta)
+        e = d(Theta, q[ind[a]]) if chaplygin else tau(a, Theta)
         for j in dep:
             if chaplygin:
                 for b in range(r):
-                    Smat[a, b] += pr[j] * (sp.diff(brows[j][a], q[ind[b]])
-                                           - sp.diff(brows[j][b], q[ind[a]]))
-                e -= pr[j] * sp.diff(bfree[j], q[ind[a]])
+                    Smat[a, b] += pr[j] * (d(brows[j][a], q[ind[b]])
+                                           - d(brows[j][b], q[ind[a]]))
+                e -= pr[j] * d(bfree[j], q[ind[a]])
             else:
                 Ar = [tau(b, brows[j][a]) - tau(a, brows[j][b]) for b in range(r)]
-                Br = sp.Add(*[bfree[s] * sp.diff(brows[j][a], q[s]) for s in dep]) \
+                Br = sp.Add(*[bfree[s] * d(brows[j][a], q[s]) for s in dep]) \
                     - tau(a, bfree[j])
                 e += pr[j] * (sp.Add(*[Ar[b] * u[b] for b in range(r)]) + Br)
         if Qs is not None:
@@ -420,9 +426,11 @@ def _ld_terms(system) -> tuple[list, list]:
         p = [sp.diff(L, v) for v in vel]
         beta = [sp.Add(*[sp.diff(p[i], q[j]) * vel[j] for j in range(n) if p[i].has(q[j])])
                 - sp.diff(L, q[i]) for i in range(n)]
-    c = [sp.Add(*[sp.diff(A[m, i], q[j]) * vel[j] * vel[i] for i in range(n)
+    memos: dict = {x: {} for x in q}   # derivatives of shared sub-expressions, once
+    c = [sp.Add(*[memo_diff(A[m, i], q[j], memos[q[j]]) * vel[j] * vel[i] for i in range(n)
                   for j in range(n) if A[m, i].has(q[j])])
-         + sp.Add(*[sp.diff(b[m], q[j]) * vel[j] for j in range(n) if b[m].has(q[j])])
+         + sp.Add(*[memo_diff(b[m], q[j], memos[q[j]]) * vel[j] for j in range(n)
+                    if b[m].has(q[j])])
          for m in range(k)]
     return beta, c
 

@@ -230,8 +230,8 @@ def compact_equations(system, frame=None, transversal=None, names=None,
     frame, names, vector_name = natural_frame_options(system, frame, names, vector_name)
     if not isinstance(vector_name, str) or not vector_name.isidentifier():
         raise ValueError(f"vector_name must be an identifier, got {vector_name!r}")
-    return compact_from_hamel(system, hamel_terms(system, frame, transversal, names),
-                              vector_name)
+    return compact_from_hamel(system, hamel_terms(system, frame, transversal, names,
+                                                  by_monomials=True), vector_name)
 
 
 def natural_frame_options(system, frame, names=None, vector_name: str = "g") -> tuple:

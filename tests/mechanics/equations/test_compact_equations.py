@@ -421,3 +421,28 @@ def test_phase_space_rhs_is_the_lagrange_field():
     assert eq.agrees_with(field)
     pol = default_policy()
     assert all(pol.is_zero(rhs[c] - eq.rhs[c]) for c in S.phase_space.coords)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=4, max_size=4))
+def test_hamel_terms_by_monomials_are_the_whole_compact(cs):
+    """A Lagrangian with a square root (a support function, as for rolling bodies): the
+    Lagrangian in the frame compacted coefficient by coefficient in the quasi-velocities
+    gives the identical mass matrix, forces, drift, structure functions and momenta as the
+    whole Lagrangian compacted at once."""
+    from geomech.mechanics.equations.hamel import hamel_terms
+
+    N = gm.Manifold("N", "x y phi", parameters="m a")
+    x, y, phi = N.coords
+    xd, yd, phid = N.velocities
+    m, a = N.parameters
+    h = sp.sqrt(cs[0] + a**2 * sp.sin(phi)**2)
+    L = m / 2 * (xd**2 + yd**2) + (cs[1] + m * h) / 2 * phid**2 \
+        + cs[2] * m * h * phid * (xd * sp.cos(phi) + yd * sp.sin(phi)) - cs[3] * m * h
+    S = NonholonomicSystem(N, L, [-xd * sp.sin(phi) + yd * sp.cos(phi)])
+    frame = [N.vector_field([sp.cos(phi), sp.sin(phi), 0]), N.vector_field([0, 0, 1])]
+    whole = hamel_terms(S, frame, names="v omega")
+    mono = hamel_terms(S, frame, names="v omega", by_monomials=True)
+    for field in ("qdot", "mass", "rhs", "drift", "structure", "momenta"):
+        assert getattr(whole, field) == getattr(mono, field)
+    assert default_policy().is_zero(whole.reduced_lagrangian - mono.reduced_lagrangian)
