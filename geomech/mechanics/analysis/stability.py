@@ -48,6 +48,7 @@ from geomech.mechanics.analysis.stability_criteria import (
     MU,
     even_factors,
     even_part_variable,
+    factor_list,
     factored_positive_part,
     is_even_polynomial,
     reversible_conditions,
@@ -224,7 +225,7 @@ def polynomial_conditions(charpoly: sp.Expr) -> StabilityConditions:
     nondeg = []
     res = tuple(_common_root_conditions(facs))
     for e in [g for f in facs for g in f.nondegenerate] + list(res):
-        for g, _ in sp.factor_list(e)[1]:
+        for g, _ in factor_list(e)[1]:
             rel = sp.Ne(g, 0)
             if not (g.is_positive or g.is_negative) and rel not in nondeg:
                 nondeg.append(rel)

@@ -35,13 +35,15 @@ from functools import lru_cache
 
 import sympy as sp
 
+from geomech.core.algebra.rings import polynomial_ring
+from geomech.core.flintpolys import poly_factor_list
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
            "reversible_conditions", "is_even_polynomial", "even_part_variable",
            "positive_part", "factored_positive_part", "even_factors",
-           "lowest_terms", "split_zero_roots"]
+           "lowest_terms", "split_zero_roots", "factor_list"]
 
 #: The eigenvalue variable of characteristic polynomials.
 LAMBDA = sp.Symbol("lambda")
@@ -260,7 +262,58 @@ def _factored(expr: sp.Expr) -> tuple:
     remembered: :func:`positive_part` and :func:`even_factors` of one condition factor it
     once (the rolling ellipsoid's discriminant: half a second each)."""
     num, den = lowest_terms(expr)
-    return sp.factor_list(num), sp.factor_list(den)
+    return factor_list(num), factor_list(den)
+
+
+def factor_list(p: sp.Expr) -> tuple:
+    r"""``sp.factor_list(p)`` of a polynomial ``p`` with rational coefficients in symbols --
+    the same coefficient and factors in the same order -- the factorisation over
+    :math:`\mathbb Z` taken by flint (:func:`~geomech.core.flintpolys.poly_factor_list`;
+    sympy's is pure Python: the rolling ellipsoid's Hankel minors took most of its
+    stability conditions).  sympy first writes :math:`p = c\,x^m\,r` (``together``: the
+    content :math:`c`, the monomial :math:`x^m`, the primitive rest :math:`r`), factors each
+    generator of :math:`x^m` and :math:`r` as polynomials in their own generators, and sorts
+    the factors by (degree in the first generator, number of generators, multiplicity,
+    dense coefficients; ties keep the order of the product); that is reproduced here for
+    an expanded ``p`` (a sum); other expressions take ``sp.factor_list``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> factor_list(sp.expand(-6*x**2*(x + y)**2*(x - 2*y)))
+    (-6, [(x, 2), (x - 2*y, 1), (x + y, 2)])
+    """
+    if p.is_Rational:
+        return p, []
+    if not (p.is_Add and p.is_polynomial() and
+            all(a.is_Symbol or a.is_Rational for a in p.atoms())):
+        return sp.factor_list(p)      # a product is factored factor by factor by sympy
+    P = sp.Poly(p)
+    if P.domain not in (sp.ZZ, sp.QQ):
+        return sp.factor_list(p)
+    terms = P.as_dict()
+    low = tuple(min(m[i] for m in terms) for i in range(len(P.gens)))
+    rest = {tuple(a - b for a, b in zip(m, low)): c for m, c in terms.items()}
+    used = [i for i in range(len(P.gens)) if any(m[i] for m in rest)]
+    # the generators of x^m in the order of the product's arguments (the sort is stable and
+    # they tie but for the exponent)
+    mono = sp.Mul.make_args(sp.Mul(*[g**k for g, k in zip(P.gens, low)]))
+    found = [(sp.Poly(g, g, domain=sp.ZZ), k) for g, k in (a.as_base_exp() for a in mono)
+             if not g.is_Number]
+    coeff = sp.S.One
+    if used:
+        gens = [P.gens[i] for i in used]
+        R = polynomial_ring(gens)
+        r = R.from_dict({tuple(m[i] for i in used): sp.QQ.convert(c) for m, c in rest.items()})
+        try:
+            c, facs = poly_factor_list(r)
+        except OverflowError:       # flint's exponent limits: sympy's factorisation
+            c, facs = r.factor_list()
+        coeff = R.domain.to_sympy(c)
+        found += [(sp.Poly.from_dict(dict(f.items()), gens, domain=sp.ZZ), k) for f, k in facs]
+    else:
+        coeff = P.domain.to_sympy(next(iter(rest.values())))
+    found.sort(key=lambda fk: (len(fk[0].rep.to_list()), len(fk[0].gens), fk[1],
+                               fk[0].rep.to_list()))
+    return coeff, [(f.as_expr(), k) for f, k in found]
 
 
 def lowest_terms(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:

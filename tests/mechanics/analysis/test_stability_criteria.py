@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from geomech.mechanics.analysis.stability_criteria import (
     even_factors,
     even_part_variable,
+    factor_list,
     factored_positive_part,
     hurwitz_determinants,
     is_even_polynomial,
@@ -136,3 +137,23 @@ def test_lowest_terms_is_cancel(parts, c, d):
     fs = [(a * _fx**2 + b * _fx * _fy + e * _fy + 1) ** k for (a, b, e), k in parts]
     expr = c * sp.Mul(*fs) / d
     assert lowest_terms(expr) == sp.fraction(sp.cancel(sp.together(expr)))
+
+
+_fz, _fw = sp.symbols("z w", real=True)
+_monomial = st.sampled_from([1, _fx, _fx**2 * _fy, _fw**2 * _fx * _fz, _fm * _fz**3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_small, st.integers(1, 3)), min_size=1, max_size=3),
+       st.sampled_from([1, -1, 3, -6, sp.Rational(2, 3), sp.Rational(-5, 4)]), _monomial,
+       st.booleans())
+def test_factor_list_agrees_with_sympy(parts, c, mono, expand):
+    """factor_list (flint's factorisation, sympy's grouping and order) returns exactly
+    sympy's factor_list: coefficient, factors, multiplicities and their order, on expanded
+    products with a content, a monomial and rational coefficients, and on unexpanded ones."""
+    fs = [(a * _fx**2 + b * _fz * _fy + d * _fw + _fm) ** k for (a, b, d), k in parts]
+    e = c * mono * sp.Mul(*fs)
+    e = sp.expand(e) if expand else e
+    assert factor_list(e) == sp.factor_list(e)
+    coeff, facs = factor_list(e)
+    assert sp.expand(coeff * sp.Mul(*[f**k for f, k in facs]) - e) == 0
