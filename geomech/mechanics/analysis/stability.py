@@ -48,10 +48,10 @@ from geomech.mechanics.analysis.stability_criteria import (
     MU,
     even_factors,
     even_part_variable,
+    expanded_reversible_conditions,
     factor_list,
     factored_positive_part,
     is_even_polynomial,
-    reversible_conditions,
     routh_hurwitz_conditions,
     split_zero_roots,
 )
@@ -168,7 +168,7 @@ def factor_conditions(f: sp.Expr) -> FactorConditions:
     """The criterion that applies to the factor ``f`` and its conditions."""
     if is_even_polynomial(f, LAMBDA):
         q = even_part_variable(f, LAMBDA, MU)
-        conds = reversible_conditions(q, MU)
+        conds = expanded_reversible_conditions(q, MU)
         kind = "spectral"
     else:
         q, conds, kind = f, routh_hurwitz_conditions(f, LAMBDA), "Routh-Hurwitz"

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from geomech.mechanics.analysis.stability_criteria import (
     even_factors,
     even_part_variable,
+    expanded_reversible_conditions,
     factor_list,
     factored_positive_part,
     hurwitz_determinants,
@@ -157,3 +158,25 @@ def test_factor_list_agrees_with_sympy(parts, c, mono, expand):
     assert factor_list(e) == sp.factor_list(e)
     coeff, facs = factor_list(e)
     assert sp.expand(coeff * sp.Mul(*[f**k for f, k in facs]) - e) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([1, _fx, _fm, _fx * _fy, _fm**2])),
+                min_size=2, max_size=8), st.integers(1, 3), st.booleans())
+def test_reversible_conditions_in_the_ring_agree_with_expressions(terms, d, den):
+    """The Hankel minors and coefficient products computed in the polynomial ring of the
+    parameters equal the same formulas on sympy expressions (Berkowitz determinants of the
+    scaled Newton sums, expanded), and the expanded conditions are their expansions."""
+    from geomech.mechanics.analysis import stability_criteria as sc
+
+    q = sum(a * t * mu**(k % (d + 1)) for k, (a, t) in enumerate(terms)) + mu**d
+    q = q / (_fx**2 + 1) if den else q
+    num = sp.numer(sp.together(q))
+    c = sc._coefficients(num, mu)
+    n = len(c) - 1
+    S = sc._scaled_newton_sums(c, 2 * n - 1)
+    dets = [sp.expand(sp.Matrix(k, k, lambda i, j: S[i + j]).det(method="berkowitz"))
+            for k in range(2, n + 1)]
+    expected = dets + [sp.expand(ci * c[0]) for ci in c[1:]]
+    assert expanded_reversible_conditions(q, mu) == expected
+    assert reversible_conditions(q, mu) == [sp.factor_terms(e) for e in expected]
