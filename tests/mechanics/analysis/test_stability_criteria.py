@@ -180,3 +180,28 @@ def test_reversible_conditions_in_the_ring_agree_with_expressions(terms, d, den)
     expected = dets + [sp.expand(ci * c[0]) for ci in c[1:]]
     assert expanded_reversible_conditions(q, mu) == expected
     assert reversible_conditions(q, mu) == [sp.factor_terms(e) for e in expected]
+
+
+_la, _lb = sp.symbols("a b", real=True)
+_lfactor = st.tuples(st.integers(0, 2), st.lists(st.sampled_from([0, 1, -2, 3, _la, _fm, _la * _lb,
+                                                                 -_fm**2]),
+                                               min_size=3, max_size=3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_lfactor, st.integers(1, 2)), min_size=1, max_size=3),
+       st.sampled_from([1, _fm, -2 * _la**2, sp.Rational(3, 2)]),
+       st.sampled_from([1, _la + 1, _fm * (_lb**2 + 1)]))
+def test_lambda_factors_agree_with_sympy(parts, content, den):
+    """The factors in lambda of a characteristic polynomial with rational-function
+    coefficients (flint's factorisation, sympy's order) are sympy's factor_list(p, lambda)
+    factors containing lambda, with multiplicity, in order."""
+    from geomech.mechanics.analysis.stability import _factors
+
+    fs = [(sum(c * lam**i for i, c in enumerate(cs[:d + 1])) + lam**(d + 1)) ** k
+          for (d, cs), k in parts]
+    p = sp.expand(content * sp.Mul(*fs))
+    p = sp.collect(sp.expand(p / den), lam)
+    expected = [f for f, k in sp.factor_list(sp.together(p), lam)[1] if f.has(lam)
+                for _ in range(k)]
+    assert _factors(p) == (expected or [p])
