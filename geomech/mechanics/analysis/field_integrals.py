@@ -41,9 +41,10 @@ integrals are the two Casimirs, the energy and one more integral.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import sympy as sp
 
@@ -73,7 +74,7 @@ from geomech.core.zero.values import (
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
-           "sampled_flow", "point_rows", "sampled_nullspace", "ansatz_exact_rows",
+           "sampled_flow", "SampledFlow", "point_rows", "sampled_nullspace", "ansatz_exact_rows",
            "blockwise_span", "ansatz_span", "quadratic_point_rows", "sampled_integral_bound",
            "BOUND_EXTRA_POINTS", "symbol_sets"]
 
@@ -391,17 +392,72 @@ def _eta_monomial(eta, alpha) -> sp.Expr:
 def sampled_flow(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple:
     """``(data, symbols)`` for :func:`sampled_nullspace`: the derivatives of the ansatz
     functions along the kinematics, the functions, the abbreviations and the dynamics
-    rewritten rationally (half angles), and the configuration symbols to sample."""
+    rewritten rationally (half angles), and the configuration symbols to sample -- both
+    formed on first use (:class:`SampledFlow`)."""
     kin = dict(flow.kinematics)
     kin_b = [sp.Add(*[kin[y] * sp.diff(b, y) for y in kin if b.has(y)]) for b in basis]
-    abbrev = [(sym, rational_rewrite(e)) for sym, e in flow.abbreviations]
-    raw = (kin_b, list(basis), list(flow.abbreviations), list(flow.dynamics))
-    data = ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
-            abbrev, [rational_rewrite(e) for e in flow.dynamics], raw)
-    exprs = [*data[0], *data[1], *(e for _, e in abbrev), *data[3]]
-    qsyms = (set().union(*(e.free_symbols for e in exprs)) - set(flow.eta) - set(params)
-             - {sym for sym, _ in abbrev})
-    return data, qsyms
+    data = SampledFlow((kin_b, list(basis), list(flow.abbreviations), list(flow.dynamics)),
+                       tuple(flow.eta), tuple(params))
+    return data, _SampleSymbols(data)
+
+
+class SampledFlow(Sequence):
+    r"""The data of :func:`sampled_flow`, ``(kin_b, basis, abbreviations, dynamics, raw)``:
+    ``raw`` the four as given, the others rewritten rationally (half angles,
+    :func:`~geomech.core.zero.rewrite.rational_rewrite`) when first read -- the exact
+    evaluation in :math:`\mathbb Q[\eta]` (:func:`sampled_nullspace` with sampled
+    parameters) reads only ``raw`` (the rolling ellipsoid: the rewriting was a sixth of its
+    polynomial search).
+
+    >>> x, y = sp.symbols("x y")
+    >>> flow = AnsatzFlow((x,), (-sp.sin(y),), ((y, x),))
+    >>> data, syms = sampled_flow(flow, [sp.S.One, sp.cos(y)], ())
+    >>> len(data), data[4][1], len(syms)
+    (5, [1, cos(y)], 1)
+    """
+
+    def __init__(self, raw: tuple, eta: tuple, params: tuple):
+        self.raw, self._eta, self._params = raw, eta, params
+
+    @cached_property
+    def rewritten(self) -> tuple:
+        """``(kin_b, basis, abbreviations, dynamics)`` rewritten rationally."""
+        kin_b, basis, abbrevs, dyn = self.raw
+        return ([rational_rewrite(e) for e in kin_b], [rational_rewrite(b) for b in basis],
+                [(sym, rational_rewrite(e)) for sym, e in abbrevs],
+                [rational_rewrite(e) for e in dyn])
+
+    @cached_property
+    def symbols(self) -> frozenset:
+        """The configuration symbols of the rewritten data (half-angle symbols included)."""
+        kin_b, basis, abbrev, dyn = self.rewritten
+        exprs = [*kin_b, *basis, *(e for _, e in abbrev), *dyn]
+        return frozenset(set().union(*(e.free_symbols for e in exprs)) - set(self._eta)
+                         - set(self._params) - {sym for sym, _ in abbrev})
+
+    def __len__(self) -> int:
+        return 5
+
+    def __getitem__(self, i):
+        if isinstance(i, int) and i in (4, -1):
+            return self.raw
+        return (*self.rewritten, self.raw)[i]
+
+
+class _SampleSymbols(Set):
+    """:attr:`SampledFlow.symbols` as a set formed on first use."""
+
+    def __init__(self, data: SampledFlow):
+        self._data = data
+
+    def __iter__(self):
+        return iter(self._data.symbols)
+
+    def __len__(self) -> int:
+        return len(self._data.symbols)
+
+    def __contains__(self, x) -> bool:
+        return x in self._data.symbols
 
 
 def point_rows(data, terms, cols, pt, eta, dom) -> list[list]:
@@ -438,7 +494,6 @@ def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]
     to ``cols``: over QQ with the parameters sampled (``params`` a dict ``{p: rational}``)
     or over QQ(parameters) (``params`` a list); sympy expressions."""
     sampler = ZeroPolicy(seed=seed, warn=False)
-    syms = sorted(qsyms, key=sp.default_sort_key)
     if isinstance(params, dict):
         dom = sp.QQ
         got = _ring_sampled_nullspace(data[4], terms, cols, eta, params, seed)
@@ -450,6 +505,7 @@ def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]
                 [e.xreplace(params) for e in dyn])
     else:
         dom = sp.QQ.frac_field(*params) if params else sp.QQ
+    syms = sorted(qsyms, key=sp.default_sort_key)
     rows: list = []
     rank, stable = -1, 0
     for _ in range(200):

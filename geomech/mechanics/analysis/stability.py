@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from geomech.core.algebra.rings import polynomial_ring
+from geomech.core.flintpolys import poly_factor_list
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.common import numeric_values
 from geomech.mechanics.analysis.stability_criteria import (
@@ -48,9 +50,10 @@ from geomech.mechanics.analysis.stability_criteria import (
     MU,
     even_factors,
     even_part_variable,
+    expanded_reversible_conditions,
+    factor_list,
     factored_positive_part,
     is_even_polynomial,
-    reversible_conditions,
     routh_hurwitz_conditions,
     split_zero_roots,
 )
@@ -152,10 +155,15 @@ def _factors(p: sp.Expr) -> list[sp.Expr]:
     """The non-constant factors of ``p`` in ``lambda`` (factored when small enough)."""
     if sp.count_ops(p) > _FACTOR_OPS:
         return [p]
-    try:
-        _, fl = sp.factor_list(sp.together(p), LAMBDA)
-    except sp.PolynomialError:      # radicals in the coefficients (|r0| of the heavy top)
-        return [p]
+    q = sp.together(p)
+    num, den = q.as_numer_denom()
+    # a denominator in the parameters only: a content, no factor in lambda
+    fl = None if den.has(LAMBDA) else _lambda_factor_list(sp.expand(num))
+    if fl is None:
+        try:
+            fl = sp.factor_list(q, LAMBDA)[1]
+        except sp.PolynomialError:      # radicals in the coefficients (|r0| of the heavy top)
+            return [p]
     out = []
     for f, k in fl:
         if f.has(LAMBDA):
@@ -163,11 +171,47 @@ def _factors(p: sp.Expr) -> list[sp.Expr]:
     return out or [p]
 
 
+def _lambda_factor_list(p: sp.Expr) -> list | None:
+    r"""The factors of ``sp.factor_list(p, lambda)`` that contain ``lambda``, in sympy's order,
+    for a polynomial ``p`` with rational coefficients in symbols, the factorisation taken by
+    flint: sympy factors :math:`p = c\,x^m r` (``together``: the content and the monomial in
+    the parameters) over :math:`\mathbb Z[\text{parameters of } r]` by injecting the
+    parameters after ``lambda``, i.e. over :math:`\mathbb Z` in the generators
+    ``(lambda, parameters)``, lex (factors with positive leading coefficients), and sorts the
+    factors as polynomials in ``lambda`` over that domain; ``None`` otherwise (sympy's
+    factorisation is used)."""
+    if not (p.is_Add and p.is_polynomial() and
+            all(a.is_Symbol or a.is_Rational for a in p.atoms())):
+        return None
+    try:
+        P = sp.Poly(p, LAMBDA)
+        if not (P.domain.is_PolynomialRing and P.domain.dom in (sp.ZZ, sp.QQ)):
+            return None
+        gens = (LAMBDA, *P.domain.symbols)
+        terms = P.inject().as_dict()
+        low = [min(m[i] for m in terms) for i in range(len(gens))]
+        rest = {tuple(a - b for a, b in zip(m, low)): c for m, c in terms.items()}
+        used = [i for i in range(len(gens)) if any(m[i] for m in rest)]
+        if low[0] or 0 not in used:     # lambda divides p (never after split_zero_roots)
+            return None
+        R = polynomial_ring([gens[i] for i in used])
+        r = R.from_dict({tuple(m[i] for i in used): sp.QQ.convert(c) for m, c in rest.items()})
+        _, facs = poly_factor_list(r)
+        dom = sp.ZZ[tuple(gens[i] for i in used[1:])] if len(used) > 1 else sp.ZZ
+        polys = [(sp.Poly(f.as_expr(), LAMBDA, domain=dom), k) for f, k in facs
+                 if f.degree(R.gens[0]) > 0]
+    except (OverflowError, sp.PolynomialError):     # flint's exponent limits
+        return None
+    polys.sort(key=lambda fk: (len(fk[0].rep.to_list()), len(fk[0].gens), fk[1],
+                               str(fk[0].domain), fk[0].rep.to_list()))
+    return [(f.as_expr(), k) for f, k in polys]
+
+
 def factor_conditions(f: sp.Expr) -> FactorConditions:
     """The criterion that applies to the factor ``f`` and its conditions."""
     if is_even_polynomial(f, LAMBDA):
         q = even_part_variable(f, LAMBDA, MU)
-        conds = reversible_conditions(q, MU)
+        conds = expanded_reversible_conditions(q, MU)
         kind = "spectral"
     else:
         q, conds, kind = f, routh_hurwitz_conditions(f, LAMBDA), "Routh-Hurwitz"
@@ -224,7 +268,7 @@ def polynomial_conditions(charpoly: sp.Expr) -> StabilityConditions:
     nondeg = []
     res = tuple(_common_root_conditions(facs))
     for e in [g for f in facs for g in f.nondegenerate] + list(res):
-        for g, _ in sp.factor_list(e)[1]:
+        for g, _ in factor_list(e)[1]:
             rel = sp.Ne(g, 0)
             if not (g.is_positive or g.is_negative) and rel not in nondeg:
                 nondeg.append(rel)

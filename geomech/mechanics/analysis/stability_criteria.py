@@ -35,13 +35,16 @@ from functools import lru_cache
 
 import sympy as sp
 
+from geomech.core.algebra.rings import polynomial_ring
+from geomech.core.flintpolys import poly_factor_list
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 
 __all__ = ["LAMBDA", "MU", "hurwitz_determinants", "routh_hurwitz_conditions", "newton_sums",
            "reversible_conditions", "is_even_polynomial", "even_part_variable",
            "positive_part", "factored_positive_part", "even_factors",
-           "lowest_terms", "split_zero_roots"]
+           "lowest_terms", "split_zero_roots", "factor_list",
+           "expanded_reversible_conditions"]
 
 #: The eigenvalue variable of characteristic polynomials.
 LAMBDA = sp.Symbol("lambda")
@@ -101,22 +104,60 @@ def newton_sums(coeffs: Sequence, count: int) -> list[sp.Expr]:
     return [sp.together(S / c[0]**k) for k, S in enumerate(_scaled_newton_sums(c, count))]
 
 
-def _scaled_newton_sums(c: list, count: int) -> list[sp.Expr]:
+def _scaled_newton_sums(c: list, count: int, expand=sp.expand) -> list:
     r""":math:`S_k = c_d^k s_k` (``c[0]`` the leading coefficient :math:`c_d`), polynomial
     in the coefficients: Newton's identities multiplied by :math:`c_d^k`,
 
     .. math:: S_k = -k\,c_{d-k}c_d^{k-1} - \sum_{i=1}^{\min(k-1, d)} c_{d-i}c_d^{i-1}
               S_{k-i}
 
-    (the first term only for :math:`k \le d`), expanded: no fraction is formed."""
+    (the first term only for :math:`k \le d`), expanded by ``expand`` (the identity for
+    elements of a polynomial ring): no fraction is formed."""
     d = len(c) - 1
-    S: list[sp.Expr] = [sp.Integer(d)]
+    S: list = [d * (c[0]**0)]
     for k in range(1, count):
-        acc = -k * c[k] * c[0]**(k - 1) if k <= d else sp.S.Zero
+        acc = -k * c[k] * c[0]**(k - 1) if k <= d else 0 * c[0]
         for i in range(1, min(k, d + 1)):
             acc -= c[i] * c[0]**(i - 1) * S[k - i]
-        S.append(sp.expand(acc))
+        S.append(expand(acc))
     return S
+
+
+def _ring_coefficients(p: sp.Expr, x) -> list | None:
+    r"""The coefficients of ``p`` in ``x`` (highest degree first) as elements of the
+    polynomial ring over :math:`\mathbb Q` in the other symbols, or ``None`` when they are
+    not polynomials with rational coefficients in symbols (radicals: the heavy top's
+    :math:`|r_0|`)."""
+    if not all(a.is_Symbol or a.is_Rational for a in p.atoms()):
+        return None
+    gens = sorted(p.free_symbols - {x}, key=sp.default_sort_key)
+    try:
+        P = sp.Poly(p, x, *gens, domain=sp.QQ)
+    except sp.PolynomialError:
+        return None
+    R = polynomial_ring(gens or [sp.Dummy("c")])
+    out = [R.zero for _ in range(P.degree(x) + 1)]
+    for m, v in P.terms():
+        out[len(out) - 1 - m[0]] += R({m[1:] if gens else (0,): v})
+    return out
+
+
+def _ring_det(M: list[list]):
+    r"""The determinant of a small square matrix of ring elements by Laplace expansion along
+    the rows, the minors on each set of columns formed once (:math:`k\,2^k` products)."""
+    k = len(M)
+    minors = {(): M[0][0].ring.one if k else 1}
+    for i in range(k):
+        nxt = {}
+        for cols, m in minors.items():
+            for j in range(k):
+                if j in cols:
+                    continue
+                key = tuple(sorted(cols + (j,)))
+                sign = -1 if sum(1 for c in cols if c > j) % 2 else 1
+                nxt[key] = nxt.get(key, 0) + sign * M[i][j] * m
+        minors = nxt
+    return minors[tuple(range(k))]
 
 
 def reversible_conditions(q, mu) -> list[sp.Expr]:
@@ -127,21 +168,40 @@ def reversible_conditions(q, mu) -> list[sp.Expr]:
     :math:`c_i c_d` of the coefficients with the leading one (the roots are negative).
     Computed without fractions: :math:`q` is cleared of denominators (its roots do not
     change) and :math:`\det(c_d^{i+j}s_{i+j}) = c_d^{k(k-1)}\Delta_k` (the same sign) from
-    the scaled Newton sums (the rolling ellipsoid's vertical spin: three times faster).
+    the scaled Newton sums (the rolling ellipsoid's vertical spin: three times faster), in
+    the polynomial ring of the parameters when the coefficients are polynomials with
+    rational coefficients (no expression is expanded), else on expressions.
 
     >>> mu = sp.Symbol("mu")
     >>> reversible_conditions(mu - 4, mu)
     [-4]
     """
-    c = _coefficients(sp.numer(sp.together(as_expr(q))), mu)
-    d = len(c) - 1
-    S = _scaled_newton_sums(c, 2 * d - 1)
-    out: list[sp.Expr] = []
-    for k in range(2, d + 1):
-        Hk = sp.Matrix(k, k, lambda i, j: S[i + j])
-        out.append(sp.factor_terms(sp.expand(Hk.det(method="berkowitz"))))
-    out += [sp.factor_terms(sp.expand(ci * c[0])) for ci in c[1:]]
-    return out
+    return [sp.factor_terms(e) for e in expanded_reversible_conditions(q, mu)]
+
+
+def expanded_reversible_conditions(q, mu) -> list[sp.Expr]:
+    """:func:`reversible_conditions` expanded (their factorisation, not their printed
+    form, is what the stability conditions read: no ``factor_terms`` and expansion again).
+
+    >>> mu, k = sp.symbols("mu k")
+    >>> expanded_reversible_conditions(2*mu**2 + 4*mu + 2*k, mu)
+    [16 - 16*k, 8, 4*k]
+    """
+    num = sp.numer(sp.together(as_expr(q)))
+    c = _ring_coefficients(num, mu)
+    d = (len(c) if c is not None else sp.degree(num, mu) + 1) - 1
+    if c is not None:
+        S = _scaled_newton_sums(c, 2 * d - 1, lambda e: e)
+        dets = [_ring_det([[S[i + j] for j in range(k)] for i in range(k)]).as_expr()
+                for k in range(2, d + 1)]
+        prods = [(ci * c[0]).as_expr() for ci in c[1:]]
+    else:
+        c = _coefficients(num, mu)
+        S = _scaled_newton_sums(c, 2 * d - 1)
+        dets = [sp.expand(sp.Matrix(k, k, lambda i, j: S[i + j]).det(method="berkowitz"))
+                for k in range(2, d + 1)]
+        prods = [sp.expand(ci * c[0]) for ci in c[1:]]
+    return dets + prods
 
 
 def is_even_polynomial(p, lam) -> bool:
@@ -260,7 +320,68 @@ def _factored(expr: sp.Expr) -> tuple:
     remembered: :func:`positive_part` and :func:`even_factors` of one condition factor it
     once (the rolling ellipsoid's discriminant: half a second each)."""
     num, den = lowest_terms(expr)
-    return sp.factor_list(num), sp.factor_list(den)
+    return factor_list(num), factor_list(den)
+
+
+def factor_list(p: sp.Expr) -> tuple:
+    r"""``sp.factor_list(p)`` of a polynomial ``p`` with rational coefficients in symbols --
+    the same coefficient and factors in the same order -- the factorisation over
+    :math:`\mathbb Z` taken by flint (:func:`~geomech.core.flintpolys.poly_factor_list`;
+    sympy's is pure Python: the rolling ellipsoid's Hankel minors took most of its
+    stability conditions).  sympy first writes :math:`p = c\,x^m\,r` (``together``: the
+    content :math:`c`, the monomial :math:`x^m`, the primitive rest :math:`r`), factors each
+    generator of :math:`x^m` and :math:`r` as polynomials in their own generators, and sorts
+    the factors by (degree in the first generator, number of generators, multiplicity,
+    dense coefficients; ties keep the order of the product); that is reproduced here for
+    an expanded ``p`` (a sum); other expressions take ``sp.factor_list``.
+
+    >>> x, y = sp.symbols("x y")
+    >>> factor_list(sp.expand(-6*x**2*(x + y)**2*(x - 2*y)))
+    (-6, [(x, 2), (x - 2*y, 1), (x + y, 2)])
+    """
+    if p.is_Rational:
+        return p, []
+    if not (p.is_Add and p.is_polynomial() and
+            all(a.is_Symbol or a.is_Rational for a in p.atoms())):
+        return sp.factor_list(p)      # a product is factored factor by factor by sympy
+    P = sp.Poly(p)
+    if P.domain not in (sp.ZZ, sp.QQ):
+        return sp.factor_list(p)
+    terms = P.as_dict()
+    low = tuple(min(m[i] for m in terms) for i in range(len(P.gens)))
+    rest = {tuple(a - b for a, b in zip(m, low)): c for m, c in terms.items()}
+    used = [i for i in range(len(P.gens)) if any(m[i] for m in rest)]
+    # the generators of x^m in the order of the product's arguments (the sort is stable and
+    # they tie but for the exponent)
+    mono = sp.Mul.make_args(sp.Mul(*[g**k for g, k in zip(P.gens, low)]))
+    found = [(sp.Poly(g, g, domain=sp.ZZ), k) for g, k in (a.as_base_exp() for a in mono)
+             if not g.is_Number]
+    coeff = sp.S.One
+    if used:
+        gens = [P.gens[i] for i in used]
+        R = polynomial_ring(gens)
+        r = R.from_dict({tuple(m[i] for i in used): sp.QQ.convert(c) for m, c in rest.items()})
+        try:
+            c, facs = poly_factor_list(r)
+        except OverflowError:       # flint's exponent limits: sympy's factorisation
+            c, facs = r.factor_list()
+        coeff = R.domain.to_sympy(c)
+        found += [(sp.Poly.from_dict(dict(f.items()), gens, domain=sp.ZZ), k) for f, k in facs]
+    else:
+        coeff = P.domain.to_sympy(next(iter(rest.values())))
+    found.sort(key=lambda fk: (len(fk[0].rep.to_list()), len(fk[0].gens), fk[1],
+                               fk[0].rep.to_list()))
+    return coeff, [(f.as_expr(), k) for f, k in found]
+
+
+def _is_expanded(e: sp.Expr) -> bool:
+    """Whether ``e`` is a sum of monomials (integer times powers of symbols): its own
+    expansion."""
+    def monomial(t: sp.Expr) -> bool:
+        return all(f.is_Integer or f.is_Symbol or f.is_Pow and f.base.is_Symbol and
+                   f.exp.is_Integer and f.exp > 0 for f in sp.Mul.make_args(t))
+
+    return all(monomial(t) for t in sp.Add.make_args(e))
 
 
 def lowest_terms(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
@@ -274,5 +395,5 @@ def lowest_terms(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     ((2*x**2 + 2*x*y - 2*x - 2*y, 1), (x*y + 2, 2*y))
     """
     if all(a.is_Symbol or a.is_Integer for a in expr.atoms()) and expr.is_polynomial():
-        return sp.expand(expr), sp.S.One
+        return (expr if _is_expanded(expr) else sp.expand(expr)), sp.S.One
     return sp.fraction(sp.cancel(sp.together(expr)))

@@ -111,6 +111,27 @@ def test_ring_sampling_equals_cancel_sampling():
         sp.Matrix(ring_ns + plain).rank()
 
 
+def test_sampled_flow_rewrites_on_first_use():
+    """The evaluation in Q[eta] reads only the data as given; the rational (half-angle)
+    rewriting, formed when first read, is rational_rewrite of each expression, and the
+    sample symbols are those of the rewritten data."""
+    from geomech.core.zero.rewrite import rational_rewrite
+
+    M = Manifold("M", "y x")
+    y, x = M.coords
+    flow = AnsatzFlow((x,), (-sp.sin(y) * x**2 / (2 + sp.cos(y)),), ((y, x),))
+    basis = [sp.S.One, sp.sin(y), sp.cos(y)]
+    terms = ansatz_terms(1, 3, 2)
+    data, qsyms = sampled_flow(flow, basis, [])
+    sampled_nullspace(data, terms, list(range(len(terms))), (x,), qsyms, {}, 5)
+    assert "rewritten" not in data.__dict__
+    kin_b, b, abbrev, dyn = data[:4]
+    assert b == [rational_rewrite(e) for e in basis]
+    assert dyn == [rational_rewrite(e) for e in flow.dynamics]
+    assert kin_b == [rational_rewrite(x * sp.diff(e, y)) for e in basis]
+    assert set(qsyms) == set().union(*(e.free_symbols for e in [*kin_b, *b, *dyn])) - {x}
+
+
 def test_polynomial_values_adjoin_square_roots():
     """Square roots of constants: in Q they raise NeedsRoot with the radicand; over
     Q(sqrt 3) the value equals the substituted expression."""

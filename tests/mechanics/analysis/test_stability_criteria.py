@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from geomech.mechanics.analysis.stability_criteria import (
     even_factors,
     even_part_variable,
+    expanded_reversible_conditions,
+    factor_list,
     factored_positive_part,
     hurwitz_determinants,
     is_even_polynomial,
@@ -136,3 +138,70 @@ def test_lowest_terms_is_cancel(parts, c, d):
     fs = [(a * _fx**2 + b * _fx * _fy + e * _fy + 1) ** k for (a, b, e), k in parts]
     expr = c * sp.Mul(*fs) / d
     assert lowest_terms(expr) == sp.fraction(sp.cancel(sp.together(expr)))
+
+
+_fz, _fw = sp.symbols("z w", real=True)
+_monomial = st.sampled_from([1, _fx, _fx**2 * _fy, _fw**2 * _fx * _fz, _fm * _fz**3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_small, st.integers(1, 3)), min_size=1, max_size=3),
+       st.sampled_from([1, -1, 3, -6, sp.Rational(2, 3), sp.Rational(-5, 4)]), _monomial,
+       st.booleans())
+def test_factor_list_agrees_with_sympy(parts, c, mono, expand):
+    """factor_list (flint's factorisation, sympy's grouping and order) returns exactly
+    sympy's factor_list: coefficient, factors, multiplicities and their order, on expanded
+    products with a content, a monomial and rational coefficients, and on unexpanded ones."""
+    fs = [(a * _fx**2 + b * _fz * _fy + d * _fw + _fm) ** k for (a, b, d), k in parts]
+    e = c * mono * sp.Mul(*fs)
+    e = sp.expand(e) if expand else e
+    assert factor_list(e) == sp.factor_list(e)
+    coeff, facs = factor_list(e)
+    assert sp.expand(coeff * sp.Mul(*[f**k for f, k in facs]) - e) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([1, _fx, _fm, _fx * _fy, _fm**2])),
+                min_size=2, max_size=8), st.integers(1, 3), st.booleans())
+def test_reversible_conditions_in_the_ring_agree_with_expressions(terms, d, den):
+    """The Hankel minors and coefficient products computed in the polynomial ring of the
+    parameters equal the same formulas on sympy expressions (Berkowitz determinants of the
+    scaled Newton sums, expanded), and the expanded conditions are their expansions."""
+    from geomech.mechanics.analysis import stability_criteria as sc
+
+    q = sum(a * t * mu**(k % (d + 1)) for k, (a, t) in enumerate(terms)) + mu**d
+    q = q / (_fx**2 + 1) if den else q
+    num = sp.numer(sp.together(q))
+    c = sc._coefficients(num, mu)
+    n = len(c) - 1
+    S = sc._scaled_newton_sums(c, 2 * n - 1)
+    dets = [sp.expand(sp.Matrix(k, k, lambda i, j: S[i + j]).det(method="berkowitz"))
+            for k in range(2, n + 1)]
+    expected = dets + [sp.expand(ci * c[0]) for ci in c[1:]]
+    assert expanded_reversible_conditions(q, mu) == expected
+    assert reversible_conditions(q, mu) == [sp.factor_terms(e) for e in expected]
+
+
+_la, _lb = sp.symbols("a b", real=True)
+_lfactor = st.tuples(st.integers(0, 2), st.lists(st.sampled_from([0, 1, -2, 3, _la, _fm, _la * _lb,
+                                                                 -_fm**2]),
+                                               min_size=3, max_size=3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_lfactor, st.integers(1, 2)), min_size=1, max_size=3),
+       st.sampled_from([1, _fm, -2 * _la**2, sp.Rational(3, 2)]),
+       st.sampled_from([1, _la + 1, _fm * (_lb**2 + 1)]))
+def test_lambda_factors_agree_with_sympy(parts, content, den):
+    """The factors in lambda of a characteristic polynomial with rational-function
+    coefficients (flint's factorisation, sympy's order) are sympy's factor_list(p, lambda)
+    factors containing lambda, with multiplicity, in order."""
+    from geomech.mechanics.analysis.stability import _factors
+
+    fs = [(sum(c * lam**i for i, c in enumerate(cs[:d + 1])) + lam**(d + 1)) ** k
+          for (d, cs), k in parts]
+    p = sp.expand(content * sp.Mul(*fs))
+    p = sp.collect(sp.expand(p / den), lam)
+    expected = [f for f, k in sp.factor_list(sp.together(p), lam)[1] if f.has(lam)
+                for _ in range(k)]
+    assert _factors(p) == (expected or [p])
