@@ -467,7 +467,7 @@ class PointEvaluator:
         self._memo[a] = got
         return got
 
-    def _jet(self, a, x, memo: dict) -> tuple:  # long: one case per node type, as _value
+    def _jet(self, a, x, memo: dict) -> tuple:
         got = memo.get(a)
         if got is not None:
             return got
