@@ -662,7 +662,8 @@ def ansatz_point_rows(ev: PointEvaluator, dynamics: Sequence, kin_b: Sequence,
     >>> basis, kin_b = [sp.S.One, sp.cos(y)], [sp.S.Zero, -sp.sin(y)*x*r]
     >>> ev = PointEvaluator({}, {y: (sp.Rational(3, 5), sp.Rational(4, 5))},
     ...                     QuadraticArithmetic([x]))
-    >>> ansatz_point_rows(ev, [-sp.sin(y)*r], kin_b, basis, [((2,), 0), ((0,), 1)], [0, 1])
+    >>> terms = [((2,), 0), ((0,), 1)]                        # x**2 - 2*cos(y) solves them
+    >>> ansatz_point_rows(ev, [-sp.sin(y)*r], kin_b, basis, terms, [0, 1])
     [[-8/5, -4/5]]
     """
     F = ev.field
