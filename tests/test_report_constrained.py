@@ -103,3 +103,18 @@ def test_sections_without_closed_forms_agree_with_the_disk_route(as_if_large):
     ham = almost_poisson_section(S)
     assert "Jacobi identity: no (certain)" in " ".join(t for t, _ in ham.lines)
     assert S.pseudo_hamiltonian().satisfies_jacobi() is False
+
+
+@pytest.mark.parametrize("name", ["chaplygin_sleigh", "rolling_disk"])
+def test_jacobi_theorem_has_one_verdict_for_both_kinds_of_evidence(name):
+    """The Jacobi identity of the almost-Poisson bracket from the involutivity of D (van der
+    Schaft & Maschke 1994), decided by the Frobenius test and by the exact point flag: the
+    same verdict, and the one of the bracket's own Jacobiator."""
+    from geomech.mechanics.analysis.point_flag import point_growth_vector
+    from geomech.reporting.unsolved import jacobi_by_involutivity
+
+    S = gm.examples.get(name)
+    by_frobenius, line = jacobi_by_involutivity(S)
+    by_flag, flag_line = jacobi_by_involutivity(S, point_growth_vector(S, points=2))
+    assert by_frobenius is by_flag is False and line != flag_line
+    assert S.pseudo_hamiltonian().satisfies_jacobi() is False

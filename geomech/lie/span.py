@@ -34,7 +34,7 @@ from geomech.core.algebra.modular import PRIME, normalised_mod, reduce_mod, to_m
 from geomech.core.fields import VectorField
 from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import rational_rewrite
-from geomech.core.zero.values import OutsideRing, PointValues
+from geomech.core.zero.values import OutsideRing, PointEvaluator
 
 __all__ = ["SYMPY_FAILURES", "Evaluator", "Span", "columns", "kernel"]
 
@@ -126,7 +126,7 @@ class Evaluator:
 
     def vectors(self, comps: Sequence[sp.Expr]) -> list[list[int] | None]:
         """The vector at each point modulo the prime (``None`` where undefined or not
-        rational): exact values by :class:`~geomech.core.zero.values.PointValues` (one memo
+        rational): exact values by :class:`~geomech.core.zero.values.PointEvaluator` (one memo
         per point for all components), by substitution where a sub-denominator vanishes."""
         budget.check()
         rew = [self._rewrite(c) for c in comps]
@@ -134,7 +134,7 @@ class Evaluator:
         points = self._points_for(syms)
         out = []
         for pt in points:
-            pv = PointValues(pt)
+            pv = PointEvaluator(pt)
             vec = []
             for r in rew:
                 v = _exact_value(pv, r, pt)
@@ -147,11 +147,11 @@ class Evaluator:
         return out
 
 
-def _exact_value(pv: PointValues, r: sp.Expr, pt: dict) -> sp.Expr | None:
+def _exact_value(pv: PointEvaluator, r: sp.Expr, pt: dict) -> sp.Expr | None:
     """The value of ``r`` at ``pt`` (``pv`` its values), by substitution where a
     sub-denominator vanishes or another atom occurs; ``None`` where undefined."""
     try:
-        return pv.value(r)
+        return pv.sympy_value(r)
     except (ZeroDivisionError, OutsideRing):
         pass
     try:

@@ -35,6 +35,7 @@ from geomech.reporting.unsolved import (
     almost_poisson_section,
     energy_integral_section,
     evident_symmetry_section,
+    jacobi_by_involutivity,
     point_geometry_section,
     steady_divergence_section,
     unsolved_integrability_section,
@@ -393,11 +394,8 @@ def _implicit_hamiltonian_section(sys_, exc: Exception) -> Section:
     r"""The Hamiltonian structure of a system whose expanded inverse Legendre map is too large
     (``exc``): :math:`H = \tfrac12(p-h)^{\mathsf T}K^{-1}(p-h) - L_0` with :math:`K^{-1}` left
     unexpanded (:func:`~geomech.mechanics.analysis.pseudo_hamiltonian.implicit_hamiltonian`),
-    and the Jacobi identity decided by the Frobenius test of the constraint distribution: in
-    the chart :math:`(q, M)` of Prop. 7 the Jacobiator of :math:`(q_i, M_s, M_r)` has the
-    component :math:`d^\mu_{sr}` along each transversal field :math:`a_\mu`, so the identity
-    holds iff every :math:`d^\mu_{sr} = 0`, i.e. iff the constraints are holonomic (van der
-    Schaft & Maschke (1994), Rep. Math. Phys. 34, §4)."""
+    and the Jacobi identity decided by the Frobenius test of the constraint distribution
+    (:func:`~geomech.reporting.unsolved.jacobi_by_involutivity`)."""
     from geomech.mechanics.analysis.pseudo_hamiltonian import (
         implicit_hamiltonian,
     )
@@ -425,13 +423,7 @@ def _implicit_hamiltonian_section(sys_, exc: Exception) -> Section:
         s.add("K =", K)
     if any(e != 0 for e in h):
         s.add("h =", h)
-    frob = sys_.constraint_distribution().frobenius()
-    if getattr(frob, "involutive", None) is False:
-        s.add("J satisfies the Jacobi identity: no: J is only almost-Poisson -- the constraint "
-              "distribution is not involutive, and the Prop. 7 bracket satisfies the Jacobi "
-              "identity iff the constraints are holonomic (van der Schaft & Maschke 1994)")
-    else:
-        s.add("the Jacobi identity of J was not decided here (the form is not built)")
+    s.add(jacobi_by_involutivity(sys_)[1])
     return _jacobiator_witness(s, sys_)
 
 

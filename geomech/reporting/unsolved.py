@@ -15,7 +15,7 @@ from __future__ import annotations
 from geomech.reporting.model import Section
 
 __all__ = ["point_geometry_section", "evident_symmetry_section", "energy_integral_section",
-           "almost_poisson_section", "steady_divergence_section",
+           "almost_poisson_section", "jacobi_by_involutivity", "steady_divergence_section",
            "unsolved_integrability_section"]
 
 
@@ -108,9 +108,49 @@ def energy_integral_section(sys_) -> Section:
     return s
 
 
+#: the lines of :func:`jacobi_by_involutivity` by the evidence on D: (not involutive, undecided)
+_JACOBI_LINES = {
+    "frobenius": ("J satisfies the Jacobi identity: no: J is only almost-Poisson -- the "
+                  "constraint distribution is not involutive, and the Prop. 7 bracket "
+                  "satisfies the Jacobi identity iff the constraints are holonomic (van der "
+                  "Schaft & Maschke 1994)",
+                  "the Jacobi identity of J was not decided here (the form is not built)"),
+    "flag": ("J satisfies the Jacobi identity: no (certain): the bracket of a nonholonomic "
+             "system satisfies it iff the constraint distribution is involutive (van der "
+             "Schaft & Maschke (1994)), and D is not involutive (Geometry of the "
+             "constraints)",
+             "the Jacobi identity is not decided: no bracket left D at the exact points"),
+}
+
+
+def jacobi_by_involutivity(sys_, flag=None) -> tuple[bool | None, str]:
+    r"""Whether the almost-Poisson bracket :math:`J` of the constrained system satisfies the
+    Jacobi identity, by the theorem that it does iff the constraint distribution :math:`D`
+    is involutive, i.e. iff the constraints are holonomic (van der Schaft & Maschke (1994),
+    Rep. Math. Phys. 34, §4: in the chart :math:`(q, M)` the Jacobiator of
+    :math:`(q_i, M_s, M_r)` has the component :math:`d^\mu_{sr}` of
+    :math:`[\tau_s, \tau_r]` along each transversal field): ``(False, line)`` when
+    :math:`D` is certainly not involutive -- by the rank growth of the point flag ``flag``
+    (:func:`~geomech.mechanics.analysis.point_flag.point_growth_vector`) when given, else by
+    the Frobenius test of :math:`D` -- and ``(None, line)`` otherwise (not decided here).
+    ``line`` is the report's sentence.
+
+    >>> import geomech as gm
+    >>> jacobi_by_involutivity(gm.examples.chaplygin_sleigh())[0]
+    False
+    """
+    if flag is not None:
+        key, grows = "flag", len(flag.ranks) > 1 and flag.ranks[1] > flag.ranks[0]
+    else:
+        frob = sys_.constraint_distribution().frobenius()
+        key, grows = "frobenius", getattr(frob, "involutive", None) is False
+    no, undecided = _JACOBI_LINES[key]
+    return (False, no) if grows else (None, undecided)
+
+
 def almost_poisson_section(sys_, flag=None) -> Section:
     """Hamiltonian structure: the almost-Poisson bracket of the constrained system and the
-    Jacobi identity, decided by the involutivity of D (van der Schaft & Maschke (1994))."""
+    Jacobi identity, decided by the involutivity of D (:func:`jacobi_by_involutivity`)."""
     from geomech.mechanics.analysis.point_flag import point_growth_vector
     from geomech.reporting.simulation import has_forces
 
@@ -122,15 +162,10 @@ def almost_poisson_section(sys_, flag=None) -> Section:
     s.add("pseudo-Hamiltonian form x' = J grad H on the constraint manifold, H the energy "
           "(van der Schaft & Maschke (1994)); H and J are not written out: they need the "
           "dependent velocities in closed form")
-    if len(F.ranks) > 1 and F.ranks[1] > F.ranks[0]:
-        s.add("J satisfies the Jacobi identity: no (certain): the bracket of a nonholonomic "
-              "system satisfies it iff the constraint distribution is involutive (van der "
-              "Schaft & Maschke (1994)), and D is not involutive (Geometry of the "
-              "constraints)")
-    else:
+    holds, line = jacobi_by_involutivity(sys_, F)
+    if holds is None:
         s.status = "not computed"
-        s.add("the Jacobi identity is not decided: no bracket left D at the exact points")
-    return s
+    return s.add(line)
 
 
 

@@ -3,10 +3,14 @@ values at points.
 
 A zero test must prove what it claims; a *non-zero* claim is proved by one exact value:
 
-* :class:`PointValues` (:func:`exact_values`) -- the exact rational value of a rational
-  function of symbols and of sines and cosines of integer combinations of angles, at a
+* :class:`PointEvaluator` (:func:`exact_values`) -- the exact value of an expression in
+  symbols, square roots and sines and cosines of integer combinations of angles, at a
   point where every angle has rational sine and cosine (:math:`s = 2\arctan t`:
-  :math:`((1-t^2), 2t)/(1+t^2)`), with Gaussian rationals, and its first derivatives;
+  :math:`((1-t^2), 2t)/(1+t^2)`), and its first derivatives, in one exact arithmetic for
+  every use: :math:`\mathbb Q` (the default), a number field
+  :math:`\mathbb Q(\sqrt{c_1}, \dots)` or a polynomial ring over them
+  (:class:`RingArithmetic`: the generators stay free), or :math:`\mathbb Q(\sqrt d)[\eta]`
+  with :math:`d` found on the way (:class:`QuadraticArithmetic`);
 * :func:`~geomech.core.zero.evaluation.interval_value` -- an interval enclosure of the
   value for other atoms (roots, exponentials, logarithms): an enclosure that excludes 0
   proves the value non-zero (Moore, Kearfott & Cloud (2009), *Introduction to Interval
@@ -27,10 +31,12 @@ without expanding it.
 from __future__ import annotations
 
 import math
+import operator
 import random
 from fractions import Fraction
 
 import sympy as sp
+from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.matrices import rational_rank
 from geomech.core.budget import check
@@ -39,10 +45,9 @@ from geomech.core.zero.evaluation import interval_value
 from geomech.core.zero.policy import ZeroPolicy, default_policy
 from geomech.core.zero.rewrite import half_angle_sin_cos
 
-__all__ = ["polynomial_values", "OutsideRing", "NeedsRoot", "finite_samples",
-           "PointValues", "exact_values",
-           "certainly_nonzero", "nowhere_zero", "certainly_full_rank", "QuadraticValues",
-           "quadratic_points"]
+__all__ = ["PointEvaluator", "Arithmetic", "RingArithmetic", "QuadraticArithmetic",
+           "OutsideRing", "NeedsRoot", "exact_values", "finite_samples", "certainly_nonzero",
+           "nowhere_zero", "certainly_full_rank", "quadratic_points"]
 
 
 def _fraction(v):
@@ -74,77 +79,389 @@ def _trig_value(f, angles: dict, missing: type) -> Fraction:
     return re if isinstance(f, sp.cos) else im
 
 
-class PointValues:
-    r"""Exact values, and first derivatives along one symbol, of rational expressions (sums,
-    products and integer powers of rational numbers, symbols and, with ``angles``, sines and
-    cosines of integer combinations of angles) at one rational point, in one pass over each
-    expression tree with a memo shared by every expression evaluated at the point (sympy's
-    rational domain ``QQ``: no expression is rebuilt, as ``xreplace`` would).  An angle
-    :math:`s` has :math:`e^{is} = c + i\,s'` with rational ``angles[s] = (c, s')``, so
-    :math:`e^{i\sum k_js_j} = \prod (c_j + i s'_j)^{k_j}` (Gaussian rationals).
+class OutsideRing(ValueError):
+    """A value outside the arithmetic of a :class:`PointEvaluator` (a denominator in its
+    generators, an atom without an exact value, a second independent square root)."""
+
+
+class NeedsRoot(OutsideRing):
+    r"""A square root :math:`\sqrt c` of a constant ``c`` that is not in the coefficient
+    field of a :class:`RingArithmetic`: ``radicand`` is :math:`c` (a sympy number); the
+    caller may extend the field by :math:`\sqrt c` and evaluate again."""
+
+    def __init__(self, radicand):
+        self.radicand = radicand
+        super().__init__(f"sqrt({radicand}) is not in the domain")
+
+
+def _qq(v):
+    """The ``QQ`` element of a rational ``v`` (int, ``Fraction``, sympy or ``QQ``), else
+    :class:`OutsideRing`."""
+    if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+        return sp.QQ(int(v.numerator), int(v.denominator))
+    if getattr(v, "is_Rational", False):
+        return sp.QQ(int(v.p), int(v.q))
+    if isinstance(v, type(sp.QQ.one)):
+        return v
+    raise OutsideRing(f"{v} is not a rational value")
+
+
+class Arithmetic:
+    r"""The exact arithmetic of a :class:`PointEvaluator`: ``zero``, ``one``, ``const``
+    (a rational), ``gen`` (a free generator, or ``None``), ``add``, ``neg``, ``mul``,
+    ``inverse`` (of a constant), ``power`` (an integer exponent), ``root`` (the square root
+    of a constant), ``scale`` (by an element of the polynomial ring ``R``), ``to_sympy`` and
+    ``coordinates`` (the rational coordinates of a value), implemented by
+    :class:`RingArithmetic` and :class:`QuadraticArithmetic`; the linear algebra on top of
+    them is shared.
+    """
+
+    def inverse_matrix(self, A: list) -> list:
+        """The inverse of the square matrix ``A`` of constants (Gauss--Jordan;
+        ``ZeroDivisionError`` when singular at the point).
+
+        >>> RingArithmetic().inverse_matrix([[sp.QQ(2), sp.QQ(1)], [sp.QQ(0), sp.QQ(4)]])
+        [[1/2, -1/8], [0, 1/4]]
+        """
+        n, zero, one = len(A), self.zero, self.one
+        W = [list(r) + [one if i == j else zero for j in range(n)] for i, r in enumerate(A)]
+        for c in range(n):
+            r = next((r for r in range(c, n) if W[r][c] != zero), None)
+            if r is None:
+                raise ZeroDivisionError("the matrix is singular at the point")
+            W[c], W[r] = W[r], W[c]
+            inv = self.inverse(W[c][c])
+            W[c] = [self.mul(inv, a) for a in W[c]]
+            for r in range(n):
+                if r != c and W[r][c] != zero:
+                    f = self.neg(W[r][c])
+                    W[r] = [self.add(a, self.mul(f, b)) for a, b in zip(W[r], W[c])]
+        return [row[n:] for row in W]
+
+
+class RingArithmetic(Arithmetic):
+    r"""Exact arithmetic of :class:`PointEvaluator` in a sympy domain ``R``: the rationals
+    :math:`\mathbb Q` (``sp.QQ``, the default), a number field :math:`K = \mathbb
+    Q(\sqrt{c_1}, \dots)` (``sp.QQ.algebraic_field``) or a polynomial ring :math:`K[\eta]`
+    (:func:`~geomech.core.algebra.rings.polynomial_ring`) whose generators stay free.
+
+    Divisions only by non-zero constants; :math:`\sqrt c` of a constant :math:`c` lies in
+    :math:`K` or raises :class:`NeedsRoot` (the caller may adjoin it: :math:`K(\sqrt c)`),
+    the principal root of a positive rational.  :meth:`coordinates` splits a value into its
+    rational coordinates: over :math:`\mathbb Q` the coefficients of the monomials, over
+    :math:`K` those in the power basis of its primitive element.
+
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> w = sp.Symbol("w")
+    >>> F = RingArithmetic(polynomial_ring([w], sp.QQ.algebraic_field(sp.sqrt(2))))
+    >>> r = F.root(F.const(8), "sqrt(8)")
+    >>> sorted(F.coordinates(F.add(F.mul(r, F.gen(w)), F.one)))
+    [((0, (1,)), 2), ((1, (0,)), 1)]
+    """
+
+    add = staticmethod(operator.add)
+    mul = staticmethod(operator.mul)
+    neg = staticmethod(operator.neg)
+
+    def __init__(self, R=sp.QQ):
+        self.R = R
+        self._poly = isinstance(R, PolyRing)
+        self.K = R.domain if self._poly else R
+        self._gens = dict(zip(R.symbols, R.gens)) if self._poly else {}
+        self.zero, self.one = R.zero, R.one
+        self._deg = None if self.K.is_QQ else self.K.ext.minpoly.degree()
+
+    def const(self, v):
+        """The element of the rational ``v`` (int, ``Fraction``, sympy or ``QQ``)."""
+        c = _qq(v)
+        if not self.K.is_QQ:
+            c = self.K.convert(c)
+        return self.R(c) if self._poly else c
+
+    def gen(self, sym):
+        """The generator of the symbol ``sym``, or ``None``."""
+        return self._gens.get(sym)
+
+    def ground(self, x):
+        """The constant ``x`` as an element of ``K``, or ``None`` when not constant."""
+        if not self._poly:
+            return x
+        if not x:
+            return self.K.zero
+        return x.LC if x.is_ground else None
+
+    def inverse(self, x):
+        """:math:`1/x` of a constant; ``ZeroDivisionError`` at 0."""
+        c = self.ground(x)
+        if c is None:
+            raise OutsideRing("a division by a non-constant value")
+        if not c:
+            raise ZeroDivisionError("a pole at the point")
+        c = self.K.one / c
+        return self.R(c) if self._poly else c
+
+    def power(self, x, k: int):
+        """:math:`x^k`, a negative ``k`` only for a non-zero constant."""
+        if k < 0:
+            x, k = self.inverse(x), -k
+        return x ** k
+
+    def root(self, x, atom):
+        r""":math:`\sqrt x` of a constant ``x`` (``atom`` the sympy power, for messages)."""
+        c = self.ground(x)
+        if c is None:
+            raise OutsideRing(atom)
+        if self.K.is_QQ:
+            if c < 0:
+                raise OutsideRing(atom)          # an imaginary root: not in a real field
+            r = _rational_sqrt(Fraction(int(c.numerator), int(c.denominator)))
+            if r is None:
+                raise NeedsRoot(self.K.to_sympy(c))
+            return self.const(r)
+        c = self.K.to_sympy(c)
+        try:
+            r = self.K.from_sympy(sp.sqrt(c))
+        except sp.CoercionFailed:
+            raise NeedsRoot(c) from None
+        return self.R(r) if self._poly else r
+
+    def scale(self, x, p):
+        """``x`` times the element ``p`` of ``R``."""
+        return x * p
+
+    def to_sympy(self, x) -> sp.Expr:
+        """The value as a sympy expression (in the generators)."""
+        return x.as_expr() if self._poly else self.K.to_sympy(x)
+
+    def coordinates(self, x):
+        """The non-zero rational coordinates of ``x``: pairs ``(key, value)``, ``key`` the
+        monomial (with the index of the basis element of ``K`` when ``K`` is not
+        :math:`\\mathbb Q`)."""
+        items = x.items() if self._poly else [((), x)]
+        for mon, c in items:
+            if self._deg is None:
+                if c:
+                    yield mon, c
+                continue
+            co = c.to_list()
+            for i, v in enumerate([sp.QQ.zero] * (self._deg - len(co)) + list(co)):
+                if v:
+                    yield (i, mon), v
+
+
+def _rational_sqrt(r) -> Fraction | None:
+    """The non-negative rational square root of the rational ``r >= 0``, or ``None``."""
+    r = _fraction(r)
+    p, q = math.isqrt(r.numerator), math.isqrt(r.denominator)
+    return Fraction(p, q) if p * p == r.numerator and q * q == r.denominator else None
+
+
+class QuadraticArithmetic(Arithmetic):
+    r"""Exact arithmetic of :class:`PointEvaluator` in :math:`\mathbb Q(\sqrt d)[\eta]`:
+    elements :math:`a + b\sqrt d` as pairs ``(a, b)`` of :math:`\mathbb Q[\eta]` (the
+    ``gens`` :math:`\eta`; without them :math:`\mathbb Q`), ``d`` the value of the first
+    irrational radicand met (``self.d``, a ``Fraction``; ``None`` while every root met is
+    rational).  A power :math:`P^{k/2}` of a positive rational :math:`P` lies in the field
+    when :math:`P/d` is a rational square; divisions only by constants,
+    :math:`(a + b\sqrt d)^{-1} = (a - b\sqrt d)/(a^2 - d b^2)`.  As :math:`1, \sqrt d` are
+    linearly independent over :math:`\mathbb Q`, an identity :math:`E \equiv 0` gives the
+    two rational equations :math:`a = b = 0` (:meth:`coordinates`); a second independent
+    root is :class:`OutsideRing`.
+
+    >>> F = QuadraticArithmetic()
+    >>> x = F.mul(F.root(F.const(12), "sqrt(12)"), F.const(3))
+    >>> x, F.d, F.inverse(F.add(F.one, x))
+    ((0, 3), Fraction(12, 1), (-1/107, 3/107))
+    """
+
+    def __init__(self, gens=()):
+        from geomech.core.algebra.rings import polynomial_ring
+
+        gens = tuple(gens)
+        base = RingArithmetic(polynomial_ring(gens) if gens else sp.QQ)
+        self.base, self.R, self._gens = base, base.R, base._gens
+        self.zero, self.one = (base.zero, base.zero), (base.one, base.zero)
+        self.d: Fraction | None = None
+        self._dd = None                  # d as an element of R
+
+    def coefficient(self, v):
+        """The element of ``R`` (the coefficient ring) of the rational ``v``."""
+        return self.base.const(v)
+
+    def const(self, v) -> tuple:
+        return self.base.const(v), self.base.zero
+
+    def gen(self, sym):
+        g = self._gens.get(sym)
+        return None if g is None else (g, self.base.zero)
+
+    def add(self, x: tuple, y: tuple) -> tuple:
+        return x[0] + y[0], x[1] + y[1]
+
+    def neg(self, x: tuple) -> tuple:
+        return -x[0], -x[1]
+
+    def mul(self, x: tuple, y: tuple) -> tuple:
+        """The product of ``a + b sqrt d`` and ``c + e sqrt d``."""
+        (a, b), (c, e) = x, y
+        if not b and not e:
+            return a * c, b
+        return a * c + self._dd * (b * e), a * e + b * c
+
+    def _ground(self, x: tuple, atom) -> tuple:
+        """``(a, b)`` of a constant as Fractions; :class:`OutsideRing` (``atom``) else."""
+        a, b = (self.base.ground(t) for t in x)
+        if a is None or b is None:
+            raise OutsideRing(atom)
+        return Fraction(int(a.numerator), int(a.denominator)), \
+            Fraction(int(b.numerator), int(b.denominator))
+
+    def inverse(self, x: tuple) -> tuple:
+        a, b = self._ground(x, "a division by a non-constant value")
+        den = a * a - (self.d or 0) * b * b
+        if den == 0:
+            raise ZeroDivisionError("a pole at the point")
+        return self.coefficient(a / den), self.coefficient(-b / den)
+
+    def power(self, x: tuple, k: int) -> tuple:
+        if k < 0:
+            x, k = self.inverse(x), -k
+        out = self.one
+        while k:
+            if k & 1:
+                out = self.mul(out, x)
+            k >>= 1
+            if k:
+                x = self.mul(x, x)
+        return out
+
+    def root(self, x: tuple, atom) -> tuple:
+        r""":math:`\sqrt{x}` for a positive rational ``x``, in :math:`\mathbb Q(\sqrt d)`."""
+        a, b = self._ground(x, atom)
+        if b != 0 or a < 0:
+            raise OutsideRing(atom)
+        s = _rational_sqrt(a)
+        if s is not None:
+            return self.const(s)
+        if self.d is None:
+            self.d, self._dd = a, self.coefficient(a)
+        t = _rational_sqrt(a / self.d)
+        if t is None:
+            raise OutsideRing(f"a second independent square root: {atom}")
+        return self.base.zero, self.coefficient(t)
+
+    def scale(self, x: tuple, p) -> tuple:
+        return x[0] * p, x[1] * p
+
+    def to_sympy(self, x: tuple) -> tuple:
+        """``(a, b)`` as sympy numbers (expressions in the generators)."""
+        return tuple(self.base.to_sympy(p) for p in x)
+
+    def coordinates(self, x: tuple):
+        """The non-zero rational coefficients of :math:`a` and :math:`b`: pairs
+        ``((part, monomial), value)``, ``part`` 0 for :math:`a`, 1 for :math:`b`."""
+        for part, p in enumerate(x):
+            for mon, c in self.base.coordinates(p):
+                yield (part, mon), c
+
+
+class PointEvaluator:
+    r"""Exact values, and first derivatives along one symbol, of expressions at one point,
+    in the arithmetic ``field`` (:class:`RingArithmetic`: :math:`\mathbb Q`, the default, a
+    number field, a polynomial ring over them; :class:`QuadraticArithmetic`:
+    :math:`\mathbb Q(\sqrt d)[\eta]`).
+
+    The expressions are sums, products, integer powers and square roots (``P**(k/2)``) of
+    rational numbers, symbols (a rational value in ``point``, or a generator of ``field``)
+    and sines and cosines of integer combinations of the angles: an angle :math:`s` has
+    :math:`e^{is} = c + i\,s'` with rational ``angles[s] = (c, s')``, so
+    :math:`e^{i\sum k_js_j} = \prod (c_j + i s'_j)^{k_j}` (Gaussian rationals).  One pass
+    over each expression tree with a memo shared by every expression evaluated at the point
+    (no expression is rebuilt, as ``xreplace`` would; nothing is cancelled); the
+    ``abbreviations`` ``(symbol, expression)`` are evaluated first, in order.
 
     :meth:`value` is :math:`e(p)`; :meth:`jet` is :math:`(e(p), \partial e/\partial x\,(p))`
     by forward differentiation with dual numbers, :math:`(u, u')(v, v') = (uv, u'v + uv')`,
-    :math:`(u, u')^n = (u^n, n u^{n-1} u')` (Griewank & Walther (2008), *Evaluating
+    :math:`(u, u')^r = (u^r, r u^{r-1} u')` (Griewank & Walther (2008), *Evaluating
     Derivatives*, §3.1).  Both are exact.  ``ZeroDivisionError`` where the denominator of a
-    sub-expression vanishes (``e`` may be finite there after cancelling: the caller decides,
-    e.g. by cancelling), :class:`OutsideRing` for another atom or a symbol without a value.
+    sub-expression vanishes (``e`` may be finite there after cancelling: the caller decides),
+    :class:`OutsideRing` for a value outside the arithmetic (another atom, a symbol without
+    a value, a non-constant denominator).
 
-    >>> x, y = sp.symbols("x y")
-    >>> pv = PointValues({x: sp.Rational(1, 2), y: 3})
-    >>> pv.value(x**2*y/(1 + x)), pv.jet(x**2*y/(1 + x), x)
+    >>> x, y, t = sp.symbols("x y t")
+    >>> ev = PointEvaluator({x: sp.Rational(1, 2), y: 3})
+    >>> ev.sympy_value(x**2*y/(1 + x)), ev.sympy_jet(x**2*y/(1 + x), x)
     (1/2, (1/2, 5/3))
-    >>> t = sp.Symbol("t")
-    >>> PointValues({x: 2}, {t: (sp.Rational(3, 5), sp.Rational(4, 5))}).value(
+    >>> PointEvaluator({x: 2}, {t: (sp.Rational(3, 5), sp.Rational(4, 5))}).sympy_value(
     ...     x*sp.cos(2*t)/(1 + sp.sin(t)))
     -14/45
+    >>> ev = PointEvaluator({x: sp.Rational(1, 2)}, {t: (sp.Rational(3, 5), sp.Rational(4, 5))},
+    ...                     QuadraticArithmetic())
+    >>> ev.sympy_value(1 + x/sp.sqrt(1 + x) + sp.cos(t)*sp.sqrt(4 + 4*x)**3), ev.field.d
+    ((1, 113/15), Fraction(3, 2))
     """
 
-    def __init__(self, point: dict, angles: dict | None = None):
+    def __init__(self, point: dict, angles: dict | None = None, field=None,
+                 abbreviations=()):
         self.point = point
         self.angles = angles or {}
+        self.field = RingArithmetic() if field is None else field
         self._memo: dict = {}
         self._jets: dict = {}
+        for sym, e in abbreviations:
+            self._memo[sym] = self._value(as_expr(e))
 
-    def value(self, e: sp.Expr) -> sp.Rational:
-        """The exact value of ``e`` at the point."""
-        return sp.QQ.to_sympy(self._value(as_expr(e)))
+    def value(self, e: sp.Expr):
+        """The exact value of ``e`` at the point, an element of ``self.field``."""
+        return self._value(as_expr(e))
 
-    def jet(self, e: sp.Expr, x: sp.Symbol) -> tuple[sp.Rational, sp.Rational]:
-        """``(e, de/dx)`` at the point, exact."""
-        memo = self._jets.setdefault(x, {})
-        v, d = self._jet(as_expr(e), x, memo)
-        return sp.QQ.to_sympy(v), sp.QQ.to_sympy(d)
+    def jet(self, e: sp.Expr, x: sp.Symbol) -> tuple:
+        """``(e, de/dx)`` at the point, exact (elements of ``self.field``)."""
+        return self._jet(as_expr(e), x, self._jets.setdefault(x, {}))
+
+    def sympy_value(self, e: sp.Expr):
+        """:meth:`value` as sympy numbers (expressions in the generators)."""
+        return self.field.to_sympy(self.value(e))
+
+    def sympy_jet(self, e: sp.Expr, x: sp.Symbol) -> tuple:
+        """:meth:`jet` as sympy numbers."""
+        return tuple(self.field.to_sympy(v) for v in self.jet(e, x))
 
     def _leaf(self, a):
-        """The domain value of a number or a symbol (:class:`OutsideRing` otherwise)."""
+        """The value of a number, a symbol or a sine or cosine."""
+        F = self.field
         if a.is_Rational:
-            return sp.QQ(int(a.p), int(a.q))
-        if isinstance(a, (sp.sin, sp.cos)) and self.angles:
-            v = _trig_value(a, self.angles, OutsideRing)
-            return sp.QQ(v.numerator, v.denominator)
-        v = self.point.get(a) if a.is_Symbol else None
-        if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
-            return sp.QQ(int(v.numerator), int(v.denominator))
-        if not getattr(v, "is_Rational", False):
-            raise OutsideRing(f"{a} has no rational value at the point")
-        return sp.QQ(int(v.p), int(v.q))
+            return F.const(a)
+        if a.is_Symbol:
+            v = self.point.get(a)
+            if v is not None:
+                return F.const(v)
+            g = F.gen(a)
+            if g is None:
+                raise OutsideRing(f"{a} has no rational value at the point")
+            return g
+        if isinstance(a, (sp.sin, sp.cos)):
+            return F.const(_trig_value(a, self.angles, OutsideRing))
+        raise OutsideRing(a)
 
     def _value(self, a):
         got = self._memo.get(a)
         if got is not None:
             return got
+        F = self.field
         if a.is_Add:
             args = [self._value(t) for t in a.args]
             got = args[0]
             for t in args[1:]:
-                got = got + t
+                got = F.add(got, t)
         elif a.is_Mul:
-            got = sp.QQ.one
+            got = F.one
             for t in a.args:
-                got = got * self._value(t)
+                got = F.mul(got, self._value(t))
         elif a.is_Pow and a.exp.is_Integer:
-            got = self._value(a.base) ** int(a.exp)
+            got = F.power(self._value(a.base), int(a.exp))
+        elif a.is_Pow and a.exp.is_Rational and a.exp.q == 2:
+            got = F.power(F.root(self._value(a.base), a), int(a.exp.p))
         else:
             got = self._leaf(a)
         self._memo[a] = got
@@ -154,42 +471,49 @@ class PointValues:
         got = memo.get(a)
         if got is not None:
             return got
-        zero = sp.QQ.zero
+        F = self.field
+        add, mul = F.add, F.mul
         if a.is_Add:
-            v, d = zero, zero
+            v, d = F.zero, F.zero
             for t in a.args:
                 tv, td = self._jet(t, x, memo)
-                v, d = v + tv, d + td
+                v, d = add(v, tv), add(d, td)
         elif a.is_Mul:
-            v, d = sp.QQ.one, zero
+            v, d = F.one, F.zero
             for t in a.args:
                 tv, td = self._jet(t, x, memo)
-                v, d = v * tv, d * tv + v * td
+                v, d = mul(v, tv), add(mul(d, tv), mul(v, td))
         elif a.is_Pow and a.exp.is_Integer:
             n = int(a.exp)
             u, du = self._jet(a.base, x, memo)
-            p = u ** (n - 1)
-            v, d = p * u, n * p * du
+            p = F.power(u, n - 1)
+            v, d = mul(p, u), mul(F.const(n), mul(p, du))
+        elif a.is_Pow and a.exp.is_Rational and a.exp.q == 2:
+            n = int(a.exp.p)                      # (sqrt u)**n, d = n/2 (sqrt u)**(n-2) du
+            u, du = self._jet(a.base, x, memo)
+            r = F.root(u, a)
+            v, d = F.power(r, n), mul(F.const(Fraction(n, 2)), mul(F.power(r, n - 2), du))
         elif isinstance(a, (sp.sin, sp.cos)) and x in a.args[0].free_symbols:
             raise OutsideRing(f"{a}: no derivative along {x} in this evaluator")
         else:
-            v, d = self._value(a), (sp.QQ.one if a == x else zero)
+            v, d = self._value(a), (F.one if a == x else F.zero)
         memo[a] = (v, d)
         return v, d
 
 
 def exact_values(exprs, point: dict, angles: dict | None = None) -> list | None:
-    """The values of ``exprs`` at ``point`` (and ``angles``) by :class:`PointValues` (one
-    memo), or ``None`` where that evaluation does not apply (a vanishing sub-denominator,
-    another atom, a symbol without a value): the caller then substitutes and cancels.
+    """The rational values of ``exprs`` at ``point`` (and ``angles``) by
+    :class:`PointEvaluator` (one memo), or ``None`` where that evaluation does not apply (a
+    vanishing sub-denominator, another atom, an irrational root, a symbol without a value):
+    the caller then substitutes and cancels.
 
     >>> x = sp.Symbol("x")
     >>> exact_values([x**2, 1/x], {x: sp.Rational(2, 3)}), exact_values([x/x**2], {x: 0})
     ([4/9, 3/2], None)
     """
-    pv = PointValues(point, angles)
+    ev = PointEvaluator(point, angles)
     try:
-        return [pv.value(e) for e in exprs]
+        return [ev.sympy_value(e) for e in exprs]
     except (ZeroDivisionError, OutsideRing):
         return None
 
@@ -223,110 +547,6 @@ def finite_samples(exprs, syms, count: int, tries: int, seed: int) -> list[tuple
     return out
 
 
-class OutsideRing(ValueError):
-    """A value outside the polynomial ring of :func:`polynomial_values` (a denominator in
-    its generators, an atom without an exact value)."""
-
-
-class NeedsRoot(OutsideRing):
-    r"""A square root :math:`\sqrt c` of a constant ``c`` that is not a square in the
-    domain of the ring of :func:`polynomial_values`: ``radicand`` is :math:`c` (a sympy
-    number); the caller may extend the domain by :math:`\sqrt c` and evaluate again."""
-
-    def __init__(self, radicand):
-        self.radicand = radicand
-        super().__init__(f"sqrt({radicand}) is not in the domain")
-
-
-def polynomial_values(exprs, R, point: dict, angles: dict, abbreviations=()) -> list:
-    r"""The values of ``exprs`` in the polynomial ring ``R`` (:math:`\mathbb Q[\eta]`, the
-    generators of ``R`` are the symbols left free) at a point: every other symbol a rational
-    (``point``), :math:`\sin` and :math:`\cos` of integer combinations of the angles ``s``
-    from :math:`e^{is} = c + i s'` (``angles[s] = (c, s')``, rational), as in
-    :class:`PointValues`.  One pass over the expression trees with a memo shared by all
-    ``exprs`` (no ``cancel``): sub-expressions evaluate to polynomials, divisions only by
-    non-zero constants; the ``abbreviations`` ``(symbol, expression)`` are evaluated first,
-    in order.  Raises ``ZeroDivisionError`` at a pole, :class:`OutsideRing` when a value
-    leaves the ring.
-
-    >>> from geomech.core.algebra.rings import polynomial_ring
-    >>> x, s, w = sp.symbols("x s w")
-    >>> R = polynomial_ring([w])
-    >>> polynomial_values([w**2*sp.cos(2*s)/(1 + x)], R, {x: sp.Rational(1, 2)},
-    ...                   {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
-    [-14/75*w**2]
-    """
-    gens = dict(zip(R.symbols, R.gens))
-    memo: dict = {}
-
-    def const(v):
-        v = _fraction(v)
-        if R.domain.is_QQ:
-            return R(R.domain(v.numerator, v.denominator))
-        return R(R.domain.convert(sp.QQ(v.numerator, v.denominator)))
-
-    def val(a):
-        got = memo.get(a)
-        if got is not None:
-            return got
-        if a.is_Rational or (a.is_Symbol and a not in gens and a in point):
-            got = const(a if a.is_Rational else point[a])
-        elif a.is_Symbol:
-            if a not in gens:
-                raise OutsideRing(a)
-            got = gens[a]
-        elif a.is_Add:
-            got = R.zero
-            for t in a.args:
-                got += val(t)
-        elif a.is_Mul:
-            got = R.one
-            for t in a.args:
-                got *= val(t)
-        elif a.is_Pow and a.exp.is_Integer:
-            got = _ring_power(val(a.base), int(a.exp), R, a)
-        elif a.is_Pow and a.exp.is_Rational and a.exp.q == 2:
-            got = _ring_power(_ring_sqrt(val(a.base), R, a), int(a.exp.p), R, a)
-        elif isinstance(a, (sp.sin, sp.cos)):
-            got = const(_trig_value(a, angles, OutsideRing))
-        else:
-            raise OutsideRing(a)
-        memo[a] = got
-        return got
-
-    for sym, e in abbreviations:
-        memo[sym] = val(as_expr(e))
-    return [val(as_expr(e)) for e in exprs]
-
-
-def _ring_sqrt(b, R, a):
-    r""":math:`\sqrt b` in ``R`` for a constant ``b`` whose square root lies in the domain
-    (the positive root for a positive rational: the principal branch), else
-    :class:`NeedsRoot`; a non-constant ``b`` is :class:`OutsideRing`."""
-    if not b.is_ground:
-        raise OutsideRing(a)
-    dom = R.domain
-    c = dom.to_sympy(b.LC) if b else sp.S.Zero
-    if dom.is_QQ and c.is_negative:
-        raise OutsideRing(a)        # an imaginary root: not in a real field
-    root = sp.sqrt(c)
-    try:
-        return R(dom.from_sympy(root))
-    except sp.CoercionFailed:
-        raise NeedsRoot(c) from None
-
-
-def _ring_power(b, k: int, R, a):
-    """``b**k`` in ``R``; a negative power only of a non-zero constant."""
-    if k < 0:
-        if not b:
-            raise ZeroDivisionError
-        if not b.is_ground:
-            raise OutsideRing(a)
-        b = R(R.domain.one / b.LC)
-    return b ** abs(k)
-
-
 def _trig_rational_points(symbols, tries: int):
     """``(point, angles)`` pairs: rational values, and for every symbol as an angle the
     rational sine and cosine :math:`(1-t^2, 2t)/(1+t^2)` of :math:`s = 2\arctan t`."""
@@ -358,7 +578,7 @@ def nowhere_zero(e: sp.Expr) -> bool:
 
 def certainly_full_rank(M: sp.Matrix, tries: int = 2) -> bool:
     """Whether the rank of ``M`` is ``min(rows, cols)`` as functions, proved by an exact
-    full rank at a random point (:class:`PointValues`) or, with other atoms (roots), by
+    full rank at a random point (:class:`PointEvaluator`) or, with other atoms (roots), by
     interval elimination with pivots excluding zero
     (:func:`~geomech.core.zero.evaluation.interval_value`); ``False`` means "not proved
     here" (the caller then asks the zero policy).
@@ -413,7 +633,7 @@ def _interval_pivots(rows: list) -> int:
 
 def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     r"""Whether ``e`` is not identically zero: a non-zero exact value at a random point
-    (:class:`PointValues`, angles with rational sine and cosine
+    (:class:`PointEvaluator`, angles with rational sine and cosine
     :math:`(1-t^2, 2t)/(1+t^2)`) or, for other atoms (square roots ...), an interval
     enclosure of the value excluding zero
     (:func:`~geomech.core.zero.evaluation.interval_value`) proves it; otherwise the zero
@@ -437,199 +657,9 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
     return not default_policy().is_zero(e)
 
 
-# ---------------------------------------------------------------------------------------
-# values with one square root: the quadratic field Q(sqrt d)
-# ---------------------------------------------------------------------------------------
-def _rational_sqrt(r) -> Fraction | None:
-    """The non-negative rational square root of the rational ``r >= 0``, or ``None``."""
-    r = _fraction(r)
-    p, q = math.isqrt(r.numerator), math.isqrt(r.denominator)
-    return Fraction(p, q) if p * p == r.numerator and q * q == r.denominator else None
-
-
-class QuadraticValues:
-    r"""Exact values of expressions at one point, square roots included: elements
-    :math:`a + b\sqrt d` of :math:`\mathbb Q(\sqrt d)[\eta]` as pairs ``(a, b)``.
-
-    The symbols of ``point`` take rational values, the angles ``s`` of ``angles`` rational
-    cosines and sines (``angles[s] = (cos s, sin s)``, :func:`quadratic_points`), the
-    ``gens`` :math:`\eta` stay free (generators of ``self.R``, a polynomial ring; without
-    them ``self.R`` is :math:`\mathbb Q`), and the ``abbreviations`` ``(symbol,
-    expression)`` are evaluated first, in order.  A rational function of these has a value
-    in :math:`\mathbb Q[\eta]`; a power :math:`P^{k/2}` of a radicand with a positive
-    rational value :math:`P_0` lies in :math:`\mathbb Q(\sqrt d)` when :math:`P_0/d` is a
-    rational square, ``d`` the value of the first irrational radicand met (``self.d``;
-    ``None`` while every root met is rational).  One pass over the expression trees with a
-    memo; divisions only by constants of :math:`\mathbb Q(\sqrt d)`,
-    :math:`(a + b\sqrt d)^{-1} = (a - b\sqrt d)/(a^2 - d b^2)`.
-
-    As :math:`1, \sqrt d` are linearly independent over :math:`\mathbb Q` for ``d`` not a
-    square, an identity :math:`E \equiv 0` gives the two rational equations
-    :math:`a = b = 0` at each point (:meth:`parts`): necessary conditions, exact.  Raises
-    :class:`OutsideRing` for an atom without such a value (a second independent root, a
-    negative radicand, a float, a non-constant denominator) and ``ZeroDivisionError`` at
-    a pole.
-
-    >>> x, s = sp.symbols("x s")
-    >>> qv = QuadraticValues({x: sp.Rational(1, 2)}, {s: (sp.Rational(3, 5), sp.Rational(4, 5))})
-    >>> qv.parts(1 + x/sp.sqrt(1 + x) + sp.cos(s)*sp.sqrt(4 + 4*x)**3), qv.d
-    ((1, 113/15), Fraction(3, 2))
-    """
-
-    def __init__(self, point: dict, angles: dict, gens=(), abbreviations=()):
-        from geomech.core.algebra.rings import polynomial_ring
-
-        self.point = {k: _fraction(v) for k, v in point.items()}
-        self.angles = angles
-        gens = tuple(gens)
-        self.R = polynomial_ring(gens) if gens else sp.QQ
-        self._gens = dict(zip(gens, self.R.gens)) if gens else {}
-        self.d: Fraction | None = None
-        self._dd = None                  # d as an element of R
-        self._zero, self._one = self.const(0), self.const(1)
-        self._memo: dict = {}
-        for sym, e in abbreviations:
-            self._memo[sym] = self._val(as_expr(e))
-
-    # -- arithmetic on pairs -------------------------------------------------------------
-    def const(self, v):
-        """The element of ``self.R`` of the rational ``v`` (int, ``Fraction`` or sympy)."""
-        if isinstance(v, sp.Basic):
-            v = Fraction(int(v.p), int(v.q))
-        elif isinstance(v, int):
-            v = Fraction(v)
-        c = sp.QQ(v.numerator, v.denominator)
-        return c if self.R is sp.QQ else self.R(c)
-
-    def _ground(self, x) -> Fraction | None:
-        if self.R is sp.QQ:
-            return Fraction(int(x.numerator), int(x.denominator))
-        if not x:
-            return Fraction(0)
-        if not x.is_ground:
-            return None
-        c = x.LC
-        return Fraction(int(c.numerator), int(c.denominator))
-
-    def add(self, x: tuple, y: tuple) -> tuple:
-        return x[0] + y[0], x[1] + y[1]
-
-    def mul(self, x: tuple, y: tuple) -> tuple:
-        """The product of ``a + b sqrt d`` and ``c + e sqrt d``."""
-        (a, b), (c, e) = x, y
-        if not b and not e:
-            return a * c, b
-        return a * c + self._dd * (b * e), a * e + b * c
-
-    def inverse(self, x: tuple) -> tuple:
-        a, b = (self._ground(t) for t in x)
-        if a is None or b is None:
-            raise OutsideRing("a division by a non-constant value")
-        den = a * a - (self.d or 0) * b * b
-        if den == 0:
-            raise ZeroDivisionError("a pole at the point")
-        return self.const(a / den), self.const(-b / den)
-
-    def power(self, x: tuple, k: int) -> tuple:
-        if k < 0:
-            x, k = self.inverse(x), -k
-        out = (self._one, self._zero)
-        while k:
-            if k & 1:
-                out = self.mul(out, x)
-            k >>= 1
-            if k:
-                x = self.mul(x, x)
-        return out
-
-    def _root(self, x: tuple, atom) -> tuple:
-        r""":math:`\sqrt{x}` for a positive rational ``x``, in :math:`\mathbb Q(\sqrt d)`."""
-        a, b = (self._ground(t) for t in x)
-        if a is None or b is None or b != 0 or a < 0:
-            raise OutsideRing(atom)
-        s = _rational_sqrt(a)
-        if s is not None:
-            return self.const(s), self._zero
-        if self.d is None:
-            self.d, self._dd = a, self.const(a)
-        t = _rational_sqrt(a / self.d)
-        if t is None:
-            raise OutsideRing(f"a second independent square root: {atom}")
-        return self._zero, self.const(t)
-
-    def inverse_matrix(self, A: list) -> list:
-        """The inverse of the square matrix ``A`` of constant pairs (Gauss--Jordan;
-        ``ZeroDivisionError`` when singular at the point).
-
-        >>> qv = QuadraticValues({}, {})
-        >>> two = (qv.const(2), qv.const(0))
-        >>> qv.inverse_matrix([[two]])[0][0][0]
-        1/2
-        """
-        n = len(A)
-        zero, one = (self.const(0), self.const(0)), (self.const(1), self.const(0))
-        W = [list(r) + [one if i == j else zero for j in range(n)] for i, r in enumerate(A)]
-        for c in range(n):
-            r = next((r for r in range(c, n) if W[r][c] != zero), None)
-            if r is None:
-                raise ZeroDivisionError("the matrix is singular at the point")
-            W[c], W[r] = W[r], W[c]
-            inv = self.inverse(W[c][c])
-            W[c] = [self.mul(inv, a) for a in W[c]]
-            for r in range(n):
-                if r != c and W[r][c] != zero:
-                    f = W[r][c]
-                    W[r] = [self.add(a, self.mul((-f[0], -f[1]), b)) for a, b in zip(W[r], W[c])]
-        return [row[n:] for row in W]
-
-    # -- evaluation ----------------------------------------------------------------------
-    def value(self, e) -> tuple:
-        """``(a, b)``: the value :math:`a + b\\sqrt d` of the expression ``e``."""
-        return self._val(as_expr(e))
-
-    def parts(self, e) -> tuple:
-        """``(a, b)`` of :meth:`value` as sympy numbers (expressions in the ``gens``)."""
-        conv = self.R.to_sympy if self.R is sp.QQ else (lambda p: p.as_expr())
-        return tuple(conv(p) for p in self.value(e))
-
-    def _val(self, a) -> tuple:
-        got = self._memo.get(a)
-        if got is not None:
-            return got
-        zero = self._zero
-        if a.is_Rational:
-            got = (self.const(a), zero)
-        elif a.is_Symbol:
-            if a in self.point:
-                got = (self.const(self.point[a]), zero)
-            elif a in self._gens:
-                got = (self._gens[a], zero)
-            else:
-                raise OutsideRing(a)
-        elif a.is_Add:
-            t0, t1 = zero, zero
-            for t in a.args:
-                v = self._val(t)
-                t0, t1 = t0 + v[0], t1 + v[1]
-            got = (t0, t1)
-        elif a.is_Mul:
-            got = (self._one, zero)
-            for t in a.args:
-                got = self.mul(got, self._val(t))
-        elif a.is_Pow and a.exp.is_Integer:
-            got = self.power(self._val(a.base), int(a.exp))
-        elif a.is_Pow and a.exp.is_Rational and a.exp.q == 2:
-            got = self.power(self._root(self._val(a.base), a), int(a.exp.p))
-        elif isinstance(a, (sp.sin, sp.cos)):
-            got = (self.const(_trig_value(a, self.angles, OutsideRing)), zero)
-        else:
-            raise OutsideRing(a)
-        self._memo[a] = got
-        return got
-
-
 def quadratic_points(symbols, angles, count: int, seed: int, fixed=()):
-    r"""``count`` random exact points for :class:`QuadraticValues`, drawn one at a time:
+    r"""``count`` random exact points for :class:`PointEvaluator` (a
+    :class:`QuadraticArithmetic`), drawn one at a time:
     pairs ``(point, angles)``, rational values of the ``symbols`` (with their sign
     assumptions) and, for each angle :math:`s` of ``angles``,
     :math:`(\cos s, \sin s) = (1-t^2, 2t)/(1+t^2)` for a random rational :math:`t`; the

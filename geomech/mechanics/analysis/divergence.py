@@ -47,7 +47,7 @@ from geomech.core.flintpolys import from_fmpq_mpoly, poly_gcd, poly_mul, qq_cont
 from geomech.core.manifold import free_symbols_of
 from geomech.core.zero import ZeroVerdict
 from geomech.core.zero.radicals import flint_forms, fraction_verdict, root_parts, split_value
-from geomech.core.zero.values import OutsideRing, PointValues, finite_samples
+from geomech.core.zero.values import OutsideRing, PointEvaluator, finite_samples
 
 __all__ = ["RingFraction", "RingNumerators", "MassMatrixRing", "mass_matrix_ring",
            "mass_matrix_divergence",
@@ -498,7 +498,7 @@ class PointDivergence:
         self.rewritten = [rational_rewrite(c) for c in v.components]
         self.extra = [rational_rewrite(e) for e in extra]
         self._rewrites = dict(zip(extra, self.extra))
-        self._values: tuple | None = None     # (point, its PointValues): rows share a point
+        self._values: tuple | None = None     # (point, its PointEvaluator): rows share a point
         self._half = {x: half_angle_symbol(x) for x in self.coords}
         for x in self.coords:
             if any(e.has(x) and e.has(self._half[x]) for e in self.rewritten):
@@ -515,17 +515,17 @@ class PointDivergence:
         syms = sorted(set().union(*(free_symbols_of(e) for e in exprs)), key=sp.default_sort_key)
         return [pt for pt, _ in finite_samples(exprs, syms, count, 4 * count + 4, seed)]
 
-    def _point_values(self, point: dict) -> PointValues:
-        """The :class:`~geomech.core.zero.values.PointValues` of ``point`` (one memo for the
+    def _point_values(self, point: dict) -> PointEvaluator:
+        """The :class:`~geomech.core.zero.values.PointEvaluator` of ``point`` (one memo for the
         divergence and the values of a row)."""
         if self._values is None or self._values[0] is not point:
-            self._values = (point, PointValues(point))
+            self._values = (point, PointEvaluator(point))
         return self._values[1]
 
     def at(self, point: dict) -> sp.Expr:
         r"""The exact value of :math:`\operatorname{div} v` at ``point``: each
         :math:`\partial v^i/\partial x_i` by forward differentiation
-        (:meth:`~geomech.core.zero.values.PointValues.jet`), or, where a sub-expression's
+        (:meth:`~geomech.core.zero.values.PointEvaluator.jet`), or, where a sub-expression's
         denominator vanishes, from the component cancelled in the one variable."""
         pv = self._point_values(point)
         total = sp.S.Zero
@@ -536,7 +536,7 @@ class PointDivergence:
                 continue
             check()
             try:
-                d = pv.jet(r, var)[1]
+                d = pv.sympy_jet(r, var)[1]
             except (ZeroDivisionError, OutsideRing):
                 others = {k: val for k, val in point.items() if k != var}
                 d = sp.diff(sp.cancel(r.xreplace(others)), var).xreplace({var: point[var]})
@@ -551,7 +551,7 @@ class PointDivergence:
         if r is None:
             r = self._rewrites[e] = rational_rewrite(e)
         try:
-            return self._point_values(point).value(r)
+            return self._point_values(point).sympy_value(r)
         except (ZeroDivisionError, OutsideRing):
             return sp.cancel(r.xreplace(point))
 
@@ -562,7 +562,7 @@ def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> li
     mass-matrix form ``imp`` (module docstring) at ``count`` random
     exact points of the configuration and the parameters, as pairs ``(a, b)`` of
     polynomials in the velocities :math:`u` with value :math:`a + b\sqrt d`
-    (:class:`~geomech.core.zero.values.QuadraticValues`: :math:`M` and :math:`F` evaluated
+    (:class:`~geomech.core.zero.values.QuadraticArithmetic`: :math:`M` and :math:`F` evaluated
     once per point, :math:`M^{-1}` by Gauss--Jordan elimination over
     :math:`\mathbb Q(\sqrt d)`; nothing is written out), with the point and the angles'
     cosines and sines (:func:`~geomech.core.zero.values.quadratic_points`).  A non-zero
@@ -577,7 +577,7 @@ def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> li
     >>> a != 0, b
     (True, 0)
     """
-    from geomech.core.zero.values import QuadraticValues, quadratic_points
+    from geomech.core.zero.values import PointEvaluator, QuadraticArithmetic, quadratic_points
 
     us = _selected(imp)
     if us is None:
@@ -592,17 +592,18 @@ def sampled_mass_matrix_divergence(imp, count: int = 2, seed: int = 20061) -> li
     out = []
     for pt, ang in quadratic_points(syms, angles, 4 * count + 4, seed):
         check()
-        qv = QuadraticValues(pt, ang, gens=us)
+        qv = PointEvaluator(pt, ang, QuadraticArithmetic(us))
+        K = qv.field
         try:
-            Minv = qv.inverse_matrix([[qv.value(M[i, j]) for j in range(M.cols)]
-                                      for i in range(M.rows)])
+            Minv = K.inverse_matrix([[qv.value(M[i, j]) for j in range(M.cols)]
+                                     for i in range(M.rows)])
             Fv = [qv.value(f) for f in F]
             total = qv.value(drift_div)
         except ZeroDivisionError:
             continue
         for i, (f0, f1) in enumerate(Fv):
-            for k, g in enumerate(qv.R.gens):
-                total = qv.add(total, qv.mul(Minv[k][i], (f0.diff(g), f1.diff(g))))
+            for k, g in enumerate(K.R.gens):
+                total = K.add(total, K.mul(Minv[k][i], (f0.diff(g), f1.diff(g))))
         out.append((pt, ang, total))
         if len(out) == count:
             break

@@ -67,15 +67,16 @@ from geomech.core.zero.rewrite import half_angle_sin_cos, rational_rewrite
 from geomech.core.zero.values import (
     NeedsRoot,
     OutsideRing,
-    QuadraticValues,
-    polynomial_values,
+    PointEvaluator,
+    QuadraticArithmetic,
+    RingArithmetic,
     quadratic_points,
 )
 
 __all__ = ["polynomial_field_integrals", "field_rows", "unknown_blocks", "value_at",
            "independent_rows_at", "graded_basis", "block_span", "AnsatzFlow", "ansatz_terms",
            "sampled_flow", "SampledFlow", "point_rows", "sampled_nullspace", "ansatz_exact_rows",
-           "blockwise_span", "ansatz_span", "quadratic_point_rows", "sampled_integral_bound",
+           "blockwise_span", "ansatz_span", "ansatz_point_rows", "sampled_integral_bound",
            "BOUND_EXTRA_POINTS", "symbol_sets"]
 
 
@@ -629,67 +630,35 @@ def ansatz_span(flow: AnsatzFlow, basis: Sequence, terms: list[tuple], params: S
 # ---------------------------------------------------------------------------------------
 # the sampled equations without symbolic cancellation
 # ---------------------------------------------------------------------------------------
-def _ring_point_rows(raw, terms, cols, eta, R, point, angles) -> list[list]:
-    """:func:`point_rows` by :func:`polynomial_values` (the parameters in ``point``)."""
-    kin_b, basis, abbrev, dyn = raw
-    ks = sorted({terms[j][1] for j in cols})
-    vals = polynomial_values([*dyn, *(kin_b[k] for k in ks), *(basis[k] for k in ks)], R,
-                             point, angles, abbrev)
-    ed = vals[:len(dyn)]
-    kb = dict(zip(ks, vals[len(dyn):len(dyn) + len(ks)]))
-    bb = dict(zip(ks, vals[len(dyn) + len(ks):]))
-    acc: dict = {}
-    for j in cols:
-        alpha, k = terms[j]
-        mono = R.one
-        for g, a in zip(R.gens, alpha):
-            mono *= g**a
-        w = kb[k] * mono
-        for a, g in enumerate(R.gens):
-            if alpha[a]:
-                w += bb[k] * ed[a] * mono.diff(g)
-        for mon, c in w.items():
-            acc.setdefault(mon, {})[j] = c
-    return [[row.get(j, R.domain.zero) for j in cols] for row in acc.values()]
-
-
 #: square roots of constants adjoined at one sample point at most (:func:`_radical_point_rows`)
 MAX_POINT_ROOTS = 3
 
 
 def _radical_point_rows(raw, terms, cols, eta, point, angles) -> list[list]:
-    r""":func:`_ring_point_rows` over :math:`\mathbb Q(\sqrt{c_1}, \dots)[\eta]`: the square
-    roots of the positive constants met at the point (a support function
-    :math:`\sqrt{(\gamma, B\gamma)}`: the rolling ellipsoid) are adjoined one by one
-    (at most :data:`MAX_POINT_ROOTS`), and every row over that field is split into its
-    rational coordinates in a basis of the field over :math:`\mathbb Q` (the unknowns are
-    rational: :math:`\sum_j c_j k_j = 0` iff every coordinate sum vanishes).  Rows over
-    :math:`\mathbb Q` when no root is needed; :class:`OutsideRing` for a negative radicand.
+    r""":func:`ansatz_point_rows` over :math:`\mathbb Q(\sqrt{c_1}, \dots)[\eta]`
+    (:class:`~geomech.core.zero.values.RingArithmetic`): the square roots of the positive
+    constants met at the point (a support function :math:`\sqrt{(\gamma, B\gamma)}`: the
+    rolling ellipsoid) are adjoined one by one (at most :data:`MAX_POINT_ROOTS`); the rows
+    are over :math:`\mathbb Q` (the coordinates in a basis of the field).
+    :class:`OutsideRing` for a negative radicand.
     """
+    kin_b, basis, abbrev, dyn = raw
     roots: list = []
     while True:
         dom = sp.QQ.algebraic_field(*roots) if roots else sp.QQ
-        R = polynomial_ring(list(eta), dom)
+        field = RingArithmetic(polynomial_ring(list(eta), dom))
         try:
-            rows = _ring_point_rows(raw, terms, cols, eta, R, point, angles)
-            break
+            ev = PointEvaluator(point, angles, field, abbrev)
+            return ansatz_point_rows(ev, dyn, kin_b, basis, terms, cols)
         except NeedsRoot as exc:
             if not exc.radicand.is_positive or len(roots) >= MAX_POINT_ROOTS:
                 raise OutsideRing(f"sqrt({exc.radicand})") from None
             roots.append(sp.sqrt(exc.radicand))
-    if dom.is_QQ:
-        return rows
-    deg = dom.ext.minpoly.degree()
-    out = []
-    for row in rows:
-        coords = [[sp.QQ(0)] * (deg - len(c.to_list())) + list(c.to_list()) for c in row]
-        out += [[v[i] for v in coords] for i in range(deg) if any(v[i] for v in coords)]
-    return out
 
 
 def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list | None:
     r""":func:`sampled_nullspace` over QQ by exact evaluation in :math:`\mathbb Q[\eta]`
-    (:func:`polynomial_values`), or ``None`` when the flow has values outside that ring."""
+    (:func:`_radical_point_rows`), or ``None`` when the flow has values outside that ring."""
     exprs = [*raw[0], *raw[1], *(e for _, e in raw[2]), *raw[3]]
     free = set().union(*(as_expr(e).free_symbols for e in exprs)) - set(eta) - set(params)
     free -= {sym for sym, _ in raw[2]}
@@ -730,48 +699,47 @@ def _ring_sampled_nullspace(raw, terms, cols, eta, params: dict, seed) -> list |
 BOUND_EXTRA_POINTS = 4
 
 
-def quadratic_point_rows(qv: QuadraticValues, flow: AnsatzFlow, kin_b: Sequence,
-                         basis: Sequence, terms: Sequence, cols: Sequence[int]) -> list[list]:
+def ansatz_point_rows(ev: PointEvaluator, dynamics: Sequence, kin_b: Sequence,
+                      basis: Sequence, terms: Sequence, cols: Sequence[int]) -> list[list]:
     r"""The determining equations of the ansatz at one point, over :math:`\mathbb Q`: the
-    values (:class:`~geomech.core.zero.values.QuadraticValues` ``qv``, generators
-    :math:`\eta`) of :math:`w(b_k\eta^\alpha) = \dot b_k\,\eta^\alpha + b_k\sum_i\alpha_i
-    \dot\eta_i\,\eta^{\alpha-e_i}` are :math:`P + Q\sqrt d` with :math:`P, Q\in\mathbb
-    Q[\eta]`; for rational unknowns :math:`\sum_j c_j w_j = 0` iff every coefficient of
-    :math:`\sum_j c_jP_j` and of :math:`\sum_j c_jQ_j` vanishes: one row per such
-    coefficient, one entry per unknown of ``cols`` (``kin_b[k]`` is :math:`\dot b_k` along
-    the kinematics).
+    exact values (``ev``, whose arithmetic has the generators :math:`\eta`) of
+    :math:`w(b_k\eta^\alpha) = \dot b_k\,\eta^\alpha + b_k\sum_i\alpha_i
+    \dot\eta_i\,\eta^{\alpha-e_i}` (``dynamics`` :math:`\dot\eta`, ``kin_b[k]`` the
+    derivative :math:`\dot b_k` along the kinematics), split into rational coordinates
+    (:meth:`~geomech.core.zero.values.Arithmetic.coordinates`: the coefficients of the
+    monomials in :math:`\eta` of each coordinate of the number field, e.g. of :math:`P` and
+    :math:`Q` in :math:`P + Q\sqrt d`).  For rational unknowns :math:`\sum_j c_j w_j = 0`
+    iff every coordinate of :math:`\sum_j c_j w_j` vanishes: one row per coordinate, one
+    entry per unknown of ``cols``.
 
+    >>> from geomech.core.zero.values import PointEvaluator, QuadraticArithmetic
     >>> x, y = sp.symbols("x y")
-    >>> flow = AnsatzFlow((x,), (-sp.sin(y)*sp.sqrt(2 + sp.cos(y)),),
-    ...                   ((y, x*sp.sqrt(2 + sp.cos(y))),))    # a pendulum, time changed
-    >>> basis = [sp.S.One, sp.cos(y)]
-    >>> kin_b = [sp.S.Zero, -sp.sin(y)*x*sp.sqrt(2 + sp.cos(y))]
-    >>> qv = QuadraticValues({}, {y: (sp.Rational(3, 5), sp.Rational(4, 5))}, gens=[x])
-    >>> rows = quadratic_point_rows(qv, flow, kin_b, basis, [((2,), 0), ((0,), 1)], [0, 1])
-    >>> [r for r in rows if any(r)]        # x**2 - 2*cos(y) solves them
+    >>> r = sp.sqrt(2 + sp.cos(y))                             # a pendulum, time changed
+    >>> basis, kin_b = [sp.S.One, sp.cos(y)], [sp.S.Zero, -sp.sin(y)*x*r]
+    >>> ev = PointEvaluator({}, {y: (sp.Rational(3, 5), sp.Rational(4, 5))},
+    ...                     QuadraticArithmetic([x]))
+    >>> terms = [((2,), 0), ((0,), 1)]                        # x**2 - 2*cos(y) solves them
+    >>> ansatz_point_rows(ev, [-sp.sin(y)*r], kin_b, basis, terms, [0, 1])
     [[-8/5, -4/5]]
     """
-    R = qv.R
-    ed = [qv.value(e) for e in flow.dynamics]
+    F = ev.field
+    ed = [ev.value(e) for e in dynamics]
     ks = sorted({terms[j][1] for j in cols})
-    kb = {k: qv.value(kin_b[k]) for k in ks}
-    bb = {k: qv.value(basis[k]) for k in ks}
+    kb = {k: ev.value(kin_b[k]) for k in ks}
+    bb = {k: ev.value(basis[k]) for k in ks}
     acc: dict = {}
     for j in cols:
         alpha, k = terms[j]
-        mono = R.one
-        for g, a in zip(R.gens, alpha):
+        mono = F.R.one
+        for g, a in zip(F.R.gens, alpha):
             mono *= g**a
-        w0, w1 = kb[k][0] * mono, kb[k][1] * mono
-        for a, g in enumerate(R.gens):
+        w = F.scale(kb[k], mono)
+        for a, g in enumerate(F.R.gens):
             if alpha[a]:
-                p0, p1 = qv.mul(bb[k], ed[a])
-                dm = mono.diff(g)
-                w0, w1 = w0 + p0 * dm, w1 + p1 * dm
-        for part, w in ((0, w0), (1, w1)):
-            for mon, c in w.items():
-                acc.setdefault((part, mon), {})[j] = c
-    return [[row.get(j, R.domain.zero) for j in cols] for row in acc.values()]
+                w = F.add(w, F.scale(F.mul(bb[k], ed[a]), mono.diff(g)))
+        for key, c in F.coordinates(w):
+            acc.setdefault(key, {})[j] = c
+    return [[row.get(j, sp.QQ.zero) for j in cols] for row in acc.values()]
 
 
 def _bound_setup(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple | None:
@@ -825,12 +793,12 @@ def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
     :math:`\sum_j c_j\,b_{k_j}\eta^{\alpha_j}` (``terms`` ``(alpha, k)``) sampled at exact
     points have a null space of dimension :math:`m` modulo a prime, non-zero on the unknowns
     ``support``, after ``points`` points (``root``: whether a value met an irrational square
-    root); ``None`` when the flow leaves the exact values of
-    :class:`~geomech.core.zero.values.QuadraticValues` (a second independent square root, a
-    non-constant denominator) or an angle occurs outside sines and cosines.
+    root); ``None`` when the flow leaves the exact values in :math:`\mathbb Q(\sqrt d)`
+    (:class:`~geomech.core.zero.values.QuadraticArithmetic`: a second independent square
+    root, a non-constant denominator) or an angle occurs outside sines and cosines.
 
     At random rational points (one random value of the parameters for all; angles with
-    rational sine and cosine) the rows are those of :func:`quadratic_point_rows`, no
+    rational sine and cosine) the rows are those of :func:`ansatz_point_rows`, no
     expression is expanded or cancelled.  They are combinations of the exact coefficient
     equations at the parameter point, whose rank is at most the generic one (a minor that
     vanishes identically vanishes at the point), and the rank modulo the prime is at most
@@ -862,11 +830,10 @@ def sampled_integral_bound(flow: AnsatzFlow, basis: Sequence, terms: Sequence,
         for pt, ang in drawn:
             check()
             try:
-                qv = QuadraticValues(pt, ang, gens=flow.eta, abbreviations=flow.abbreviations)
-                rows += [r for r in quadratic_point_rows(qv, flow, kin_b, basis, terms, cols)
-                         if any(r)]
+                ev = PointEvaluator(pt, ang, QuadraticArithmetic(flow.eta), flow.abbreviations)
+                rows += ansatz_point_rows(ev, flow.dynamics, kin_b, basis, terms, cols)
                 used += 1
-                root = root or qv.d is not None
+                root = root or ev.field.d is not None
             except ZeroDivisionError:
                 continue
             except OutsideRing:

@@ -185,12 +185,17 @@ def _certified_dependence(system, enough: int) -> list[sp.Symbol]:
 
 def _exact_dependence(system, X: VectorField) -> set:
     r"""The coordinates on which the accelerations of the independent velocities certainly
-    depend by exact values (:class:`~geomech.core.zero.values.QuadraticValues`, one square
+    depend by exact values (:class:`~geomech.core.zero.values.QuadraticArithmetic`, one square
     root at most): at a random exact point and at the point with one coordinate changed
     (an angle: another rational sine and cosine), values that differ prove the dependence
     (milliseconds on the rattleback's flow, where symengine's substitution takes seconds).
     Empty when the values leave :math:`\mathbb Q(\sqrt d)`; the caller then substitutes."""
-    from geomech.core.zero.values import OutsideRing, QuadraticValues, quadratic_points
+    from geomech.core.zero.values import (
+        OutsideRing,
+        PointEvaluator,
+        QuadraticArithmetic,
+        quadratic_points,
+    )
     from geomech.mechanics.analysis.field_integrals import symbol_sets
 
     comps = [e for c, e in zip(X.manifold.coords, X.components)
@@ -202,13 +207,13 @@ def _exact_dependence(system, X: VectorField) -> set:
     (p0, a0), (p1, a1) = quadratic_points(syms, angs, 2, 1897)
     found: set = set()
     try:
-        ref = _quadratic_values(QuadraticValues(p0, a0), comps)
+        ref = _quadratic_values(PointEvaluator(p0, a0, QuadraticArithmetic()), comps)
         for q in system.manifold.coords:
             poll()
             if q not in bare and q not in angles:
                 continue
-            at = (QuadraticValues(p0, {**a0, q: a1[q]}) if q in angles
-                  else QuadraticValues({**p0, q: p1[q]}, a0))
+            at = PointEvaluator(p0, {**a0, q: a1[q]}, QuadraticArithmetic()) if q in angles \
+                else PointEvaluator({**p0, q: p1[q]}, a0, QuadraticArithmetic())
             if _quadratic_values(at, comps) != ref:
                 found.add(q)
     except (OutsideRing, ZeroDivisionError):
@@ -222,7 +227,7 @@ def _quadratic_values(qv, exprs) -> list:
     out = []
     for e in exprs:
         a, b = qv.value(e)
-        b2d = b * b * qv.const(qv.d) if b else b
+        b2d = b * b * qv.field.coefficient(qv.field.d) if b else b
         out.append((a, b2d, (b > 0) - (b < 0)))
     return out
 

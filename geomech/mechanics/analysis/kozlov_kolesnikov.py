@@ -43,7 +43,12 @@ from geomech.core.budget import check
 from geomech.core.fields import VectorField
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.core.zero.values import OutsideRing, QuadraticValues, quadratic_points
+from geomech.core.zero.values import (
+    OutsideRing,
+    PointEvaluator,
+    QuadraticArithmetic,
+    quadratic_points,
+)
 from geomech.lie.prolongation import prolong
 from geomech.mechanics.analysis.ansatz import solve_linear_identities
 from geomech.mechanics.analysis.common import (
@@ -335,7 +340,7 @@ def _template_coefficients(comps: Sequence, unknowns: Sequence[sp.Symbol]) -> li
     return out
 
 
-def _point_rows(qv: QuadraticValues, data: dict, coef: list) -> list[list]:
+def _point_rows(qv: PointEvaluator, data: dict, coef: list) -> list[list]:
     """The conditions of Theorem 4 at one point (:func:`sampled_noether_support`): for each
     condition the rational rows of both parts of its value, one entry per unknown."""
     val = qv.value
@@ -343,7 +348,7 @@ def _point_rows(qv: QuadraticValues, data: dict, coef: list) -> list[list]:
     lq, lv = [val(e) for e in data["Lq"]], [val(e) for e in data["Lv"]]
     A = [[val(a) for a in row] for row in data["A"]]
     Q = [val(f) for f in data["forces"]]
-    zero = (qv.const(0), qv.const(0))
+    add, mul, zero = qv.field.add, qv.field.mul, qv.field.zero
     memo: dict = {}
 
     def lifted(phi):        # (phi, sum_k d_k phi qdot_k) at the point
@@ -351,7 +356,7 @@ def _point_rows(qv: QuadraticValues, data: dict, coef: list) -> list[list]:
             d = zero
             for g, vk in zip(data["grad"](phi), vel):
                 if g != 0:
-                    d = qv.add(d, qv.mul(val(g), vk))
+                    d = add(d, mul(val(g), vk))
             memo[phi] = (val(phi), d)
         return memo[phi]
 
@@ -361,11 +366,11 @@ def _point_rows(qv: QuadraticValues, data: dict, coef: list) -> list[list]:
         acc = [zero] * len(conds)
         for i, phi in terms.items():
             p, dp = lifted(phi)
-            acc[0] = qv.add(acc[0], qv.add(qv.mul(p, lq[i]), qv.mul(dp, lv[i])))
+            acc[0] = add(acc[0], add(mul(p, lq[i]), mul(dp, lv[i])))
             for mu, row in enumerate(A):
-                acc[1 + mu] = qv.add(acc[1 + mu], qv.mul(p, row[i]))
+                acc[1 + mu] = add(acc[1 + mu], mul(p, row[i]))
             if Q:
-                acc[-1] = qv.add(acc[-1], qv.mul(p, Q[i]))
+                acc[-1] = add(acc[-1], mul(p, Q[i]))
         for k, v in enumerate(acc):
             conds[k].append(v)
     return [[v[part] for v in row] for row in conds for part in (0, 1)]
@@ -383,7 +388,7 @@ def sampled_noether_support(system, comps: Sequence, unknowns: Sequence[sp.Symbo
     :math:`m` (modulo a prime) that bounds the dimension of the Noether fields of the
     template for symbolic parameters (``m = 0``: the template holds none, certain), and
     ``support`` are the unknowns non-zero in some vector of it; ``None`` when the conditions
-    leave the exact values of :class:`~geomech.core.zero.values.QuadraticValues` (one
+    leave the exact values of :class:`~geomech.core.zero.values.QuadraticArithmetic` (one
     square root at most).
 
     At random rational points (one random value of the parameters for all; angles with
@@ -423,7 +428,7 @@ def sampled_noether_support(system, comps: Sequence, unknowns: Sequence[sp.Symbo
         while True:
             for pt, ang in itertools.islice(pts, batch):
                 try:
-                    qv = QuadraticValues(pt, ang, abbreviations=data["solution"])
+                    qv = PointEvaluator(pt, ang, QuadraticArithmetic(), data["solution"])
                     rows += _residue_rows(_point_rows(qv, data, coef))
                 except ZeroDivisionError:
                     continue

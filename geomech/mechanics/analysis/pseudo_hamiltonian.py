@@ -657,7 +657,7 @@ def implicit_jacobiator(system, seed: int = 1, tries: int = 8) -> tuple:
 
     with :math:`[\tau_s,\tau_r] = c^t_{sr}\tau_t + d^\mu_{sr}a_\mu` solved at the point.
     Every quantity is a value in :math:`\mathbb Q(\sqrt\delta)`
-    (:class:`~geomech.core.zero.values.QuadraticValues`); a non-zero value proves that
+    (:class:`~geomech.core.zero.values.QuadraticArithmetic`); a non-zero value proves that
     :math:`J` does not satisfy the Jacobi identity.  Returns ``(point, angles, values)``,
     ``values`` ``{(q_i, p_s, p_r): a + b*sqrt(delta)}`` for the non-zero components (empty:
     all vanish at that point, which proves nothing).  ``ValueError`` when no point of
@@ -668,7 +668,12 @@ def implicit_jacobiator(system, seed: int = 1, tries: int = 8) -> tuple:
     >>> len(vals) > 0
     True
     """
-    from geomech.core.zero.values import OutsideRing, QuadraticValues, quadratic_points
+    from geomech.core.zero.values import (
+        OutsideRing,
+        PointEvaluator,
+        QuadraticArithmetic,
+        quadratic_points,
+    )
 
     tau, trans, momenta, (_, p_mu, K, _) = _graph_quadratic(system)
     N, qvel = system.manifold, list(system.independent_velocities)
@@ -683,12 +688,13 @@ def implicit_jacobiator(system, seed: int = 1, tries: int = 8) -> tuple:
                   key=sp.default_sort_key)
     for pt, ang in quadratic_points(syms, angles, tries, seed, fixed=N.parameters):
         poll()
-        qv = QuadraticValues(pt, ang)
+        qv = PointEvaluator(pt, ang, QuadraticArithmetic())
         try:
             vals = _jacobiator_values(qv, tau, trans, K, C, dT)
         except (OutsideRing, ZeroDivisionError):
             continue
-        root = sp.sqrt(sp.Rational(qv.d.numerator, qv.d.denominator)) if qv.d else 0
+        d = qv.field.d
+        root = sp.sqrt(sp.Rational(d.numerator, d.denominator)) if d else 0
         out = {(N.coords[i], momenta[s], momenta[r]): sp.Rational(*_qq(a)) + sp.Rational(*_qq(b))
                * root for (i, s, r), (a, b) in vals.items() if a or b}
         return pt, ang, out
@@ -704,28 +710,28 @@ def _jacobiator_values(qv, tau, trans, K, C, dT) -> dict:
     m, n = len(tau), len(tau[0])
     T = [[qv.value(c) for c in t] for t in tau]
     E = [[qv.value(sp.S(f[i])) for f in [*tau, *trans]] for i in range(n)]
-    Einv = qv.inverse_matrix(E)
-    Kinv = qv.inverse_matrix([[qv.value(K[a, b]) for b in range(m)] for a in range(m)])
+    Einv = qv.field.inverse_matrix(E)
+    Kinv = qv.field.inverse_matrix([[qv.value(K[a, b]) for b in range(m)] for a in range(m)])
     CK = [[_dot(qv, [qv.value(e) for e in row], [Kinv[u][t] for u in range(m)])
            for t in range(m)] for row in C]                     # (C_mu K^-1)_t
     out = {}
     for s, r in itertools.combinations(range(m), 2):
-        br = [qv.add(_dot(qv, T[s], [qv.value(e) for e in dT[r][i]]),
+        br = [qv.field.add(_dot(qv, T[s], [qv.value(e) for e in dT[r][i]]),
                      _minus(_dot(qv, T[r], [qv.value(e) for e in dT[s][i]])))
               for i in range(n)]                            # [tau_s, tau_r] at the point
         co = [_dot(qv, Einv[a], br) for a in range(n)]      # E co = [tau_s, tau_r]
-        dPi = [qv.add(co[t], _dot(qv, co[m:], [CK[mu][t] for mu in range(len(CK))]))
+        dPi = [qv.field.add(co[t], _dot(qv, co[m:], [CK[mu][t] for mu in range(len(CK))]))
                for t in range(m)]                            # d Pi_sr / d p_t
         for i in range(n):
-            jac = qv.add(br[i], _minus(_dot(qv, [T[t][i] for t in range(m)], dPi)))
+            jac = qv.field.add(br[i], _minus(_dot(qv, [T[t][i] for t in range(m)], dPi)))
             out[(i, s, r)] = jac
     return out
 
 
 def _dot(qv, xs: list, ys: list) -> tuple:
-    acc = (qv.const(0), qv.const(0))
+    acc = qv.field.zero
     for x, y in zip(xs, ys):
-        acc = qv.add(acc, qv.mul(x, y))
+        acc = qv.field.add(acc, qv.field.mul(x, y))
     return acc
 
 

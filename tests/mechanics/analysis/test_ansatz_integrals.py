@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
-from geomech.core.zero.values import polynomial_values
 from geomech.mechanics.analysis import integrals
 from geomech.mechanics.analysis.field_integrals import (
     AnsatzFlow,
@@ -79,23 +78,6 @@ def test_pendulum_energy_and_a_free_rotor():
     assert Fs[1:] == [x2, x2**2]
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.integers(-5, 5), st.integers(1, 7), st.integers(1, 9), st.integers(1, 9))
-def test_polynomial_values_agree_with_substitution(a, n, p, q):
-    """One evaluation pass in Q[w] equals substitution and expansion."""
-    from sympy.polys.rings import ring
-
-    x, s, w = sp.symbols("x s w")
-    R = ring([w], sp.QQ)[0]
-    t = sp.Rational(p, q)
-    sn, cs = 2 * t / (1 + t**2), (1 - t**2) / (1 + t**2)
-    e = (a * w**2 * sp.cos(2 * s) + w * sp.sin(s)**n) / (1 + x**2) + sp.cos(s - 3 * s)
-    got = polynomial_values([e], R, {x: sp.Rational(1, 3)}, {s: (cs, sn)})[0]
-    want = sp.expand(sp.expand_trig(e).subs({sp.sin(s): sn, sp.cos(s): cs,
-                                              x: sp.Rational(1, 3)}))
-    assert sp.expand(got.as_expr() - want) == 0
-
-
 def test_ring_sampling_equals_cancel_sampling():
     """The support pass by evaluation in Q[eta] and by cancel at the same points agree."""
     M = Manifold("M", "y x", parameters="k")
@@ -130,24 +112,6 @@ def test_sampled_flow_rewrites_on_first_use():
     assert dyn == [rational_rewrite(e) for e in flow.dynamics]
     assert kin_b == [rational_rewrite(x * sp.diff(e, y)) for e in basis]
     assert set(qsyms) == set().union(*(e.free_symbols for e in [*kin_b, *b, *dyn])) - {x}
-
-
-def test_polynomial_values_adjoin_square_roots():
-    """Square roots of constants: in Q they raise NeedsRoot with the radicand; over
-    Q(sqrt 3) the value equals the substituted expression."""
-    from geomech.core.algebra import polynomial_ring
-    from geomech.core.zero.values import NeedsRoot
-
-    x, s, w = sp.symbols("x s w")
-    e = w * sp.sqrt(x) + 1 / sp.sqrt(4 * x) + sp.cos(s)
-    ang = {s: (sp.Rational(3, 5), sp.Rational(4, 5))}
-    with pytest.raises(NeedsRoot) as exc:
-        polynomial_values([e], polynomial_ring([w], sp.QQ), {x: 3}, ang)
-    assert exc.value.radicand == 3
-    K = sp.QQ.algebraic_field(sp.sqrt(3))
-    got = polynomial_values([e], polynomial_ring([w], K), {x: 3}, ang)[0]
-    want = e.subs({x: 3, sp.cos(s): sp.Rational(3, 5)})
-    assert sp.expand(sum(K.to_sympy(c) * w**m[0] for m, c in got.items()) - want) == 0
 
 
 def test_radical_sampling_finds_the_support():

@@ -183,7 +183,7 @@ def test_sampled_divergence_is_the_ring_divergence_at_the_point(name):
     """The divergence evaluated at exact points from the mass-matrix form (no divergence
     written out) equals the value there of the divergence of the radical ring (or of the
     explicit field): the same pair a + b sqrt(d), a polynomial in the velocities."""
-    from geomech.core.zero.values import QuadraticValues
+    from geomech.core.zero.values import PointEvaluator, QuadraticArithmetic
     from geomech.mechanics.analysis.divergence import sampled_mass_matrix_divergence
 
     S = gm.examples.get(name)
@@ -192,7 +192,7 @@ def test_sampled_divergence_is_the_ring_divergence_at_the_point(name):
     P = imp.selection
     us = [imp.coords[next(i for i in range(P.rows) if P[i, k] != 0)] for k in range(P.cols)]
     for pt, ang, val in sampled_mass_matrix_divergence(imp, 2):
-        qv = QuadraticValues(pt, ang, gens=us)
+        qv = PointEvaluator(pt, ang, QuadraticArithmetic(us))
         assert qv.value(div) == val
 
 

@@ -1,5 +1,5 @@
 """The degree-2 polynomial search of large flows by exact values over Q(sqrt d)
-(field_integrals.quadratic_point_rows / sampled_integral_bound): the rows against sympy
+(field_integrals.ansatz_point_rows / sampled_integral_bound): the rows against sympy
 substitution at the same exact point, the sampled dimension against the exact search, the
 energy of a time-changed pendulum found, a proof of absence confirmed by the exact route."""
 
@@ -12,11 +12,11 @@ import sympy as sp
 
 import geomech as gm
 from geomech.core.manifold import Manifold
-from geomech.core.zero.values import QuadraticValues
+from geomech.core.zero.values import PointEvaluator, QuadraticArithmetic
 from geomech.mechanics.analysis.field_integrals import (
     AnsatzFlow,
+    ansatz_point_rows,
     ansatz_terms,
-    quadratic_point_rows,
     sampled_integral_bound,
 )
 from geomech.mechanics.analysis.integrals import is_first_integral, polynomial_integrals
@@ -53,15 +53,16 @@ def test_quadratic_rows_agree_with_sympy_substitution():
     flow, basis, terms = _search_data(v)
     point = {k: sp.Rational(7, 3)}
     cs, sn = sp.Rational(5, 13), sp.Rational(12, 13)
-    qv = QuadraticValues(point, {y: (cs, sn)}, gens=[x])
+    qv = PointEvaluator(point, {y: (cs, sn)}, QuadraticArithmetic([x]))
     exprs = [v(basis[kk] * x**alpha[0]) for alpha, kk in terms]
     at = {sp.sin(y): sn, sp.cos(y): cs, k: point[k]}
     for e in exprs:
-        p, q = qv.parts(e)
-        d = sp.Rational(qv.d.numerator, qv.d.denominator) if qv.d is not None else 0
+        p, q = qv.sympy_value(e)
+        d = qv.field.d
+        d = sp.Rational(d.numerator, d.denominator) if d is not None else 0
         assert sp.expand(sp.expand(e).xreplace(at) - (p + q * sp.sqrt(d))) == 0
     kin_b = [v(b) for b in basis]
-    rows = quadratic_point_rows(qv, flow, kin_b, basis, terms, list(range(len(terms))))
+    rows = ansatz_point_rows(qv, flow.dynamics, kin_b, basis, terms, list(range(len(terms))))
     rng = random.Random(3)
     energy = {((2,), 0): sp.Rational(1, 2), ((0,), basis.index(sp.cos(y))): -point[k]}
     for c in ([energy.get(t, 0) for t in terms],
