@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -158,7 +158,8 @@ class PseudoHamiltonianForm:
     Attributes
     ----------
     structure : AlmostPoissonStructure
-        ``J`` on the chart ``(q, M)``.
+        ``J`` on the chart ``(q, M)`` (built on first access when the form is given
+        ``parts``).
     hamiltonian : expression
         ``H(q, M)``.
     momenta : tuple of symbols
@@ -170,10 +171,12 @@ class PseudoHamiltonianForm:
     frame, transversal : tuples of component lists
     c, d : structure functions of the frame
     transversal_momenta : tuple
-        ``p_μ(q, M)``.
+        ``p_μ(q, M)`` (built with ``structure``).
+    parts : callable, optional
+        ``() -> (structure, transversal_momenta)``: the two built when first read (the
+        report reads neither: its Jacobi test needs only ``d``, :meth:`satisfies_jacobi`).
     """
 
-    structure: AlmostPoissonStructure
     hamiltonian: sp.Expr
     momenta: tuple
     quasi_velocities: dict
@@ -182,7 +185,19 @@ class PseudoHamiltonianForm:
     transversal: tuple = ()
     c: list = field(default_factory=list)
     d: list = field(default_factory=list)
-    transversal_momenta: tuple = ()
+    parts: Callable[[], tuple] | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def _built(self) -> tuple:
+        return self.parts()
+
+    @property
+    def structure(self) -> AlmostPoissonStructure:
+        return self._built[0]
+
+    @property
+    def transversal_momenta(self) -> tuple:
+        return self._built[1]
 
     @property
     def manifold(self) -> Manifold:
@@ -200,7 +215,31 @@ class PseudoHamiltonianForm:
         return self.structure.jacobiator()
 
     def satisfies_jacobi(self) -> bool:
-        """Jacobi identity of ``J`` (holds iff the constraints are holonomic)."""
+        r"""Jacobi identity of ``J`` (holds iff the constraints are holonomic).
+
+        For the Prop. 7 form (Borisov & Mamaev (2015), App. C.1) with
+        :math:`J^{q_iM_t} = T_{ti}`, :math:`J^{M_sM_r} = -\Pi_{sr}` and
+        :math:`[\tau_s,\tau_r] = c^t_{sr}\tau_t + d^\mu_{sr}a_\mu`,
+
+        .. math:: \mathrm{Jac}(q_i, M_s, M_r) = [\tau_s,\tau_r]_i
+                  - \sum_t T_{ti}\,\partial_{M_t}\Pi_{sr}
+                  = \Big(\sum_\mu d^\mu_{sr}\big(a_\mu - \sum_t
+                    \partial_{M_t}p_\mu\,\tau_t\big)\Big)_i ,
+
+        a vector that vanishes only where every :math:`d^\mu_{sr}` does, since
+        :math:`(\tau, a)` is a frame.  So one :math:`d^\mu_{sr}` proved non-zero by the zero
+        policy (a non-zero answer is certain) answers ``False`` without ``J``; otherwise
+        ``J``'s own Jacobiator decides (:meth:`AlmostPoissonStructure.satisfies_jacobi`).
+
+        >>> import geomech as gm
+        >>> form = system_pseudo_hamiltonian(gm.examples.chaplygin_sleigh())
+        >>> form.satisfies_jacobi(), form.structure.satisfies_jacobi()
+        (False, False)
+        """
+        pol = default_policy()
+        if any(e != 0 and not pol.is_zero(e) for s, row in enumerate(self.d)
+               for col in row[s + 1:] for e in col):
+            return False
         return self.structure.satisfies_jacobi()
 
     def to_velocities(self, field_or_expr, omegas_as=None):
@@ -283,13 +322,14 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         omega_of, K = _legendre(Lstar, omegas, momenta)
         M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
     H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
-    p_M = [compact(p.xreplace(omega_of)) for p in p_mu]
     c, d = frame_structure_functions(coords, tau, trans, manifold)
-    J = _prop7_matrix(tau, c, d, momenta, p_M)
     chart = Manifold(name, (*coords, *momenta), parameters=tuple(parameters))
-    return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
-                                 omega_of, M_of, tuple(map(tuple, tau)),
-                                 tuple(map(tuple, trans)), c, d, tuple(p_M))
+
+    def parts() -> tuple:
+        p_M = tuple(compact(p.xreplace(omega_of)) for p in p_mu)
+        return _prop7_structure(chart, tau, c, d, momenta, p_M), p_M
+    return PseudoHamiltonianForm(H, tuple(momenta), omega_of, M_of, tuple(map(tuple, tau)),
+                                 tuple(map(tuple, trans)), c, d, parts)
 
 
 def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
@@ -445,9 +485,13 @@ def _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K) -> sp.Expr:
                                       .xreplace(omega_of))
 
 
-def _prop7_matrix(tau, c, d, momenta, p_M) -> sp.Matrix:
+def _prop7_structure(chart: Manifold, tau, c, d, momenta, p_M) -> AlmostPoissonStructure:
     r""":math:`J = \begin{pmatrix}0 & T^T\\ -T & -\Pi\end{pmatrix}`,
-    :math:`\Pi_{sr} = c^t_{sr}M_t + d^\mu_{sr}p_\mu`."""
+    :math:`\Pi_{sr} = c^t_{sr}M_t + d^\mu_{sr}p_\mu`, on ``chart``.
+
+    Each entry of :math:`T` and each :math:`\Pi_{sr}` (:math:`s<r`) is brought to compact
+    form once and ``J`` is built skew from them (:math:`-T`, :math:`\Pi_{rs} = -\Pi_{sr}`),
+    so the structure takes its entries as they are (no second compact form)."""
     m, n, k = len(tau), len(tau[0]), len(p_M)
     Pi = sp.zeros(m, m)
     for s in range(m):
@@ -456,12 +500,12 @@ def _prop7_matrix(tau, c, d, momenta, p_M) -> sp.Matrix:
                 + sum(d[s][r][mu] * p_M[mu] for mu in range(k))
             Pi[s, r] = compact(e)
             Pi[r, s] = -Pi[s, r]
-    T = sp.Matrix(tau)                       # (n-k) x n, rows tau_s
+    T = sp.Matrix(tau).applyfunc(compact)    # (n-k) x n, rows tau_s
     J = sp.zeros(n + m, n + m)
     J[:n, n:] = T.T
     J[n:, :n] = -T
     J[n:, n:] = -Pi
-    return J
+    return AlmostPoissonStructure(chart, J, normal_form=False)
 
 
 def chaplygin_gyroscopic_matrix(lagrangian, z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol],
@@ -529,8 +573,9 @@ def reduced_pseudo_hamiltonian(z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol]
     J[m:, m:] = Sbar
     chart = Manifold(name, (*z, *momenta), parameters=tuple(parameters))
     M_of = {p: compact(sp.diff(Lstar, zd)) for p, zd in zip(momenta, zdot)}
-    return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
-                                 zdot_of, M_of)
+    structure = AlmostPoissonStructure(chart, J)
+    return PseudoHamiltonianForm(H, tuple(momenta), zdot_of, M_of,
+                                 parts=lambda: (structure, ()))
 
 
 def _graph_frame(system):
