@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
-from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
+from geomech.core.algebra.calculus import FactoredCalculus, RadicalCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.budget import poll
@@ -41,6 +41,7 @@ from geomech.core.manifold import Manifold
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.core.zero.radicals import ring_nonzero
 from geomech.lie.coframe import coframe_structure_functions
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
@@ -84,11 +85,12 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
     if pol.rank(E) < n:
         raise ValueError("the frame (tangent plus transversal fields) is singular")
     m = len(tau)
-    G = BracketGraph.of(manifold)
-    fields = [VectorField(manifold, t) for t in tau]
     c = [[[sp.S.Zero] * m for _ in range(m)] for _ in range(m)]
     d = [[[sp.S.Zero] * len(transversal) for _ in range(m)] for _ in range(m)]
     cartan = _cartan_structure(E, coords, m) if has_radicals(E) else None
+    if cartan is None:
+        G = BracketGraph.of(manifold)
+        fields = [VectorField(manifold, t) for t in tau]
     for s in range(m):
         for r in range(s + 1, m):
             if cartan is not None:      # frames with square roots (rolling ellipsoid)
@@ -236,9 +238,8 @@ class PseudoHamiltonianForm:
         >>> form.satisfies_jacobi(), form.structure.satisfies_jacobi()
         (False, False)
         """
-        pol = default_policy()
-        if any(e != 0 and not pol.is_zero(e) for s, row in enumerate(self.d)
-               for col in row[s + 1:] for e in col):
+        if _some_nonzero([e for s, row in enumerate(self.d) for col in row[s + 1:]
+                          for e in col]):
             return False
         return self.structure.satisfies_jacobi()
 
@@ -249,6 +250,30 @@ class PseudoHamiltonianForm:
             return [default_policy().normalize(as_expr(c).xreplace(rep))
                     for c in field_or_expr.components]
         return default_policy().normalize(as_expr(field_or_expr).xreplace(rep))
+
+
+def _some_nonzero(exprs: list) -> bool:
+    r"""Whether one of ``exprs`` is proved a non-zero function: the numerator of its fraction
+    in the ring of :class:`~geomech.core.algebra.calculus.RadicalCalculus` with a value
+    enclosed away from 0 at a rational point, or non-zero norm
+    (:func:`~geomech.core.zero.radicals.ring_nonzero`); undecided ones go to the zero policy
+    (whose non-zero answer is certain).
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> _some_nonzero([sp.S.Zero, sp.sqrt(1 + x**2) - 1]), _some_nonzero([sp.S.Zero])
+    (True, False)
+    """
+    exprs, undecided = [e for e in exprs if e != 0], []
+    try:
+        rc = RadicalCalculus(exprs) if exprs else None
+        for e in exprs:
+            if ring_nonzero(rc, rc.frac(e)[0]):
+                return True
+            undecided.append(e)
+    except UnsupportedExpression:
+        undecided = exprs
+    pol = default_policy()
+    return any(not pol.is_zero(e) for e in undecided)
 
 
 def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
@@ -318,7 +343,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
                 + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
         Ltil = L.xreplace(dict(zip(velocities, qdot)))
-        Lstar, p_mu = _restricted_lagrangian(Ltil, ws)
+        Lstar, p_of = _restricted_lagrangian(Ltil, ws)
         omega_of, K = _legendre(Lstar, omegas, momenta)
         M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
     H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
@@ -326,7 +351,7 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     chart = Manifold(name, (*coords, *momenta), parameters=tuple(parameters))
 
     def parts() -> tuple:
-        p_M = tuple(compact(p.xreplace(omega_of)) for p in p_mu)
+        p_M = tuple(compact(p.xreplace(omega_of)) for p in (p_of() if quad is None else p_mu))
         return _prop7_structure(chart, tau, c, d, momenta, p_M), p_M
     return PseudoHamiltonianForm(H, tuple(momenta), omega_of, M_of, tuple(map(tuple, tau)),
                                  tuple(map(tuple, trans)), c, d, parts)
@@ -441,7 +466,9 @@ def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list)
 
 
 def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
-    r""":math:`L^* = \tilde L|_{w=0}` and :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}`.
+    r""":math:`L^* = \tilde L|_{w=0}` and a function returning the list of
+    :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}` (computed when called: the
+    form's structure needs them, its Hamiltonian does not).
 
     With square roots (rolling ellipsoid) both are computed in the ring of
     :class:`~geomech.core.algebra.calculus.FactoredCalculus` (no ``expand`` of the
@@ -453,11 +480,11 @@ def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
             fc = FactoredCalculus([Ltil])
             f = fc.frac(Ltil)
             return (fc.expr(fc.at_zero(f, ws)),
-                    [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws])
+                    lambda: [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws])
         except UnsupportedExpression:
             pass
     return (compact(sp.expand(Ltil.xreplace(zero_w))),
-            [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws])
+            lambda: [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws])
 
 
 def _momentum_symbols(momenta, m: int) -> list:
