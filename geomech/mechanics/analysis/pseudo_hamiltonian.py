@@ -136,11 +136,14 @@ def _cartan_structure(E: sp.Matrix, coords, m: int) -> dict | None:
         return None
 
 
-def _legendre(Lstar, omegas, momenta):
-    """Solve ``M = dL*/dω`` for ω; return (dict ω -> expr in M, Hessian)."""
+def _legendre(Lstar, omegas, momenta, K: sp.Matrix | None = None):
+    """Solve ``M = dL*/dω`` for ω; return (dict ω -> expr in M, Hessian).  ``K``: the
+    Hessian when it is known and free of ω (the kinetic matrix :math:`T^TGT` of a quadratic
+    Lagrangian, :func:`_frame_quadratic_form`)."""
     pol = default_policy()
     grads = [poll() or sp.expand(sp.diff(Lstar, w)) for w in omegas]
-    K = sp.Matrix([[poll() or sp.diff(g, w) for w in omegas] for g in grads])
+    if K is None:
+        K = sp.Matrix([[poll() or sp.diff(g, w) for w in omegas] for g in grads])
     if not any(e.has(*omegas) for e in K):
         # quadratic L*: one exact ring solve K omega = M - h
         h = sp.Matrix([g.xreplace({w: 0 for w in omegas}) for g in grads])
@@ -338,13 +341,13 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
                 for s, Mv in enumerate(momenta)}
     else:
-        _guard_cofactors(L, velocities, tau, trans, omegas)
+        known_K = _guard_cofactors(L, velocities, tau, trans, omegas)
         ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
         qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
                 + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
         Ltil = L.xreplace(dict(zip(velocities, qdot)))
         Lstar, p_of = _restricted_lagrangian(Ltil, ws)
-        omega_of, K = _legendre(Lstar, omegas, momenta)
+        omega_of, K = _legendre(Lstar, omegas, momenta, known_K)
         M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
     H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
     c, d = frame_structure_functions(coords, tau, trans, manifold)
@@ -433,19 +436,20 @@ def _guard_size(omega_of: dict) -> None:
 
 
 def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
-                     omegas: list) -> None:
+                     omegas: list) -> sp.Matrix | None:
     r""":class:`FormTooLarge` when the Lagrangian, with square roots, is quadratic in the
     velocities and the cofactor formula :math:`\omega(M) = \operatorname{adj}(K)(M - h)/\det K`
     of its inverse Legendre map, unexpanded, is over :data:`LEGENDRE_OPS_LIMIT` operations
     (counted from the operations of the entries of :math:`K`: each term of the expansion of
     :math:`\det K` is a product of entries, one from each row and column).  On the
     rattleback (Kane & Levinson 1982) :math:`K_{33}` alone has ~45 000 operations and the
-    ring route did not finish in 900 s."""
+    ring route did not finish in 900 s.  Returns :math:`K` when it was formed (``None``
+    otherwise): the Hessian :math:`\partial^2L^*/\partial\omega^2` of the ring route."""
     if not has_radicals([L]) or len(omegas) > 4:
-        return
+        return None
     quad = _frame_quadratic_form(L, velocities, tau, trans, omegas, radicals=True)
     if quad is None:
-        return
+        return None
     K = quad[2]
     ops = [[count_ops(e) for e in K.row(i)] for i in range(K.rows)]
     det = sum(sum(ops[i][p[i]] for i in range(K.rows))
@@ -454,6 +458,7 @@ def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
         raise FormTooLarge(f"the determinant of the kinetic matrix K, in the cofactor formula "
                            f"of the inverse Legendre map omega(M), has {det} operations "
                            f"unexpanded (over {LEGENDRE_OPS_LIMIT}): the form is not built")
+    return K
 
 
 def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list) -> dict:
@@ -472,19 +477,35 @@ def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
 
     With square roots (rolling ellipsoid) both are computed in the ring of
     :class:`~geomech.core.algebra.calculus.FactoredCalculus` (no ``expand`` of the
-    substituted Lagrangian, which dominated the construction); otherwise, or when the
-    Lagrangian leaves that ring, by expansion and :func:`compact`."""
+    substituted Lagrangian, which dominated the construction; :math:`L^*` from
+    :math:`\tilde L|_{w=0}`, the smaller fraction); otherwise, or when the Lagrangian
+    leaves that ring, by expansion and :func:`compact`.
+
+    >>> x, w, om = sp.symbols("x w omega", real=True)
+    >>> Ls, p_of = _restricted_lagrangian(sp.sqrt(1 + x**2)*(om + w)**2/2, [w])
+    >>> Ls, p_of()
+    (omega**2*sqrt(x**2 + 1)/2, [omega*sqrt(x**2 + 1)])
+    """
     zero_w = {w: 0 for w in ws}
-    if has_radicals([Ltil]):
+
+    def compact_p() -> list:
+        return [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws]
+
+    def ring_p() -> list:
         try:
             fc = FactoredCalculus([Ltil])
             f = fc.frac(Ltil)
-            return (fc.expr(fc.at_zero(f, ws)),
-                    lambda: [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws])
+            return [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws]
+        except UnsupportedExpression:
+            return compact_p()
+    L0 = Ltil.xreplace(zero_w)
+    if has_radicals([Ltil]):
+        try:
+            fc = FactoredCalculus([L0])
+            return fc.expr(fc.frac(L0)), ring_p
         except UnsupportedExpression:
             pass
-    return (compact(sp.expand(Ltil.xreplace(zero_w))),
-            lambda: [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws])
+    return compact(sp.expand(L0)), compact_p
 
 
 def _momentum_symbols(momenta, m: int) -> list:
