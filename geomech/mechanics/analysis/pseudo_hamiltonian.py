@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from geomech.core.algebra import UnsupportedExpression
-from geomech.core.algebra.calculus import FactoredCalculus, RadicalCalculus, has_radicals
+from geomech.core.algebra.calculus import FactoredCalculus, has_radicals
 from geomech.core.algebra.normal_form import compact
 from geomech.core.algebra.solve import adjugate_inverse, solve_linear
 from geomech.core.budget import poll
@@ -41,7 +41,7 @@ from geomech.core.manifold import Manifold
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
-from geomech.core.zero.radicals import ring_nonzero
+from geomech.core.zero.values import certainly_nonzero
 from geomech.lie.coframe import coframe_structure_functions
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
@@ -232,8 +232,9 @@ class PseudoHamiltonianForm:
                     \partial_{M_t}p_\mu\,\tau_t\big)\Big)_i ,
 
         a vector that vanishes only where every :math:`d^\mu_{sr}` does, since
-        :math:`(\tau, a)` is a frame.  So one :math:`d^\mu_{sr}` proved non-zero by the zero
-        policy (a non-zero answer is certain) answers ``False`` without ``J``; otherwise
+        :math:`(\tau, a)` is a frame.  So one :math:`d^\mu_{sr}` proved non-zero
+        (:func:`~geomech.core.zero.values.certainly_nonzero`: a non-zero value at a point)
+        answers ``False`` without ``J``; otherwise
         ``J``'s own Jacobiator decides (:meth:`AlmostPoissonStructure.satisfies_jacobi`).
 
         >>> import geomech as gm
@@ -241,8 +242,8 @@ class PseudoHamiltonianForm:
         >>> form.satisfies_jacobi(), form.structure.satisfies_jacobi()
         (False, False)
         """
-        if _some_nonzero([e for s, row in enumerate(self.d) for col in row[s + 1:]
-                          for e in col]):
+        if any(e != 0 and certainly_nonzero(e) for s, row in enumerate(self.d)
+               for col in row[s + 1:] for e in col):
             return False
         return self.structure.satisfies_jacobi()
 
@@ -253,30 +254,6 @@ class PseudoHamiltonianForm:
             return [default_policy().normalize(as_expr(c).xreplace(rep))
                     for c in field_or_expr.components]
         return default_policy().normalize(as_expr(field_or_expr).xreplace(rep))
-
-
-def _some_nonzero(exprs: list) -> bool:
-    r"""Whether one of ``exprs`` is proved a non-zero function: the numerator of its fraction
-    in the ring of :class:`~geomech.core.algebra.calculus.RadicalCalculus` with a value
-    enclosed away from 0 at a rational point, or non-zero norm
-    (:func:`~geomech.core.zero.radicals.ring_nonzero`); undecided ones go to the zero policy
-    (whose non-zero answer is certain).
-
-    >>> x = sp.Symbol("x", real=True)
-    >>> _some_nonzero([sp.S.Zero, sp.sqrt(1 + x**2) - 1]), _some_nonzero([sp.S.Zero])
-    (True, False)
-    """
-    exprs, undecided = [e for e in exprs if e != 0], []
-    try:
-        rc = RadicalCalculus(exprs) if exprs else None
-        for e in exprs:
-            if ring_nonzero(rc, rc.frac(e)[0]):
-                return True
-            undecided.append(e)
-    except UnsupportedExpression:
-        undecided = exprs
-    pol = default_policy()
-    return any(not pol.is_zero(e) for e in undecided)
 
 
 def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
