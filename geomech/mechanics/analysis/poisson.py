@@ -48,6 +48,10 @@ class AlmostPoissonStructure:
     manifold : Manifold
     matrix : square matrix (nested sequences or sympy Matrix)
         Must be skew-symmetric (checked with the zero policy).
+    normal_form : bool
+        Bring each entry to compact form (:func:`~geomech.core.algebra.normal_form.compact`);
+        ``False``: the entries are taken as they are (a matrix built from entries in
+        compact form already, as Prop. 7's).
 
     Examples
     --------
@@ -60,7 +64,7 @@ class AlmostPoissonStructure:
     z
     """
 
-    def __init__(self, manifold: Manifold, matrix):
+    def __init__(self, manifold: Manifold, matrix, normal_form: bool = True):
         if not isinstance(manifold, Manifold):
             raise TypeError(f"expected a Manifold, got {type(manifold).__name__}")
         J = sp.Matrix(matrix)
@@ -68,7 +72,8 @@ class AlmostPoissonStructure:
         if J.shape != (n, n):
             raise ValueError(f"the bivector matrix must be {n}x{n} on {manifold.name}, "
                              f"got {J.shape[0]}x{J.shape[1]}")
-        J = J.applyfunc(lambda e: compact(manifold.sympify(e)))
+        J = J.applyfunc(lambda e: compact(manifold.sympify(e)) if normal_form
+                        else manifold.sympify(e))
         for i in range(n):
             for j in range(i, n):
                 if J[i, j] == -J[j, i]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -41,6 +41,7 @@ from geomech.core.manifold import Manifold
 from geomech.core.opcount import count_ops
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import certainly_nonzero
 from geomech.lie.coframe import coframe_structure_functions
 from geomech.lie.graph import BracketGraph
 from geomech.mechanics.analysis.poisson import AlmostPoissonStructure
@@ -84,11 +85,12 @@ def frame_structure_functions(coords: Sequence[sp.Symbol], tau: Sequence[Sequenc
     if pol.rank(E) < n:
         raise ValueError("the frame (tangent plus transversal fields) is singular")
     m = len(tau)
-    G = BracketGraph.of(manifold)
-    fields = [VectorField(manifold, t) for t in tau]
     c = [[[sp.S.Zero] * m for _ in range(m)] for _ in range(m)]
     d = [[[sp.S.Zero] * len(transversal) for _ in range(m)] for _ in range(m)]
     cartan = _cartan_structure(E, coords, m) if has_radicals(E) else None
+    if cartan is None:
+        G = BracketGraph.of(manifold)
+        fields = [VectorField(manifold, t) for t in tau]
     for s in range(m):
         for r in range(s + 1, m):
             if cartan is not None:      # frames with square roots (rolling ellipsoid)
@@ -134,11 +136,14 @@ def _cartan_structure(E: sp.Matrix, coords, m: int) -> dict | None:
         return None
 
 
-def _legendre(Lstar, omegas, momenta):
-    """Solve ``M = dL*/dω`` for ω; return (dict ω -> expr in M, Hessian)."""
+def _legendre(Lstar, omegas, momenta, K: sp.Matrix | None = None):
+    """Solve ``M = dL*/dω`` for ω; return (dict ω -> expr in M, Hessian).  ``K``: the
+    Hessian when it is known and free of ω (the kinetic matrix :math:`T^TGT` of a quadratic
+    Lagrangian, :func:`_frame_quadratic_form`)."""
     pol = default_policy()
     grads = [poll() or sp.expand(sp.diff(Lstar, w)) for w in omegas]
-    K = sp.Matrix([[poll() or sp.diff(g, w) for w in omegas] for g in grads])
+    if K is None:
+        K = sp.Matrix([[poll() or sp.diff(g, w) for w in omegas] for g in grads])
     if not any(e.has(*omegas) for e in K):
         # quadratic L*: one exact ring solve K omega = M - h
         h = sp.Matrix([g.xreplace({w: 0 for w in omegas}) for g in grads])
@@ -158,7 +163,8 @@ class PseudoHamiltonianForm:
     Attributes
     ----------
     structure : AlmostPoissonStructure
-        ``J`` on the chart ``(q, M)``.
+        ``J`` on the chart ``(q, M)`` (built on first access when the form is given
+        ``parts``).
     hamiltonian : expression
         ``H(q, M)``.
     momenta : tuple of symbols
@@ -170,10 +176,12 @@ class PseudoHamiltonianForm:
     frame, transversal : tuples of component lists
     c, d : structure functions of the frame
     transversal_momenta : tuple
-        ``p_μ(q, M)``.
+        ``p_μ(q, M)`` (built with ``structure``).
+    parts : callable, optional
+        ``() -> (structure, transversal_momenta)``: the two built when first read (the
+        report reads neither: its Jacobi test needs only ``d``, :meth:`satisfies_jacobi`).
     """
 
-    structure: AlmostPoissonStructure
     hamiltonian: sp.Expr
     momenta: tuple
     quasi_velocities: dict
@@ -182,7 +190,19 @@ class PseudoHamiltonianForm:
     transversal: tuple = ()
     c: list = field(default_factory=list)
     d: list = field(default_factory=list)
-    transversal_momenta: tuple = ()
+    parts: Callable[[], tuple] | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def _built(self) -> tuple:
+        return self.parts()
+
+    @property
+    def structure(self) -> AlmostPoissonStructure:
+        return self._built[0]
+
+    @property
+    def transversal_momenta(self) -> tuple:
+        return self._built[1]
 
     @property
     def manifold(self) -> Manifold:
@@ -200,7 +220,31 @@ class PseudoHamiltonianForm:
         return self.structure.jacobiator()
 
     def satisfies_jacobi(self) -> bool:
-        """Jacobi identity of ``J`` (holds iff the constraints are holonomic)."""
+        r"""Jacobi identity of ``J`` (holds iff the constraints are holonomic).
+
+        For the Prop. 7 form (Borisov & Mamaev (2015), App. C.1) with
+        :math:`J^{q_iM_t} = T_{ti}`, :math:`J^{M_sM_r} = -\Pi_{sr}` and
+        :math:`[\tau_s,\tau_r] = c^t_{sr}\tau_t + d^\mu_{sr}a_\mu`,
+
+        .. math:: \mathrm{Jac}(q_i, M_s, M_r) = [\tau_s,\tau_r]_i
+                  - \sum_t T_{ti}\,\partial_{M_t}\Pi_{sr}
+                  = \Big(\sum_\mu d^\mu_{sr}\big(a_\mu - \sum_t
+                    \partial_{M_t}p_\mu\,\tau_t\big)\Big)_i ,
+
+        a vector that vanishes only where every :math:`d^\mu_{sr}` does, since
+        :math:`(\tau, a)` is a frame.  So one :math:`d^\mu_{sr}` proved non-zero
+        (:func:`~geomech.core.zero.values.certainly_nonzero`: a non-zero value at a point)
+        answers ``False`` without ``J``; otherwise
+        ``J``'s own Jacobiator decides (:meth:`AlmostPoissonStructure.satisfies_jacobi`).
+
+        >>> import geomech as gm
+        >>> form = system_pseudo_hamiltonian(gm.examples.chaplygin_sleigh())
+        >>> form.satisfies_jacobi(), form.structure.satisfies_jacobi()
+        (False, False)
+        """
+        if any(e != 0 and certainly_nonzero(e) for s, row in enumerate(self.d)
+               for col in row[s + 1:] for e in col):
+            return False
         return self.structure.satisfies_jacobi()
 
     def to_velocities(self, field_or_expr, omegas_as=None):
@@ -274,22 +318,23 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
                 for s, Mv in enumerate(momenta)}
     else:
-        _guard_cofactors(L, velocities, tau, trans, omegas)
+        known_K = _guard_cofactors(L, velocities, tau, trans, omegas)
         ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
         qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
                 + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
         Ltil = L.xreplace(dict(zip(velocities, qdot)))
-        Lstar, p_mu = _restricted_lagrangian(Ltil, ws)
-        omega_of, K = _legendre(Lstar, omegas, momenta)
+        Lstar, p_of = _restricted_lagrangian(Ltil, ws)
+        omega_of, K = _legendre(Lstar, omegas, momenta, known_K)
         M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
     H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
-    p_M = [compact(p.xreplace(omega_of)) for p in p_mu]
     c, d = frame_structure_functions(coords, tau, trans, manifold)
-    J = _prop7_matrix(tau, c, d, momenta, p_M)
     chart = Manifold(name, (*coords, *momenta), parameters=tuple(parameters))
-    return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
-                                 omega_of, M_of, tuple(map(tuple, tau)),
-                                 tuple(map(tuple, trans)), c, d, tuple(p_M))
+
+    def parts() -> tuple:
+        p_M = tuple(compact(p.xreplace(omega_of)) for p in (p_of() if quad is None else p_mu))
+        return _prop7_structure(chart, tau, c, d, momenta, p_M), p_M
+    return PseudoHamiltonianForm(H, tuple(momenta), omega_of, M_of, tuple(map(tuple, tau)),
+                                 tuple(map(tuple, trans)), c, d, parts)
 
 
 def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,
@@ -368,19 +413,20 @@ def _guard_size(omega_of: dict) -> None:
 
 
 def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
-                     omegas: list) -> None:
+                     omegas: list) -> sp.Matrix | None:
     r""":class:`FormTooLarge` when the Lagrangian, with square roots, is quadratic in the
     velocities and the cofactor formula :math:`\omega(M) = \operatorname{adj}(K)(M - h)/\det K`
     of its inverse Legendre map, unexpanded, is over :data:`LEGENDRE_OPS_LIMIT` operations
     (counted from the operations of the entries of :math:`K`: each term of the expansion of
     :math:`\det K` is a product of entries, one from each row and column).  On the
     rattleback (Kane & Levinson 1982) :math:`K_{33}` alone has ~45 000 operations and the
-    ring route did not finish in 900 s."""
+    ring route did not finish in 900 s.  Returns :math:`K` when it was formed (``None``
+    otherwise): the Hessian :math:`\partial^2L^*/\partial\omega^2` of the ring route."""
     if not has_radicals([L]) or len(omegas) > 4:
-        return
+        return None
     quad = _frame_quadratic_form(L, velocities, tau, trans, omegas, radicals=True)
     if quad is None:
-        return
+        return None
     K = quad[2]
     ops = [[count_ops(e) for e in K.row(i)] for i in range(K.rows)]
     det = sum(sum(ops[i][p[i]] for i in range(K.rows))
@@ -389,6 +435,7 @@ def _guard_cofactors(L: sp.Expr, velocities: list, tau: list, trans: list,
         raise FormTooLarge(f"the determinant of the kinetic matrix K, in the cofactor formula "
                            f"of the inverse Legendre map omega(M), has {det} operations "
                            f"unexpanded (over {LEGENDRE_OPS_LIMIT}): the form is not built")
+    return K
 
 
 def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list) -> dict:
@@ -401,23 +448,41 @@ def _quadratic_legendre(K: sp.Matrix, h: sp.Matrix, momenta: list, omegas: list)
 
 
 def _restricted_lagrangian(Ltil: sp.Expr, ws: list) -> tuple:
-    r""":math:`L^* = \tilde L|_{w=0}` and :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}`.
+    r""":math:`L^* = \tilde L|_{w=0}` and a function returning the list of
+    :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}` (computed when called: the
+    form's structure needs them, its Hamiltonian does not).
 
     With square roots (rolling ellipsoid) both are computed in the ring of
     :class:`~geomech.core.algebra.calculus.FactoredCalculus` (no ``expand`` of the
-    substituted Lagrangian, which dominated the construction); otherwise, or when the
-    Lagrangian leaves that ring, by expansion and :func:`compact`."""
+    substituted Lagrangian, which dominated the construction; :math:`L^*` from
+    :math:`\tilde L|_{w=0}`, the smaller fraction); otherwise, or when the Lagrangian
+    leaves that ring, by expansion and :func:`compact`.
+
+    >>> x, w, om = sp.symbols("x w omega", real=True)
+    >>> Ls, p_of = _restricted_lagrangian(sp.sqrt(1 + x**2)*(om + w)**2/2, [w])
+    >>> Ls, p_of()
+    (omega**2*sqrt(x**2 + 1)/2, [omega*sqrt(x**2 + 1)])
+    """
     zero_w = {w: 0 for w in ws}
-    if has_radicals([Ltil]):
+
+    def compact_p() -> list:
+        return [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws]
+
+    def ring_p() -> list:
         try:
             fc = FactoredCalculus([Ltil])
             f = fc.frac(Ltil)
-            return (fc.expr(fc.at_zero(f, ws)),
-                    [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws])
+            return [fc.expr(fc.at_zero(fc.diff(f, w), ws)) for w in ws]
+        except UnsupportedExpression:
+            return compact_p()
+    L0 = Ltil.xreplace(zero_w)
+    if has_radicals([Ltil]):
+        try:
+            fc = FactoredCalculus([L0])
+            return fc.expr(fc.frac(L0)), ring_p
         except UnsupportedExpression:
             pass
-    return (compact(sp.expand(Ltil.xreplace(zero_w))),
-            [compact(sp.expand(sp.diff(Ltil, w).xreplace(zero_w))) for w in ws])
+    return compact(sp.expand(L0)), compact_p
 
 
 def _momentum_symbols(momenta, m: int) -> list:
@@ -445,9 +510,13 @@ def _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K) -> sp.Expr:
                                       .xreplace(omega_of))
 
 
-def _prop7_matrix(tau, c, d, momenta, p_M) -> sp.Matrix:
+def _prop7_structure(chart: Manifold, tau, c, d, momenta, p_M) -> AlmostPoissonStructure:
     r""":math:`J = \begin{pmatrix}0 & T^T\\ -T & -\Pi\end{pmatrix}`,
-    :math:`\Pi_{sr} = c^t_{sr}M_t + d^\mu_{sr}p_\mu`."""
+    :math:`\Pi_{sr} = c^t_{sr}M_t + d^\mu_{sr}p_\mu`, on ``chart``.
+
+    Each entry of :math:`T` and each :math:`\Pi_{sr}` (:math:`s<r`) is brought to compact
+    form once and ``J`` is built skew from them (:math:`-T`, :math:`\Pi_{rs} = -\Pi_{sr}`),
+    so the structure takes its entries as they are (no second compact form)."""
     m, n, k = len(tau), len(tau[0]), len(p_M)
     Pi = sp.zeros(m, m)
     for s in range(m):
@@ -456,12 +525,12 @@ def _prop7_matrix(tau, c, d, momenta, p_M) -> sp.Matrix:
                 + sum(d[s][r][mu] * p_M[mu] for mu in range(k))
             Pi[s, r] = compact(e)
             Pi[r, s] = -Pi[s, r]
-    T = sp.Matrix(tau)                       # (n-k) x n, rows tau_s
+    T = sp.Matrix(tau).applyfunc(compact)    # (n-k) x n, rows tau_s
     J = sp.zeros(n + m, n + m)
     J[:n, n:] = T.T
     J[n:, :n] = -T
     J[n:, n:] = -Pi
-    return J
+    return AlmostPoissonStructure(chart, J, normal_form=False)
 
 
 def chaplygin_gyroscopic_matrix(lagrangian, z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol],
@@ -529,8 +598,9 @@ def reduced_pseudo_hamiltonian(z: Sequence[sp.Symbol], zdot: Sequence[sp.Symbol]
     J[m:, m:] = Sbar
     chart = Manifold(name, (*z, *momenta), parameters=tuple(parameters))
     M_of = {p: compact(sp.diff(Lstar, zd)) for p, zd in zip(momenta, zdot)}
-    return PseudoHamiltonianForm(AlmostPoissonStructure(chart, J), H, tuple(momenta),
-                                 zdot_of, M_of)
+    structure = AlmostPoissonStructure(chart, J)
+    return PseudoHamiltonianForm(H, tuple(momenta), zdot_of, M_of,
+                                 parts=lambda: (structure, ()))
 
 
 def _graph_frame(system):
