@@ -418,12 +418,12 @@ ZERO_MATRIX_ALLOWED: dict[str, str] = {
 
 
 def zero_deciders(source: str) -> list[str]:
-    """Functions named as non-zero proofs (``certainly_*``, ``*nonzero``) and uses of sympy's
+    """Functions named as non-zero proofs (``certainly_*``, ``*nonzero*``) and uses of sympy's
     three-valued ``is_zero_matrix`` (undecided reads as "non-zero") in ``source``."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                node.name.startswith("certainly_") or node.name.endswith("nonzero")):
+                node.name.startswith("certainly_") or "nonzero" in node.name):
             out.append(f"def {node.name}")
         elif isinstance(node, ast.Attribute) and node.attr == "is_zero_matrix":
             out.append(f"is_zero_matrix (line {node.lineno})")
@@ -448,6 +448,8 @@ def test_non_zero_proofs_live_in_core_zero():
 
 def test_the_zero_decider_check_sees_definitions_and_matrices():
     src = ("class R:\n    def certainly_nonzero(self, p):\n        return True\n"
-           "def is_nonzero(e):\n    return e.is_zero_matrix\n")
+           "def is_nonzero(e):\n    return e.is_zero_matrix\n"
+           "def nonzero_by_enclosure(e):\n    return True\n")
     assert sorted(zero_deciders(src)) == ["def certainly_nonzero", "def is_nonzero",
+                                          "def nonzero_by_enclosure",
                                           "is_zero_matrix (line 5)"]

@@ -30,8 +30,6 @@ True
 
 from __future__ import annotations
 
-import math
-import random
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -45,16 +43,15 @@ from geomech.core.algebra.modular import (
     solve_mod,
 )
 from geomech.core.algebra.solve import LaplaceMinors, solve_linear
-from geomech.core.parse import as_expr
 from geomech.core.zero import UNDECIDABLE_ERRORS, ZeroPolicy
-from geomech.core.zero.evaluation import interval_value
+from geomech.core.zero.values import enclosure_nonzero
 
 try:                                # python-flint: optional, polynomial arithmetic in C
     import flint
 except ImportError:                 # pragma: no cover - depends on the installation
     flint = None
 
-__all__ = ["certified_membership", "nonzero_by_enclosure", "coefficients_at"]
+__all__ = ["certified_membership", "coefficients_at"]
 
 _EXACT = ZeroPolicy(warn=False, confirm_with_simplify=False)
 
@@ -108,35 +105,6 @@ def _exact_zero(e: sp.Expr) -> bool | None:
     except UNDECIDABLE_ERRORS:
         return None
     return bool(v.zero) if v.certain else None
-
-
-def nonzero_by_enclosure(e: sp.Expr, seed: int = 4099) -> bool:
-    r"""Whether ``e`` is proved not identically zero by an interval enclosure of its value
-    at one random exact rational point that excludes 0 (Moore, Kearfott & Cloud (2009),
-    *Introduction to Interval Analysis*: the enclosure contains the exact value, so
-    :math:`0 \notin [a, b]` proves :math:`e(p) \neq 0`); ``False`` proves nothing (no
-    enclosure, or one containing 0): unlike
-    :func:`~geomech.core.zero.values.certainly_nonzero` no zero test follows (nothing is
-    recorded in the default policy).  The point respects the symbols' sign assumptions.
-
-    >>> x, y = sp.symbols("x y", positive=True)
-    >>> nonzero_by_enclosure(sp.sqrt(x**2 + y**2) + x), nonzero_by_enclosure(sp.sqrt(x**2) - x)
-    (True, False)
-    """
-    e = as_expr(e)
-    if e == 0:
-        return False
-    rng = random.Random(seed)
-    pt = {}
-    for s in sorted(e.free_symbols, key=sp.default_sort_key):
-        val = sp.Rational(rng.randint(1, 97), rng.randint(1, 89))
-        if s.is_negative or s.is_nonpositive or (
-                not (s.is_positive or s.is_nonnegative) and rng.random() < 0.5):
-            val = -val
-        pt[s] = val
-    box = interval_value(e, pt)
-    return box is not None and all(math.isfinite(float(v)) for v in (box.a, box.b)) \
-        and 0 not in box
 
 
 class _Exprs:
@@ -264,7 +232,7 @@ def certified_membership(basis: Sequence[Sequence], v: Sequence, samples: Sequen
     n = len(v)
     # a component proved non-zero by an interval enclosure spares the exact zero tests
     # (which normalise expressions with roots: 0.1-0.3 s each for the rolling ellipsoid)
-    if not (ring is None and any(nonzero_by_enclosure(e) for e in v)) \
+    if not (ring is None and any(enclosure_nonzero(e) for e in v)) \
             and all(ar.is_zero(e) is True for e in v):
         return True
     got = [coefficients_at(bp, vp, modular=modular) for bp, vp in samples]

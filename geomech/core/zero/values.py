@@ -47,7 +47,7 @@ from geomech.core.zero.rewrite import half_angle_sin_cos
 
 __all__ = ["PointEvaluator", "Arithmetic", "RingArithmetic", "QuadraticArithmetic",
            "OutsideRing", "NeedsRoot", "exact_values", "finite_samples", "certainly_nonzero",
-           "nowhere_zero", "certainly_full_rank", "quadratic_points"]
+           "enclosure_nonzero", "nowhere_zero", "certainly_full_rank", "quadratic_points"]
 
 
 def _fraction(v):
@@ -650,11 +650,44 @@ def certainly_nonzero(e: sp.Expr, tries: int = 3) -> bool:
         v = None if v is None else v[0]
         if v is not None and v != 0:
             return True
-        if v is None:            # other atoms (roots ...): an enclosure without 0 decides
-            box = interval_value(e, point)
-            if box is not None and 0 not in box:
-                return True
+        if v is None and _encloses_nonzero(e, point):   # other atoms (roots ...)
+            return True
     return not default_policy().is_zero(e)
+
+
+def _encloses_nonzero(e: sp.Expr, point: dict) -> bool:
+    """Whether an interval enclosure of ``e`` at the exact ``point`` is finite and excludes 0
+    (the enclosure contains the exact value, so that proves :math:`e(p) \\ne 0`)."""
+    box = interval_value(e, point)
+    return box is not None and all(math.isfinite(float(v)) for v in (box.a, box.b)) \
+        and 0 not in box
+
+
+def enclosure_nonzero(e: sp.Expr, seed: int = 4099) -> bool:
+    r"""Whether ``e`` is proved not identically zero by an interval enclosure of its value
+    at one random exact rational point that excludes 0 (Moore, Kearfott & Cloud (2009),
+    *Introduction to Interval Analysis*: the enclosure contains the exact value, so
+    :math:`0 \notin [a, b]` proves :math:`e(p) \neq 0`); ``False`` proves nothing (no
+    enclosure, or one containing 0).  Unlike :func:`certainly_nonzero` no zero test follows
+    (nothing is recorded in the default policy): a cheap filter before exact work.  The
+    point respects the symbols' sign assumptions.
+
+    >>> x, y = sp.symbols("x y", positive=True)
+    >>> enclosure_nonzero(sp.sqrt(x**2 + y**2) + x), enclosure_nonzero(sp.sqrt(x**2) - x)
+    (True, False)
+    """
+    e = as_expr(e)
+    if e == 0:
+        return False
+    rng = random.Random(seed)
+    pt = {}
+    for s in sorted(e.free_symbols, key=sp.default_sort_key):
+        val = sp.Rational(rng.randint(1, 97), rng.randint(1, 89))
+        if s.is_negative or s.is_nonpositive or (
+                not (s.is_positive or s.is_nonnegative) and rng.random() < 0.5):
+            val = -val
+        pt[s] = val
+    return _encloses_nonzero(e, pt)
 
 
 def quadratic_points(symbols, angles, count: int, seed: int, fixed=()):
