@@ -90,14 +90,23 @@ _ODE_FAILURES = (*SYMPY_FAILURES, TypeError)
 
 def _dsolve_task(eq, y, hints=_SAFE_HINTS):
     """The first of the methods ``hints`` that solves ``eq`` (run in the worker), or
-    ``None``.  The equation is classified once: each method's match is handed to ``dsolve``
-    (its own pass-through of a classification, ``classify=False``), which would otherwise
-    classify the equation again for every method tried."""
-    try:
-        found = sp.classify_ode(eq, y, dict=True, hint="all")
-    except _ODE_FAILURES:  # classification failed
-        return None
+    ``None``.  Each method is matched on its own, in order: ``classify_ode`` with an explicit
+    hint runs only that method's match (``hint="all"`` runs every method of sympy, among
+    them ``nth_algebraic``, a ``solve``: seconds on a trigonometric right-hand side such as
+    :math:`y' = \\cos t\\cos y/(\\sin t\\sin y)`), and the match is handed to ``dsolve``
+    (``classify=False``: no second classification).  The method and its match are those of
+    the first of ``hints`` in ``classify_ode(eq, y, hint="all")``, so the solution is the
+    same.
+
+    >>> t = sp.Symbol("t"); f = sp.Function("f")
+    >>> _dsolve_task(sp.Eq(f(t).diff(t), f(t)/t), f(t))
+    Eq(f(t), C1*t)
+    """
     for h in hints:
+        try:
+            found = sp.classify_ode(eq, y, dict=True, hint=h)
+        except _ODE_FAILURES:  # classification failed
+            return None
         if h in found:
             try:
                 return sp.dsolve(eq, y, hint=h, simplify=False, classify=False,

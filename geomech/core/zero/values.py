@@ -36,6 +36,7 @@ import random
 from fractions import Fraction
 
 import sympy as sp
+from sympy.polys.fields import FracField
 from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.matrices import rational_rank
@@ -111,7 +112,8 @@ class Arithmetic:
     (a rational), ``gen`` (a free generator, or ``None``), ``add``, ``neg``, ``mul``,
     ``inverse`` (of a constant), ``power`` (an integer exponent), ``root`` (the square root
     of a constant), ``scale`` (by an element of the polynomial ring ``R``), ``to_sympy`` and
-    ``coordinates`` (the rational coordinates of a value), implemented by
+    ``coordinates`` (the coordinates of a value, elements of the domain ``scalars``:
+    :math:`\mathbb Q`, or the field of rational functions of the parameters), implemented by
     :class:`RingArithmetic` and :class:`QuadraticArithmetic`; the linear algebra on top of
     them is shared.
     """
@@ -142,14 +144,22 @@ class Arithmetic:
 class RingArithmetic(Arithmetic):
     r"""Exact arithmetic of :class:`PointEvaluator` in a sympy domain ``R``: the rationals
     :math:`\mathbb Q` (``sp.QQ``, the default), a number field :math:`K = \mathbb
-    Q(\sqrt{c_1}, \dots)` (``sp.QQ.algebraic_field``) or a polynomial ring :math:`K[\eta]`
-    (:func:`~geomech.core.algebra.rings.polynomial_ring`) whose generators stay free.
+    Q(\sqrt{c_1}, \dots)` (``sp.QQ.algebraic_field``), a field of rational functions
+    :math:`K = \mathbb Q(p)` of parameters (``sp.QQ.frac_field(*p)``, each :math:`p_i` its
+    generator), a polynomial ring :math:`K[\eta]`
+    (:func:`~geomech.core.algebra.rings.polynomial_ring`) whose generators stay free, or
+    its field of fractions :math:`K(\eta)`
+    (:func:`~geomech.core.algebra.rings.fraction_field`: values in lowest terms, as
+    ``sympy.cancel`` would give them).
 
-    Divisions only by non-zero constants; :math:`\sqrt c` of a constant :math:`c` lies in
-    :math:`K` or raises :class:`NeedsRoot` (the caller may adjoin it: :math:`K(\sqrt c)`),
-    the principal root of a positive rational.  :meth:`coordinates` splits a value into its
-    rational coordinates: over :math:`\mathbb Q` the coefficients of the monomials, over
-    :math:`K` those in the power basis of its primitive element.
+    Divisions only by non-zero constants (elements of :math:`K`; in :math:`K(\eta)` by any
+    non-zero value); :math:`\sqrt c` of a constant :math:`c` lies in :math:`K` or raises
+    :class:`NeedsRoot` (the caller may adjoin it: :math:`K(\sqrt c)`), the principal root of
+    a positive rational.  :meth:`coordinates` splits a value into its coordinates in
+    :attr:`scalars`: over :math:`\mathbb Q` and :math:`\mathbb Q(p)` the coefficients of
+    the monomials, over a number field the rational coordinates of those in the power basis
+    of its primitive element; a value of :math:`K(\eta)` outside :math:`K[\eta]` has none
+    (:class:`OutsideRing`).
 
     >>> from geomech.core.algebra.rings import polynomial_ring
     >>> w = sp.Symbol("w")
@@ -157,6 +167,15 @@ class RingArithmetic(Arithmetic):
     >>> r = F.root(F.const(8), "sqrt(8)")
     >>> sorted(F.coordinates(F.add(F.mul(r, F.gen(w)), F.one)))
     [((0, (1,)), 2), ((1, (0,)), 1)]
+    >>> k = sp.Symbol("k")
+    >>> F = RingArithmetic(polynomial_ring([w], sp.QQ.frac_field(k)))
+    >>> sorted(F.coordinates(F.mul(F.inverse(F.gen(k)), F.gen(w))))
+    [((1,), 1/k)]
+    >>> from geomech.core.algebra.rings import fraction_field
+    >>> F = RingArithmetic(fraction_field([w], sp.QQ.frac_field(k)))
+    >>> x = F.mul(F.add(F.power(F.gen(w), 2), F.neg(F.power(F.gen(k), 2))), F.const(2))
+    >>> sorted(F.coordinates(F.mul(x, F.inverse(F.add(F.gen(w), F.gen(k))))))  # 2(w - k)
+    [((0,), -2*k), ((1,), 2)]
     """
 
     add = staticmethod(operator.add)
@@ -165,11 +184,17 @@ class RingArithmetic(Arithmetic):
 
     def __init__(self, R=sp.QQ):
         self.R = R
-        self._poly = isinstance(R, PolyRing)
+        self._frac = isinstance(R, FracField)
+        self._poly = self._frac or isinstance(R, PolyRing)      # free generators
         self.K = R.domain if self._poly else R
         self._gens = dict(zip(R.symbols, R.gens)) if self._poly else {}
+        if self.K.is_Frac:                  # the parameters: generators of K
+            self._gens.update({p: R(g) if self._poly else g
+                               for p, g in zip(self.K.symbols, self.K.gens)})
         self.zero, self.one = R.zero, R.one
-        self._deg = None if self.K.is_QQ else self.K.ext.minpoly.degree()
+        self._deg = self.K.ext.minpoly.degree() if self.K.is_Algebraic else None
+        #: the domain of the :meth:`coordinates`
+        self.scalars = self.K if self.K.is_Frac else sp.QQ
 
     def const(self, v):
         """The element of the rational ``v`` (int, ``Fraction``, sympy or ``QQ``)."""
@@ -188,10 +213,22 @@ class RingArithmetic(Arithmetic):
             return x
         if not x:
             return self.K.zero
+        if self._frac:
+            n, d = x.numer, x.denom
+            return n.LC / d.LC if n.is_ground and d.is_ground else None
         return x.LC if x.is_ground else None
 
+    def is_polynomial(self, x) -> bool:
+        """Whether ``x`` lies in :math:`K[\\eta]` (always, unless ``R`` is :math:`K(\\eta)`)."""
+        return not self._frac or x.denom.is_ground
+
     def inverse(self, x):
-        """:math:`1/x` of a constant; ``ZeroDivisionError`` at 0."""
+        """:math:`1/x` of a constant (of any value in :math:`K(\\eta)`);
+        ``ZeroDivisionError`` at 0."""
+        if self._frac:
+            if not x:
+                raise ZeroDivisionError("a pole at the point")
+            return self.R.one / x
         c = self.ground(x)
         if c is None:
             raise OutsideRing("a division by a non-constant value")
@@ -234,10 +271,16 @@ class RingArithmetic(Arithmetic):
         return x.as_expr() if self._poly else self.K.to_sympy(x)
 
     def coordinates(self, x):
-        """The non-zero rational coordinates of ``x``: pairs ``(key, value)``, ``key`` the
-        monomial (with the index of the basis element of ``K`` when ``K`` is not
-        :math:`\\mathbb Q`)."""
-        items = x.items() if self._poly else [((), x)]
+        """The non-zero coordinates of ``x`` (in :attr:`scalars`): pairs ``(key, value)``,
+        ``key`` the monomial (with the index of the basis element of ``K`` when ``K`` is a
+        number field)."""
+        if self._frac:
+            if not x.denom.is_ground:
+                raise OutsideRing(f"{x.as_expr()} is not a polynomial")
+            d = x.denom.LC
+            items = [(mon, c / d) for mon, c in x.numer.items()]
+        else:
+            items = x.items() if self._poly else [((), x)]
         for mon, c in items:
             if self._deg is None:
                 if c:
@@ -281,6 +324,7 @@ class QuadraticArithmetic(Arithmetic):
         base = RingArithmetic(polynomial_ring(gens) if gens else sp.QQ)
         self.base, self.R, self._gens = base, base.R, base._gens
         self.zero, self.one = (base.zero, base.zero), (base.one, base.zero)
+        self.scalars = sp.QQ
         self.d: Fraction | None = None
         self._dd = None                  # d as an element of R
 

@@ -53,6 +53,7 @@ from geomech.core.algebra import (
     domain_nullspace,
     domain_rref,
     first_independent_rows,
+    fraction_field,
     polynomial_ring,
     verified_subspace,
 )
@@ -462,32 +463,28 @@ class _SampleSymbols(Set):
 
 
 def point_rows(data, terms, cols, pt, eta, dom) -> list[list]:
-    """Rows (coefficients of the eta-monomials of :math:`w(F)`) at the configuration point
-    ``pt``; ``sympy.PolynomialError`` when the flow there is not polynomial in ``eta``."""
-    kin_b, b_vals, abbrev, dyn = data[:4]
-    at = {}
+    r"""Rows (coefficients of the eta-monomials of :math:`w(F)`) at the configuration point
+    ``pt``: :func:`ansatz_point_rows` with the exact values of the flow in :math:`K(\eta)`,
+    :math:`K` = ``dom`` (:math:`\mathbb Q`, or :math:`\mathbb Q(p)` with the parameters
+    :math:`p` its generators: :class:`~geomech.core.zero.values.RingArithmetic`), in lowest
+    terms as ``sympy.cancel`` at the point gives them.
+    :class:`~geomech.core.zero.values.OutsideRing` when a value of the dynamics, of an
+    ansatz function or of its derivative is not in :math:`K[\eta]` there,
+    ``ZeroDivisionError`` at a pole.
 
-    def val(e):
-        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
-
-    vals: dict = {}
-    for sym, e in abbrev:                  # the named sub-expressions, evaluated once
-        vals[sym] = sp.cancel(e.xreplace(pt).xreplace(vals))
-    ed = [val(e.xreplace(vals)) for e in dyn]
-    acc: dict = {}
-    for j in cols:
-        alpha, k = terms[j]
-        mono = sp.Poly(_eta_monomial(eta, alpha), *eta, domain=dom)
-        if k not in at:
-            at[k] = (val(kin_b[k]), val(b_vals[k]))
-        kb, bb = at[k]
-        w = kb * mono
-        for a, x in enumerate(eta):
-            if alpha[a]:
-                w += bb * ed[a] * mono.diff(x)
-        for mon, c in w.as_dict(native=True).items():
-            acc.setdefault(mon, {})[j] = c
-    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
+    >>> x, y, k = sp.symbols("x y k")
+    >>> data = ([1], [x], [], [-k*y])         # x' = 1, y' = -k*y: w(x y) = (1 - k x) y
+    >>> point_rows(data, [((1,), 0)], [0], {x: 2}, (y,), sp.QQ.frac_field(k))
+    [[-2*k + 1]]
+    """
+    kin_b, basis, abbrev, dyn = data[:4]
+    F = RingArithmetic(fraction_field(list(eta), dom))
+    ev = PointEvaluator(pt, None, F, abbrev)
+    ks = {terms[j][1] for j in cols}
+    for e in [*dyn, *(kin_b[k] for k in ks), *(basis[k] for k in ks)]:
+        if not F.is_polynomial(ev.value(e)):
+            raise OutsideRing(f"{e} is not polynomial in {eta} at the point")
+    return ansatz_point_rows(ev, dyn, kin_b, basis, terms, cols)
 
 
 def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]:
@@ -496,16 +493,12 @@ def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]
     or over QQ(parameters) (``params`` a list); sympy expressions."""
     sampler = ZeroPolicy(seed=seed, warn=False)
     if isinstance(params, dict):
-        dom = sp.QQ
+        dom, fixed = sp.QQ, params
         got = _ring_sampled_nullspace(data[4], terms, cols, eta, params, seed)
         if got is not None:
             return got
-        kin_b, b_vals, abbrev, dyn = data[:4]
-        data = ([e.xreplace(params) for e in kin_b], [e.xreplace(params) for e in b_vals],
-                [(sym, e.xreplace(params)) for sym, e in abbrev],
-                [e.xreplace(params) for e in dyn])
     else:
-        dom = sp.QQ.frac_field(*params) if params else sp.QQ
+        dom, fixed = (sp.QQ.frac_field(*params) if params else sp.QQ), {}
     syms = sorted(qsyms, key=sp.default_sort_key)
     rows: list = []
     rank, stable = -1, 0
@@ -518,10 +511,10 @@ def sampled_nullspace(data, terms, cols, eta, qsyms, params, seed) -> list[list]
             stable, rank = (stable + 1, rank) if new == rank else (0, new)
             if rank == len(cols):
                 break
-        pt = sampler.random_point(syms)
+        pt = {**sampler.random_point(syms), **fixed}
         try:
             rows += point_rows(data, terms, cols, pt, eta, dom)
-        except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
+        except (ZeroDivisionError, OutsideRing):
             continue
     return domain_nullspace(rows, len(cols), dom, to_sympy=True)
 
@@ -739,7 +732,8 @@ def ansatz_point_rows(ev: PointEvaluator, dynamics: Sequence, kin_b: Sequence,
                 w = F.add(w, F.scale(F.mul(bb[k], ed[a]), mono.diff(g)))
         for key, c in F.coordinates(w):
             acc.setdefault(key, {})[j] = c
-    return [[row.get(j, sp.QQ.zero) for j in cols] for row in acc.values()]
+    zero = F.scalars.zero
+    return [[row.get(j, zero) for j in cols] for row in acc.values()]
 
 
 def _bound_setup(flow: AnsatzFlow, basis: Sequence, params: Sequence) -> tuple | None:

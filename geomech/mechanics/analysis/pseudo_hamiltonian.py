@@ -28,6 +28,7 @@ import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import sympy as sp
 
@@ -282,6 +283,14 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
         The chart ``N`` (coordinates ``coords``) whose bracket graph gives the structure
         functions of the frame.
 
+    Notes
+    -----
+    The steps of the construction: the adapted frame :math:`(\tau_s, a_\mu)`; the
+    Legendre map :math:`M = \partial L^*/\partial\omega` and its inverse
+    :math:`\omega(M)` (:func:`_frame_legendre`); :math:`H = M\omega - L^*`; the structure
+    functions :math:`c, d` (:func:`frame_structure_functions`); :math:`J` with
+    :math:`p_\mu(q, M)`, built when first read (:func:`_prop7_structure`).
+
     Examples
     --------
     The Chaplygin sleigh, Borisov & Mamaev (2015), (6.33):
@@ -299,42 +308,97 @@ def pseudo_hamiltonian_form(coords: Sequence[sp.Symbol], velocities: Sequence[sp
     [-cos(phi), a*m/I, sin(phi)]
     """
     coords, velocities = list(coords), list(velocities)
-    n = len(coords)
     L = as_expr(lagrangian)
+    tau, trans = _adapted_frame(frame, transversal, len(coords))
+    momenta = _momentum_symbols(momenta, len(tau))
+    omegas = _quasi_velocity_symbols(quasi_velocities, len(tau))
+    leg = _frame_legendre(L, velocities, tau, trans, omegas, momenta)
+    H = _legendre_hamiltonian(leg.Lstar, omegas, momenta, leg.omega_of, leg.K)
+    c, d = frame_structure_functions(coords, tau, trans, manifold)
+    chart = Manifold(name, (*coords, *momenta), parameters=tuple(parameters))
+    return PseudoHamiltonianForm(H, tuple(momenta), leg.omega_of, leg.M_of,
+                                 tuple(map(tuple, tau)), tuple(map(tuple, trans)), c, d,
+                                 _structure_parts(chart, tau, c, d, momenta, leg))
+
+
+def _adapted_frame(frame: Sequence[Sequence], transversal: Sequence[Sequence],
+                   n: int) -> tuple[list, list]:
+    r"""The component lists of :math:`(\tau_s)` and :math:`(a_\mu)`, ``ValueError`` unless
+    :math:`m + k = n` (Borisov & Mamaev (2015), App. C.1: the fields of an adapted frame)."""
     tau = [[as_expr(c) for c in t] for t in frame]
     trans = [[as_expr(c) for c in a] for a in transversal]
     m, k = len(tau), len(trans)
     if m + k != n:
         raise ValueError(f"{m} frame fields and {k} transversal fields do not make a frame "
                          f"of the {n}-dimensional configuration space")
-    momenta = _momentum_symbols(momenta, m)
-    omegas = list(quasi_velocities) if quasi_velocities is not None else \
-        [sp.Dummy(f"omega{s + 1}", real=True) for s in range(m)]
-    quad = _frame_quadratic_form(L, velocities, tau, trans, omegas)
-    if quad is not None:
-        Lstar, p_mu, K, h = quad
-        omega_of = _quadratic_legendre(K, h, momenta, omegas)
-        _guard_size(omega_of)
-        M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(m)) + h[s])
-                for s, Mv in enumerate(momenta)}
-    else:
-        known_K = _guard_cofactors(L, velocities, tau, trans, omegas)
-        ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
-        qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
-                + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
-        Ltil = L.xreplace(dict(zip(velocities, qdot)))
-        Lstar, p_of = _restricted_lagrangian(Ltil, ws)
-        omega_of, K = _legendre(Lstar, omegas, momenta, known_K)
-        M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
-    H = _legendre_hamiltonian(Lstar, omegas, momenta, omega_of, K)
-    c, d = frame_structure_functions(coords, tau, trans, manifold)
-    chart = Manifold(name, (*coords, *momenta), parameters=tuple(parameters))
+    return tau, trans
 
+
+def _quasi_velocity_symbols(quasi_velocities: Sequence[sp.Symbol] | None,
+                            m: int) -> list:
+    r"""The quasi-velocities :math:`\omega_s` (given, or ``m`` real dummies)."""
+    if quasi_velocities is not None:
+        return list(quasi_velocities)
+    return [sp.Dummy(f"omega{s + 1}", real=True) for s in range(m)]
+
+
+class _FrameLegendre(NamedTuple):
+    r"""The Legendre map of :math:`L^*` in an adapted frame.
+
+    ``Lstar`` :math:`L^*(q, \omega)`; ``K`` its Hessian in :math:`\omega`; ``omega_of``
+    :math:`\{\omega_s: \omega_s(q, M)\}`; ``M_of`` :math:`\{M_s: \partial L^*/\partial
+    \omega_s\}`; ``p_of`` returns the list of :math:`p_\mu(q, \omega)` when called."""
+
+    Lstar: sp.Expr
+    K: sp.Matrix
+    omega_of: dict
+    M_of: dict
+    p_of: Callable[[], list]
+
+
+def _frame_legendre(L: sp.Expr, velocities: list, tau: list, trans: list, omegas: list,
+                    momenta: list) -> _FrameLegendre:
+    r"""Prop. 7's Legendre map :math:`M_s = \partial L^*/\partial\omega_s` and its inverse:
+    from the parts of a quadratic Lagrangian (:func:`_frame_quadratic_form`) when it is one
+    (without square roots), otherwise from the substituted Lagrangian
+    :math:`\tilde L(q, \omega, w)` (:func:`_ring_frame_legendre`)."""
+    quad = _frame_quadratic_form(L, velocities, tau, trans, omegas)
+    if quad is None:
+        return _ring_frame_legendre(L, velocities, tau, trans, omegas, momenta)
+    Lstar, p_mu, K, h = quad
+    omega_of = _quadratic_legendre(K, h, momenta, omegas)
+    _guard_size(omega_of)
+    M_of = {Mv: compact(sum(K[s, r] * omegas[r] for r in range(K.cols)) + h[s])
+            for s, Mv in enumerate(momenta)}
+    return _FrameLegendre(Lstar, K, omega_of, M_of, lambda: p_mu)
+
+
+def _ring_frame_legendre(L: sp.Expr, velocities: list, tau: list, trans: list,
+                         omegas: list, momenta: list) -> _FrameLegendre:
+    r"""The Legendre map from :math:`\tilde L = L|_{\dot q = T\omega + Aw}`:
+    :math:`L^* = \tilde L|_{w=0}`, :math:`p_\mu = (\partial\tilde L/\partial w_\mu)|_{w=0}`
+    (:func:`_restricted_lagrangian`), :math:`\omega(M)` by :func:`_legendre`."""
+    known_K = _guard_cofactors(L, velocities, tau, trans, omegas)
+    m, k, n = len(tau), len(trans), len(velocities)
+    ws = [sp.Dummy(f"w{mu + 1}", real=True) for mu in range(k)]
+    qdot = [sum(omegas[s] * tau[s][i] for s in range(m))
+            + sum(ws[mu] * trans[mu][i] for mu in range(k)) for i in range(n)]
+    Ltil = L.xreplace(dict(zip(velocities, qdot)))
+    Lstar, p_of = _restricted_lagrangian(Ltil, ws)
+    omega_of, K = _legendre(Lstar, omegas, momenta, known_K)
+    M_of = {Mv: compact(sp.diff(Lstar, w)) for Mv, w in zip(momenta, omegas)}
+    return _FrameLegendre(Lstar, K, omega_of, M_of, p_of)
+
+
+def _structure_parts(chart: Manifold, tau: list, c: list, d: list, momenta: list,
+                     leg: _FrameLegendre) -> Callable[[], tuple]:
+    r"""``() -> (J, p_M)``: the transversal momenta :math:`p_\mu(q, M)` (:math:`p_\mu` at
+    :math:`\omega = \omega(M)`) and the Prop. 7 structure :math:`J` on ``chart``
+    (:func:`_prop7_structure`), built when called."""
     def parts() -> tuple:
-        p_M = tuple(compact(p.xreplace(omega_of)) for p in (p_of() if quad is None else p_mu))
+        p_M = tuple(compact(p.xreplace(leg.omega_of)) for p in leg.p_of())
         return _prop7_structure(chart, tau, c, d, momenta, p_M), p_M
-    return PseudoHamiltonianForm(H, tuple(momenta), omega_of, M_of, tuple(map(tuple, tau)),
-                                 tuple(map(tuple, trans)), c, d, parts)
+    return parts
 
 
 def _frame_quadratic_form(L: sp.Expr, velocities: list, tau: list, trans: list,

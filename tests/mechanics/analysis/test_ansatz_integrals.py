@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from geomech.core.manifold import Manifold
 from geomech.core.zero import default_policy
+from geomech.core.zero.values import OutsideRing
 from geomech.mechanics.analysis import integrals
 from geomech.mechanics.analysis.field_integrals import (
     AnsatzFlow,
@@ -144,3 +145,74 @@ def test_free_rigid_body_matches_the_old_route():
     ref = (-2 * phd**2 - 4 * phd * psd * sp.cos(th) + 3 * psd**2 * sp.sin(th)**2
            - 2 * psd**2 + thd**2)
     assert len(Fs) == 1 and default_policy().is_zero(Fs[0] - ref)
+
+
+def _cancel_rows(data, terms, cols, pt, eta, dom):
+    """The rows at a point by ``sympy.cancel`` of every value and ``Poly`` in ``eta`` over
+    ``dom`` (the route ``point_rows`` had before it evaluated in K(eta)); ``None`` where a
+    value is not a polynomial in ``eta`` over ``dom``."""
+    kin_b, basis, abbrev, dyn = data[:4]
+
+    def val(e):
+        return sp.Poly(sp.cancel(e.xreplace(pt)), *eta, domain=dom)
+
+    try:
+        ed = [val(e) for e in dyn]
+        acc: dict = {}
+        for j in cols:
+            alpha, k = terms[j]
+            mono = sp.Poly(sp.Mul(*[x**a for x, a in zip(eta, alpha)]), *eta, domain=dom)
+            w = val(kin_b[k]) * mono
+            for a, x in enumerate(eta):
+                if alpha[a]:
+                    w += val(basis[k]) * ed[a] * mono.diff(x)
+            for mon, c in w.as_dict(native=True).items():
+                acc.setdefault(mon, {})[j] = c
+    except (ZeroDivisionError, sp.PolynomialError, sp.CoercionFailed):
+        return None
+    return [[row.get(j, dom.zero) for j in cols] for row in acc.values()]
+
+
+# dynamics of (x1, x2) over the configuration (y, z) and a parameter k: polynomial terms,
+# parameter and configuration denominators, an eta-denominator that cancels
+# ((x1**2 - x2**2)/(x1 - x2)) and one that does not (1/(1 + x1**2))
+pr_coef = st.sampled_from(["1", "k", "1/(1 + k)", "sin(y)", "cos(y)/(2 + sin(y))", "z/(k - z)",
+                           "k*z**2", "1/z"])
+pr_mono = st.sampled_from(["1", "x1", "x2", "x1*x2", "x2**2", "(x1**2 - x2**2)/(x1 - x2)",
+                           "1/(1 + x1**2)"])
+pr_part = st.lists(st.tuples(st.integers(-2, 2), pr_coef, pr_mono), max_size=3)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pr_part, pr_part, st.integers(0, 3), st.integers(-3, 3), st.integers(1, 4),
+       st.booleans())
+def test_point_rows_are_the_rows_of_cancel_at_the_point(d1, d2, yn, zn, zd, symbolic):
+    """``point_rows`` (exact values in K(eta)) gives the rows of ``cancel`` and ``Poly`` at
+    the same point, or fails where they do, over Q(k) and over Q (k at the point)."""
+    from geomech.core.zero.rewrite import half_angle_symbol
+    from geomech.mechanics.analysis.field_integrals import point_rows
+
+    M = Manifold("M", "y z x1 x2", parameters="k")
+    y, z, x1, x2 = M.coords
+    k = M.parameters[0]
+    dyn = tuple(sum((c * M.sympify(f) * M.sympify(m) for c, f, m in d), sp.S.Zero)
+                for d in (d1, d2))
+    flow = AnsatzFlow((x1, x2), dyn, ((y, x1 + z), (z, k * x2)))
+    basis = [sp.S.One, sp.sin(y), z / (1 + z**2)]
+    terms = ansatz_terms(2, 3, 2)
+    data, qsyms = sampled_flow(flow, basis, [k])
+    cols = list(range(len(terms)))
+    assert set(qsyms) <= {z, half_angle_symbol(y)}
+    pt = {z: sp.Rational(zn, zd), half_angle_symbol(y): sp.Rational(yn, 3)}
+    dom = sp.QQ.frac_field(k) if symbolic else sp.QQ
+    if not symbolic:
+        pt[k] = sp.Rational(zn + 5, zd)
+    ref = _cancel_rows(data, terms, cols, pt, (x1, x2), dom)
+    try:
+        got = point_rows(data, terms, cols, pt, (x1, x2), dom)
+    except (ZeroDivisionError, OutsideRing):
+        got = None
+    assert (got is None) == (ref is None)
+    if got is not None:
+        assert sorted(map(tuple, got), key=str) == sorted(map(tuple, ref), key=str)
+        assert all(x in dom for row in got for x in row)
