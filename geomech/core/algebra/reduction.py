@@ -29,6 +29,8 @@ pattern with python-flint's products: the same polynomial, in C);
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from operator import add
 
@@ -37,11 +39,61 @@ from sympy import QQ
 from geomech.core.budget import poll
 from geomech.core.flintpolys import from_fmpq_mpoly, qq_context
 
-__all__ = ["RelationReducer", "sub_square", "FLINT_TERMS"]
+__all__ = ["RelationReducer", "sub_square", "FLINT_TERMS", "shared_normal_forms",
+           "forget_normal_forms", "SHARED_TABLES", "SHARED_TABLE_SIZE"]
 
 #: polynomials with at least this many terms are reduced by exponent pattern with
 #: python-flint's products (:meth:`RelationReducer.reduce`); smaller ones term by term
 FLINT_TERMS = 200
+
+
+#: at most this many tables of monomial normal forms are shared (least recently used dropped)
+SHARED_TABLES = 128
+#: a shared table stops growing at this many monomials (further ones are computed each time)
+SHARED_TABLE_SIZE = 4096
+
+_tables: OrderedDict = OrderedDict()
+_tables_lock = threading.Lock()
+
+
+def shared_normal_forms(key: tuple) -> dict:
+    r"""The table of monomial normal forms shared by every reducer with the relations ``key``.
+
+    ``key`` is ``(ring, roots, trig, prefer)`` with the radicands frozen
+    (:meth:`RelationReducer.relation_key`): the normal form of a monomial depends on nothing
+    else (Cox, Little & O'Shea 2015, §2.6, Proposition 1: the remainder is unique), so
+    reducers of the same ring and relations -- one per :class:`RationalAlgebra`, hence one per
+    call of :func:`~geomech.core.algebra.normal_form.compact` -- reuse each other's entries.
+    At most :data:`SHARED_TABLES` tables are kept (least recently used dropped); the lookup is
+    locked, the tables are plain dicts whose entries are computed deterministically (two
+    threads computing one entry store equal values).
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> s = sp.Symbol("s")
+    >>> R = polynomial_ring([sp.sin(s), sp.cos(s)])
+    >>> key = RelationReducer(R, trig=((0, 1),)).relation_key("sin")
+    >>> shared_normal_forms(key) is shared_normal_forms(key)
+    True
+    """
+    with _tables_lock:
+        table = _tables.get(key)
+        if table is None:
+            table = _tables[key] = {}
+            if len(_tables) > SHARED_TABLES:
+                _tables.popitem(last=False)
+        else:
+            _tables.move_to_end(key)
+        return table
+
+
+def forget_normal_forms() -> None:
+    """Drop the shared tables of :func:`shared_normal_forms` (cold-cache measurements).
+
+    >>> forget_normal_forms()
+    """
+    with _tables_lock:
+        _tables.clear()
 
 
 def sub_square(p, idx: int, rep, power=None):
@@ -119,7 +171,30 @@ class RelationReducer:
         self.roots = list(roots)
         self.trig = list(trig)
         self._powers: dict = {}
-        self._nf: dict = {}         # normal forms of monomials in the reduced generators
+        self._nf: dict = {}         # prefer -> shared table (shared_normal_forms)
+
+    def relation_key(self, prefer: str) -> tuple:
+        """The key of the shared table of monomial normal forms (:func:`shared_normal_forms`):
+        the ring, the roots with their radicands frozen, the trigonometric pairs, ``prefer``."""
+        roots = tuple((idx, tuple(sorted(b.items()))) for idx, b in self.roots)
+        return self.ring, roots, tuple(tuple(t) for t in self.trig), prefer
+
+    def _table(self, prefer: str) -> dict:
+        table = self._nf.get(prefer)
+        if table is None:
+            table = self._nf[prefer] = shared_normal_forms(self.relation_key(prefer))
+        return table
+
+    def _cached_nf(self, cache: dict, pos: tuple, key: tuple, prefer: str) -> list:
+        """The terms of the normal form of the monomial ``key`` at ``pos``, from ``cache``
+        (stored while the table has room, :data:`SHARED_TABLE_SIZE`)."""
+        nf = cache.get(key)
+        if nf is None:
+            poll()
+            nf = self._monomial_nf(pos, key, prefer)
+            if len(cache) < SHARED_TABLE_SIZE:
+                cache[key] = nf
+        return nf
 
     def power(self, idx: int, rep, k: int):
         """``rep**k``, cached (the same relation is applied to many polynomials)."""
@@ -148,7 +223,7 @@ class RelationReducer:
         if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
             return p
         poll()
-        cache = self._nf.setdefault(prefer, {})
+        cache = self._table(prefer)
         if len(p) >= FLINT_TERMS and qq_context(self.ring.ngens) is not None \
                 and self.ring.domain == QQ:
             return self._reduce_grouped(p, pos, prefer, cache)
@@ -158,10 +233,7 @@ class RelationReducer:
             if all(e < 2 for e in key):
                 out[m] = out[m] + c if m in out else c
                 continue
-            nf = cache.get(key)
-            if nf is None:
-                poll()
-                nf = cache[key] = self._monomial_nf(pos, key, prefer)
+            nf = self._cached_nf(cache, pos, key, prefer)
             base = list(m)
             for i in pos:
                 base[i] = 0
@@ -188,11 +260,12 @@ class RelationReducer:
                 groups.setdefault(None, {})[m] = c
         acc = ctx.from_dict(groups.pop(None, {}))
         for key, part in groups.items():
-            nf = cache.get(key)
+            nf = cache.get((key, ctx))          # the normal form as an fmpq_mpoly
             if nf is None:
-                poll()
-                nf = cache[key] = self._monomial_nf(pos, key, prefer)
-            acc += ctx.from_dict(part) * ctx.from_dict(dict(nf))
+                nf = ctx.from_dict(dict(self._cached_nf(cache, pos, key, prefer)))
+                if len(cache) < SHARED_TABLE_SIZE:
+                    cache[key, ctx] = nf
+            acc += ctx.from_dict(part) * nf
         return from_fmpq_mpoly(self.ring, acc)
 
     def division_order(self, prefer: str = "sin") -> tuple:
