@@ -280,10 +280,11 @@ class FactoredCalculus(RadicalCalculus):
             raise UnsupportedExpression("exponentials or logarithms in factored fractions")
         factors: list = [b for _, b in self.roots]
         rhos = {rho for rho, _ in self.roots}
+        self._given: dict = {}      # e -> (n, d, d.factor_list()), reused by frac
         for e in exprs:
-            _, d = self.alg.frac(e)
+            _, d, (_, fl) = self._given[e] = self._factored(e)
             if not d.is_ground:
-                for f, _ in d.factor_list()[1]:
+                for f, _ in fl:
                     if f in rhos or -f in rhos:
                         continue        # 1/rho = rho/b: the radicand is a factor already
                     if any(f.degree(rho) > 0 for rho in rhos):
@@ -293,11 +294,19 @@ class FactoredCalculus(RadicalCalculus):
         self.factors = factors
         self._root_factor = {rho: factors.index(b) for rho, b in self.roots}
 
+    def _factored(self, e) -> tuple:
+        """``(n, d, d.factor_list())`` of ``alg.frac(e)``, kept for the given expressions
+        (their fractions are built once, by the constructor)."""
+        got = self._given.get(e)
+        if got is None:
+            n, d = self.alg.frac(e)
+            got = (n, d, d.factor_list())
+        return got
+
     def frac(self, e) -> tuple:
         """``(n, e)``: ``e`` as a numerator over a product of the known factors."""
-        n, d = self.alg.frac(e)
+        n, _, (c, fl) = self._factored(e)
         exps = [0] * len(self.factors)
-        c, fl = d.factor_list()
         for f, k in fl:
             rho = next((r for r, _ in self.roots if f == r or f == -r), None)
             if rho is not None:         # n / rho^k = n rho^k / b^k

@@ -13,8 +13,9 @@ canonical on them; with square roots it is the remainder of the substitutions
 :math:`r_i^2 \to b_i` (the radicands are reduced first).
 
 :class:`RelationReducer` computes it by one pass over the terms with a cache of the normal
-forms of monomials in the reduced generators (from :data:`FLINT_TERMS` terms on, by exponent
-pattern with python-flint's products: the same polynomial, in C);
+forms of monomials in the reduced generators, shared by the reducers of the same ring and
+relations (:func:`shared_normal_forms`); from :data:`FLINT_TERMS` terms on, by python-flint's
+division (the relations are a Gröbner basis: the same polynomial, in C);
 :meth:`RelationReducer.reduce_passes` is the direct route (one substitution
 :func:`sub_square` per relation), kept as its reference.
 
@@ -29,19 +30,71 @@ pattern with python-flint's products: the same polynomial, in C);
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from operator import add
 
 from sympy import QQ
 
 from geomech.core.budget import poll
-from geomech.core.flintpolys import from_fmpq_mpoly, qq_context
+from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
 
-__all__ = ["RelationReducer", "sub_square", "FLINT_TERMS"]
+__all__ = ["RelationReducer", "sub_square", "FLINT_TERMS", "shared_normal_forms",
+           "forget_normal_forms", "SHARED_TABLES", "SHARED_TABLE_SIZE"]
 
-#: polynomials with at least this many terms are reduced by exponent pattern with
-#: python-flint's products (:meth:`RelationReducer.reduce`); smaller ones term by term
+#: polynomials with at least this many terms are reduced by python-flint's division
+#: (:meth:`RelationReducer.reduce`); smaller ones term by term
 FLINT_TERMS = 200
+
+
+#: at most this many tables of monomial normal forms are shared (least recently used dropped)
+SHARED_TABLES = 128
+#: a shared table stops growing at this many monomials (further ones are computed each time)
+SHARED_TABLE_SIZE = 4096
+
+_tables: OrderedDict = OrderedDict()
+_tables_lock = threading.Lock()
+
+
+def shared_normal_forms(key: tuple) -> dict:
+    r"""The table of monomial normal forms shared by every reducer with the relations ``key``.
+
+    ``key`` is ``(ring, roots, trig, prefer)`` with the radicands frozen
+    (:meth:`RelationReducer.relation_key`): the normal form of a monomial depends on nothing
+    else (Cox, Little & O'Shea 2015, §2.6, Proposition 1: the remainder is unique), so
+    reducers of the same ring and relations -- one per :class:`RationalAlgebra`, hence one per
+    call of :func:`~geomech.core.algebra.normal_form.compact` -- reuse each other's entries.
+    At most :data:`SHARED_TABLES` tables are kept (least recently used dropped); the lookup is
+    locked, the tables are plain dicts whose entries are computed deterministically (two
+    threads computing one entry store equal values).
+
+    >>> import sympy as sp
+    >>> from geomech.core.algebra.rings import polynomial_ring
+    >>> s = sp.Symbol("s")
+    >>> R = polynomial_ring([sp.sin(s), sp.cos(s)])
+    >>> key = RelationReducer(R, trig=((0, 1),)).relation_key("sin")
+    >>> shared_normal_forms(key) is shared_normal_forms(key)
+    True
+    """
+    with _tables_lock:
+        table = _tables.get(key)
+        if table is None:
+            table = _tables[key] = {}
+            if len(_tables) > SHARED_TABLES:
+                _tables.popitem(last=False)
+        else:
+            _tables.move_to_end(key)
+        return table
+
+
+def forget_normal_forms() -> None:
+    """Drop the shared tables of :func:`shared_normal_forms` (cold-cache measurements).
+
+    >>> forget_normal_forms()
+    """
+    with _tables_lock:
+        _tables.clear()
 
 
 def sub_square(p, idx: int, rep, power=None):
@@ -118,8 +171,32 @@ class RelationReducer:
         self.ring = ring
         self.roots = list(roots)
         self.trig = list(trig)
-        self._powers: dict = {}
-        self._nf: dict = {}         # normal forms of monomials in the reduced generators
+        self._powers: dict = {}     # cached powers (power)
+        self._rels: dict = {}       # relations as fmpq_mpoly (_divisors)
+        self._nf: dict = {}         # prefer -> shared table (shared_normal_forms)
+
+    def relation_key(self, prefer: str) -> tuple:
+        """The key of the shared table of monomial normal forms (:func:`shared_normal_forms`):
+        the ring, the roots with their radicands frozen, the trigonometric pairs, ``prefer``."""
+        roots = tuple((idx, tuple(sorted(b.items()))) for idx, b in self.roots)
+        return self.ring, roots, tuple(tuple(t) for t in self.trig), prefer
+
+    def _table(self, prefer: str) -> dict:
+        table = self._nf.get(prefer)
+        if table is None:
+            table = self._nf[prefer] = shared_normal_forms(self.relation_key(prefer))
+        return table
+
+    def _cached_nf(self, cache: dict, pos: tuple, key: tuple, prefer: str) -> list:
+        """The terms of the normal form of the monomial ``key`` at ``pos``, from ``cache``
+        (stored while the table has room, :data:`SHARED_TABLE_SIZE`)."""
+        nf = cache.get(key)
+        if nf is None:
+            poll()
+            nf = self._monomial_nf(pos, key, prefer)
+            if len(cache) < SHARED_TABLE_SIZE:
+                cache[key] = nf
+        return nf
 
     def power(self, idx: int, rep, k: int):
         """``rep**k``, cached (the same relation is applied to many polynomials)."""
@@ -141,27 +218,25 @@ class RelationReducer:
         One pass over the terms: a monomial :math:`r\,m` with :math:`m` its part in the
         reduced generators has the normal form :math:`r\,NF(m)`, already reduced since
         :math:`r` is free of them; :math:`NF(m)` is computed once per exponent pattern
-        (:meth:`reduce_passes`) and cached."""
+        (:meth:`reduce_passes`) and cached (:func:`shared_normal_forms`).  From
+        :data:`FLINT_TERMS` terms on, python-flint's division (the same polynomial)."""
         if not p:
             return p
         pos = self.positions(prefer)
         if not any(m[i] > 1 for m in p.itermonoms() for i in pos):
             return p
         poll()
-        cache = self._nf.setdefault(prefer, {})
         if len(p) >= FLINT_TERMS and qq_context(self.ring.ngens) is not None \
                 and self.ring.domain == QQ:
-            return self._reduce_grouped(p, pos, prefer, cache)
+            return self._reduce_flint(p, prefer)
+        cache = self._table(prefer)
         out: dict = {}
         for m, c in p.items():
             key = tuple(m[i] for i in pos)
             if all(e < 2 for e in key):
                 out[m] = out[m] + c if m in out else c
                 continue
-            nf = cache.get(key)
-            if nf is None:
-                poll()
-                nf = cache[key] = self._monomial_nf(pos, key, prefer)
+            nf = self._cached_nf(cache, pos, key, prefer)
             base = list(m)
             for i in pos:
                 base[i] = 0
@@ -170,30 +245,19 @@ class RelationReducer:
                 out[mm] = out[mm] + c * c2 if mm in out else c * c2
         return self.ring.from_dict({m: c for m, c in out.items() if c})
 
-    def _reduce_grouped(self, p, pos: tuple, prefer: str, cache: dict):
-        r""":meth:`reduce` of a large ``p`` by exponent pattern: :math:`p = \sum_k p_k m_k`
-        with :math:`m_k` the monomials in the reduced generators and :math:`p_k` free of
-        them, so :math:`NF(p) = \sum_k p_k\,NF(m_k)`; the products and the sum are taken by
-        python-flint (``fmpq_mpoly``, exact: the same polynomial as the term-by-term pass)."""
-        ctx = qq_context(self.ring.ngens)
-        groups: dict = {}
-        for m, c in p.items():
-            key = tuple(m[i] for i in pos)
-            if any(e > 1 for e in key):
-                base = list(m)
-                for i in pos:
-                    base[i] = 0
-                groups.setdefault(key, {})[tuple(base)] = c
-            else:
-                groups.setdefault(None, {})[m] = c
-        acc = ctx.from_dict(groups.pop(None, {}))
-        for key, part in groups.items():
-            nf = cache.get(key)
-            if nf is None:
-                poll()
-                nf = cache[key] = self._monomial_nf(pos, key, prefer)
-            acc += ctx.from_dict(part) * ctx.from_dict(dict(nf))
-        return from_fmpq_mpoly(self.ring, acc)
+    def _reduce_flint(self, p, prefer: str):
+        r""":meth:`reduce` of a large ``p`` by python-flint's division
+        (:meth:`reduce_division` in the lex context of :meth:`division_order`).
+
+        The leading monomials :math:`r_i^2`, :math:`\cos^2 s` (or :math:`\sin^2 s`) of the
+        relations are pairwise coprime, so the relations are a Gröbner basis (Buchberger's
+        first criterion, Cox, Little & O'Shea 2015, §2.9, Proposition 4) and the remainder
+        -- no term divisible by a leading monomial, i.e. degree < 2 in each reduced
+        generator -- is unique: the same polynomial as the term-by-term pass."""
+        order = self.division_order(prefer)
+        perm = None if order == tuple(range(len(order))) else order
+        f = to_fmpq_mpoly(p, qq_context(self.ring.ngens), order=perm)
+        return from_fmpq_mpoly(self.ring, self.reduce_division(f, order, prefer), perm)
 
     def division_order(self, prefer: str = "sin") -> tuple:
         """The ring's generator indices in the order of a lex context where each relation's
@@ -234,7 +298,18 @@ class RelationReducer:
         """
         if f.is_zero():
             return f
-        ctx = f.context()
+        poll()
+        for rel in self._divisors(f.context(), order, prefer):
+            f = divmod(f, rel)[1]
+        return f
+
+    def _divisors(self, ctx, order: tuple, prefer: str) -> list:
+        """The relations as ``fmpq_mpoly`` of ``ctx`` (variables as in
+        :meth:`reduce_division`), roots first; cached per context, order and ``prefer``."""
+        key = (ctx, order, prefer)
+        got = self._rels.get(key)
+        if got is not None:
+            return got
         n, nv = self.ring.ngens, ctx.nvars()
         where = {g: v for v, g in enumerate(order)}
         pad = (0,) * (nv - n)
@@ -243,13 +318,12 @@ class RelationReducer:
             return ctx.from_dict({(*(m[order[v]] for v in range(n)), *pad): c
                                   for m, c in p.items()})
         gens = ctx.gens()
-        poll()
-        for idx, b in self.roots:
-            f = divmod(f, gens[where[idx]] ** 2 - conv(b))[1]
+        rels = [gens[where[idx]] ** 2 - conv(b) for idx, b in self.roots]
         for i_s, i_c in self.trig:
             big, small = (i_c, i_s) if prefer == "sin" else (i_s, i_c)
-            f = divmod(f, gens[where[big]] ** 2 + gens[where[small]] ** 2 - 1)[1]
-        return f
+            rels.append(gens[where[big]] ** 2 + gens[where[small]] ** 2 - 1)
+        self._rels[key] = rels
+        return rels
 
     def _monomial_nf(self, pos: tuple, key: tuple, prefer: str) -> list:
         """Terms of the normal form of the monomial with exponents ``key`` at ``pos``."""

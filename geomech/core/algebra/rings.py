@@ -110,10 +110,24 @@ def fraction_field(gens: Iterable, domain=sp.QQ) -> FracField:
     return _cached_field(gens, domain)
 
 
+@functools.lru_cache(maxsize=1024)
+def _root_generator(radicand: sp.Expr) -> sp.Dummy:
+    r"""The ring generator :math:`\rho` standing for :math:`\sqrt{b}`, one per radicand ``b``
+    (its normal form): algebras of the same expressions have the same ring, so its cached
+    normal forms (:func:`~geomech.core.algebra.reduction.shared_normal_forms`) are shared.
+
+    >>> x = sp.Symbol("x")
+    >>> _root_generator(x + 1) is _root_generator(x + 1) is not _root_generator(x)
+    True
+    """
+    return sp.Dummy("sqrt")
+
+
 def forget_rings() -> None:
-    """Forget the cached rings and fields (for cold-cache measurements)."""
+    """Forget the cached rings, fields and root generators (cold-cache measurements)."""
     _cached_ring.cache_clear()
     _cached_field.cache_clear()
+    _root_generator.cache_clear()
 
 
 def quotient_rule(nd: tuple, derivation: Callable,
@@ -294,7 +308,8 @@ class RationalAlgebra:
             nb = self.reduce(pb, "sin")
             frozen = tuple(sorted(nb.items()))
             if frozen not in bases:
-                bases[frozen] = (sp.Dummy("sqrt"), nb.as_expr())
+                rb = nb.as_expr()
+                bases[frozen] = (_root_generator(rb), rb)
             sq_map[pw] = (bases[frozen][0], k)
         return list(bases.values()), sq_map
 
