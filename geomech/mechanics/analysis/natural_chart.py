@@ -116,6 +116,9 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
         raise ValueError(f"cannot write {sp.sstr(expr)[:80]} in the Poisson vector")
     s = G[i]**2 + G[j]**2
     e = _even_radicands(e, rho, s)
+    value = _ring_even_quotient(e, sp.S.One, rho, (G[i], G[j]))
+    if value is not None:
+        return value
     num, den = sp.fraction(sp.together(e))
     value = _ring_even_quotient(num, den, rho, (G[i], G[j]))
     if value is not None:
@@ -220,10 +223,13 @@ def _ring_even_quotient(num: sp.Expr, den: sp.Expr, rho, pair) -> sp.Expr | None
     var = dict(zip((*gens, rho), ctx.gens()))
     var.update({b: var[g] for b, g in roots.items()})
     try:
-        polys = [_flint_of(p, var, ctx) for p in (num, den)]
+        (n1, d1), (n2, d2) = (_flint_fraction(p, var, ctx) for p in (num, den))
     except ValueError:
         return None
-    squares = {gens.index(g): _flint_of(g.base, var, ctx) for g in roots.values()}
+    if any(d.degrees()[gens.index(g)] for d in (d1, d2) for g in roots.values()):
+        return None                  # a root in a denominator: its form is sympy's
+    polys = [n1 * d2, n2 * d1]
+    squares = {gens.index(g): _flint_fraction(g.base, var, ctx)[0] for g in roots.values()}
     (ne, no), (de, do) = (_rho_parity(_reduce_roots(p, squares, ctx), len(gens)) for p in polys)
     if no or do:
         return None
@@ -263,35 +269,71 @@ def _ring_roots(num: sp.Expr, den: sp.Expr, rho) -> dict | None:
     return roots
 
 
-def _flint_of(e: sp.Expr, var: dict, ctx):
-    r"""``e`` -- sums, products and non-negative integer powers of rationals and of the
-    keys of ``var`` (symbols; radicands :math:`B` standing for :math:`\sqrt B`, so
-    :math:`B^{k/2}\mapsto r^k`) -- as an ``fmpq_mpoly`` of ``ctx``; ``ValueError``
-    otherwise."""
-    memo: dict = {}
+def _flint_fraction(e: sp.Expr, var: dict, ctx) -> tuple:
+    r"""``(N, D)`` with ``e = N/D``: ``e`` -- sums, products and integer powers of rationals
+    and of the keys of ``var`` (symbols; radicands :math:`B` standing for :math:`\sqrt B`, so
+    :math:`B^{k/2}\mapsto r^k`, :math:`k > 0`) -- as ``fmpq_mpoly`` of ``ctx``, the
+    denominator the product of the bases of negative powers, a sum over the least common
+    multiple of its terms' factors (as ``sp.together``); ``ValueError`` otherwise.
 
-    def ev(x: sp.Expr):
+    >>> x, y = sp.symbols("x y")
+    >>> ctx = qq_context(2)
+    >>> X, Y = ctx.gens()
+    >>> N, D = _flint_fraction(x/y + 1/y**2, {x: X, y: Y}, ctx)
+    >>> N == X*Y + 1, D == Y**2
+    (True, True)
+    """
+    memo: dict = {}
+    polys: dict = {}
+
+    def den(fac: dict):
+        out = ctx.constant(1)
+        for k, m in fac.items():
+            out = out * polys[k] ** m
+        return out
+
+    def ev(x: sp.Expr) -> tuple:
         if x in memo:
             return memo[x]
         if x.is_Rational:
-            v = ctx.constant(sp.QQ(int(x.p), int(x.q)))
+            v = (ctx.constant(sp.QQ(int(x.p), int(x.q))), {})
         elif x in var and x.is_Symbol:
-            v = var[x]
-        elif x.is_Add or x.is_Mul:
+            v = (var[x], {})
+        elif x.is_Mul:
+            n, fac = ctx.constant(1), {}
+            for a in x.args:
+                na, fa = ev(a)
+                n = n * na
+                for k, m in fa.items():
+                    fac[k] = fac.get(k, 0) + m
+            v = (n, fac)
+        elif x.is_Add:
             parts = [ev(a) for a in x.args]
-            v = parts[0]
-            for a in parts[1:]:
-                v = v + a if x.is_Add else v * a
-        elif x.is_Pow and x.exp.is_Integer and x.exp >= 0:
-            v = ev(x.base) ** int(x.exp)
+            fac: dict = {}
+            for _, fa in parts:
+                for k, m in fa.items():
+                    fac[k] = max(fac.get(k, 0), m)
+            n = ctx.constant(0)
+            for na, fa in parts:
+                n = n + na * den({k: m - fa.get(k, 0) for k, m in fac.items()})
+            v = (n, fac)
+        elif x.is_Pow and x.exp.is_Integer:
+            nb, fb = ev(x.base)
+            k = int(x.exp)
+            if k >= 0:
+                v = (nb**k, {f: m * k for f, m in fb.items()})
+            else:
+                polys.setdefault(x.base, nb)
+                v = (den(fb) ** -k, {x.base: -k})
         elif x.is_Pow and x.exp.is_Rational and x.exp.q == 2 and x.exp > 0 and x.base in var:
-            v = var[x.base] ** int(x.exp.p)
+            v = (var[x.base] ** int(x.exp.p), {})
         else:
-            raise ValueError(f"not a polynomial in the generators: {sp.sstr(x)[:60]}")
+            raise ValueError(f"not a fraction of the generators: {sp.sstr(x)[:60]}")
         memo[x] = v
         return v
 
-    return ev(e)
+    n, fac = ev(e)
+    return n, den(fac)
 
 
 def _reduce_roots(p, squares: dict, ctx):
