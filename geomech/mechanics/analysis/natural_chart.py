@@ -99,6 +99,9 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
     r"""An expression in Euler angles :math:`(\theta, \varphi)` that is a smooth function of
     the Poisson vector, written in the symbols ``G`` (see the module docstring).
 
+    The even part and its cancellation are taken in python-flint
+    (:func:`_ring_even_quotient`: sympy's very expression), by sympy otherwise.
+
     Raises ``ValueError`` when the expression still depends on the angles or is not an even
     function of :math:`\rho = \sqrt{\gamma_i^2 + \gamma_j^2}` (not smooth at the poles).
     """
@@ -197,8 +200,12 @@ def _ring_even_quotient(num: sp.Expr, den: sp.Expr, rho, pair) -> sp.Expr | None
     r"""``sp.cancel(E_n/E_d)`` for :math:`n = E_n(\rho^2) + \rho\,O_n(\rho^2)`,
     :math:`d = E_d(\rho^2)`, :math:`\rho^2 \mapsto s = \gamma_i^2 + \gamma_j^2`, computed in
     python-flint: ``None`` (the caller takes the sympy route) unless :math:`O_n = O_d = 0`
-    and ``num``, ``den`` are polynomials over :math:`\mathbb Q` in symbols and square roots
-    :math:`\sqrt{B}` (:math:`B` free of :math:`\rho`) that sympy keeps as generators.
+    and ``num``, ``den`` are fractions over :math:`\mathbb Q` of symbols and square roots
+    :math:`\sqrt{B}` (:math:`B` free of :math:`\rho`) that sympy keeps as generators, the
+    roots in numerators only (then :math:`n/d` written over one denominator, whatever the
+    form, is the same element of :math:`\mathbb Q(\rho, \ldots)[r]/(r^2 - B)` with the
+    numerator reduced to degree :math:`\le 1` in :math:`r`: unique, so ``sp.together`` is
+    not needed).
 
     The same expression as sympy's: ``cancel`` writes :math:`E_n/E_d` in lowest terms in
     :math:`\mathbb Q[g_1,\dots,g_m]` for its sorted generators -- the symbols and each
@@ -308,15 +315,7 @@ def _flint_fraction(e: sp.Expr, var: dict, ctx) -> tuple:
                     fac[k] = fac.get(k, 0) + m
             v = (n, fac)
         elif x.is_Add:
-            parts = [ev(a) for a in x.args]
-            fac: dict = {}
-            for _, fa in parts:
-                for k, m in fa.items():
-                    fac[k] = max(fac.get(k, 0), m)
-            n = ctx.constant(0)
-            for na, fa in parts:
-                n = n + na * den({k: m - fa.get(k, 0) for k, m in fac.items()})
-            v = (n, fac)
+            v = _over_common_denominator([ev(a) for a in x.args], den, ctx)
         elif x.is_Pow and x.exp.is_Integer:
             nb, fb = ev(x.base)
             k = int(x.exp)
@@ -334,6 +333,19 @@ def _flint_fraction(e: sp.Expr, var: dict, ctx) -> tuple:
 
     n, fac = ev(e)
     return n, den(fac)
+
+
+def _over_common_denominator(parts: list, den, ctx) -> tuple:
+    """The sum of fractions ``(N, {factor: exponent})`` over the least common multiple of
+    their factors (``den`` gives a product of factors)."""
+    fac: dict = {}
+    for _, fa in parts:
+        for k, m in fa.items():
+            fac[k] = max(fac.get(k, 0), m)
+    n = ctx.constant(0)
+    for na, fa in parts:
+        n = n + na * den({k: m - fa.get(k, 0) for k, m in fac.items()})
+    return n, fac
 
 
 def _reduce_roots(p, squares: dict, ctx):
