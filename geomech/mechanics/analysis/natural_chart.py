@@ -37,8 +37,11 @@ from __future__ import annotations
 import weakref
 
 import sympy as sp
+from sympy.polys.polyutils import _sort_gens
 
+from geomech.core.algebra import polynomial_ring
 from geomech.core.budget import check
+from geomech.core.flintpolys import from_fmpq_mpoly, poly_cancel, qq_context
 from geomech.core.parse import as_expr
 from geomech.core.zero import default_policy
 from geomech.mechanics.analysis.field_charts import FieldChart, cyclic_split
@@ -96,6 +99,9 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
     r"""An expression in Euler angles :math:`(\theta, \varphi)` that is a smooth function of
     the Poisson vector, written in the symbols ``G`` (see the module docstring).
 
+    The even part and its cancellation are taken in python-flint
+    (:func:`_ring_even_quotient`: sympy's very expression), by sympy otherwise.
+
     Raises ``ValueError`` when the expression still depends on the angles or is not an even
     function of :math:`\rho = \sqrt{\gamma_i^2 + \gamma_j^2}` (not smooth at the poles).
     """
@@ -113,7 +119,13 @@ def to_poisson_vector(expr, theta, phi, G, order=(0, 1, 2)) -> sp.Expr:
         raise ValueError(f"cannot write {sp.sstr(expr)[:80]} in the Poisson vector")
     s = G[i]**2 + G[j]**2
     e = _even_radicands(e, rho, s)
+    value = _ring_even_quotient(e, sp.S.One, rho, (G[i], G[j]))
+    if value is not None:
+        return value
     num, den = sp.fraction(sp.together(e))
+    value = _ring_even_quotient(num, den, rho, (G[i], G[j]))
+    if value is not None:
+        return value
     ne, no = _even_odd(num, rho, s)
     de, do = _even_odd(den, rho, s)
     zero = default_policy().is_zero
@@ -181,6 +193,188 @@ def _even_odd(p: sp.Expr, rho, s) -> tuple[sp.Expr, sp.Expr]:
         else:
             even += c * s**(deg // 2)
     return even, odd
+
+
+
+def _ring_even_quotient(num: sp.Expr, den: sp.Expr, rho, pair) -> sp.Expr | None:
+    r"""``sp.cancel(E_n/E_d)`` for :math:`n = E_n(\rho^2) + \rho\,O_n(\rho^2)`,
+    :math:`d = E_d(\rho^2)`, :math:`\rho^2 \mapsto s = \gamma_i^2 + \gamma_j^2`, computed in
+    python-flint: ``None`` (the caller takes the sympy route) unless :math:`O_n = O_d = 0`
+    and ``num``, ``den`` are fractions over :math:`\mathbb Q` of symbols and square roots
+    :math:`\sqrt{B}` (:math:`B` free of :math:`\rho`) that sympy keeps as generators, the
+    roots in numerators only (then :math:`n/d` written over one denominator, whatever the
+    form, is the same element of :math:`\mathbb Q(\rho, \ldots)[r]/(r^2 - B)` with the
+    numerator reduced to degree :math:`\le 1` in :math:`r`: unique, so ``sp.together`` is
+    not needed).
+
+    The same expression as sympy's: ``cancel`` writes :math:`E_n/E_d` in lowest terms in
+    :math:`\mathbb Q[g_1,\dots,g_m]` for its sorted generators -- the symbols and each
+    :math:`\sqrt{B}` taken as an independent generator, whose square the expansion turns
+    into the expanded :math:`B` (so each numerator and denominator is reduced modulo
+    :math:`r^2 - B`) -- normalised by :func:`~geomech.core.flintpolys.poly_cancel`, and
+    rebuilt term by term (``PolyElement.as_expr``).
+
+    >>> r, x, y = sp.symbols("r x y", positive=True)
+    >>> _ring_even_quotient((r**2 + x*r**2)*sp.sqrt(1 + x), r**2*(1 + x), r, (x, y))
+    sqrt(x + 1)
+    """
+    ctx_n = qq_context(1)
+    if ctx_n is None:
+        return None
+    roots = _ring_roots(num, den, rho)
+    if roots is None:
+        return None
+    syms = (num.free_symbols | den.free_symbols | set(pair)) - {rho}
+    gens = tuple(_sort_gens([*syms, *roots.values()]))
+    ctx = qq_context(len(gens) + 1)          # the generators, then rho
+    var = dict(zip((*gens, rho), ctx.gens()))
+    var.update({b: var[g] for b, g in roots.items()})
+    try:
+        (n1, d1), (n2, d2) = (_flint_fraction(p, var, ctx) for p in (num, den))
+    except ValueError:
+        return None
+    if any(d.degrees()[gens.index(g)] for d in (d1, d2) for g in roots.values()):
+        return None                  # a root in a denominator: its form is sympy's
+    polys = [n1 * d2, n2 * d1]
+    squares = {gens.index(g): _flint_fraction(g.base, var, ctx)[0] for g in roots.values()}
+    (ne, no), (de, do) = (_rho_parity(_reduce_roots(p, squares, ctx), len(gens)) for p in polys)
+    if no or do:
+        return None
+    R = polynomial_ring(gens)
+    ctx_n = qq_context(len(gens))
+    at = [*ctx_n.gens(), ctx_n.gens()[gens.index(pair[0])]**2
+          + ctx_n.gens()[gens.index(pair[1])]**2]
+    p, q = poly_cancel(*(from_fmpq_mpoly(R, f.compose(*at, ctx=ctx_n)) for f in (ne, de)))
+    return 1 * (p.as_expr() / q.as_expr())
+
+
+
+def _ring_roots(num: sp.Expr, den: sp.Expr, rho) -> dict | None:
+    r"""``{B: sqrt(expand(B))}`` for the square roots :math:`B^{k/2}` (:math:`k > 0`) in
+    ``num`` and ``den``: the generators sympy's ``cancel`` makes of them; ``None`` when a
+    root is of another kind, depends on :math:`\rho`, or would not stay one generator
+    (its expanded radicand splits, two radicands expand alike, or ``cancel`` rewrites it).
+
+    >>> x = sp.Symbol("x")
+    >>> _ring_roots(sp.sqrt(x*(x + 1)), sp.S.One, sp.Symbol("r"))
+    {x*(x + 1): sqrt(x**2 + x)}
+    """
+    roots: dict = {}
+    pows = [a for a in num.atoms(sp.Pow) | den.atoms(sp.Pow) if not a.exp.is_Integer]
+    if any(not a.exp.is_Rational or a.exp.q != 2 or a.exp < 0 for a in pows):
+        return None
+    for b in sorted({a.base for a in pows}, key=sp.default_sort_key):
+        bx = sp.expand(b)
+        g = sp.sqrt(bx)
+        if b.has(rho) or not (g.is_Pow and g.base == bx) or g in roots.values() \
+                or any(not a.exp.is_Integer for a in bx.atoms(sp.Pow)):
+            return None
+        X, Y = sp.Dummy(), sp.Dummy()
+        if sp.cancel(X * sp.sqrt(b) + Y) != X * g + Y:
+            return None
+        roots[b] = g
+    return roots
+
+
+def _flint_fraction(e: sp.Expr, var: dict, ctx) -> tuple:
+    r"""``(N, D)`` with ``e = N/D``: ``e`` -- sums, products and integer powers of rationals
+    and of the keys of ``var`` (symbols; radicands :math:`B` standing for :math:`\sqrt B`, so
+    :math:`B^{k/2}\mapsto r^k`, :math:`k > 0`) -- as ``fmpq_mpoly`` of ``ctx``, the
+    denominator the product of the bases of negative powers, a sum over the least common
+    multiple of its terms' factors (as ``sp.together``); ``ValueError`` otherwise.
+
+    >>> x, y = sp.symbols("x y")
+    >>> ctx = qq_context(2)
+    >>> X, Y = ctx.gens()
+    >>> N, D = _flint_fraction(x/y + 1/y**2, {x: X, y: Y}, ctx)
+    >>> N == X*Y + 1, D == Y**2
+    (True, True)
+    """
+    memo: dict = {}
+    polys: dict = {}
+
+    def den(fac: dict):
+        out = ctx.constant(1)
+        for k, m in fac.items():
+            out = out * polys[k] ** m
+        return out
+
+    def ev(x: sp.Expr) -> tuple:
+        if x in memo:
+            return memo[x]
+        if x.is_Rational:
+            v = (ctx.constant(sp.QQ(int(x.p), int(x.q))), {})
+        elif x in var and x.is_Symbol:
+            v = (var[x], {})
+        elif x.is_Mul:
+            n, fac = ctx.constant(1), {}
+            for a in x.args:
+                na, fa = ev(a)
+                n = n * na
+                for k, m in fa.items():
+                    fac[k] = fac.get(k, 0) + m
+            v = (n, fac)
+        elif x.is_Add:
+            v = _over_common_denominator([ev(a) for a in x.args], den, ctx)
+        elif x.is_Pow and x.exp.is_Integer:
+            nb, fb = ev(x.base)
+            k = int(x.exp)
+            if k >= 0:
+                v = (nb**k, {f: m * k for f, m in fb.items()})
+            else:
+                polys.setdefault(x.base, nb)
+                v = (den(fb) ** -k, {x.base: -k})
+        elif x.is_Pow and x.exp.is_Rational and x.exp.q == 2 and x.exp > 0 and x.base in var:
+            v = (var[x.base] ** int(x.exp.p), {})
+        else:
+            raise ValueError(f"not a fraction of the generators: {sp.sstr(x)[:60]}")
+        memo[x] = v
+        return v
+
+    n, fac = ev(e)
+    return n, den(fac)
+
+
+def _over_common_denominator(parts: list, den, ctx) -> tuple:
+    """The sum of fractions ``(N, {factor: exponent})`` over the least common multiple of
+    their factors (``den`` gives a product of factors)."""
+    fac: dict = {}
+    for _, fa in parts:
+        for k, m in fa.items():
+            fac[k] = max(fac.get(k, 0), m)
+    n = ctx.constant(0)
+    for na, fa in parts:
+        n = n + na * den({k: m - fa.get(k, 0) for k, m in fac.items()})
+    return n, fac
+
+
+def _reduce_roots(p, squares: dict, ctx):
+    r"""``p`` with every :math:`r^k` (:math:`k \ge 2`) of a root generator written
+    :math:`r^{k \bmod 2} B^{\lfloor k/2\rfloor}` as
+    sympy's expansion does (``squares``: the variable's index to :math:`B`)."""
+    for i, B in squares.items():
+        if p.degrees()[i] < 2:
+            continue
+        parts: dict = {}
+        for m, c in zip(p.monoms(), p.coeffs()):
+            m = list(m)
+            half, m[i] = divmod(m[i], 2)
+            parts.setdefault(half, {})[tuple(m)] = c
+        p = sum((ctx.from_dict(d) * B**h for h, d in parts.items()), ctx.from_dict({}))
+    return p
+
+
+def _rho_parity(p, k: int) -> tuple:
+    r"""``(E, O)`` with :math:`p = E(\rho^2) + \rho\,O(\rho^2)` for :math:`\rho` the
+    variable ``k`` of ``p``'s context, the exponent of :math:`\rho` in ``E``, ``O`` halved
+    (so it stands for :math:`\rho^2`)."""
+    even: dict = {}
+    odd: dict = {}
+    for m, c in zip(p.monoms(), p.coeffs()):
+        half, parity = divmod(m[k], 2)
+        (odd if parity else even)[(*m[:k], half, *m[k + 1:])] = c
+    ctx = p.context()
+    return ctx.from_dict(even), ctx.from_dict(odd)
 
 
 _POISSON_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
