@@ -35,6 +35,7 @@ import sympy as sp
 from sympy.polys.rings import PolyRing
 
 from geomech.core.algebra.generators import RingGenerators
+from geomech.core.algebra.reduction import forget_normal_forms
 from geomech.core.algebra.rings import forget_rings, polynomial_ring
 from geomech.core.exprbuild import ExprBuilder, expr_builder
 from geomech.core.flintpolys import from_fmpq_mpoly, qq_context, to_fmpq_mpoly
@@ -538,10 +539,12 @@ _SHARED_MAX = 16
 
 
 def clear_caches() -> None:
-    """Forget the cached rings and their conversion caches (for cold-cache measurements)."""
+    """Forget the cached rings, their conversion caches and the shared tables of normal
+    forms (for cold-cache measurements)."""
     _diff_ring.cache_clear()
     _MADE.clear()
     forget_rings()
+    forget_normal_forms()
     expr_builder.cache_clear()
 
 
